@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Installs the Debian 12 packages this project needs, only those missing.
+#   build-aux/install-deps.sh          build and run (demo)
+#   build-aux/install-deps.sh --tests  also what the test suite needs
+set -eu
+
+packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
+  libgdk-pixbuf-2.0-dev opencv-data opencl-c-headers opencl-clhpp-headers
+  ocl-icd-opencl-dev pocl-opencl-icd clinfo
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+if [ "${1:-}" = "--tests" ]; then
+  packages="$packages libgtest-dev libopencv-dev valgrind"
+fi
+
+missing=""
+for p in $packages; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+    echo "install-deps: run as root (or install sudo) to install:$missing" >&2; exit 1
+  fi
+else
+  SUDO=""
+fi
+echo "install-deps: installing$missing"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing

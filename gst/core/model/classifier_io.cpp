@@ -1,0 +1,141 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/model/classifier_io.h"
+
+#include <charconv>
+#include <memory>
+
+#include <libxml/tree.h>
+
+#include "core/model/formats.h"
+#include "core/model/xml_document.h"
+
+namespace waldboost {
+
+namespace {
+
+ClassifierFormat format_of(const xml::Document& doc)
+{
+    const std::string root = xml::name_of(doc.root());
+    if (root == "WaldBoostClassifier")
+        return ClassifierFormat::WaldBoostXml;
+    if (root == "opencv_storage")
+        return ClassifierFormat::OpenCvCascade;
+    throw Error(doc.source() + ": not a classifier file: root element <" + root +
+                "> is neither WaldBoostClassifier nor opencv_storage");
+}
+
+/* Locale independent; 9 significant digits make every float round-trip. */
+std::string format_float(float value)
+{
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 9);
+    return std::string(buffer, result.ptr);
+}
+
+struct DocFree {
+    void operator()(xmlDocPtr doc) const { xmlFreeDoc(doc); }
+};
+
+const xmlChar* x(const char* s)
+{
+    return reinterpret_cast<const xmlChar*>(s);
+}
+
+void set(xmlNodePtr node, const char* name, const std::string& value)
+{
+    if (!xmlNewProp(node, x(name), x(value.c_str())))
+        throw Error("write_waldboost_xml: out of memory");
+}
+
+xmlNodePtr add_child(xmlNodePtr parent, const char* name)
+{
+    xmlNodePtr child = xmlNewChild(parent, nullptr, x(name), nullptr);
+    if (!child)
+        throw Error("write_waldboost_xml: out of memory");
+    return child;
+}
+
+}  // namespace
+
+ClassifierFormat detect_classifier_format(const std::string& xml, const std::string& source_name)
+{
+    return format_of(xml::Document::parse(xml, source_name));
+}
+
+Classifier load_classifier_memory(const std::string& xml, const std::string& source_name)
+{
+    const xml::Document doc = xml::Document::parse(xml, source_name);
+    Classifier classifier = format_of(doc) == ClassifierFormat::WaldBoostXml ? parse_waldboost_xml(doc)
+                                                                             : parse_opencv_cascade(doc);
+    validate(classifier, source_name);
+    return classifier;
+}
+
+Classifier load_classifier_file(const std::string& path)
+{
+    return load_classifier_memory(xml::read_file_capped(path, ModelLimits::kMaxFileBytes), path);
+}
+
+std::string write_waldboost_xml(const Classifier& classifier)
+{
+    /* An invalid model would give a file that cannot be read back. */
+    validate(classifier, "classifier to write");
+    xml::ensure_initialized();
+
+    std::unique_ptr<xmlDoc, DocFree> doc(xmlNewDoc(x("1.0")));
+    if (!doc)
+        throw Error("write_waldboost_xml: out of memory");
+    xmlNodePtr root = xmlNewDocNode(doc.get(), nullptr, x("WaldBoostClassifier"), nullptr);
+    if (!root)
+        throw Error("write_waldboost_xml: out of memory");
+    xmlDocSetRootElement(doc.get(), root);
+
+    /* xmlNewProp stores raw text; the serialiser escapes it. */
+    set(root, "classifierName", classifier.label);
+    set(root, "minStdDev", "0");
+    set(root, "imageSizeX", std::to_string(classifier.window_width));
+    set(root, "imageSizeY", std::to_string(classifier.window_height));
+    set(root, "type", "LBP");
+    set(root, "finalThreshold", format_float(classifier.final_threshold));
+
+    std::string values;
+    for (const WeakClassifier& weak : classifier.weak) {
+        xmlNodePtr stage = add_child(root, "stage");
+        set(stage, "posT", "1e+50");
+        set(stage, "negT", weak.reject_threshold == kNoRejection ? "-1e+50" : format_float(weak.reject_threshold));
+        if (weak.reset_sum_after)
+            set(stage, "resetSum", "1");
+
+        xmlNodePtr hypothesis = add_child(stage, "HistogramWeakHypothesis");
+        values.clear();
+        for (size_t i = 0; i < weak.responses.size(); ++i) {
+            if (i)
+                values += ' ';
+            values += format_float(weak.responses[i]);
+        }
+        set(hypothesis, "predictionValues", values);
+
+        xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
+        set(feature, "positionX", std::to_string(weak.feature.x));
+        set(feature, "positionY", std::to_string(weak.feature.y));
+        set(feature, "blockWidth", std::to_string(weak.feature.block_width));
+        set(feature, "blockHeight", std::to_string(weak.feature.block_height));
+        set(feature, "binMappingType", "NONE");
+    }
+
+    xmlChar* memory = nullptr;
+    int size = 0;
+    xmlDocDumpFormatMemoryEnc(doc.get(), &memory, &size, "UTF-8", 1);
+    if (!memory || size <= 0) {
+        xmlFree(memory);
+        throw Error("write_waldboost_xml: serialising the classifier failed");
+    }
+    std::string text(reinterpret_cast<const char*>(memory), static_cast<size_t>(size));
+    xmlFree(memory);
+    return text;
+}
+
+}  // namespace waldboost

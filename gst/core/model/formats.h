@@ -1,0 +1,37 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal: the per-format readers behind classifier_io.h. Each converts a
+ * parsed document to the model; classifier_io validates the result.
+ */
+#pragma once
+
+#include <string>
+
+#include "core/model/model.h"
+#include "core/model/xml_document.h"
+
+namespace waldboost {
+
+/* Root element <WaldBoostClassifier>. */
+Classifier parse_waldboost_xml(const xml::Document& doc);
+
+/* Root element <opencv_storage> holding a traincascade LBP cascade. */
+Classifier parse_opencv_cascade(const xml::Document& doc);
+
+/* The label an OpenCV cascade gets from its file name:
+ * "/a/lbpcascade_frontalface.xml" -> "frontalface"; "object" when nothing
+ * usable is left. */
+std::string label_from_source(const std::string& source);
+
+/* Empty when `label` is acceptable, else what is wrong with it. */
+std::string label_problem(const std::string& label);
+
+/* Finite reject thresholds at or below this mean "no rejection" in files. */
+constexpr double kNoRejectionBelow = -1e30;
+/* Acceptance thresholds (posT) must be at least this: early acceptance is
+ * not supported. */
+constexpr double kNoAcceptanceAbove = 1e30;
+
+}  // namespace waldboost

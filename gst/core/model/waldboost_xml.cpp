@@ -1,0 +1,190 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Reader for WaldBoost XML (docs/classifiers.md). Strict on purpose: an
+ * unknown element or attribute is an error, so that a typo cannot silently
+ * change what a classifier does.
+ */
+#include <algorithm>
+#include <string>
+
+#include "core/model/formats.h"
+
+namespace waldboost {
+
+namespace {
+
+using xml::fail;
+
+struct Reader {
+    const std::string& src;
+    int window_width = 0;
+    int window_height = 0;
+
+    int window_side(const xmlNode* root, const char* name, const char* alias) const
+    {
+        const auto value = xml::optional_attribute(root, name);
+        const auto alias_value = xml::optional_attribute(root, alias);
+        if (value && alias_value)
+            fail(src, root, std::string("both ") + name + " and its alias " + alias + " are given");
+        if (!value && !alias_value)
+            fail(src, root, std::string("missing attribute ") + name + " (or " + alias + ")");
+        return static_cast<int>(xml::parse_integer(src, root, std::string("attribute ") + (value ? name : alias),
+                                                   value ? *value : *alias_value, 1, ModelLimits::kMaxWindowSide));
+    }
+
+    LbpFeature feature(const xmlNode* node) const
+    {
+        static const char* const kAttributes[] = {"positionX", "positionY", "blockWidth", "blockHeight",
+                                                  "binMappingType", nullptr};
+        xml::check_attributes(src, node, kAttributes);
+        const auto children = xml::child_elements(src, node);
+        if (!children.empty())
+            fail(src, children[0], "unknown element (LBPFeature has no child elements)");
+        const auto mapping = xml::optional_attribute(node, "binMappingType");
+        if (mapping && *mapping != "NONE")
+            fail(src, node, "attribute binMappingType: '" + *mapping + "' is not supported (only NONE)");
+
+        const auto integer = [&](const char* name, long long min_value) {
+            return static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
+                                                       xml::required_attribute(src, node, name), min_value,
+                                                       ModelLimits::kMaxWindowSide));
+        };
+        LbpFeature f;
+        f.x = integer("positionX", 0);
+        f.y = integer("positionY", 0);
+        f.block_width = integer("blockWidth", 1);
+        f.block_height = integer("blockHeight", 1);
+        if (f.x + 3 * f.block_width > window_width || f.y + 3 * f.block_height > window_height) {
+            fail(src, node, "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+                                std::to_string(f.block_width) + "x" + std::to_string(f.block_height) +
+                                ") does not fit the " + std::to_string(window_width) + "x" +
+                                std::to_string(window_height) + " window");
+        }
+        return f;
+    }
+
+    void hypothesis(const xmlNode* node, WeakClassifier& weak) const
+    {
+        const std::string name = xml::name_of(node);
+        const bool tree = name == "DecisionTreeWeakHypothesis";
+        static const char* const kHistogram[] = {"predictionValues", nullptr};
+        static const char* const kTree[] = {"predictionValues", "binMap", nullptr};
+        xml::check_attributes(src, node, tree ? kTree : kHistogram);
+
+        const std::string values_text = xml::required_attribute(src, node, "predictionValues");
+        if (!tree) {
+            const auto values = xml::parse_float_list(src, node, "attribute predictionValues", values_text, 256);
+            std::copy(values.begin(), values.end(), weak.responses.begin());
+        } else {
+            const size_t count = xml::split_tokens(values_text).size();
+            if (count == 0)
+                fail(src, node, "attribute predictionValues: no values");
+            const auto values = xml::parse_float_list(src, node, "attribute predictionValues", values_text, count);
+            const auto bins = xml::parse_integer_list(src, node, "attribute binMap",
+                                                      xml::required_attribute(src, node, "binMap"), 256, 0,
+                                                      static_cast<long long>(count) - 1);
+            for (size_t i = 0; i < 256; ++i)
+                weak.responses[i] = values[static_cast<size_t>(bins[i])];
+        }
+
+        const xmlNode* feature_node = nullptr;
+        for (const xmlNode* child : xml::child_elements(src, node)) {
+            if (xml::name_of(child) != "LBPFeature")
+                fail(src, child, "unknown element (expected <LBPFeature> inside <" + name + ">)");
+            if (feature_node)
+                fail(src, child, "duplicate element (a weak hypothesis has exactly one <LBPFeature>)");
+            feature_node = child;
+        }
+        if (!feature_node)
+            fail(src, node, "missing element <LBPFeature>");
+        weak.feature = feature(feature_node);
+    }
+
+    WeakClassifier stage(const xmlNode* node) const
+    {
+        static const char* const kAttributes[] = {"posT", "negT", "resetSum", nullptr};
+        xml::check_attributes(src, node, kAttributes);
+        WeakClassifier weak;
+
+        if (const auto pos = xml::optional_attribute(node, "posT")) {
+            const double value = xml::parse_double(src, node, "attribute posT", *pos);
+            if (!(value >= kNoAcceptanceAbove)) {
+                fail(src, node, "attribute posT: early acceptance (posT=" + *pos +
+                                    ") is not supported; posT must be at least 1e30 (write 1e+50)");
+            }
+        }
+        if (const auto neg = xml::optional_attribute(node, "negT")) {
+            const double value = xml::parse_double(src, node, "attribute negT", *neg);
+            weak.reject_threshold = value <= kNoRejectionBelow ? kNoRejection
+                                                               : xml::parse_float(src, node, "attribute negT", *neg);
+        }
+        if (const auto reset = xml::optional_attribute(node, "resetSum")) {
+            if (*reset != "0" && *reset != "1")
+                fail(src, node, "attribute resetSum: '" + *reset + "' is not 0 or 1");
+            weak.reset_sum_after = *reset == "1";
+        }
+
+        const xmlNode* hypothesis_node = nullptr;
+        for (const xmlNode* child : xml::child_elements(src, node)) {
+            const std::string name = xml::name_of(child);
+            if (name != "HistogramWeakHypothesis" && name != "DecisionTreeWeakHypothesis") {
+                fail(src, child, "unknown element (expected <HistogramWeakHypothesis> or "
+                                 "<DecisionTreeWeakHypothesis> inside <stage>)");
+            }
+            if (hypothesis_node)
+                fail(src, child, "duplicate element (a stage holds exactly one weak hypothesis)");
+            hypothesis_node = child;
+        }
+        if (!hypothesis_node)
+            fail(src, node, "missing weak hypothesis (<HistogramWeakHypothesis> or <DecisionTreeWeakHypothesis>)");
+        hypothesis(hypothesis_node, weak);
+        return weak;
+    }
+};
+
+}  // namespace
+
+Classifier parse_waldboost_xml(const xml::Document& doc)
+{
+    const std::string& src = doc.source();
+    const xmlNode* root = doc.root();
+    static const char* const kAttributes[] = {"classifierName", "minStdDev", "imageSizeX", "imageSizeY", "sizeX",
+                                              "sizeY", "type", "finalThreshold", nullptr};
+    xml::check_attributes(src, root, kAttributes);
+
+    const std::string type = xml::required_attribute(src, root, "type");
+    if (type != "LBP")
+        fail(src, root, "attribute type: " + type + " features are not supported; only LBP");
+    if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
+        if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
+            fail(src, root, "attribute minStdDev: " + *std_dev +
+                                " is not supported (variance normalisation is not supported; it must be 0)");
+        }
+    }
+
+    Reader reader{src};
+    Classifier classifier;
+    reader.window_width = classifier.window_width = reader.window_side(root, "imageSizeX", "sizeX");
+    reader.window_height = classifier.window_height = reader.window_side(root, "imageSizeY", "sizeY");
+    if (const auto final_threshold = xml::optional_attribute(root, "finalThreshold"))
+        classifier.final_threshold = xml::parse_float(src, root, "attribute finalThreshold", *final_threshold);
+    const auto name = xml::optional_attribute(root, "classifierName");
+    classifier.label = name && !name->empty() ? *name : "object";
+
+    for (const xmlNode* child : xml::child_elements(src, root)) {
+        if (xml::name_of(child) != "stage")
+            fail(src, child, "unknown element (expected <stage> inside <WaldBoostClassifier>)");
+        if (classifier.weak.size() == ModelLimits::kMaxWeakClassifiers) {
+            fail(src, child, "too many stages (the limit is " + std::to_string(ModelLimits::kMaxWeakClassifiers) +
+                                 " weak classifiers)");
+        }
+        classifier.weak.push_back(reader.stage(child));
+    }
+    if (classifier.weak.empty())
+        fail(src, root, "no <stage> elements (the classifier is empty)");
+    return classifier;
+}
+
+}  // namespace waldboost

@@ -1,0 +1,490 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/model/xml_document.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <system_error>
+
+#include <sys/stat.h>
+
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+
+namespace waldboost::xml {
+
+namespace {
+
+struct FileCloser {
+    void operator()(FILE* f) const { std::fclose(f); }
+};
+
+struct ParserCtxtFree {
+    void operator()(xmlParserCtxtPtr ctxt) const { xmlFreeParserCtxt(ctxt); }
+};
+
+/* Untrusted text quoted in a message: short and printable. */
+std::string quote(std::string_view text)
+{
+    constexpr size_t kMax = 40;
+    std::string out = "'";
+    for (size_t i = 0; i < text.size() && i < kMax; ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+    }
+    if (text.size() > kMax)
+        out += "...";
+    out += "'";
+    return out;
+}
+
+bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+std::string trim(std::string s)
+{
+    while (!s.empty() && is_space(s.back()))
+        s.pop_back();
+    size_t start = 0;
+    while (start < s.size() && is_space(s[start]))
+        ++start;
+    return s.substr(start);
+}
+
+const char* as_chars(const xmlChar* s)
+{
+    return reinterpret_cast<const char*>(s);
+}
+
+const xmlChar* as_xml(const char* s)
+{
+    return reinterpret_cast<const xmlChar*>(s);
+}
+
+/* from_chars does not take a leading '+', which some writers emit. */
+std::string_view strip_plus(std::string_view token)
+{
+    if (token.size() > 1 && token[0] == '+' && token[1] != '-' && token[1] != '+')
+        token.remove_prefix(1);
+    return token;
+}
+
+}  // namespace
+
+void ensure_initialized()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { xmlInitParser(); });
+}
+
+std::string read_file_capped(const std::string& path, size_t max_bytes)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw Error(path + ": cannot open: " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        throw Error(path + ": cannot open: is a directory");
+    /* Regular files are checked before reading; other kinds (pipes) are
+     * only bounded by the read below. */
+    if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes) {
+        throw Error(path + ": file is too large (" + std::to_string(st.st_size) +
+                    " bytes; the limit for classifier files is " + std::to_string(max_bytes) + " bytes)");
+    }
+
+    std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+    if (!file)
+        throw Error(path + ": cannot open: " + std::strerror(errno));
+
+    std::string data;
+    if (S_ISREG(st.st_mode))
+        data.reserve(static_cast<size_t>(st.st_size));
+    char buffer[65536];
+    for (;;) {
+        const size_t n = std::fread(buffer, 1, sizeof buffer, file.get());
+        if (n > 0) {
+            /* The file may have grown since stat. */
+            if (data.size() + n > max_bytes) {
+                throw Error(path + ": file is too large (more than " + std::to_string(max_bytes) +
+                            " bytes, the limit for classifier files)");
+            }
+            data.append(buffer, n);
+        }
+        if (n < sizeof buffer) {
+            if (std::ferror(file.get()))
+                throw Error(path + ": read error: " + std::strerror(errno));
+            break;
+        }
+    }
+    return data;
+}
+
+Document::Document(xmlDocPtr doc, std::string source) : doc_(doc), source_(std::move(source)) {}
+
+Document::Document(Document&& other) noexcept : doc_(other.doc_), source_(std::move(other.source_))
+{
+    other.doc_ = nullptr;
+}
+
+Document& Document::operator=(Document&& other) noexcept
+{
+    if (this != &other) {
+        if (doc_)
+            xmlFreeDoc(doc_);
+        doc_ = other.doc_;
+        source_ = std::move(other.source_);
+        other.doc_ = nullptr;
+    }
+    return *this;
+}
+
+Document::~Document()
+{
+    if (doc_)
+        xmlFreeDoc(doc_);
+}
+
+const xmlNode* Document::root() const
+{
+    return xmlDocGetRootElement(doc_);
+}
+
+Document Document::parse(std::string_view buffer, const std::string& source)
+{
+    if (buffer.size() > ModelLimits::kMaxFileBytes) {
+        throw Error(source + ": too large (" + std::to_string(buffer.size()) +
+                    " bytes; the limit for classifier files is " +
+                    std::to_string(ModelLimits::kMaxFileBytes) + " bytes)");
+    }
+    if (buffer.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        throw Error(source + ": empty file (not a classifier)");
+    /* UTF-16/32 text would hide the markup checked below from a byte search. */
+    if (buffer.find('\0') != std::string_view::npos)
+        throw Error(source + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
+    /* Refused before parsing: no external entities, no entity expansion. */
+    if (buffer.find("<!DOCTYPE") != std::string_view::npos || buffer.find("<!ENTITY") != std::string_view::npos)
+        throw Error(source + ": DTDs and entities are not allowed in classifier files");
+
+    ensure_initialized();
+    std::unique_ptr<xmlParserCtxt, ParserCtxtFree> ctxt(xmlNewParserCtxt());
+    if (!ctxt)
+        throw Error(source + ": out of memory creating the XML parser");
+
+    /* No NOENT, DTDLOAD or HUGE: entities stay unexpanded and libxml2's
+     * size limits stay on. BIG_LINES keeps line numbers past 65535. */
+    const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt.get(), buffer.data(), static_cast<int>(buffer.size()),
+                                      nullptr, nullptr, options);
+    if (!doc) {
+        const xmlError* err = xmlCtxtGetLastError(ctxt.get());
+        std::string message = "not well-formed XML";
+        long line = 0;
+        if (err) {
+            line = err->line;
+            if (err->message) {
+                const std::string detail = trim(err->message);
+                if (!detail.empty())
+                    message += ": " + detail;
+            }
+        }
+        throw Error(source + ":" + std::to_string(line) + ": " + message);
+    }
+    Document result(doc, source);
+    /* Belt and braces: an encoding trick must not slip a DTD through. */
+    if (doc->intSubset || doc->extSubset)
+        throw Error(source + ": DTDs and entities are not allowed in classifier files");
+    if (!result.root())
+        throw Error(source + ": not a classifier file: no root element");
+    return result;
+}
+
+std::string name_of(const xmlNode* node)
+{
+    return node && node->name ? as_chars(node->name) : "";
+}
+
+long line_of(const xmlNode* node)
+{
+    const long line = xmlGetLineNo(node);
+    return line > 0 ? line : 0;
+}
+
+void fail(const std::string& source, const xmlNode* node, const std::string& problem)
+{
+    throw Error(source + ":" + std::to_string(line_of(node)) + ": " + name_of(node) + ": " + problem);
+}
+
+std::vector<const xmlNode*> child_elements(const std::string& source, const xmlNode* node)
+{
+    std::vector<const xmlNode*> result;
+    for (const xmlNode* child = node->children; child; child = child->next) {
+        switch (child->type) {
+        case XML_ELEMENT_NODE:
+            result.push_back(child);
+            break;
+        case XML_TEXT_NODE:
+        case XML_CDATA_SECTION_NODE: {
+            const std::string text = trim(child->content ? as_chars(child->content) : "");
+            if (!text.empty())
+                fail(source, node, "unexpected text " + quote(text));
+            break;
+        }
+        case XML_ENTITY_REF_NODE:
+            fail(source, node, "entity references are not allowed");
+        default:
+            /* Comments and processing instructions carry no data. */
+            break;
+        }
+    }
+    return result;
+}
+
+std::vector<const xmlNode*> children_named(const xmlNode* node, const char* name)
+{
+    std::vector<const xmlNode*> result;
+    for (const xmlNode* child = node->children; child; child = child->next) {
+        if (child->type == XML_ELEMENT_NODE && xmlStrEqual(child->name, as_xml(name)))
+            result.push_back(child);
+    }
+    return result;
+}
+
+const xmlNode* optional_child(const std::string& source, const xmlNode* node, const char* name)
+{
+    const auto children = children_named(node, name);
+    if (children.size() > 1)
+        fail(source, children[1], std::string("duplicate element (only one <") + name + "> is allowed here)");
+    return children.empty() ? nullptr : children[0];
+}
+
+const xmlNode* required_child(const std::string& source, const xmlNode* node, const char* name)
+{
+    const xmlNode* child = optional_child(source, node, name);
+    if (!child)
+        fail(source, node, std::string("missing element <") + name + ">");
+    return child;
+}
+
+std::optional<std::string> optional_attribute(const xmlNode* node, const char* name)
+{
+    /* xmlHasProp also looks at DTD defaults, which are refused anyway. */
+    for (const xmlAttr* attr = node->properties; attr; attr = attr->next) {
+        if (attr->ns == nullptr && xmlStrEqual(attr->name, as_xml(name))) {
+            std::string value;
+            for (const xmlNode* part = attr->children; part; part = part->next) {
+                if (part->content)
+                    value += as_chars(part->content);
+            }
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string required_attribute(const std::string& source, const xmlNode* node, const char* name)
+{
+    auto value = optional_attribute(node, name);
+    if (!value)
+        fail(source, node, std::string("missing attribute ") + name);
+    return *value;
+}
+
+void check_attributes(const std::string& source, const xmlNode* node, const char* const* allowed)
+{
+    for (const xmlAttr* attr = node->properties; attr; attr = attr->next) {
+        bool known = attr->ns == nullptr;
+        if (known) {
+            known = false;
+            for (const char* const* a = allowed; *a; ++a) {
+                if (xmlStrEqual(attr->name, as_xml(*a))) {
+                    known = true;
+                    break;
+                }
+            }
+        }
+        if (!known)
+            fail(source, node, "unknown attribute " + quote(as_chars(attr->name)));
+    }
+}
+
+std::string element_text(const std::string& source, const xmlNode* node)
+{
+    std::string text;
+    for (const xmlNode* child = node->children; child; child = child->next) {
+        switch (child->type) {
+        case XML_TEXT_NODE:
+        case XML_CDATA_SECTION_NODE:
+            if (child->content)
+                text += as_chars(child->content);
+            /* A comment between two parts must not glue numbers together. */
+            text += ' ';
+            break;
+        case XML_ELEMENT_NODE:
+            fail(source, node, "unexpected child element <" + name_of(child) + "> on line " +
+                                   std::to_string(line_of(child)));
+        case XML_ENTITY_REF_NODE:
+            fail(source, node, "entity references are not allowed");
+        default:
+            break;
+        }
+    }
+    return text;
+}
+
+std::vector<std::string_view> split_tokens(std::string_view text)
+{
+    std::vector<std::string_view> tokens;
+    size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && is_space(text[i]))
+            ++i;
+        const size_t start = i;
+        while (i < text.size() && !is_space(text[i]))
+            ++i;
+        if (i > start)
+            tokens.push_back(text.substr(start, i - start));
+    }
+    return tokens;
+}
+
+namespace {
+
+/* The parsers report a problem text instead of throwing, so that list
+ * parsing builds a message only for the value that failed. */
+std::string integer_problem(std::string_view token, long long min_value, long long max_value, long long& value)
+{
+    const std::string_view digits = strip_plus(token);
+    if (digits.empty())
+        return "empty value (expected an integer)";
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range)
+        return quote(token) + " is out of range";
+    if (ec != std::errc() || ptr != digits.data() + digits.size())
+        return quote(token) + " is not an integer";
+    if (value < min_value || value > max_value) {
+        return std::to_string(value) + " is out of range (" + std::to_string(min_value) + " to " +
+               std::to_string(max_value) + ")";
+    }
+    return {};
+}
+
+std::string double_problem(std::string_view token, double& value)
+{
+    const std::string_view digits = strip_plus(token);
+    if (digits.empty())
+        return "empty value (expected a number)";
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value,
+                                           std::chars_format::general);
+    if (ec == std::errc::result_out_of_range)
+        return quote(token) + " is out of range for a double";
+    if (ec != std::errc() || ptr != digits.data() + digits.size())
+        return quote(token) + " is not a number";
+    return {};
+}
+
+std::string float_problem(std::string_view token, float& result)
+{
+    double value = 0.0;
+    std::string problem = double_problem(token, value);
+    if (!problem.empty())
+        return problem;
+    if (!std::isfinite(value))
+        return quote(token) + " is not a finite number";
+    /* Values up to half a unit past FLT_MAX round to it ("3.40282347e+38"
+     * is how FLT_MAX is written); the cast itself would be undefined for
+     * them, so they are mapped by hand. */
+    constexpr double kFloatMax = std::numeric_limits<float>::max();
+    constexpr double kRoundsToInfinity = 0x1.ffffffp+127;
+    const double magnitude = std::fabs(value);
+    if (magnitude >= kRoundsToInfinity)
+        return quote(token) + " is outside the range of a float";
+    if (magnitude > kFloatMax)
+        result = value > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+    else
+        result = static_cast<float>(value);
+    return {};
+}
+
+}  // namespace
+
+long long parse_integer(const std::string& source, const xmlNode* node, const std::string& what,
+                        std::string_view token, long long min_value, long long max_value)
+{
+    long long value = 0;
+    const std::string problem = integer_problem(token, min_value, max_value, value);
+    if (!problem.empty())
+        fail(source, node, what + ": " + problem);
+    return value;
+}
+
+int parse_int(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token)
+{
+    return static_cast<int>(parse_integer(source, node, what, token, std::numeric_limits<int>::min(),
+                                          std::numeric_limits<int>::max()));
+}
+
+double parse_double(const std::string& source, const xmlNode* node, const std::string& what,
+                    std::string_view token)
+{
+    double value = 0.0;
+    const std::string problem = double_problem(token, value);
+    if (!problem.empty())
+        fail(source, node, what + ": " + problem);
+    return value;
+}
+
+float parse_float(const std::string& source, const xmlNode* node, const std::string& what,
+                  std::string_view token)
+{
+    float value = 0.0f;
+    const std::string problem = float_problem(token, value);
+    if (!problem.empty())
+        fail(source, node, what + ": " + problem);
+    return value;
+}
+
+std::vector<float> parse_float_list(const std::string& source, const xmlNode* node, const std::string& what,
+                                    std::string_view text, size_t expected)
+{
+    const auto tokens = split_tokens(text);
+    if (tokens.size() != expected) {
+        fail(source, node, what + ": expected " + std::to_string(expected) + " numbers, found " +
+                               std::to_string(tokens.size()));
+    }
+    std::vector<float> values(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const std::string problem = float_problem(tokens[i], values[i]);
+        if (!problem.empty())
+            fail(source, node, what + ": value " + std::to_string(i) + ": " + problem);
+    }
+    return values;
+}
+
+std::vector<long long> parse_integer_list(const std::string& source, const xmlNode* node,
+                                          const std::string& what, std::string_view text, size_t expected,
+                                          long long min_value, long long max_value)
+{
+    const auto tokens = split_tokens(text);
+    if (tokens.size() != expected) {
+        fail(source, node, what + ": expected " + std::to_string(expected) + " integers, found " +
+                               std::to_string(tokens.size()));
+    }
+    std::vector<long long> values(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        const std::string problem = integer_problem(tokens[i], min_value, max_value, values[i]);
+        if (!problem.empty())
+            fail(source, node, what + ": value " + std::to_string(i) + ": " + problem);
+    }
+    return values;
+}
+
+}  // namespace waldboost::xml

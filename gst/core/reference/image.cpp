@@ -1,0 +1,111 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/reference/image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace waldboost {
+
+std::vector<LinearTap> linear_taps(int src_len, int dst_len)
+{
+    std::vector<LinearTap> taps(dst_len > 0 ? dst_len : 0);
+    if (src_len <= 0)
+        return taps;
+    /* The same double operations as OpenCV, in the same order: the scale is
+     * the reciprocal of dst/src, not src/dst, which can differ in the last bit. */
+    const double inverse_scale = static_cast<double>(dst_len) / src_len;
+    const double scale = 1.0 / inverse_scale;
+    for (int d = 0; d < dst_len; ++d) {
+        const double position = scale * (d + 0.5) - 0.5;
+        const double floor_position = std::floor(position);
+        LinearTap& tap = taps[d];
+        if (position < 0.0 || src_len == 1) {
+            tap = {0, 0, 256, 0};                    /* left of the source */
+        } else if (floor_position >= src_len - 1) {
+            tap = {src_len - 1, src_len - 1, 256, 0}; /* right of the source */
+        } else {
+            const int index = static_cast<int>(floor_position);
+            const int weight1 = static_cast<int>(std::nearbyint((position - floor_position) * 256.0));
+            tap = {index, index + 1, 256 - weight1, weight1};
+        }
+    }
+    return taps;
+}
+
+GrayImage::GrayImage(int w, int h, uint8_t fill)
+    : width(w), height(h), pixels(static_cast<size_t>(w) * static_cast<size_t>(h), fill)
+{
+}
+
+GrayImage copy_image(const GrayView& src)
+{
+    GrayImage out(src.width, src.height);
+    for (int y = 0; y < src.height; ++y)
+        std::memcpy(out.row(y), src.row(y), static_cast<size_t>(src.width));
+    return out;
+}
+
+GrayImage resize_bilinear(const GrayView& src, Size dst_size)
+{
+    if (dst_size.width <= 0 || dst_size.height <= 0 || src.width <= 0 || src.height <= 0)
+        return GrayImage(std::max(dst_size.width, 0), std::max(dst_size.height, 0));
+    if (dst_size.width == src.width && dst_size.height == src.height)
+        return copy_image(src);
+
+    const std::vector<LinearTap> xtaps = linear_taps(src.width, dst_size.width);
+    const std::vector<LinearTap> ytaps = linear_taps(src.height, dst_size.height);
+
+    /* Horizontal pass into 16-bit rows with 8 fraction bits. */
+    auto horizontal = [&](int sy, std::vector<int>& out) {
+        const uint8_t* row = src.row(sy);
+        for (int dx = 0; dx < dst_size.width; ++dx) {
+            const LinearTap& t = xtaps[dx];
+            out[dx] = row[t.index0] * t.weight0 + row[t.index1] * t.weight1;
+        }
+    };
+
+    GrayImage dst(dst_size.width, dst_size.height);
+    std::vector<int> row0(dst_size.width), row1(dst_size.width);
+    for (int dy = 0; dy < dst_size.height; ++dy) {
+        const LinearTap& t = ytaps[dy];
+        horizontal(t.index0, row0);
+        horizontal(t.index1, row1);
+        uint8_t* out = dst.row(dy);
+        for (int dx = 0; dx < dst_size.width; ++dx)
+            out[dx] = static_cast<uint8_t>((row0[dx] * t.weight0 + row1[dx] * t.weight1 + (1 << 15)) >> 16);
+    }
+    return dst;
+}
+
+IntegralImage integral_image(const GrayView& src)
+{
+    IntegralImage ii;
+    ii.width = src.width;
+    ii.height = src.height;
+    const size_t stride = static_cast<size_t>(src.width) + 1;
+    ii.sums.assign(stride * (static_cast<size_t>(src.height) + 1), 0);
+    for (int y = 0; y < src.height; ++y) {
+        const uint8_t* row = src.row(y);
+        uint32_t row_sum = 0;
+        uint32_t* above = &ii.sums[static_cast<size_t>(y) * stride];
+        uint32_t* here = above + stride;
+        for (int x = 0; x < src.width; ++x) {
+            row_sum += row[x];
+            here[x + 1] = above[x + 1] + row_sum;
+        }
+    }
+    return ii;
+}
+
+uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b)
+{
+    /* 0.299, 0.587 and 0.114 in 15-bit fixed point, rounded. */
+    constexpr int kR = 9798, kG = 19235, kB = 3735, kShift = 15;
+    return static_cast<uint8_t>((r * kR + g * kG + b * kB + (1 << (kShift - 1))) >> kShift);
+}
+
+}  // namespace waldboost

@@ -1,0 +1,140 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboost-convert: reads a classifier in any supported format (an OpenCV
+ * LBP cascade or WaldBoost XML), validates it and writes WaldBoost XML.
+ */
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/model/classifier_io.h"
+
+namespace {
+
+const char kUsage[] =
+    "Usage: waldboost-convert [--label NAME] INPUT OUTPUT\n"
+    "\n"
+    "Converts a classifier (an OpenCV LBP cascade or WaldBoost XML) to\n"
+    "WaldBoost XML. OUTPUT \"-\" writes to standard output.\n"
+    "\n"
+    "  --label NAME  the label carried by detections (default: the input's\n"
+    "                classifierName, or the cascade's file name)\n"
+    "  --help        show this help\n";
+
+int usage_error(const std::string& message)
+{
+    std::fprintf(stderr, "waldboost-convert: %s\n%s", message.c_str(), kUsage);
+    return 2;
+}
+
+void write_all(int fd, const std::string& text, const std::string& name)
+{
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throw waldboost::Error(name + ": write failed: " + std::strerror(errno));
+        }
+        done += static_cast<size_t>(n);
+    }
+}
+
+/* Writes next to `path` and renames, so a failed run leaves no partial file
+ * and a reader never sees a half-written one. */
+void write_file_atomically(const std::string& path, const std::string& text)
+{
+    std::string temp = path + ".tmp-XXXXXX";
+    std::vector<char> name(temp.begin(), temp.end());
+    name.push_back('\0');
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0)
+        throw waldboost::Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+    temp = name.data();
+    try {
+        /* mkstemp makes the file 0600; give it the usual mode. */
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        if (::fchmod(fd, 0666 & ~mask) != 0)
+            throw waldboost::Error(temp + ": chmod failed: " + std::strerror(errno));
+        write_all(fd, text, temp);
+        const int rc = ::close(fd);
+        if (rc != 0)
+            throw waldboost::Error(temp + ": write failed: " + std::strerror(errno));
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw;
+    }
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        ::unlink(temp.c_str());
+        throw waldboost::Error(path + ": cannot write: " + std::strerror(error));
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::string label;
+    bool have_label = false;
+    std::vector<std::string> files;
+    bool options_done = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (options_done || arg == "-" || arg.empty() || arg[0] != '-') {
+            files.push_back(arg);
+        } else if (arg == "--") {
+            options_done = true;
+        } else if (arg == "--help" || arg == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (arg == "--label") {
+            if (i + 1 >= argc)
+                return usage_error("--label needs a value");
+            label = argv[++i];
+            have_label = true;
+        } else if (arg.compare(0, 8, "--label=") == 0) {
+            label = arg.substr(8);
+            have_label = true;
+        } else {
+            return usage_error("unknown option " + arg);
+        }
+    }
+    if (files.size() != 2)
+        return usage_error("expected INPUT and OUTPUT");
+    const std::string& input = files[0];
+    const std::string& output = files[1];
+
+    try {
+        waldboost::Classifier classifier = waldboost::load_classifier_file(input);
+        if (have_label) {
+            classifier.label = label;
+            waldboost::validate(classifier, "--label");
+        }
+        const std::string text = waldboost::write_waldboost_xml(classifier);
+        if (output == "-") {
+            write_all(STDOUT_FILENO, text, "standard output");
+        } else {
+            write_file_atomically(output, text);
+        }
+        std::fprintf(stderr, "waldboost-convert: %s -> %s: label \"%s\", window %dx%d, %zu weak classifiers, %zu stages\n",
+                     input.c_str(), output.c_str(), classifier.label.c_str(), classifier.window_width,
+                     classifier.window_height, classifier.weak.size(), classifier.stage_count());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "waldboost-convert: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,272 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboost-detect: runs the core detector on image files and prints the
+ * detections as JSON; optionally writes a copy of the image with boxes.
+ * Images are decoded with gdk-pixbuf (PNG, JPEG, PNM, ...).
+ */
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/classifier_io.h"
+#include "core/model/default_classifier.h"
+#include "core/reference/detector.h"
+
+namespace {
+
+using waldboost::Detection;
+
+struct Options {
+    gchar* classifier = nullptr;
+    gdouble scale_factor = 1.1;
+    gint min_neighbors = 3;
+    gchar* min_size = nullptr;
+    gchar* max_size = nullptr;
+    gint stride = 0;
+    gchar* grouping = nullptr;
+    gdouble nms_iou = 0.3;
+    gdouble threshold = 0.0;
+    gboolean threshold_set = FALSE;
+    gchar* annotate = nullptr;
+    gboolean stats = FALSE;
+    gchar** images = nullptr;
+};
+
+struct PixbufDeleter {
+    void operator()(GdkPixbuf* p) const { g_object_unref(p); }
+};
+using PixbufPtr = std::unique_ptr<GdkPixbuf, PixbufDeleter>;
+
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (c < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += static_cast<char>(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+bool parse_size(const char* text, waldboost::Size* size)
+{
+    if (!text)
+        return true;
+    int w = 0, h = 0;
+    char tail = 0;
+    if (std::sscanf(text, "%dx%d%c", &w, &h, &tail) != 2 || w < 0 || h < 0)
+        return false;
+    *size = {w, h};
+    return true;
+}
+
+gboolean on_threshold(const gchar*, const gchar* value, gpointer data, GError** error)
+{
+    auto* options = static_cast<Options*>(data);
+    char* end = nullptr;
+    options->threshold = g_ascii_strtod(value, &end);
+    if (!end || *end != '\0' || !std::isfinite(options->threshold)) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--threshold needs a number, not '%s'", value);
+        return FALSE;
+    }
+    options->threshold_set = TRUE;
+    return TRUE;
+}
+
+/* Luma with OpenCV's weights, so results match cvtColor(BGR2GRAY) input. */
+waldboost::GrayImage to_gray(GdkPixbuf* pixbuf)
+{
+    const int w = gdk_pixbuf_get_width(pixbuf);
+    const int h = gdk_pixbuf_get_height(pixbuf);
+    const int channels = gdk_pixbuf_get_n_channels(pixbuf);
+    const int stride = gdk_pixbuf_get_rowstride(pixbuf);
+    const guint8* pixels = gdk_pixbuf_read_pixels(pixbuf);
+    waldboost::GrayImage gray(w, h);
+    for (int y = 0; y < h; ++y) {
+        const guint8* p = pixels + static_cast<size_t>(y) * stride;
+        for (int x = 0; x < w; ++x, p += channels)
+            gray.at(x, y) = channels >= 3 ? waldboost::rgb_to_gray(p[0], p[1], p[2]) : p[0];
+    }
+    return gray;
+}
+
+void draw_boxes(GdkPixbuf* pixbuf, const std::vector<Detection>& detections)
+{
+    const int w = gdk_pixbuf_get_width(pixbuf);
+    const int h = gdk_pixbuf_get_height(pixbuf);
+    const int channels = gdk_pixbuf_get_n_channels(pixbuf);
+    const int stride = gdk_pixbuf_get_rowstride(pixbuf);
+    guint8* pixels = gdk_pixbuf_get_pixels(pixbuf);
+    auto plot = [&](int x, int y) {
+        if (x < 0 || y < 0 || x >= w || y >= h)
+            return;
+        guint8* p = pixels + static_cast<size_t>(y) * stride + static_cast<size_t>(x) * channels;
+        p[0] = 0;
+        p[1] = 255;
+        p[2] = 0;
+    };
+    constexpr int kLineWidth = 2;
+    for (const Detection& d : detections) {
+        const waldboost::Rect& r = d.rect;
+        for (int t = 0; t < kLineWidth; ++t) {
+            for (int x = r.x; x < r.x + r.width; ++x) {
+                plot(x, r.y + t);
+                plot(x, r.y + r.height - 1 - t);
+            }
+            for (int y = r.y; y < r.y + r.height; ++y) {
+                plot(r.x + t, y);
+                plot(r.x + r.width - 1 - t, y);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options options;
+    const GOptionEntry entries[] = {
+        {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &options.classifier,
+         "WaldBoost or OpenCV LBP cascade XML (default: the embedded frontal-face classifier)", "FILE"},
+        {"scale-factor", 's', 0, G_OPTION_ARG_DOUBLE, &options.scale_factor, "Pyramid step, > 1 (default 1.1)", "F"},
+        {"min-neighbors", 'n', 0, G_OPTION_ARG_INT, &options.min_neighbors,
+         "A detection needs more than N raw windows (default 3; 0 = no grouping)", "N"},
+        {"min-size", 0, 0, G_OPTION_ARG_STRING, &options.min_size, "Smallest object (default: the classifier window)",
+         "WxH"},
+        {"max-size", 0, 0, G_OPTION_ARG_STRING, &options.max_size, "Largest object (default: the image)", "WxH"},
+        {"stride", 0, 0, G_OPTION_ARG_INT, &options.stride, "Window step in pixels (default 0 = OpenCV's rule)", "N"},
+        {"grouping", 'g', 0, G_OPTION_ARG_STRING, &options.grouping, "opencv (default), nms or none", "KIND"},
+        {"nms-iou", 0, 0, G_OPTION_ARG_DOUBLE, &options.nms_iou, "IoU above which NMS merges windows (default 0.3)",
+         "F"},
+        {"threshold", 't', 0, G_OPTION_ARG_CALLBACK, reinterpret_cast<gpointer>(on_threshold),
+         "Final score threshold (default: the classifier's)", "F"},
+        {"annotate", 'a', 0, G_OPTION_ARG_FILENAME, &options.annotate,
+         "Write the (first) image with green boxes to this PNG file", "OUT.png"},
+        {"stats", 0, 0, G_OPTION_ARG_NONE, &options.stats, "Add windows and weak classifiers evaluated", nullptr},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &options.images, nullptr, "IMAGE..."},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+
+    GOptionContext* context = g_option_context_new("IMAGE... - detect objects and print them as JSON");
+    GOptionGroup* group = g_option_group_new("main", "", "", &options, nullptr);
+    g_option_group_add_entries(group, entries);
+    g_option_context_set_main_group(context, group);
+    GError* error = nullptr;
+    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
+    g_option_context_free(context);
+    if (!parsed) {
+        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", error->message);
+        g_error_free(error);
+        return 2;
+    }
+    if (!options.images || !options.images[0]) {
+        std::fprintf(stderr, "waldboost-detect: no image given (see --help)\n");
+        return 2;
+    }
+
+    waldboost::DetectParams params;
+    params.scale_factor = options.scale_factor;
+    params.min_neighbors = options.min_neighbors;
+    params.stride = options.stride;
+    params.nms_iou = static_cast<float>(options.nms_iou);
+    if (options.threshold_set)
+        params.final_threshold = static_cast<float>(options.threshold);
+    if (!parse_size(options.min_size, &params.min_size) || !parse_size(options.max_size, &params.max_size)) {
+        std::fprintf(stderr, "waldboost-detect: sizes are written WIDTHxHEIGHT, e.g. 48x48\n");
+        return 2;
+    }
+    const std::string grouping = options.grouping ? options.grouping : "opencv";
+    if (grouping == "opencv")
+        params.grouping = waldboost::Grouping::OpenCv;
+    else if (grouping == "nms")
+        params.grouping = waldboost::Grouping::Nms;
+    else if (grouping == "none")
+        params.grouping = waldboost::Grouping::None;
+    else {
+        std::fprintf(stderr, "waldboost-detect: --grouping is opencv, nms or none, not '%s'\n", grouping.c_str());
+        return 2;
+    }
+
+    try {
+        waldboost::Classifier loaded;
+        if (options.classifier)
+            loaded = waldboost::load_classifier_file(options.classifier);
+        const waldboost::Classifier& classifier = options.classifier ? loaded : waldboost::default_classifier();
+
+        std::printf("{\n  \"classifier\": {\"label\": %s, \"source\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
+                    json_string(classifier.label).c_str(),
+                    json_string(options.classifier ? options.classifier : "embedded").c_str(),
+                    classifier.window_width, classifier.window_height, classifier.weak.size());
+        std::printf("  \"images\": [");
+        int failures = 0;
+        for (int i = 0; options.images[i]; ++i) {
+            const char* path = options.images[i];
+            GError* load_error = nullptr;
+            PixbufPtr pixbuf(gdk_pixbuf_new_from_file(path, &load_error));
+            if (!pixbuf) {
+                std::fprintf(stderr, "waldboost-detect: %s: %s\n", path, load_error->message);
+                g_error_free(load_error);
+                ++failures;
+                continue;
+            }
+            const waldboost::GrayImage gray = to_gray(pixbuf.get());
+            waldboost::DetectStats stats;
+            const auto start = std::chrono::steady_clock::now();
+            const std::vector<Detection> detections = waldboost::detect(classifier, gray.view(), params, &stats);
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+            std::printf("%s\n    {\"file\": %s, \"width\": %d, \"height\": %d, \"milliseconds\": %.1f,", i ? "," : "",
+                        json_string(path).c_str(), gray.width, gray.height, ms);
+            if (options.stats)
+                std::printf(" \"windows\": %llu, \"weak_evaluated\": %llu,",
+                            static_cast<unsigned long long>(stats.windows),
+                            static_cast<unsigned long long>(stats.weak_evaluated));
+            std::printf("\n     \"detections\": [");
+            for (size_t k = 0; k < detections.size(); ++k) {
+                const Detection& d = detections[k];
+                std::printf("%s\n       {\"label\": %s, \"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, "
+                            "\"neighbors\": %d, \"score\": %.4f, \"confidence\": %.3f}",
+                            k ? "," : "", json_string(classifier.label).c_str(), d.rect.x, d.rect.y, d.rect.width,
+                            d.rect.height, d.neighbors, d.score, d.confidence);
+            }
+            std::printf("%s]}", detections.empty() ? "" : "\n     ");
+
+            if (options.annotate && i == 0) {
+                PixbufPtr rgb(gdk_pixbuf_add_alpha(pixbuf.get(), FALSE, 0, 0, 0));
+                draw_boxes(rgb.get(), detections);
+                GError* save_error = nullptr;
+                if (!gdk_pixbuf_save(rgb.get(), options.annotate, "png", &save_error, nullptr)) {
+                    std::fprintf(stderr, "waldboost-detect: %s: %s\n", options.annotate, save_error->message);
+                    g_error_free(save_error);
+                    ++failures;
+                }
+            }
+        }
+        std::printf("\n  ]\n}\n");
+        g_strfreev(options.images);
+        return failures ? 1 : 0;
+    } catch (const waldboost::Error& e) {
+        std::fprintf(stderr, "waldboost-detect: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Fetches the real test images from Debian packages into DEST (default
+# build/testdata): messi5.jpg and Megamind.avi from opencv-doc, astronaut.png
+# from python3-skimage. Nothing is installed; the .deb files are downloaded
+# with apt-get download and only the needed files are unpacked.
+set -eu
+dest=${1:-build/testdata}
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+
+want_opencv="messi5.jpg Megamind.avi"
+want_skimage="astronaut.png"
+have_all=yes
+for f in $want_opencv $want_skimage; do [ -s "$dest/$f" ] || have_all=no; done
+[ "$have_all" = yes ] && exit 0
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+# apt-get download runs as the _apt user when it can; give it a folder it may write.
+chmod 777 "$work"
+if ! apt-get download opencv-doc python3-skimage >/dev/null 2>download.log; then
+  apt-get update -qq >/dev/null 2>&1 || true
+  apt-get download opencv-doc python3-skimage >/dev/null 2>download.log || {
+    cat download.log >&2; echo "fetch-test-data: apt-get download failed" >&2; exit 1; }
+fi
+
+opencv_data=./usr/share/doc/opencv-doc/examples/data
+dpkg-deb --fsys-tarfile opencv-doc_*.deb | tar -x $(for f in $want_opencv; do echo "$opencv_data/$f"; done)
+dpkg-deb --fsys-tarfile python3-skimage_*.deb | tar -x ./usr/lib/python3/dist-packages/skimage/data/astronaut.png
+for f in $want_opencv; do cp "$opencv_data/$f" "$dest/"; done
+cp ./usr/lib/python3/dist-packages/skimage/data/astronaut.png "$dest/"
+echo "fetch-test-data: $(ls "$dest" | tr '\n' ' ')in $dest"

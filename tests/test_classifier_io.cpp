@@ -1,0 +1,952 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Tests of the classifier model, its two file formats and waldboost-convert.
+ * Expected values come from the test's own files or from an independent
+ * plain-text reading of Debian's OpenCV cascades, never from the loaders.
+ */
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <locale>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/model/classifier_io.h"
+#include "core/model/model.h"
+
+using namespace waldboost;
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback)
+{
+    const char* value = std::getenv(name);
+    return value && *value ? value : fallback;
+}
+
+std::string cascade_dir()
+{
+    return env_or("WALDBOOST_CASCADE_DIR", "/usr/share/opencv4/lbpcascades");
+}
+
+std::string haar_dir()
+{
+    return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades");
+}
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+/* A fresh directory under /tmp, removed with everything in it. */
+class TempDir {
+public:
+    TempDir()
+    {
+        char name[] = "/tmp/waldboost-io-test-XXXXXX";
+        if (!::mkdtemp(name))
+            throw std::runtime_error("mkdtemp failed");
+        path_ = name;
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    std::string write(const std::string& name, const std::string& content) const
+    {
+        const std::string path = file(name);
+        std::ofstream out(path, std::ios::binary);
+        out << content;
+        return path;
+    }
+    std::vector<std::string> entries() const
+    {
+        std::vector<std::string> names;
+        for (const auto& e : std::filesystem::directory_iterator(path_))
+            names.push_back(e.path().filename().string());
+        return names;
+    }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/* Runs `fn`, expects waldboost::Error, and checks every fragment is in the
+ * message. Returns the message. */
+std::string expect_error(const std::function<void()>& fn, std::initializer_list<std::string> fragments)
+{
+    try {
+        fn();
+    } catch (const Error& e) {
+        const std::string message = e.what();
+        for (const auto& fragment : fragments)
+            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
+        return message;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "wrong exception type: " << e.what();
+        return {};
+    }
+    ADD_FAILURE() << "no error thrown";
+    return {};
+}
+
+uint32_t bits(float f)
+{
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Every field, floats compared bit for bit. */
+void expect_identical(const Classifier& a, const Classifier& b, bool compare_label = true)
+{
+    if (compare_label) {
+        EXPECT_EQ(a.label, b.label);
+    }
+    EXPECT_EQ(a.window_width, b.window_width);
+    EXPECT_EQ(a.window_height, b.window_height);
+    EXPECT_EQ(bits(a.final_threshold), bits(b.final_threshold));
+    ASSERT_EQ(a.weak.size(), b.weak.size());
+    for (size_t i = 0; i < a.weak.size(); ++i) {
+        const WeakClassifier& x = a.weak[i];
+        const WeakClassifier& y = b.weak[i];
+        SCOPED_TRACE("weak classifier " + std::to_string(i));
+        EXPECT_EQ(x.feature.x, y.feature.x);
+        EXPECT_EQ(x.feature.y, y.feature.y);
+        EXPECT_EQ(x.feature.block_width, y.feature.block_width);
+        EXPECT_EQ(x.feature.block_height, y.feature.block_height);
+        EXPECT_EQ(bits(x.reject_threshold), bits(y.reject_threshold));
+        EXPECT_EQ(x.reset_sum_after, y.reset_sum_after);
+        EXPECT_EQ(std::memcmp(x.responses.data(), y.responses.data(), sizeof x.responses), 0);
+    }
+}
+
+/* 1-based line of the first occurrence of `needle` in `text`. */
+int line_of(const std::string& text, const std::string& needle)
+{
+    const size_t pos = text.find(needle);
+    EXPECT_NE(pos, std::string::npos) << needle;
+    int line = 1;
+    for (size_t i = 0; i < pos && i < text.size(); ++i)
+        line += text[i] == '\n';
+    return line;
+}
+
+std::string at_line(const std::string& path, const std::string& text, const std::string& needle)
+{
+    return path + ":" + std::to_string(line_of(text, needle)) + ":";
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to)
+{
+    const size_t pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    if (pos != std::string::npos)
+        text.replace(pos, from.size(), to);
+    return text;
+}
+
+/* n numbers, value i = base + step * i, written plainly. */
+std::string number_list(size_t n, double base, double step)
+{
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out.precision(17);
+    for (size_t i = 0; i < n; ++i)
+        out << (i ? " " : "") << base + step * static_cast<double>(i);
+    return out.str();
+}
+
+std::string feature_xml(const std::string& x, const std::string& y, const std::string& w, const std::string& h)
+{
+    return "<LBPFeature positionX=\"" + x + "\" positionY=\"" + y + "\" blockWidth=\"" + w + "\" blockHeight=\"" + h +
+           "\" binMappingType=\"NONE\"/>";
+}
+
+std::string histogram_stage(const std::string& stage_attributes, const std::string& values, const std::string& feature)
+{
+    return "  <stage " + stage_attributes + ">\n    <HistogramWeakHypothesis predictionValues=\"" + values +
+           "\">\n      " + feature + "\n    </HistogramWeakHypothesis>\n  </stage>\n";
+}
+
+std::string waldboost_doc(const std::string& root_attributes, const std::string& stages)
+{
+    return "<?xml version=\"1.0\"?>\n<WaldBoostClassifier " + root_attributes + ">\n" + stages +
+           "</WaldBoostClassifier>\n";
+}
+
+const char* const kRoot24 = "classifierName=\"\" minStdDev=\"0\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"";
+
+/* A valid two-stage file used as the base for malformed variants. */
+std::string valid_waldboost()
+{
+    return waldboost_doc(kRoot24, histogram_stage("posT=\"1e+50\" negT=\"-0.5\"", number_list(256, -1.0, 0.0078125),
+                                                  feature_xml("7", "5", "2", "2")) +
+                                      histogram_stage("posT=\"1e+50\" negT=\"-1e+50\"", number_list(256, 0.25, 0.0),
+                                                      feature_xml("0", "0", "8", "8")));
+}
+
+/* ---- An independent plain-text reading of an OpenCV cascade ----------- */
+
+std::vector<std::string> raw_elements(const std::string& text, const std::string& tag)
+{
+    std::vector<std::string> result;
+    const std::string open = "<" + tag + ">";
+    const std::string close = "</" + tag + ">";
+    size_t pos = 0;
+    while ((pos = text.find(open, pos)) != std::string::npos) {
+        const size_t start = pos + open.size();
+        const size_t end = text.find(close, start);
+        result.push_back(text.substr(start, end - start));
+        pos = end;
+    }
+    return result;
+}
+
+size_t count_of(const std::string& text, const std::string& needle)
+{
+    size_t n = 0;
+    for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+        ++n;
+    return n;
+}
+
+template <typename T>
+std::vector<T> numbers(const std::string& text)
+{
+    std::istringstream in(text);
+    in.imbue(std::locale::classic());
+    std::vector<T> values;
+    T v;
+    while (in >> v)
+        values.push_back(v);
+    return values;
+}
+
+struct RawCascade {
+    int width = 0;
+    int height = 0;
+    std::vector<double> stage_thresholds;
+    std::vector<size_t> trees_per_stage;
+    std::vector<std::vector<long long>> nodes;
+    std::vector<std::vector<double>> leaves;
+    std::vector<std::vector<int>> rects;
+};
+
+RawCascade read_raw(const std::string& text)
+{
+    RawCascade raw;
+    raw.width = std::stoi(raw_elements(text, "width").at(0));
+    raw.height = std::stoi(raw_elements(text, "height").at(0));
+    for (const auto& s : raw_elements(text, "stageThreshold"))
+        raw.stage_thresholds.push_back(numbers<double>(s).at(0));
+    for (const auto& s : raw_elements(text, "internalNodes"))
+        raw.nodes.push_back(numbers<long long>(s));
+    for (const auto& s : raw_elements(text, "leafValues"))
+        raw.leaves.push_back(numbers<double>(s));
+    for (const auto& s : raw_elements(text, "rect"))
+        raw.rects.push_back(numbers<int>(s));
+    /* Trees of stage k lie between its threshold and the next one. */
+    size_t pos = text.find("<stageThreshold>");
+    while (pos != std::string::npos) {
+        const size_t next = text.find("<stageThreshold>", pos + 1);
+        const std::string part = text.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        raw.trees_per_stage.push_back(count_of(part, "<internalNodes>"));
+        pos = next;
+    }
+    return raw;
+}
+
+struct KnownCascade {
+    const char* stem;
+    int width;
+    int height;
+    size_t stages;
+    size_t trees;
+    const char* label;
+};
+
+/* Counted by hand from Debian 12's opencv-data 4.6. */
+const KnownCascade kCascades[] = {
+    {"lbpcascade_frontalface", 24, 24, 20, 139, "frontalface"},
+    {"lbpcascade_frontalface_improved", 45, 45, 19, 149, "frontalface_improved"},
+    {"lbpcascade_profileface", 20, 34, 16, 130, "profileface"},
+    {"lbpcascade_silverware", 12, 80, 16, 130, "silverware"},
+    {"lbpcascade_frontalcatface", 24, 24, 20, 419, "frontalcatface"},
+};
+
+std::string cascade_path(const std::string& stem)
+{
+    return cascade_dir() + "/" + stem + ".xml";
+}
+
+/* Runs a shell command; returns its exit status (-1 when it did not exit). */
+int run(const std::string& command)
+{
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string converter()
+{
+    return env_or("WALDBOOST_CONVERT", "");
+}
+
+WeakClassifier make_weak(int x, int y, int w, int h)
+{
+    WeakClassifier weak;
+    weak.feature = {x, y, w, h};
+    for (size_t i = 0; i < weak.responses.size(); ++i)
+        weak.responses[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    return weak;
+}
+
+Classifier make_model()
+{
+    Classifier c;
+    c.label = "thing";
+    c.window_width = 24;
+    c.window_height = 24;
+    c.weak.push_back(make_weak(0, 0, 8, 8));
+    c.weak.push_back(make_weak(20, 3, 1, 7));
+    c.weak[0].reject_threshold = -1.5f;
+    return c;
+}
+
+}  // namespace
+
+/* ===================== WaldBoost XML ===================== */
+
+TEST(WaldBoostXml, HistogramFileGivesExactFields)
+{
+    TempDir dir;
+    const std::string values0 = number_list(256, -1.0, 0.0078125);  // exact in float
+    const std::string text = waldboost_doc(
+        "classifierName=\"face\" minStdDev=\"0\" imageSizeX=\"24\" imageSizeY=\"20\" type=\"LBP\"",
+        histogram_stage("posT=\"1e+50\" negT=\"-0.0657414\"", values0, feature_xml("7", "5", "2", "3")) +
+            histogram_stage("posT=\"1e+50\" negT=\"-1e+50\"", number_list(256, 0.1, 0.0), feature_xml("0", "1", "8", "6")) +
+            histogram_stage("posT=\"1e+50\"", number_list(256, -2.0, 0.0), feature_xml("21", "17", "1", "1")));
+    const std::string path = dir.write("histogram.xml", text);
+    const Classifier c = load_classifier_file(path);
+
+    EXPECT_EQ(c.label, "face");
+    EXPECT_EQ(c.window_width, 24);
+    EXPECT_EQ(c.window_height, 20);
+    EXPECT_EQ(c.final_threshold, 0.0f);
+    ASSERT_EQ(c.weak.size(), 3u);
+    EXPECT_EQ(c.stage_count(), 1u);
+
+    EXPECT_EQ(c.weak[0].feature.x, 7);
+    EXPECT_EQ(c.weak[0].feature.y, 5);
+    EXPECT_EQ(c.weak[0].feature.block_width, 2);
+    EXPECT_EQ(c.weak[0].feature.block_height, 3);
+    EXPECT_EQ(c.weak[0].reject_threshold, -0.0657414f);
+    EXPECT_FALSE(c.weak[0].reset_sum_after);
+    for (int i = 0; i < 256; ++i)
+        EXPECT_EQ(c.weak[0].responses[i], static_cast<float>(-1.0 + 0.0078125 * i)) << i;
+
+    EXPECT_EQ(c.weak[1].reject_threshold, kNoRejection);
+    EXPECT_EQ(c.weak[1].feature.y, 1);
+    EXPECT_EQ(c.weak[1].feature.block_height, 6);
+    for (int i = 0; i < 256; ++i)
+        EXPECT_EQ(c.weak[1].responses[i], 0.1f);
+    /* A missing negT means no rejection. */
+    EXPECT_EQ(c.weak[2].reject_threshold, kNoRejection);
+    EXPECT_EQ(c.weak[2].responses[255], -2.0f);
+    EXPECT_EQ(c.weak[2].feature.x, 21);
+}
+
+TEST(WaldBoostXml, SizeAliasesAndDefaultLabel)
+{
+    const std::string text = waldboost_doc("classifierName=\"\" sizeX=\"20\" sizeY=\"30\" type=\"LBP\"",
+                                           histogram_stage("negT=\"1.25\"", number_list(256, 0, 1), feature_xml("2", "3", "6", "9")));
+    const Classifier c = load_classifier_memory(text, "alias.xml");
+    EXPECT_EQ(c.window_width, 20);
+    EXPECT_EQ(c.window_height, 30);
+    EXPECT_EQ(c.label, "object");
+    EXPECT_EQ(c.weak.at(0).reject_threshold, 1.25f);
+    EXPECT_EQ(c.weak.at(0).responses[200], 200.0f);
+
+    const std::string both = replace_once(text, "sizeX=\"20\"", "sizeX=\"20\" imageSizeX=\"20\"");
+    expect_error([&] { load_classifier_memory(both, "both.xml"); }, {"both.xml:2:", "imageSizeX", "sizeX"});
+    const std::string neither = replace_once(text, "sizeX=\"20\"", "");
+    expect_error([&] { load_classifier_memory(neither, "neither.xml"); }, {"neither.xml:2:", "missing attribute imageSizeX"});
+}
+
+TEST(WaldBoostXml, DecisionTreeUsesBinMap)
+{
+    std::string bin_map;
+    for (int i = 0; i < 256; ++i)
+        bin_map += (i ? " " : "") + std::to_string((i * 7) % 3);
+    const std::string text = waldboost_doc(
+        kRoot24, "  <stage posT=\"1e+50\" negT=\"-3\">\n    <DecisionTreeWeakHypothesis predictionValues=\"1.5 -2.25 3\" binMap=\"" +
+                     bin_map + "\">\n      " + feature_xml("1", "2", "3", "4") +
+                     "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
+    const Classifier c = load_classifier_memory(text, "tree.xml");
+    ASSERT_EQ(c.weak.size(), 1u);
+    const float values[] = {1.5f, -2.25f, 3.0f};
+    for (int i = 0; i < 256; ++i)
+        EXPECT_EQ(c.weak[0].responses[i], values[(i * 7) % 3]) << i;
+    EXPECT_EQ(c.weak[0].reject_threshold, -3.0f);
+    EXPECT_EQ(c.weak[0].feature.block_height, 4);
+
+    const std::string bad = replace_once(text, "binMap=\"0 ", "binMap=\"3 ");
+    expect_error([&] { load_classifier_memory(bad, "tree.xml"); },
+                 {"tree.xml:" + std::to_string(line_of(bad, "<DecisionTree")) + ":", "DecisionTreeWeakHypothesis",
+                  "binMap", "3 is out of range (0 to 2)"});
+    const std::string short_map = replace_once(text, "binMap=\"0 ", "binMap=\"");
+    expect_error([&] { load_classifier_memory(short_map, "tree.xml"); }, {"binMap", "expected 256 integers, found 255"});
+}
+
+TEST(WaldBoostXml, ResetSumAndFinalThreshold)
+{
+    const std::string text = waldboost_doc(
+        "classifierName=\"x\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\" finalThreshold=\"0.75\"",
+        histogram_stage("posT=\"1e+50\" negT=\"-1e+50\" resetSum=\"0\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")) +
+            histogram_stage("posT=\"1e+50\" negT=\"-0.5\" resetSum=\"1\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")) +
+            histogram_stage("posT=\"1e+50\" negT=\"0.5\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")));
+    const Classifier c = load_classifier_memory(text, "reset.xml");
+    EXPECT_EQ(c.final_threshold, 0.75f);
+    ASSERT_EQ(c.weak.size(), 3u);
+    EXPECT_FALSE(c.weak[0].reset_sum_after);
+    EXPECT_TRUE(c.weak[1].reset_sum_after);
+    EXPECT_FALSE(c.weak[2].reset_sum_after);
+    EXPECT_EQ(c.weak[1].reject_threshold, -0.5f);
+    EXPECT_EQ(c.stage_count(), 2u);
+
+    expect_error([&] { load_classifier_memory(replace_once(text, "resetSum=\"1\"", "resetSum=\"yes\""), "r.xml"); },
+                 {"r.xml:", "stage", "resetSum"});
+}
+
+TEST(WaldBoostXml, RoundTripIsIdentical)
+{
+    std::string bin_map;
+    for (int i = 0; i < 256; ++i)
+        bin_map += (i ? " " : "") + std::to_string(i % 2);
+    const std::string text = waldboost_doc(
+        "classifierName=\"a &lt;&amp;&quot; b\" sizeX=\"31\" sizeY=\"17\" type=\"LBP\" finalThreshold=\"-0.333333343\"",
+        histogram_stage("posT=\"1e+50\" negT=\"-0.1\" resetSum=\"1\"", number_list(256, 1.0 / 3.0, 1e-7), feature_xml("1", "2", "3", "4")) +
+            "  <stage negT=\"-1e+40\">\n    <DecisionTreeWeakHypothesis predictionValues=\"1e-30 -3.4e38\" binMap=\"" + bin_map +
+            "\">\n      " + feature_xml("0", "0", "10", "5") + "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
+    const Classifier original = load_classifier_memory(text, "rt.xml");
+    EXPECT_EQ(original.label, "a <&\" b");
+    EXPECT_EQ(original.weak.at(1).reject_threshold, kNoRejection);
+    const std::string written = write_waldboost_xml(original);
+    const Classifier again = load_classifier_memory(written, "written.xml");
+    expect_identical(original, again);
+    EXPECT_EQ(write_waldboost_xml(again), written);
+}
+
+TEST(WaldBoostXml, WriterOutput)
+{
+    Classifier c = make_model();
+    c.label = "<cat & \"dog\">";
+    c.weak[1].reset_sum_after = true;
+    c.weak[1].reject_threshold = 0.1f;
+    c.final_threshold = 0.1f;
+    const std::string xml = write_waldboost_xml(c);
+    EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u) << xml.substr(0, 60);
+    EXPECT_NE(xml.find("classifierName=\"&lt;cat &amp; &quot;dog&quot;&gt;\""), std::string::npos);
+    EXPECT_NE(xml.find("finalThreshold=\"0.100000001\""), std::string::npos);
+    EXPECT_NE(xml.find("negT=\"-1.5\""), std::string::npos);
+    EXPECT_EQ(count_of(xml, "posT=\"1e+50\""), 2u);
+    EXPECT_EQ(count_of(xml, "resetSum=\"1\""), 1u);
+    EXPECT_EQ(count_of(xml, "<HistogramWeakHypothesis"), 2u);
+    c.weak[0].reject_threshold = kNoRejection;
+    EXPECT_NE(write_waldboost_xml(c).find("negT=\"-1e+50\""), std::string::npos);
+    expect_identical(load_classifier_memory(write_waldboost_xml(c), "w.xml"), c);
+
+    /* Every float bit pattern class survives: subnormal, extremes, -0. */
+    c.weak[0].responses[0] = std::numeric_limits<float>::denorm_min();
+    c.weak[0].responses[1] = std::numeric_limits<float>::max();
+    c.weak[0].responses[2] = -std::numeric_limits<float>::max();
+    c.weak[0].responses[3] = -0.0f;
+    c.weak[0].responses[4] = std::nextafter(1.0f, 2.0f);
+    expect_identical(load_classifier_memory(write_waldboost_xml(c), "w.xml"), c);
+
+    c.weak.clear();
+    expect_error([&] { write_waldboost_xml(c); }, {"no weak classifiers"});
+}
+
+/* ===================== OpenCV cascades ===================== */
+
+TEST(OpenCvCascade, AllFiveRealCascadesMatchThePlainText)
+{
+    for (const KnownCascade& known : kCascades) {
+        SCOPED_TRACE(known.stem);
+        const std::string path = cascade_path(known.stem);
+        const std::string text = read_text(path);
+        ASSERT_FALSE(text.empty()) << path;
+        const RawCascade raw = read_raw(text);
+        const Classifier c = load_classifier_file(path);
+
+        EXPECT_EQ(c.label, known.label);
+        EXPECT_EQ(c.window_width, raw.width);
+        EXPECT_EQ(c.window_height, raw.height);
+        EXPECT_EQ(c.window_width, known.width);
+        EXPECT_EQ(c.window_height, known.height);
+        EXPECT_EQ(c.stage_count(), count_of(text, "<stageThreshold>"));
+        EXPECT_EQ(c.stage_count(), known.stages);
+        EXPECT_EQ(c.weak.size(), count_of(text, "<internalNodes>"));
+        EXPECT_EQ(c.weak.size(), known.trees);
+        ASSERT_EQ(raw.nodes.size(), c.weak.size());
+        ASSERT_EQ(raw.leaves.size(), c.weak.size());
+
+        /* Stage ends: threshold, reset, and nothing inside a stage. */
+        size_t tree = 0;
+        for (size_t s = 0; s < raw.stage_thresholds.size(); ++s) {
+            for (size_t t = 0; t < raw.trees_per_stage[s]; ++t, ++tree) {
+                const bool last = t + 1 == raw.trees_per_stage[s];
+                EXPECT_EQ(c.weak[tree].reset_sum_after, last) << tree;
+                if (last) {
+                    const float expected = static_cast<float>(raw.stage_thresholds[s]) - 1e-5f;
+                    EXPECT_EQ(bits(c.weak[tree].reject_threshold), bits(expected)) << "stage " << s;
+                } else {
+                    EXPECT_EQ(c.weak[tree].reject_threshold, kNoRejection) << tree;
+                }
+            }
+        }
+        EXPECT_EQ(tree, c.weak.size());
+        EXPECT_EQ(bits(c.final_threshold), bits(static_cast<float>(raw.stage_thresholds.back()) - 1e-5f));
+
+        /* Every tree's table from the subset bits, and its rectangle. */
+        for (size_t i = 0; i < c.weak.size(); ++i) {
+            const auto& n = raw.nodes[i];
+            ASSERT_EQ(n.size(), 11u);
+            ASSERT_EQ(raw.leaves[i].size(), 2u);
+            const auto& rect = raw.rects.at(static_cast<size_t>(n[2]));
+            EXPECT_EQ(c.weak[i].feature.x, rect[0]);
+            EXPECT_EQ(c.weak[i].feature.y, rect[1]);
+            EXPECT_EQ(c.weak[i].feature.block_width, rect[2]);
+            EXPECT_EQ(c.weak[i].feature.block_height, rect[3]);
+            int mismatches = 0;
+            for (int code = 0; code < 256; ++code) {
+                const uint32_t word = static_cast<uint32_t>(static_cast<int32_t>(n[3 + code / 32]));
+                const bool bit = (word >> (code % 32)) & 1u;
+                const float expected = static_cast<float>(raw.leaves[i][bit ? 0 : 1]);
+                mismatches += bits(c.weak[i].responses[code]) != bits(expected);
+            }
+            EXPECT_EQ(mismatches, 0) << "tree " << i;
+        }
+    }
+}
+
+TEST(OpenCvCascade, RoundTripThroughWaldBoostXml)
+{
+    for (const KnownCascade& known : kCascades) {
+        SCOPED_TRACE(known.stem);
+        const Classifier original = load_classifier_file(cascade_path(known.stem));
+        const std::string xml = write_waldboost_xml(original);
+        EXPECT_EQ(detect_classifier_format(xml, "x"), ClassifierFormat::WaldBoostXml);
+        expect_identical(original, load_classifier_memory(xml, "converted.xml"));
+    }
+}
+
+TEST(OpenCvCascade, FormatDetectionAndLabels)
+{
+    const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
+    EXPECT_EQ(detect_classifier_format(text, "f.xml"), ClassifierFormat::OpenCvCascade);
+    EXPECT_EQ(detect_classifier_format(valid_waldboost(), "w.xml"), ClassifierFormat::WaldBoostXml);
+    expect_error([&] { detect_classifier_format("<html/>", "page.html"); },
+                 {"page.html: not a classifier file: root element <html> is neither WaldBoostClassifier nor opencv_storage"});
+    EXPECT_EQ(load_classifier_memory(text, "/some/dir/lbpcascade_foo.xml").label, "foo");
+    EXPECT_EQ(load_classifier_memory(text, "cascade.xml").label, "cascade");
+    EXPECT_EQ(load_classifier_memory(text, "/x/").label, "object");
+}
+
+TEST(OpenCvCascade, CommentsAndWhitespaceInsideValues)
+{
+    const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
+    const Classifier original = load_classifier_memory(text, "lbpcascade_frontalface.xml");
+    std::string commented = replace_once(text, "0 -1 46 -67130709", "0 -1 <!-- split -->46\n\t -67130709");
+    commented = replace_once(commented, "<stageThreshold>-0.7520892024040222",
+                             "<stageThreshold><!-- c -->\n  -0.7520892024040222<!-- d -->");
+    expect_identical(original, load_classifier_memory(commented, "lbpcascade_frontalface.xml"));
+}
+
+TEST(OpenCvCascade, UnsupportedKindsAreRefused)
+{
+    const std::string haar = haar_dir() + "/haarcascade_frontalface_default.xml";
+    expect_error([&] { load_classifier_file(haar); }, {haar + ":", "featureType", "HAAR", "not supported"});
+    const std::string old_haar = haar_dir() + "/haarcascade_licence_plate_rus_16stages.xml";
+    expect_error([&] { load_classifier_file(old_haar); }, {old_haar + ":4:", "old-format Haar", "not supported"});
+    expect_error([&] { load_classifier_memory("<opencv_storage><haarcascade_x><size>1 1</size></haarcascade_x></opencv_storage>", "o.xml"); },
+                 {"o.xml:1:", "haarcascade_x", "not supported"});
+
+    const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
+    const std::string name = "lbpcascade_frontalface.xml";
+    const std::string hog = replace_once(text, "<featureType>LBP", "<featureType>HOG");
+    expect_error([&] { load_classifier_memory(hog, name); }, {at_line(name, hog, "<featureType>"), "HOG", "not supported"});
+    const std::string gab = replace_once(text, "<stageType>BOOST", "<stageType>CASCADE");
+    expect_error([&] { load_classifier_memory(gab, name); }, {at_line(name, gab, "<stageType>"), "CASCADE", "not supported"});
+    const std::string cats = replace_once(text, "<maxCatCount>256", "<maxCatCount>0");
+    expect_error([&] { load_classifier_memory(cats, name); }, {at_line(name, cats, "<maxCatCount>"), "maxCatCount", "not supported"});
+
+    /* A depth-2 tree: two nodes of 11 integers and three leaves. */
+    const std::string first_nodes =
+        "0 -1 46 -67130709 -21569 -1426120013 -1275125205 -21585\r\n            -16385 587145899 -24005";
+    const std::string deep = replace_once(text, first_nodes, "1 -1 46 1 2 3 4 5 6 7 8\n 0 -2 13 1 2 3 4 5 6 7 8");
+    expect_error([&] { load_classifier_memory(deep, name); },
+                 {at_line(name, deep, "<internalNodes>"), "internalNodes", "stage 0, tree 0", "2 nodes", "not supported"});
+    const std::string three_leaves = replace_once(text, "-0.6543210148811340 0.8888888955116272", "-0.65 0.88 0.5");
+    expect_error([&] { load_classifier_memory(three_leaves, name); }, {"leafValues", "not supported"});
+}
+
+TEST(OpenCvCascade, MalformedCascades)
+{
+    const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
+    const std::string name = "lbpcascade_frontalface.xml";
+
+    const std::string bad_index = replace_once(text, "0 -1 46 -67130709", "0 -1 4600 -67130709");
+    expect_error([&] { load_classifier_memory(bad_index, name); },
+                 {at_line(name, bad_index, "<internalNodes>"), "featureIndex 4600 is out of range", "136 features"});
+    const std::string ten = replace_once(text, "0 -1 46 -67130709", "0 -1 46");
+    expect_error([&] { load_classifier_memory(ten, name); }, {"internalNodes", "expected 11 integers", "found 10"});
+    const std::string garbage = replace_once(text, "-67130709", "-67130709x");
+    expect_error([&] { load_classifier_memory(garbage, name); }, {"internalNodes", "'-67130709x' is not an integer"});
+    const std::string big = replace_once(text, "-67130709", "4294967296");
+    expect_error([&] { load_classifier_memory(big, name); }, {"internalNodes", "out of range"});
+    const std::string nan_leaf = replace_once(text, "-0.6543210148811340 ", "nan ");
+    expect_error([&] { load_classifier_memory(nan_leaf, name); }, {"leafValues", "not a finite number"});
+
+    /* Feature 0 is "0 0 3 5"; make it stick out of the 24x24 window. */
+    const std::string outside = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        16 0 3 5</rect>");
+    expect_error([&] { load_classifier_memory(outside, name); },
+                 {at_line(name, outside, "<rect>"), "feature 0", "feature (x=16, y=0, 3 blocks of 3x5) does not fit the 24x24 window"});
+    const std::string zero = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        0 0 0 5</rect>");
+    expect_error([&] { load_classifier_memory(zero, name); }, {"rect", "feature 0", "empty"});
+    const std::string negative = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        -1 0 3 5</rect>");
+    expect_error([&] { load_classifier_memory(negative, name); }, {"rect", "-1 is out of range"});
+
+    /* Stage 0 without trees. */
+    const size_t begin = text.find("<weakClassifiers>");
+    const size_t end = text.find("</weakClassifiers>");
+    std::string empty_stage = text;
+    empty_stage.replace(begin, end - begin, "<weakClassifiers>");
+    expect_error([&] { load_classifier_memory(empty_stage, name); }, {name + ":", "stage 0", "no trees"});
+
+    const std::string unknown = replace_once(text, "<stageThreshold>", "<bogus/><stageThreshold>");
+    expect_error([&] { load_classifier_memory(unknown, name); }, {at_line(name, unknown, "<bogus/>"), "bogus", "unknown element"});
+    const std::string no_width = replace_once(text, "<width>24</width>", "");
+    expect_error([&] { load_classifier_memory(no_width, name); }, {name + ":", "cascade", "missing element <width>"});
+    const std::string huge = replace_once(text, "<width>24</width>", "<width>5000</width>");
+    expect_error([&] { load_classifier_memory(huge, name); }, {"width", "5000 is out of range"});
+}
+
+/* ===================== Malformed files in general ===================== */
+
+TEST(MalformedFiles, NotClassifiersAtAll)
+{
+    TempDir dir;
+    const std::string empty = dir.write("empty.xml", "");
+    expect_error([&] { load_classifier_file(empty); }, {empty + ":", "empty"});
+    const std::string prose = dir.write("prose.xml", "hello world\n");
+    expect_error([&] { load_classifier_file(prose); }, {prose + ":1:", "not well-formed XML"});
+    const std::string full = valid_waldboost();
+    const std::string truncated = dir.write("truncated.xml", full.substr(0, full.size() / 2));
+    expect_error([&] { load_classifier_file(truncated); }, {truncated + ":", "not well-formed XML"});
+    const std::string wrong = dir.write("wrong.xml", "<?xml version=\"1.0\"?>\n<svg/>\n");
+    expect_error([&] { load_classifier_file(wrong); }, {wrong + ": not a classifier file: root element <svg>"});
+    const std::string missing = dir.file("does-not-exist.xml");
+    expect_error([&] { load_classifier_file(missing); }, {missing + ": cannot open", "No such file"});
+    expect_error([&] { load_classifier_file(dir.path()); }, {dir.path() + ": cannot open", "directory"});
+    std::string utf16 = "\xff\xfe";
+    for (char ch : std::string("<WaldBoostClassifier/>")) {
+        utf16 += ch;
+        utf16 += '\0';
+    }
+    expect_error([&] { load_classifier_memory(utf16, "u16.xml"); }, {"u16.xml:", "NUL"});
+}
+
+TEST(MalformedFiles, WaldBoostAttributeAndElementErrors)
+{
+    const std::string base = valid_waldboost();
+    const std::string name = "wb.xml";
+    struct Case {
+        std::string from;
+        std::string to;
+        std::vector<std::string> fragments;
+        std::string line_needle;  // the element whose line the message names
+    };
+    const std::string values = number_list(256, 0.25, 0.0);
+    const std::string values255 = number_list(255, 0.25, 0.0);
+    const std::string values257 = number_list(257, 0.25, 0.0);
+    const std::vector<Case> cases = {
+        {"positionY=\"5\" ", "", {"LBPFeature", "missing attribute positionY"}, "<LBPFeature"},
+        {"positionX=\"7\"", "positionX=\"abc\"", {"LBPFeature", "positionX", "'abc' is not an integer"}, "<LBPFeature"},
+        {"positionX=\"7\"", "positionX=\"7px\"", {"positionX", "'7px' is not an integer"}, "<LBPFeature"},
+        {"positionX=\"7\"", "positionX=\"-1\"", {"positionX", "-1 is out of range"}, "<LBPFeature"},
+        {"blockWidth=\"2\"", "blockWidth=\"0\"", {"blockWidth", "0 is out of range (1 to 1024)"}, "<LBPFeature"},
+        {"positionX=\"7\"", "positionX=\"20\"", {"feature (x=20, y=5, 3 blocks of 2x2) does not fit the 24x24 window"}, "<LBPFeature"},
+        {"negT=\"-0.5\"", "negT=\"-0.5x\"", {"stage", "negT", "'-0.5x' is not a number"}, "<stage"},
+        {"negT=\"-0.5\"", "negT=\"nan\"", {"negT", "not a finite number"}, "<stage"},
+        {"negT=\"-0.5\"", "negT=\"inf\"", {"negT", "not a finite number"}, "<stage"},
+        {"negT=\"-0.5\"", "negT=\"1e39\"", {"negT", "outside the range of a float"}, "<stage"},
+        {"negT=\"-0.5\"", "negT=\"\"", {"negT", "empty value"}, "<stage"},
+        {"posT=\"1e+50\" negT=\"-0.5\"", "posT=\"5\" negT=\"-0.5\"", {"stage", "posT", "early acceptance", "not supported"}, "<stage"},
+        {values, values255, {"HistogramWeakHypothesis", "predictionValues", "expected 256 numbers, found 255"}, "predictionValues=\"0.25"},
+        {values, values257, {"predictionValues", "expected 256 numbers, found 257"}, "predictionValues=\"0.25"},
+        {values, values255 + " nan", {"predictionValues", "value 255", "'nan' is not a finite number"}, "predictionValues=\"0.25"},
+        {values, "-inf " + values255, {"predictionValues", "value 0", "'-inf' is not a finite number"}, "predictionValues=\"-inf"},
+        {values, "0.25;" + values, {"predictionValues", "'0.25;0.25' is not a number"}, "predictionValues=\"0.25;"},
+        {"minStdDev=\"0\"", "minStdDev=\"1.5\"", {"WaldBoostClassifier", "minStdDev", "not supported"}, "<WaldBoostClassifier"},
+        {"type=\"LBP\"", "type=\"HAAR\"", {"HAAR features are not supported; only LBP"}, "<WaldBoostClassifier"},
+        {"type=\"LBP\"", "", {"missing attribute type"}, "<WaldBoostClassifier"},
+        {"imageSizeX=\"24\"", "imageSizeX=\"0\"", {"imageSizeX", "0 is out of range"}, "<WaldBoostClassifier"},
+        {"imageSizeX=\"24\"", "imageSizeX=\"24\" finalThreshold=\"inf\"", {"finalThreshold", "not a finite number"}, "<WaldBoostClassifier"},
+        {"binMappingType=\"NONE\"", "binMappingType=\"UNIFORM\"", {"binMappingType", "not supported"}, "<LBPFeature"},
+        {"negT=\"-0.5\"", "negT=\"-0.5\" negTT=\"1\"", {"stage", "unknown attribute 'negTT'"}, "<stage"},
+        {"<LBPFeature", "<Feature/><LBPFeature", {"Feature", "unknown element"}, "<Feature/>"},
+        {"</stage>", "<extra/></stage>", {"extra", "unknown element"}, "<extra/>"},
+        {"  <stage", "  <stag/>\n  <stage", {"stag", "unknown element"}, "<stag/>"},
+        {"<HistogramWeakHypothesis", "<HistogramWeakHypothesis predictionValues=\"1\"/><HistogramWeakHypothesis", {"duplicate"}, "<HistogramWeakHypothesis predictionValues=\"1\"/>"},
+        {"</stage>", "oops</stage>", {"stage", "unexpected text 'oops'"}, "<stage"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.from.substr(0, 40) + " -> " + c.to.substr(0, 40));
+        const std::string text = replace_once(base, c.from, c.to);
+        std::vector<std::string> fragments = c.fragments;
+        const std::string message = expect_error([&] { load_classifier_memory(text, name); }, {});
+        for (const auto& f : fragments)
+            EXPECT_NE(message.find(f), std::string::npos) << "'" << f << "' not in: " << message;
+        const std::string where = at_line(name, text, c.line_needle);
+        EXPECT_EQ(message.rfind(where, 0), 0u) << "expected to start with " << where << ": " << message;
+    }
+    expect_error([&] { load_classifier_memory(waldboost_doc(kRoot24, ""), name); }, {"wb.xml:2:", "no <stage>"});
+}
+
+TEST(MalformedFiles, EntityExpansionAndExternalEntitiesAreRefusedQuickly)
+{
+    std::string bomb = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n <!ENTITY lol \"lol\">\n";
+    bomb += " <!ENTITY lol1 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n";
+    for (int i = 2; i <= 9; ++i) {
+        std::string e = " <!ENTITY lol" + std::to_string(i) + " \"";
+        for (int k = 0; k < 10; ++k)
+            e += "&lol" + std::to_string(i - 1) + ";";
+        bomb += e + "\">\n";
+    }
+    bomb += "]>\n<WaldBoostClassifier classifierName=\"&lol9;\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>\n";
+    const std::string xxe =
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE foo [ <!ENTITY xxe SYSTEM \"file:///etc/passwd\"> ]>\n"
+        "<WaldBoostClassifier classifierName=\"&xxe;\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>\n";
+    const std::string entity_only = "<WaldBoostClassifier>\n<!ENTITY x \"y\">\n</WaldBoostClassifier>";
+
+    TempDir dir;
+    for (const auto& [file, text] : {std::pair<std::string, std::string>{"bomb.xml", bomb}, {"xxe.xml", xxe},
+                                     {"entity.xml", entity_only}}) {
+        const std::string path = dir.write(file, text);
+        const auto start = std::chrono::steady_clock::now();
+        const std::string message =
+            expect_error([&] { load_classifier_file(path); }, {path + ": DTDs and entities are not allowed in classifier files"});
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+        EXPECT_EQ(message.find("root:"), std::string::npos);
+    }
+    /* An undeclared entity reference is simply not well-formed. */
+    expect_error([&] {
+        load_classifier_memory("<WaldBoostClassifier classifierName=\"&xxe;\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>", "ref.xml");
+    }, {"ref.xml:1: not well-formed XML", "xxe"});
+}
+
+TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
+{
+    TempDir dir;
+    const std::string path = dir.file("huge.xml");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    /* Sparse: costs no disk, but reading it all would take a while. */
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(ModelLimits::kMaxFileBytes) + 1), 0);
+    ::close(fd);
+    const auto start = std::chrono::steady_clock::now();
+    expect_error([&] { load_classifier_file(path); },
+                 {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes", "67108864"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+}
+
+/* ===================== validate() ===================== */
+
+TEST(Validate, AcceptsAValidModelAndBoundaries)
+{
+    Classifier c = make_model();
+    EXPECT_NO_THROW(validate(c, "m"));
+    /* x + 3 * width == window width fits exactly. */
+    c.weak[0].feature = {0, 0, 8, 8};
+    c.weak[1].feature = {21, 21, 1, 1};
+    EXPECT_NO_THROW(validate(c, "m"));
+    c.label = std::string(ModelLimits::kMaxLabelLength, 'a');
+    c.window_width = ModelLimits::kMaxWindowSide;
+    c.weak[1].reject_threshold = kNoRejection;
+    EXPECT_NO_THROW(validate(c, "m"));
+}
+
+TEST(Validate, RejectsEachProblem)
+{
+    const auto expect_invalid = [](const std::function<void(Classifier&)>& change, const std::string& fragment) {
+        Classifier c = make_model();
+        change(c);
+        SCOPED_TRACE(fragment);
+        expect_error([&] { validate(c, "model.xml"); }, {"model.xml: ", fragment});
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    expect_invalid([](Classifier& c) { c.weak.clear(); }, "no weak classifiers");
+    expect_invalid([](Classifier& c) { c.window_width = 0; }, "window size 0x24");
+    expect_invalid([](Classifier& c) { c.window_height = ModelLimits::kMaxWindowSide + 1; }, "window size 24x1025");
+    expect_invalid([](Classifier& c) { c.weak.resize(ModelLimits::kMaxWeakClassifiers + 1, c.weak[0]); },
+                   "65536 weak classifiers (the limit is 65535)");
+    expect_invalid([](Classifier& c) { c.label = std::string(ModelLimits::kMaxLabelLength + 1, 'a'); }, "label");
+    expect_invalid([](Classifier& c) { c.label = "a\nb"; }, "control character");
+    expect_invalid([](Classifier& c) { c.label = "\xff"; }, "UTF-8");
+    expect_invalid([](Classifier& c) { c.label.clear(); }, "label is empty");
+    expect_invalid([nan](Classifier& c) { c.weak[1].responses[77] = nan; }, "weak classifier 1: the response for LBP code 77");
+    expect_invalid([inf](Classifier& c) { c.weak[0].responses[0] = -inf; }, "weak classifier 0: the response for LBP code 0");
+    expect_invalid([nan](Classifier& c) { c.weak[0].reject_threshold = nan; }, "weak classifier 0: the reject threshold");
+    expect_invalid([inf](Classifier& c) { c.weak[0].reject_threshold = inf; }, "weak classifier 0: the reject threshold");
+    expect_invalid([](Classifier& c) { c.weak[0].reject_threshold = -1e35f; }, "-1e30");
+    expect_invalid([nan](Classifier& c) { c.final_threshold = nan; }, "final threshold");
+    expect_invalid([inf](Classifier& c) { c.final_threshold = -inf; }, "final threshold");
+    expect_invalid([](Classifier& c) { c.weak[0].feature.block_width = 0; }, "weak classifier 0: feature (x=0, y=0, 3 blocks of 0x8)");
+    expect_invalid([](Classifier& c) { c.weak[0].feature.block_height = -2; }, "empty block");
+    expect_invalid([](Classifier& c) { c.weak[1].feature.x = -1; }, "negative position");
+    expect_invalid([](Classifier& c) { c.weak[1].feature.y = -5; }, "negative position");
+    expect_invalid([](Classifier& c) { c.weak[0].feature.block_height = 9; }, "does not fit the 24x24 window");
+    expect_invalid([](Classifier& c) { c.weak[0].feature.x = 1000000000; }, "does not fit");
+    expect_invalid([](Classifier& c) { c.weak[0].feature.block_width = 1000000000; }, "does not fit");
+
+    Classifier c = make_model();
+    c.weak[1].feature = {20, 3, 4, 2};
+    try {
+        validate(c, "face.xml");
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_STREQ(e.what(),
+                     "face.xml: weak classifier 1: feature (x=20, y=3, 3 blocks of 4x2) does not fit the 24x24 window");
+    }
+}
+
+TEST(Validate, StageCount)
+{
+    Classifier c = make_model();
+    EXPECT_EQ(c.stage_count(), 1u);
+    c.weak[0].reset_sum_after = true;
+    EXPECT_EQ(c.stage_count(), 2u);
+    c.weak[1].reset_sum_after = true;
+    EXPECT_EQ(c.stage_count(), 2u);
+    c.weak.clear();
+    EXPECT_EQ(c.stage_count(), 0u);
+}
+
+/* ===================== waldboost-convert ===================== */
+
+class Converter : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        tool_ = converter();
+        if (tool_.empty())
+            GTEST_SKIP() << "WALDBOOST_CONVERT is not set";
+    }
+    std::string tool_;
+};
+
+TEST_F(Converter, RealCascadesConvertToTheSameModel)
+{
+    TempDir dir;
+    for (const KnownCascade& known : kCascades) {
+        SCOPED_TRACE(known.stem);
+        const std::string input = cascade_path(known.stem);
+        const std::string output = dir.file(std::string(known.stem) + ".xml");
+        const std::string log = dir.file("log.txt");
+        ASSERT_EQ(run(shell_quote(tool_) + " --label my-label " + shell_quote(input) + " " + shell_quote(output) + " 2>" + shell_quote(log)), 0);
+        const Classifier direct = load_classifier_file(input);
+        const Classifier converted = load_classifier_file(output);
+        EXPECT_EQ(converted.label, "my-label");
+        expect_identical(direct, converted, false);
+        const std::string summary = read_text(log);
+        EXPECT_NE(summary.find("window " + std::to_string(known.width) + "x" + std::to_string(known.height)), std::string::npos)
+            << summary;
+        EXPECT_NE(summary.find(std::to_string(known.trees) + " weak classifiers"), std::string::npos) << summary;
+        EXPECT_NE(summary.find(std::to_string(known.stages) + " stages"), std::string::npos) << summary;
+    }
+    /* Without --label the cascade's name is kept. */
+    const std::string output = dir.file("plain.xml");
+    ASSERT_EQ(run(shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_profileface")) + " " + shell_quote(output) + " 2>/dev/null"), 0);
+    EXPECT_EQ(load_classifier_file(output).label, "profileface");
+}
+
+TEST_F(Converter, WritesToStandardOutput)
+{
+    FILE* pipe = ::popen((shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_frontalface")) + " - 2>/dev/null").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string text;
+    char buffer[65536];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0)
+        text.append(buffer, n);
+    const int status = ::pclose(pipe);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    expect_identical(load_classifier_file(cascade_path("lbpcascade_frontalface")), load_classifier_memory(text, "stdout"));
+}
+
+TEST_F(Converter, UsageAndFailures)
+{
+    TempDir dir;
+    const std::string log = dir.file("log.txt");
+    EXPECT_EQ(run(shell_quote(tool_) + " --help >" + shell_quote(log)), 0);
+    EXPECT_NE(read_text(log).find("Usage: waldboost-convert [--label NAME] INPUT OUTPUT"), std::string::npos);
+    EXPECT_EQ(run(shell_quote(tool_) + " 2>/dev/null"), 2);
+    EXPECT_EQ(run(shell_quote(tool_) + " a 2>/dev/null"), 2);
+    EXPECT_EQ(run(shell_quote(tool_) + " --bogus a b 2>/dev/null"), 2);
+    EXPECT_EQ(run(shell_quote(tool_) + " a b --label 2>/dev/null"), 2);
+
+    /* A failed conversion writes nothing, not even a temporary file. */
+    const std::string haar = haar_dir() + "/haarcascade_frontalface_default.xml";
+    const std::string out = dir.file("out.xml");
+    EXPECT_EQ(run(shell_quote(tool_) + " " + shell_quote(haar) + " " + shell_quote(out) + " 2>" + shell_quote(log)), 1);
+    const std::string message = read_text(log);
+    EXPECT_EQ(message.rfind("waldboost-convert: " + haar + ":", 0), 0u) << message;
+    EXPECT_NE(message.find("not supported"), std::string::npos) << message;
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"log.txt"});
+
+    EXPECT_EQ(run(shell_quote(tool_) + " --label '' " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>" + shell_quote(log)), 1);
+    EXPECT_NE(read_text(log).find("label is empty"), std::string::npos);
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"log.txt"});
+
+    /* An existing output is replaced whole. */
+    dir.write("out.xml", "old");
+    EXPECT_EQ(run(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>/dev/null"), 0);
+    EXPECT_EQ(load_classifier_file(out).label, "x");
+}

@@ -1,0 +1,124 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Integral image and resize, checked against brute force and invariants.
+ * (Agreement of the resize with OpenCV is in test_opencv_agreement.cpp.)
+ */
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/reference/image.h"
+
+using namespace waldboost;
+
+static GrayImage random_image(int w, int h, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    GrayImage img(w, h);
+    for (auto& p : img.pixels)
+        p = static_cast<uint8_t>(rng() & 0xff);
+    return img;
+}
+
+TEST(IntegralImage, EveryBlockSumMatchesBruteForce)
+{
+    const GrayImage img = random_image(13, 9, 1);
+    const IntegralImage ii = integral_image(img.view());
+    ASSERT_EQ(ii.sums.size(), 14u * 10u);
+    for (int y = 0; y < 9; ++y)
+        for (int x = 0; x < 13; ++x)
+            for (int h = 1; y + h <= 9; ++h)
+                for (int w = 1; x + w <= 13; ++w) {
+                    uint32_t expected = 0;
+                    for (int yy = y; yy < y + h; ++yy)
+                        for (int xx = x; xx < x + w; ++xx)
+                            expected += img.at(xx, yy);
+                    ASSERT_EQ(ii.block_sum(x, y, w, h), expected) << x << "," << y << " " << w << "x" << h;
+                }
+}
+
+TEST(IntegralImage, BlockSumsStayExactWhenTheTotalOverflows32Bits)
+{
+    /* 4200 x 4200 x 255 = 4.5e9 > 2^32: the running sums wrap. */
+    const GrayImage img(4200, 4200, 255);
+    const IntegralImage ii = integral_image(img.view());
+    EXPECT_EQ(ii.block_sum(4100, 4100, 100, 100), 255u * 100u * 100u);
+    EXPECT_EQ(ii.block_sum(4199, 4199, 1, 1), 255u);
+    EXPECT_EQ(ii.block_sum(0, 0, 1, 1), 255u);
+}
+
+TEST(IntegralImage, HonoursTheViewStride)
+{
+    /* A 3x2 view inside rows of 5 bytes: the padding must be ignored. */
+    const uint8_t padded[] = {1, 2, 3, 99, 99, 4, 5, 6, 99, 99};
+    const GrayView view{padded, 3, 2, 5};
+    const IntegralImage ii = integral_image(view);
+    EXPECT_EQ(ii.block_sum(0, 0, 3, 2), 21u);
+    EXPECT_EQ(ii.block_sum(2, 0, 1, 2), 9u);
+}
+
+TEST(Resize, SameSizeIsAnExactCopy)
+{
+    const GrayImage img = random_image(31, 17, 2);
+    const GrayImage out = resize_bilinear(img.view(), {31, 17});
+    EXPECT_EQ(out.pixels, img.pixels);
+}
+
+TEST(Resize, ConstantImageStaysConstant)
+{
+    const GrayImage img(97, 61, 173);
+    for (Size s : {Size{88, 55}, Size{50, 30}, Size{1, 1}, Size{97, 1}, Size{3, 61}}) {
+        const GrayImage out = resize_bilinear(img.view(), s);
+        ASSERT_EQ(out.width, s.width);
+        ASSERT_EQ(out.height, s.height);
+        for (uint8_t p : out.pixels)
+            ASSERT_EQ(p, 173);
+    }
+}
+
+TEST(Resize, HalvingAveragesPixelPairs)
+{
+    /* At exactly half size every output pixel centre falls midway between
+     * two input pixels in each axis: the output is the 2x2 mean. */
+    const GrayImage img = random_image(40, 20, 3);
+    const GrayImage out = resize_bilinear(img.view(), {20, 10});
+    for (int y = 0; y < 10; ++y)
+        for (int x = 0; x < 20; ++x) {
+            const int sum = img.at(2 * x, 2 * y) + img.at(2 * x + 1, 2 * y) + img.at(2 * x, 2 * y + 1) +
+                            img.at(2 * x + 1, 2 * y + 1);
+            EXPECT_NEAR(out.at(x, y), sum / 4.0, 0.51) << x << "," << y;
+        }
+}
+
+TEST(Resize, OutputStaysWithinTheRangeOfItsNeighbourhood)
+{
+    const GrayImage img = random_image(101, 77, 4);
+    const GrayImage out = resize_bilinear(img.view(), {83, 64});
+    const double sx = 101.0 / 83, sy = 77.0 / 64;
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 83; ++x) {
+            const int x0 = std::max(0, static_cast<int>((x + 0.5) * sx - 0.5));
+            const int y0 = std::max(0, static_cast<int>((y + 0.5) * sy - 0.5));
+            int lo = 255, hi = 0;
+            /* One pixel of slack each side for rounding of the coordinate. */
+            for (int yy = std::max(0, y0 - 1); yy <= std::min(y0 + 2, 76); ++yy)
+                for (int xx = std::max(0, x0 - 1); xx <= std::min(x0 + 2, 100); ++xx) {
+                    lo = std::min<int>(lo, img.at(xx, yy));
+                    hi = std::max<int>(hi, img.at(xx, yy));
+                }
+            ASSERT_GE(out.at(x, y), lo);
+            ASSERT_LE(out.at(x, y), hi);
+        }
+}
+
+TEST(Gray, Bt601Weights)
+{
+    EXPECT_EQ(rgb_to_gray(0, 0, 0), 0);
+    EXPECT_EQ(rgb_to_gray(255, 255, 255), 255);
+    /* 0.299 * 255 = 76.2, 0.587 * 255 = 149.7, 0.114 * 255 = 29.1 */
+    EXPECT_EQ(rgb_to_gray(255, 0, 0), 76);
+    EXPECT_EQ(rgb_to_gray(0, 255, 0), 150);
+    EXPECT_EQ(rgb_to_gray(0, 0, 255), 29);
+}

@@ -1,0 +1,381 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The CPU reference on inputs small enough to work out by hand: LBP codes,
+ * the cascade's rejection, reset and final-threshold semantics, the scan
+ * geometry and grouping. OpenCV agreement on real images is elsewhere.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/model/default_classifier.h"
+#include "core/reference/detector.h"
+
+using namespace waldboost;
+
+namespace {
+
+GrayImage image_from_rows(std::initializer_list<std::initializer_list<int>> rows)
+{
+    const int h = static_cast<int>(rows.size());
+    const int w = static_cast<int>(rows.begin()->size());
+    GrayImage img(w, h);
+    int y = 0;
+    for (const auto& row : rows) {
+        int x = 0;
+        for (int v : row)
+            img.at(x++, y) = static_cast<uint8_t>(v);
+        ++y;
+    }
+    return img;
+}
+
+/* A weak classifier whose response is `value` for every LBP code. */
+WeakClassifier constant_weak(float value, float reject = kNoRejection, bool reset = false)
+{
+    WeakClassifier w;
+    w.feature = {0, 0, 1, 1};
+    w.responses.fill(value);
+    w.reject_threshold = reject;
+    w.reset_sum_after = reset;
+    return w;
+}
+
+Classifier classifier_of(std::vector<WeakClassifier> weak, int window = 3, float final_threshold = 0.0f)
+{
+    Classifier c;
+    c.window_width = window;
+    c.window_height = window;
+    c.final_threshold = final_threshold;
+    c.weak = std::move(weak);
+    return c;
+}
+
+RawWindow raw(int x, int y, int w, int h, float score = 1.0f)
+{
+    RawWindow r;
+    r.rect = {x, y, w, h};
+    r.score = score;
+    return r;
+}
+
+}  // namespace
+
+TEST(LbpCode, OnePixelBlocksWorkedByHand)
+{
+    const GrayImage img = image_from_rows({{10, 20, 30}, {40, 25, 60}, {5, 25, 90}});
+    const IntegralImage ii = integral_image(img.view());
+    /* Centre 25. Clockwise from the top-left: 10 20 30 60 90 25 5 40
+     * >= 25 ?                                   0  0  1  1  1  1 0  1  */
+    EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 1, 1}), 0b00111101);
+}
+
+TEST(LbpCode, EqualBlocksSetEveryBit)
+{
+    const GrayImage img(9, 9, 77);
+    const IntegralImage ii = integral_image(img.view());
+    EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 3, 3}), 255);
+    EXPECT_EQ(lbp_code(ii, 2, 1, {1, 1, 2, 2}), 255);
+}
+
+TEST(LbpCode, RectangularBlocksAndOffsetsWorkedByHand)
+{
+    /* Blocks of 2x1 pixels; the feature sits at (1, 1) inside a window whose
+     * top-left pixel is (1, 0), so the grid starts at pixel (2, 1). */
+    const GrayImage img = image_from_rows({
+        {0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {0, 0, 1, 2, 9, 9, 0, 0, 0},  /* TL = 3,  T = 18, TR = 0  */
+        {0, 0, 5, 5, 4, 6, 7, 3, 0},  /* L  = 10, C = 10, R  = 10 */
+        {0, 0, 0, 0, 20, 0, 11, 0, 0}, /* BL = 0, B = 20, BR = 11 */
+    });
+    const IntegralImage ii = integral_image(img.view());
+    /* TL T TR R BR B BL L  >= 10 ?  0 1 0 1 1 1 0 1 */
+    EXPECT_EQ(lbp_code(ii, 1, 0, {1, 1, 2, 1}), 0b01011101);
+}
+
+TEST(LbpCode, EachNeighbourDrivesItsOwnBit)
+{
+    /* Raising one neighbour above a bright centre sets exactly its bit. */
+    const int cols[8] = {0, 1, 2, 2, 2, 1, 0, 0};
+    const int rows[8] = {0, 0, 0, 1, 2, 2, 2, 1};
+    for (int i = 0; i < 8; ++i) {
+        GrayImage img(3, 3, 0);
+        img.at(1, 1) = 100;
+        img.at(cols[i], rows[i]) = 200;
+        const IntegralImage ii = integral_image(img.view());
+        EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 1, 1}), 1 << (7 - i)) << "neighbour " << i;
+    }
+}
+
+TEST(EvaluateWindow, RejectsAtTheFirstThresholdTheSumFallsBelow)
+{
+    const GrayImage img(3, 3, 0);
+    const IntegralImage ii = integral_image(img.view());
+    const Classifier c = classifier_of({constant_weak(1.0f, 0.5f), constant_weak(-2.0f, -0.5f), constant_weak(5.0f)});
+    const WindowResult r = evaluate_window(c, ii, 0, 0, 0.0f);
+    EXPECT_FALSE(r.accepted);
+    EXPECT_EQ(r.rejected_at, 1u);   /* 1 - 2 = -1 < -0.5 */
+    EXPECT_EQ(r.weak_evaluated, 2);
+    EXPECT_FALSE(r.rejected_in_first_stage);
+    EXPECT_DOUBLE_EQ(r.score, -1.0);
+}
+
+TEST(EvaluateWindow, FirstStageRejectionIsFlagged)
+{
+    const GrayImage img(3, 3, 0);
+    const IntegralImage ii = integral_image(img.view());
+    /* A stage of two weak classifiers without thresholds, then the test. */
+    const Classifier c = classifier_of({constant_weak(0.25f), constant_weak(0.25f, 0.6f, true), constant_weak(1.0f)});
+    const WindowResult r = evaluate_window(c, ii, 0, 0, 0.0f);
+    EXPECT_FALSE(r.accepted);
+    EXPECT_TRUE(r.rejected_in_first_stage);
+    EXPECT_EQ(r.rejected_at, 1u);
+}
+
+TEST(EvaluateWindow, SumResetsAtStageEnds)
+{
+    const GrayImage img(3, 3, 0);
+    const IntegralImage ii = integral_image(img.view());
+    /* Stage 1 sums to 3 and passes; after the reset stage 2 sums to -0.5,
+     * which its threshold of -1 allows; without the reset it would be 2.5. */
+    const Classifier c = classifier_of(
+        {constant_weak(1.0f), constant_weak(2.0f, 2.0f, true), constant_weak(-0.5f, -1.0f, true)}, 3, -1.0f);
+    const WindowResult r = evaluate_window(c, ii, 0, 0, -1.0f);
+    EXPECT_TRUE(r.accepted);
+    EXPECT_EQ(r.weak_evaluated, 3);
+    EXPECT_DOUBLE_EQ(r.score, -0.5);
+}
+
+TEST(EvaluateWindow, FinalThresholdDecidesAcceptance)
+{
+    const GrayImage img(3, 3, 0);
+    const IntegralImage ii = integral_image(img.view());
+    const Classifier c = classifier_of({constant_weak(0.5f), constant_weak(0.25f)});
+    EXPECT_TRUE(evaluate_window(c, ii, 0, 0, 0.75f).accepted);   /* equal is enough */
+    EXPECT_FALSE(evaluate_window(c, ii, 0, 0, 0.76f).accepted);
+    EXPECT_EQ(evaluate_window(c, ii, 0, 0, 0.76f).rejected_at, 2u);
+}
+
+TEST(EvaluateWindow, ResponseIsLookedUpByTheWindowsCode)
+{
+    const GrayImage img = image_from_rows({{10, 20, 30}, {40, 25, 60}, {5, 25, 90}});
+    const IntegralImage ii = integral_image(img.view());
+    WeakClassifier w = constant_weak(-1.0f);
+    w.responses[0b00111101] = 3.0f;
+    const WindowResult r = evaluate_window(classifier_of({w}), ii, 0, 0, 0.0f);
+    EXPECT_TRUE(r.accepted);
+    EXPECT_DOUBLE_EQ(r.score, 3.0);
+}
+
+TEST(PlanScales, FollowsTheWindowGrowthUntilTheImageIsFull)
+{
+    Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    const std::vector<ScaleLevel> levels = plan_scales({200, 100}, c, DetectParams{});
+    ASSERT_FALSE(levels.empty());
+    EXPECT_FLOAT_EQ(levels[0].scale, 1.0f);
+    EXPECT_EQ(levels[0].image_size, (Size{200, 100}));
+    EXPECT_EQ(levels[0].step, 2);
+    double factor = 1.0;
+    for (size_t i = 0; i < levels.size(); ++i, factor *= 1.1) {
+        EXPECT_NEAR(levels[i].scale, factor, 1e-5 * factor);
+        EXPECT_LE(levels[i].window_size.height, 100);
+        EXPECT_EQ(levels[i].step, levels[i].scale >= 2.0f ? 1 : 2);
+        EXPECT_TRUE(levels[i].skip_after_first_stage_rejection);
+    }
+    /* The next factor's window would no longer fit the 100-pixel height. */
+    EXPECT_GT(std::lrint(24 * factor), 100);
+}
+
+TEST(PlanScales, MinMaxSizeAndStride)
+{
+    Classifier c = classifier_of({constant_weak(1.0f)}, 20);
+    DetectParams p;
+    p.min_size = {40, 40};
+    p.max_size = {80, 80};
+    p.stride = 3;
+    const std::vector<ScaleLevel> levels = plan_scales({640, 480}, c, p);
+    ASSERT_FALSE(levels.empty());
+    for (const ScaleLevel& l : levels) {
+        EXPECT_GE(std::lrint(20 * static_cast<double>(l.scale)), 40);
+        EXPECT_LE(l.window_size.width, 81);
+        EXPECT_EQ(l.step, 3);
+        EXPECT_FALSE(l.skip_after_first_stage_rejection);
+    }
+}
+
+TEST(PlanScales, ImageSmallerThanTheWindowHasNoLevels)
+{
+    Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    EXPECT_TRUE(plan_scales({23, 100}, c, DetectParams{}).empty());
+    EXPECT_TRUE(plan_scales({1, 1}, c, DetectParams{}).empty());
+    EXPECT_TRUE(plan_scales({0, 0}, c, DetectParams{}).empty());
+}
+
+TEST(PlanScales, RejectsBadParameters)
+{
+    Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    DetectParams p;
+    p.scale_factor = 1.0;
+    EXPECT_THROW(plan_scales({100, 100}, c, p), Error);
+    p.scale_factor = NAN;
+    EXPECT_THROW(plan_scales({100, 100}, c, p), Error);
+    p.scale_factor = 1.2;
+    p.stride = -1;
+    EXPECT_THROW(plan_scales({100, 100}, c, p), Error);
+}
+
+TEST(DetectLevel, AcceptEverythingVisitsEveryStridePosition)
+{
+    const Classifier c = classifier_of({constant_weak(1.0f, 0.0f)}, 4);
+    const GrayImage img(11, 8, 9);
+    ScaleLevel level;
+    level.image_size = {11, 8};
+    level.window_size = {4, 4};
+    level.step = 2;
+    DetectStats stats;
+    const std::vector<RawWindow> w = detect_level(c, img.view(), level, 0, DetectParams{}, &stats);
+    /* x in {0,2,4,6} (positions 0..7), y in {0,2,4} (positions 0..4). */
+    EXPECT_EQ(w.size(), 12u);
+    EXPECT_EQ(stats.windows, 12u);
+    EXPECT_EQ(stats.weak_evaluated, 12u);
+    EXPECT_EQ(w.back().rect, (Rect{6, 4, 4, 4}));
+}
+
+TEST(DetectLevel, FirstStageRejectionSkipsTheNextPosition)
+{
+    /* Code 255 (flat image) is rejected at once; any other code passes. */
+    WeakClassifier w = constant_weak(1.0f, 0.0f);
+    w.responses[255] = -1.0f;
+    const Classifier c = classifier_of({w}, 3);
+    /* One row of window positions; only the window at x = 4 has a centre
+     * brighter than its neighbours (code 0). */
+    GrayImage img(12, 3, 50);
+    img.at(5, 1) = 90;
+    ScaleLevel level;
+    level.image_size = {12, 3};
+    level.window_size = {3, 3};
+    level.step = 1;
+    level.skip_after_first_stage_rejection = true;
+    DetectStats stats;
+    const std::vector<RawWindow> found = detect_level(c, img.view(), level, 0, DetectParams{}, &stats);
+    /* Visits x = 0 (rejected, skips 1), 2 (rejected, skips 3), 4 (accepted),
+     * 5 (rejected: the bright pixel is its left neighbour, skips 6), 7
+     * (rejected, skips 8) and 9: six windows of ten. */
+    EXPECT_EQ(stats.windows, 6u);
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].x, 4);
+
+    level.skip_after_first_stage_rejection = false;
+    DetectStats all;
+    detect_level(c, img.view(), level, 0, DetectParams{}, &all);
+    EXPECT_EQ(all.windows, 10u);
+}
+
+TEST(DetectLevel, RectanglesAreMappedBackToTheOriginalImage)
+{
+    const Classifier c = classifier_of({constant_weak(1.0f)}, 4);
+    const GrayImage img(5, 4, 0);
+    ScaleLevel level;
+    level.scale = 1.5f;
+    level.image_size = {5, 4};
+    level.window_size = {6, 6};
+    level.step = 1;
+    const std::vector<RawWindow> w = detect_level(c, img.view(), level, 3, DetectParams{});
+    ASSERT_EQ(w.size(), 2u);
+    EXPECT_EQ(w[1].rect, (Rect{2, 0, 6, 6})); /* round(1 * 1.5) = 2 (ties to even) */
+    EXPECT_EQ(w[1].level, 3);
+}
+
+TEST(GroupOpenCv, ClusterNeedsMoreThanMinNeighbors)
+{
+    std::vector<RawWindow> w = {raw(10, 10, 20, 20), raw(11, 10, 20, 20), raw(10, 11, 20, 20)};
+    EXPECT_TRUE(group_opencv(w, 3).empty());
+    w.push_back(raw(12, 12, 21, 21));
+    const std::vector<Detection> d = group_opencv(w, 3);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].neighbors, 4);
+    /* mean of x = (10+11+10+12)/4 = 10.75 -> 11; y = 10.75 -> 11;
+     * w = 81/4 = 20.25 -> 20; h = 20.25 -> 20 */
+    EXPECT_EQ(d[0].rect, (Rect{11, 11, 20, 20}));
+    EXPECT_FLOAT_EQ(d[0].confidence, 1.0f - std::exp(-0.5f));
+}
+
+TEST(GroupOpenCv, SeparateObjectsStaySeparate)
+{
+    std::vector<RawWindow> w;
+    for (int i = 0; i < 4; ++i) {
+        w.push_back(raw(10 + i, 10, 20, 20));
+        w.push_back(raw(100 + i, 50, 30, 30));
+    }
+    const std::vector<Detection> d = group_opencv(w, 2);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0].rect.x, 12); /* (10+11+12+13)/4 = 11.5 -> 12 (ties to even) */
+    EXPECT_EQ(d[1].rect.x, 102); /* 101.5 -> 102 */
+}
+
+TEST(GroupOpenCv, SmallGroupInsideAStrongerOneIsDropped)
+{
+    std::vector<RawWindow> w;
+    for (int i = 0; i < 10; ++i)
+        w.push_back(raw(100, 100, 100, 100));
+    for (int i = 0; i < 4; ++i)
+        w.push_back(raw(130, 130, 30, 30));
+    const std::vector<Detection> d = group_opencv(w, 2);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].neighbors, 10);
+}
+
+TEST(GroupOpenCv, ZeroMinNeighborsKeepsEveryWindow)
+{
+    const std::vector<RawWindow> w = {raw(1, 1, 5, 5), raw(1, 1, 5, 5), raw(50, 1, 5, 5)};
+    const std::vector<Detection> d = group_opencv(w, 0);
+    ASSERT_EQ(d.size(), 3u);
+    for (const Detection& x : d)
+        EXPECT_EQ(x.neighbors, 1);
+}
+
+TEST(GroupOpenCv, SimilarityIsTransitive)
+{
+    /* Neighbours 4 pixels apart chain into one group although the ends are
+     * 16 pixels apart (delta = 0.2 * 20 = 4). */
+    std::vector<RawWindow> w;
+    for (int i = 0; i < 5; ++i)
+        w.push_back(raw(4 * i, 0, 20, 20));
+    const std::vector<Detection> d = group_opencv(w, 4);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].neighbors, 5);
+}
+
+TEST(GroupNms, KeepsTheBestScoringWindowOfEachCluster)
+{
+    const std::vector<RawWindow> w = {raw(0, 0, 10, 10, 0.5f), raw(1, 0, 10, 10, 2.0f), raw(0, 1, 10, 10, 1.0f),
+                                      raw(50, 50, 10, 10, 0.1f)};
+    const std::vector<Detection> d = group_nms(w, 0.3f, 0);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0].rect, (Rect{1, 0, 10, 10}));
+    EXPECT_EQ(d[0].neighbors, 3);
+    EXPECT_FLOAT_EQ(d[0].score, 2.0f);
+    EXPECT_EQ(d[1].neighbors, 1);
+    /* min_neighbors applies to the cluster size */
+    EXPECT_EQ(group_nms(w, 0.3f, 1).size(), 1u);
+}
+
+TEST(Iou, KnownOverlaps)
+{
+    EXPECT_DOUBLE_EQ(intersection_over_union({0, 0, 10, 10}, {0, 0, 10, 10}), 1.0);
+    EXPECT_DOUBLE_EQ(intersection_over_union({0, 0, 10, 10}, {5, 0, 10, 10}), 50.0 / 150.0);
+    EXPECT_DOUBLE_EQ(intersection_over_union({0, 0, 10, 10}, {10, 0, 10, 10}), 0.0);
+}
+
+TEST(Detect, DefaultClassifierFindsNothingOnFlatAndNoiseImages)
+{
+    const Classifier& c = default_classifier();
+    EXPECT_EQ(c.label, "face");
+    const GrayImage flat(160, 120, 128);
+    EXPECT_TRUE(detect(c, flat.view(), DetectParams{}).empty());
+    const GrayImage tiny(10, 10, 0);
+    EXPECT_TRUE(detect(c, tiny.view(), DetectParams{}).empty());
+}
