@@ -1,0 +1,76 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The device layer of the OpenCL engine: which devices there are, which one
+ * a user's spec picks, and turning OpenCL failures into waldboost::Error
+ * messages a user can act on.
+ */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/opencl/cl.h"
+
+namespace waldboost::opencl {
+
+struct DeviceInfo {
+    int platform_index = 0;
+    int device_index = 0;  /* within its platform */
+    std::string platform_name, device_name, vendor, driver_version, device_version, opencl_c_version;
+    std::string type;      /* "GPU", "CPU", "accelerator", "other" */
+    unsigned compute_units = 0;
+    size_t max_work_group_size = 0;
+    uint64_t global_memory = 0, local_memory = 0, max_alloc = 0, constant_memory = 0;
+    bool image_support = false;
+    bool profile_full = false;  /* FULL_PROFILE, not EMBEDDED_PROFILE */
+    std::string extensions;
+};
+
+/* Every device of every platform, in platform then device order. No OpenCL
+ * platform at all (the ICD loader's CL_PLATFORM_NOT_FOUND_KHR) is an empty
+ * list, not an error; a platform that fails to enumerate is left out. */
+std::vector<DeviceInfo> list_devices();
+
+struct SelectedDevice {
+    cl::Device device;
+    cl::Platform platform;
+    DeviceInfo info;
+};
+
+/* Picks a device by spec:
+ *   "" or "auto"               the first GPU, else accelerator, else CPU, else any
+ *   "gpu", "cpu", "accelerator" the first device of that type (any case)
+ *   "P:D"                      device D of platform P (as list_devices numbers them)
+ *   anything else              the first device whose name, vendor or platform
+ *                              name contains the text (any case)
+ * Devices below OpenCL 1.2 are never picked. Throws Error saying why nothing
+ * matched and listing the devices there are. */
+SelectedDevice select_device(const std::string& spec);
+
+/* One line: "0:0 NAME (TYPE, PLATFORM, N compute units, X MiB local, OpenCL C 1.2)". */
+std::string describe(const DeviceInfo& info);
+
+/* The (major, minor) of a "OpenCL 1.2 ..." or "OpenCL C 1.2 ..." version
+ * string; (0, 0) when it does not parse. */
+std::pair<int, int> parse_opencl_version(const std::string& version);
+
+/* "CL_OUT_OF_RESOURCES" for -5; "OpenCL error N" for codes it does not know. */
+std::string error_name(cl_int code);
+
+/* The Error for a failed OpenCL call: "<doing>: <call> failed with
+ * CL_OUT_OF_RESOURCES (-5)". `doing` says what the engine was doing. */
+Error to_error(const cl::Error& error, const std::string& doing);
+
+/* Fault injection for testing the engine's error paths: throws
+ * cl::Error(CL_OUT_OF_RESOURCES, call) when the environment variable
+ * WALDBOOST_CL_FAULT equals `call` ("program-build", "buffer-create",
+ * "enqueue", "map", ...). The variable is read once, at the first call. */
+void maybe_inject_fault(const char* call);
+
+}  // namespace waldboost::opencl

@@ -1,0 +1,696 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/opencl/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+#include "core/opencl/program_cache.h"
+
+namespace waldboost::opencl {
+
+/* Generated at build time from the kernels folder by build-aux/embed.py. */
+extern const std::string_view kPyramidKernels;
+extern const std::string_view kWaldboostKernels;
+
+namespace {
+
+/* Running sums are int64 with this many fraction bits: exact (and so
+ * order-independent) for every response that is a multiple of 2^-40, which
+ * covers any float of magnitude >= 2^-17, and room for sums up to 2^23. */
+constexpr int kFixedShift = 40;
+constexpr double kFixedScale = 1099511627776.0; /* 2^40 */
+constexpr double kFixedLimit = 4194304.0;       /* 2^22: headroom below 2^23 */
+
+/* Counter slots, mirrored in kernels/waldboost.cl. */
+constexpr int kCountAccepted = 0;
+constexpr int kCountWeakEvaluated = 1;
+constexpr int kCountMaxNext = 2;
+constexpr int kCountLists = 3;
+
+/* Mirrors ResizeLevel in kernels/pyramid.cl. */
+struct ResizeLevel {
+    cl_uint first;
+    cl_int width;
+    cl_int height;
+    cl_int canvas_offset;
+    cl_int xtap;
+    cl_int ytap;
+    cl_int pad0;
+    cl_int pad1;
+};
+
+/* Mirrors ScanLevel in kernels/waldboost.cl. */
+struct ScanLevel {
+    cl_uint first;
+    cl_int columns;
+    cl_int rows;
+    cl_int step;
+    cl_int origin;
+    cl_int skip_rule;
+    cl_int pad0;
+    cl_int pad1;
+};
+
+/* Mirrors Candidate and Accepted. */
+struct CandidateRecord {
+    cl_uint index;
+    cl_uint next;
+    cl_long sum;
+};
+struct AcceptedRecord {
+    cl_uint index;
+    cl_uint hidden;
+    cl_long score;
+};
+static_assert(sizeof(CandidateRecord) == 16 && sizeof(AcceptedRecord) == 16, "records must match the kernels");
+
+int64_t to_fixed_ceil(double value)
+{
+    return static_cast<int64_t>(std::ceil(value * kFixedScale));
+}
+
+size_t round_up(size_t value, size_t multiple)
+{
+    return (value + multiple - 1) / multiple * multiple;
+}
+
+/* Everything that depends on the frame size and the scan parameters. */
+struct Geometry {
+    Size image;
+    double scale_factor = 0;
+    Size min_size, max_size;
+    int stride = 0;
+
+    std::vector<ScaleLevel> levels;
+    std::vector<int> scan_to_level; /* scan-table entry -> index into levels */
+    std::vector<ResizeLevel> resize_levels;
+    std::vector<ScanLevel> scan_levels;
+    std::vector<cl_int4> taps;
+    int canvas_width = 0, canvas_height = 0;
+    int integral_pitch = 0;
+    cl_uint pixels = 0;     /* pyramid pixels */
+    cl_uint positions = 0;  /* window positions scanned */
+
+    bool matches(Size size, const DetectParams& p) const
+    {
+        return image == size && scale_factor == p.scale_factor && min_size == p.min_size &&
+               max_size == p.max_size && stride == p.stride;
+    }
+};
+
+Geometry make_geometry(Size size, const Classifier& classifier, const DetectParams& params)
+{
+    Geometry g;
+    g.image = size;
+    g.scale_factor = params.scale_factor;
+    g.min_size = params.min_size;
+    g.max_size = params.max_size;
+    g.stride = params.stride;
+    g.levels = plan_scales(size, classifier, params);
+    if (g.levels.empty())
+        return g;
+
+    /* Shelf packing: levels left to right, a new shelf when one is full. */
+    g.canvas_width = g.levels.front().image_size.width;
+    int x = 0, y = 0, shelf_height = 0;
+    std::vector<std::pair<int, int>> placement;
+    for (const ScaleLevel& level : g.levels) {
+        if (x + level.image_size.width > g.canvas_width) {
+            x = 0;
+            y += shelf_height;
+            shelf_height = 0;
+        }
+        placement.emplace_back(x, y);
+        x += level.image_size.width;
+        shelf_height = std::max(shelf_height, level.image_size.height);
+    }
+    g.canvas_height = y + shelf_height;
+    g.integral_pitch = g.canvas_width + 1;
+
+    uint64_t pixels = 0, positions = 0;
+    for (size_t i = 0; i < g.levels.size(); ++i) {
+        const ScaleLevel& level = g.levels[i];
+        const auto [cx, cy] = placement[i];
+        ResizeLevel r{};
+        r.first = static_cast<cl_uint>(pixels);
+        r.width = level.image_size.width;
+        r.height = level.image_size.height;
+        r.canvas_offset = cy * g.canvas_width + cx;
+        r.xtap = static_cast<cl_int>(g.taps.size());
+        for (const LinearTap& t : linear_taps(size.width, level.image_size.width))
+            g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
+        r.ytap = static_cast<cl_int>(g.taps.size());
+        for (const LinearTap& t : linear_taps(size.height, level.image_size.height))
+            g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
+        g.resize_levels.push_back(r);
+        pixels += static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
+
+        const int span_x = level.image_size.width - classifier.window_width + 1;
+        const int span_y = level.image_size.height - classifier.window_height + 1;
+        if (span_x <= 0 || span_y <= 0)
+            continue;
+        ScanLevel s{};
+        s.first = static_cast<cl_uint>(positions);
+        s.columns = (span_x + level.step - 1) / level.step;
+        s.rows = (span_y + level.step - 1) / level.step;
+        s.step = level.step;
+        s.origin = cy * g.integral_pitch + cx;
+        s.skip_rule = level.skip_after_first_stage_rejection ? 1 : 0;
+        g.scan_levels.push_back(s);
+        g.scan_to_level.push_back(static_cast<int>(i));
+        positions += static_cast<uint64_t>(s.columns) * static_cast<uint64_t>(s.rows);
+    }
+    const uint64_t integral_size = static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
+    if (positions > std::numeric_limits<cl_uint>::max() / 2 || pixels > std::numeric_limits<cl_int>::max() ||
+        integral_size > std::numeric_limits<cl_int>::max())
+        throw Error("frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
+                    " is too large for the OpenCL engine's 32-bit indices");
+    g.pixels = static_cast<cl_uint>(pixels);
+    g.positions = static_cast<cl_uint>(positions);
+    return g;
+}
+
+}  // namespace
+
+bool ReductionParams::operator==(const ReductionParams& o) const
+{
+    return group_size == o.group_size && step1_unsync == o.step1_unsync && step1_divisor == o.step1_divisor &&
+           step2_unsync == o.step2_unsync && step2_divisor == o.step2_divisor && step2_repeats == o.step2_repeats &&
+           step4_group_size == o.step4_group_size;
+}
+
+ReductionParams default_reduction(const DeviceInfo& device)
+{
+    ReductionParams p;
+    if (device.type == "CPU") {
+        /* PoCL and other CPU drivers run a work-group as loops between
+         * barriers: small groups keep those loops short. */
+        p.group_size = 64;
+        p.step4_group_size = 16;
+    }
+    const size_t max_group = std::max<size_t>(device.max_work_group_size, 1);
+    while (static_cast<size_t>(p.group_size) > max_group)
+        p.group_size /= 2;
+    while (static_cast<size_t>(p.step4_group_size) > max_group)
+        p.step4_group_size /= 2;
+    return p;
+}
+
+static bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+void validate(const ReductionParams& p, const DeviceInfo& device)
+{
+    auto fail = [](const std::string& what) { throw Error("reduction parameter " + what); };
+    const int max_group = static_cast<int>(std::min<size_t>(device.max_work_group_size, 4096));
+    if (!power_of_two(p.group_size) || p.group_size < 8 || p.group_size > max_group)
+        fail("group size must be a power of two from 8 to " + std::to_string(max_group) + ", not " +
+             std::to_string(p.group_size));
+    if (!power_of_two(p.step4_group_size) || p.step4_group_size > max_group)
+        fail("step-4 group size must be a power of two up to " + std::to_string(max_group) + ", not " +
+             std::to_string(p.step4_group_size));
+    if (p.step1_unsync < 0 || p.step1_unsync > 65535 || p.step2_unsync < 0 || p.step2_unsync > 65535)
+        fail("unsynchronised weak classifier counts must be 0 to 65535");
+    if (p.step1_divisor < 1 || p.step1_divisor > p.group_size || p.step2_divisor < 1 ||
+        p.step2_divisor > p.group_size)
+        fail("divisors must be 1 to the group size");
+    if (p.step2_repeats < 0 || p.step2_repeats > 16)
+        fail("step-2 repeats must be 0 to 16, not " + std::to_string(p.step2_repeats));
+}
+
+/* One frame in flight: its own queue and buffers, so the upload of the next
+ * frame overlaps this one's kernels. */
+struct Slot {
+    cl::CommandQueue queue;
+    std::shared_ptr<const Geometry> geometry;       /* of the frame in the slot */
+    std::shared_ptr<const Geometry> buffers_for;    /* the buffers below were sized for */
+    cl::Buffer resize_levels, scan_levels, taps;
+    cl::Buffer source, canvas, integral, lists[2], accepted, counters, first_stage_rejected;
+    size_t list_capacity = 0;
+    size_t accepted_capacity = 0;
+    size_t source_bytes = 0;
+
+    std::vector<uint8_t> host_source;
+    std::vector<cl_uint> host_counters;
+    std::vector<AcceptedRecord> host_accepted;
+    std::vector<std::pair<std::string, cl::Event>> kernel_events;
+    cl::Event done;
+
+    bool busy = false;
+    uint64_t frame = 0;
+    DetectParams params;
+    int64_t final_threshold = 0;
+    int reruns = 0;
+};
+
+struct Engine::Impl {
+    Classifier classifier;
+    SelectedDevice selected;
+    ReductionParams reduction;
+    cl::Context context;
+    cl::Program program;
+    BuildReport build_report;
+    cl::Buffer features, responses, thresholds, resets;
+    int first_test = 0;
+    int max_in_flight = 2;
+    std::vector<Slot> slots;
+    std::deque<size_t> order; /* slots in flight, oldest first */
+    size_t next_slot = 0;
+    uint64_t next_frame = 0;
+    std::shared_ptr<const Geometry> geometry;
+
+    int list_count() const { return 1 + reduction.step2_repeats + 1; }
+
+    void upload_classifier();
+    void prepare(Slot& slot, const GrayView& image, const DetectParams& params);
+    void enqueue(Slot& slot);
+    FrameResult finish(Slot& slot);
+};
+
+void Engine::Impl::upload_classifier()
+{
+    const size_t n = classifier.weak.size();
+    std::vector<cl_int4> feature_data(n);
+    std::vector<cl_long> response_data(n * 256);
+    std::vector<cl_long> threshold_data(n);
+    std::vector<cl_uchar> reset_data(n);
+    double worst_sum = 0;
+    first_test = static_cast<int>(n);
+    for (size_t t = 0; t < n; ++t) {
+        const WeakClassifier& w = classifier.weak[t];
+        feature_data[t] = {{w.feature.x, w.feature.y, w.feature.block_width, w.feature.block_height}};
+        float largest = 0;
+        for (int code = 0; code < 256; ++code) {
+            largest = std::max(largest, std::fabs(w.responses[code]));
+            response_data[t * 256 + code] = std::llround(static_cast<double>(w.responses[code]) * kFixedScale);
+        }
+        worst_sum += largest;
+        if (w.reject_threshold == kNoRejection) {
+            threshold_data[t] = std::numeric_limits<cl_long>::min();
+        } else {
+            if (std::fabs(w.reject_threshold) >= kFixedLimit)
+                throw Error("classifier threshold " + std::to_string(w.reject_threshold) +
+                            " is beyond the OpenCL engine's range (|threshold| < 2^22)");
+            threshold_data[t] = to_fixed_ceil(w.reject_threshold);
+            if (first_test == static_cast<int>(n))
+                first_test = static_cast<int>(t);
+        }
+        reset_data[t] = w.reset_sum_after ? 1 : 0;
+    }
+    if (worst_sum >= kFixedLimit)
+        throw Error("classifier responses are too large for the OpenCL engine (the sum of the largest responses "
+                    "must stay below 2^22)");
+    maybe_inject_fault("buffer-create");
+    const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+    features = cl::Buffer(context, ro, sizeof(cl_int4) * n, feature_data.data());
+    responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
+    thresholds = cl::Buffer(context, ro, sizeof(cl_long) * n, threshold_data.data());
+    resets = cl::Buffer(context, ro, n, reset_data.data());
+}
+
+Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_(std::make_unique<Impl>())
+{
+    Impl& m = *impl_;
+    validate(classifier, "<classifier>");
+    if (config.max_in_flight < 1 || config.max_in_flight > 16)
+        throw Error("max in flight must be 1 to 16, not " + std::to_string(config.max_in_flight));
+    m.classifier = classifier;
+    m.max_in_flight = config.max_in_flight;
+    m.selected = select_device(config.device);
+    m.reduction = config.reduction.value_or(default_reduction(m.selected.info));
+    validate(m.reduction, m.selected.info);
+
+    try {
+        m.context = cl::Context(m.selected.device);
+        const std::string source = kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
+                                   kernel_source(kWaldboostKernels, "waldboost.cl");
+        const ReductionParams& r = m.reduction;
+        std::string options = "-cl-std=CL1.2";
+        auto define = [&](const char* name, long value) {
+            options += std::string(" -D ") + name + "=" + std::to_string(value);
+        };
+        m.upload_classifier();
+        define("GROUP_SIZE", r.group_size);
+        define("SCAN_GROUP_SIZE", r.group_size);
+        define("STEP4_GROUP_SIZE", r.step4_group_size);
+        define("STEP1_UNSYNC", r.step1_unsync);
+        define("STEP1_DIVISOR", r.step1_divisor);
+        define("STEP2_UNSYNC", r.step2_unsync);
+        define("STEP2_DIVISOR", r.step2_divisor);
+        define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
+        define("FIRST_TEST", m.first_test);
+        /* Development aid: extra compiler options, e.g. -cl-opt-disable. */
+        if (const char* extra = std::getenv("WALDBOOST_CL_OPTIONS"))
+            options += std::string(" ") + extra;
+        m.program = build_program(m.context, m.selected.device, source, options, &m.build_report);
+        m.slots.resize(static_cast<size_t>(m.max_in_flight));
+        for (Slot& slot : m.slots)
+            slot.queue = cl::CommandQueue(m.context, m.selected.device, CL_QUEUE_PROFILING_ENABLE);
+    } catch (const cl::Error& e) {
+        throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
+    }
+}
+
+Engine::~Engine()
+{
+    /* Let queued work finish before its buffers go away. */
+    for (Slot& slot : impl_->slots) {
+        try {
+            if (slot.queue())
+                slot.queue.finish();
+        } catch (const cl::Error&) {
+        }
+    }
+}
+
+const DeviceInfo& Engine::device() const { return impl_->selected.info; }
+const ReductionParams& Engine::reduction() const { return impl_->reduction; }
+const BuildReport& Engine::build_report() const { return impl_->build_report; }
+size_t Engine::in_flight() const { return impl_->order.size(); }
+bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
+
+void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams& params)
+{
+    const Size size{image.width, image.height};
+    if (!geometry || !geometry->matches(size, params))
+        geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params));
+    const Geometry& g = *geometry;
+
+    slot.params = params;
+    const float final = params.final_threshold.value_or(classifier.final_threshold);
+    if (!std::isfinite(final) || std::fabs(final) >= kFixedLimit)
+        throw Error("final threshold " + std::to_string(final) + " is out of range");
+    slot.final_threshold = to_fixed_ceil(final);
+    slot.reruns = 0;
+    slot.geometry = geometry;
+
+    /* A tight copy of the frame: the caller's buffer may go away. */
+    slot.host_source.resize(static_cast<size_t>(image.width) * static_cast<size_t>(image.height));
+    for (int y = 0; y < image.height; ++y)
+        std::memcpy(slot.host_source.data() + static_cast<size_t>(y) * image.width, image.row(y),
+                    static_cast<size_t>(image.width));
+    if (g.scan_levels.empty())
+        return;
+
+    maybe_inject_fault("buffer-create");
+    if (slot.buffers_for != geometry) {
+        const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+        slot.resize_levels = cl::Buffer(context, ro, sizeof(ResizeLevel) * g.resize_levels.size(),
+                                        const_cast<ResizeLevel*>(g.resize_levels.data()));
+        slot.scan_levels = cl::Buffer(context, ro, sizeof(ScanLevel) * g.scan_levels.size(),
+                                      const_cast<ScanLevel*>(g.scan_levels.data()));
+        slot.taps = cl::Buffer(context, ro, sizeof(cl_int4) * g.taps.size(), const_cast<cl_int4*>(g.taps.data()));
+        slot.source_bytes = slot.host_source.size();
+        slot.source = cl::Buffer(context, CL_MEM_READ_ONLY, slot.source_bytes);
+        const size_t canvas_bytes = static_cast<size_t>(g.canvas_width) * g.canvas_height;
+        slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
+        const size_t integral_bytes = sizeof(cl_uint) * g.integral_pitch * (g.canvas_height + 1);
+        slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
+        /* Row 0 and column 0 of the integral image stay zero; the kernels
+         * never write them. */
+        slot.queue.enqueueFillBuffer(slot.integral, cl_uint{0}, 0, integral_bytes);
+
+        /* Each step keeps at most group / divisor windows of every group, so
+         * this bounds every list: no list can overflow. */
+        const size_t groups = (g.positions + reduction.group_size - 1) / reduction.group_size;
+        slot.list_capacity = std::max<size_t>(1, groups * (reduction.group_size / reduction.step1_divisor));
+        for (cl::Buffer& list : slot.lists)
+            list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(CandidateRecord) * slot.list_capacity);
+        slot.accepted_capacity = std::max<size_t>(1024, g.positions / 256);
+        slot.accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(AcceptedRecord) * slot.accepted_capacity);
+        slot.counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (kCountLists + list_count()));
+        slot.first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, g.positions);
+        slot.buffers_for = geometry;
+    }
+}
+
+void Engine::Impl::enqueue(Slot& slot)
+{
+    const Geometry& g = *slot.geometry;
+    const ReductionParams& r = reduction;
+    cl::CommandQueue& q = slot.queue;
+    slot.kernel_events.clear();
+    auto launch = [&](const char* name, cl::Kernel& kernel, size_t global, size_t local) {
+        maybe_inject_fault("enqueue");
+        cl::Event event;
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global),
+                               local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
+        slot.kernel_events.emplace_back(name, event);
+    };
+    auto set_cascade_args = [&](cl::Kernel& k) {
+        k.setArg(0, slot.integral);
+        k.setArg(1, static_cast<cl_int>(g.integral_pitch));
+        k.setArg(2, features);
+        k.setArg(3, responses);
+        k.setArg(4, thresholds);
+        k.setArg(5, resets);
+        k.setArg(6, static_cast<cl_long>(slot.final_threshold));
+        return 7;
+    };
+    const cl_int level_count = static_cast<cl_int>(g.scan_levels.size());
+    const cl_uint list_capacity = static_cast<cl_uint>(slot.list_capacity);
+    const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
+
+    maybe_inject_fault("enqueue");
+    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.host_source.size(), slot.host_source.data());
+    q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
+    q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
+
+    cl::Kernel pyramid(program, "build_pyramid");
+    pyramid.setArg(0, slot.source);
+    pyramid.setArg(1, static_cast<cl_int>(g.image.width));
+    pyramid.setArg(2, slot.canvas);
+    pyramid.setArg(3, static_cast<cl_int>(g.canvas_width));
+    pyramid.setArg(4, slot.resize_levels);
+    pyramid.setArg(5, static_cast<cl_int>(g.resize_levels.size()));
+    pyramid.setArg(6, g.pixels);
+    pyramid.setArg(7, slot.taps);
+    launch("build_pyramid", pyramid, round_up(g.pixels, 64), 0);
+
+    cl::Kernel rows(program, "integral_rows");
+    rows.setArg(0, slot.canvas);
+    rows.setArg(1, static_cast<cl_int>(g.canvas_width));
+    rows.setArg(2, static_cast<cl_int>(g.canvas_width));
+    rows.setArg(3, slot.integral);
+    rows.setArg(4, static_cast<cl_int>(g.integral_pitch));
+    launch("integral_rows", rows, static_cast<size_t>(g.canvas_height) * r.group_size, r.group_size);
+
+    cl::Kernel columns(program, "integral_columns");
+    columns.setArg(0, slot.integral);
+    columns.setArg(1, static_cast<cl_int>(g.canvas_width));
+    columns.setArg(2, static_cast<cl_int>(g.canvas_height));
+    columns.setArg(3, static_cast<cl_int>(g.integral_pitch));
+    launch("integral_columns", columns, round_up(g.canvas_width, 64), 0);
+
+    cl::Kernel step1(program, "step1_scan");
+    int a = set_cascade_args(step1);
+    step1.setArg(a++, slot.scan_levels);
+    step1.setArg(a++, level_count);
+    step1.setArg(a++, g.positions);
+    step1.setArg(a++, slot.lists[0]);
+    step1.setArg(a++, list_capacity);
+    step1.setArg(a++, static_cast<cl_int>(kCountLists));
+    step1.setArg(a++, slot.accepted);
+    step1.setArg(a++, accepted_capacity);
+    step1.setArg(a++, slot.counters);
+    step1.setArg(a++, slot.first_stage_rejected);
+    launch("step1_scan", step1, round_up(g.positions, r.group_size), r.group_size);
+
+    /* Persistent launches for the list steps: enough groups to fill the
+     * device; each loops over a list whose length only the device knows. */
+    const size_t compute_units = std::max(1u, selected.info.compute_units);
+    const size_t list_groups = compute_units * 4;
+    int in_list = 0;
+    auto list_step = [&](const char* kernel_name, const char* label, int step_index) {
+        cl::Kernel k(program, kernel_name);
+        int i = set_cascade_args(k);
+        k.setArg(i++, slot.scan_levels);
+        k.setArg(i++, level_count);
+        k.setArg(i++, slot.lists[in_list]);
+        k.setArg(i++, list_capacity);
+        k.setArg(i++, static_cast<cl_int>(kCountLists + step_index - 1));
+        k.setArg(i++, slot.lists[1 - in_list]);
+        k.setArg(i++, list_capacity);
+        k.setArg(i++, static_cast<cl_int>(kCountLists + step_index));
+        k.setArg(i++, slot.accepted);
+        k.setArg(i++, accepted_capacity);
+        k.setArg(i++, slot.counters);
+        k.setArg(i++, slot.first_stage_rejected);
+        launch(label, k, list_groups * r.group_size, r.group_size);
+        in_list = 1 - in_list;
+    };
+    int step_index = 1;
+    for (int i = 0; i < r.step2_repeats; ++i)
+        list_step("step2_reduce", "step2_reduce", step_index++);
+    list_step("step3_equalize", "step3_equalize", step_index++);
+
+    cl::Kernel step4(program, "step4_finish");
+    a = set_cascade_args(step4);
+    step4.setArg(a++, slot.scan_levels);
+    step4.setArg(a++, level_count);
+    step4.setArg(a++, slot.lists[in_list]);
+    step4.setArg(a++, list_capacity);
+    step4.setArg(a++, static_cast<cl_int>(kCountLists + step_index - 1));
+    step4.setArg(a++, slot.accepted);
+    step4.setArg(a++, accepted_capacity);
+    step4.setArg(a++, slot.counters);
+    step4.setArg(a++, slot.first_stage_rejected);
+    launch("step4_finish", step4, compute_units * 8 * r.step4_group_size, r.step4_group_size);
+
+    cl::Kernel skip(program, "apply_skip_rule");
+    skip.setArg(0, slot.scan_levels);
+    skip.setArg(1, level_count);
+    skip.setArg(2, slot.accepted);
+    skip.setArg(3, accepted_capacity);
+    skip.setArg(4, slot.counters);
+    skip.setArg(5, slot.first_stage_rejected);
+    launch("apply_skip_rule", skip, round_up(slot.accepted_capacity, 64), 0);
+
+    /* Counters and the head of the accepted list come back with the frame;
+     * the rest only when there are more accepted windows. */
+    slot.host_counters.assign(kCountLists + list_count(), 0);
+    slot.host_accepted.resize(std::min<size_t>(slot.accepted_capacity, 4096));
+    maybe_inject_fault("map");
+    q.enqueueReadBuffer(slot.counters, CL_FALSE, 0, sizeof(cl_uint) * slot.host_counters.size(),
+                        slot.host_counters.data());
+    q.enqueueReadBuffer(slot.accepted, CL_FALSE, 0, sizeof(AcceptedRecord) * slot.host_accepted.size(),
+                        slot.host_accepted.data(), nullptr, &slot.done);
+    q.flush();
+}
+
+FrameResult Engine::Impl::finish(Slot& slot)
+{
+    FrameResult result;
+    result.frame = slot.frame;
+    const std::shared_ptr<const Geometry> geometry_ref = slot.geometry;
+    if (geometry_ref->scan_levels.empty())
+        return result; /* nothing to scan: the image is smaller than the window */
+    const Geometry& g = *geometry_ref;
+    slot.done.wait();
+
+    /* The accepted list is the only one without a static bound: when it
+     * overflowed, enlarge it and run the frame again. Nothing is lost. */
+    const size_t accepted_count = slot.host_counters[kCountAccepted];
+    if (accepted_count > slot.accepted_capacity) {
+        maybe_inject_fault("buffer-create");
+        slot.accepted_capacity = round_up(accepted_count + accepted_count / 4, 1024);
+        slot.accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(AcceptedRecord) * slot.accepted_capacity);
+        ++slot.reruns;
+        const int reruns = slot.reruns;
+        enqueue(slot);
+        slot.reruns = reruns;
+        return finish(slot);
+    }
+    if (accepted_count > slot.host_accepted.size()) {
+        const size_t have = slot.host_accepted.size();
+        slot.host_accepted.resize(accepted_count);
+        slot.queue.enqueueReadBuffer(slot.accepted, CL_TRUE, sizeof(AcceptedRecord) * have,
+                                     sizeof(AcceptedRecord) * (accepted_count - have), slot.host_accepted.data() + have);
+    }
+    slot.host_accepted.resize(accepted_count);
+
+    /* Scan order (level, row, column), as the CPU reference reports them. */
+    std::sort(slot.host_accepted.begin(), slot.host_accepted.end(),
+              [](const AcceptedRecord& x, const AcceptedRecord& y) { return x.index < y.index; });
+    for (const AcceptedRecord& a : slot.host_accepted) {
+        if (a.hidden)
+            continue;
+        const auto it = std::upper_bound(g.scan_levels.begin(), g.scan_levels.end(), a.index,
+                                         [](cl_uint index, const ScanLevel& s) { return index < s.first; });
+        const size_t scan = static_cast<size_t>(it - g.scan_levels.begin()) - 1;
+        const ScanLevel& s = g.scan_levels[scan];
+        const int level_index = g.scan_to_level[scan];
+        const ScaleLevel& level = g.levels[level_index];
+        const int local = static_cast<int>(a.index - s.first);
+        RawWindow w;
+        w.level = level_index;
+        w.x = (local % s.columns) * s.step;
+        w.y = (local / s.columns) * s.step;
+        w.rect = {static_cast<int>(std::lrint(w.x * level.scale)), static_cast<int>(std::lrint(w.y * level.scale)),
+                  level.window_size.width, level.window_size.height};
+        w.score = static_cast<float>(static_cast<double>(a.score) / kFixedScale);
+        result.windows.push_back(w);
+    }
+    clip_windows(result.windows, g.image);
+    result.detections = group_windows(result.windows, slot.params);
+
+    FrameStats& st = result.stats;
+    st.windows = g.positions;
+    for (int i = 0; i < list_count(); ++i)
+        st.candidates_after_step.push_back(slot.host_counters[kCountLists + i]);
+    st.weak_evaluated = slot.host_counters[kCountWeakEvaluated];
+    st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;
+    st.accepted = result.windows.size();
+    st.discarded = 0;
+    st.reruns = slot.reruns;
+    cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
+    for (auto& [name, event] : slot.kernel_events) {
+        const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+        const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+        st.kernels.push_back({name, static_cast<double>(end - start) * 1e-6});
+        first = std::min(first, start);
+        last = std::max(last, end);
+    }
+    st.device_milliseconds = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
+    return result;
+}
+
+uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
+{
+    Impl& m = *impl_;
+    if (!can_submit())
+        throw std::logic_error("Engine::submit: max_in_flight frames are already in flight; collect() first");
+    const size_t index = m.next_slot;
+    Slot& slot = m.slots[index];
+    try {
+        m.prepare(slot, image, params);
+        /* A frame with nothing to scan still takes its turn, so order holds. */
+        if (!slot.geometry->scan_levels.empty())
+            m.enqueue(slot);
+    } catch (const cl::Error& e) {
+        throw to_error(e, "submitting a frame");
+    }
+    slot.busy = true;
+    slot.frame = m.next_frame++;
+    m.order.push_back(index);
+    m.next_slot = (m.next_slot + 1) % m.slots.size();
+    return slot.frame;
+}
+
+std::optional<FrameResult> Engine::collect()
+{
+    Impl& m = *impl_;
+    if (m.order.empty())
+        return std::nullopt;
+    Slot& slot = m.slots[m.order.front()];
+    m.order.pop_front();
+    slot.busy = false;
+    try {
+        return m.finish(slot);
+    } catch (const cl::Error& e) {
+        throw to_error(e, "collecting a frame");
+    }
+}
+
+FrameResult Engine::detect(const GrayView& image, const DetectParams& params)
+{
+    while (!can_submit())
+        collect();
+    submit(image, params);
+    /* Results of frames submitted earlier are dropped here: detect() is the
+     * synchronous interface, not to be mixed with submit(). */
+    std::optional<FrameResult> result;
+    while (in_flight())
+        result = collect();
+    return std::move(*result);
+}
+
+}  // namespace waldboost::opencl

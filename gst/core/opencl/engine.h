@@ -1,0 +1,109 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The OpenCL detection engine: the pyramid and its integral image built on
+ * the device, then the lossless multi-kernel WaldBoost reduction
+ * (kernels/waldboost.cl). Results equal the CPU reference's
+ * (core/reference/detector.h) window for window.
+ */
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/opencl/device.h"
+#include "core/opencl/program_cache.h"
+#include "core/reference/detector.h"
+
+namespace waldboost::opencl {
+
+/* The reduction's parameters (algorithm.md). Each step stops once at most
+ * 1/divisor of a work-group's windows are left and compacts the survivors. */
+struct ReductionParams {
+    int group_size = 256;     /* work-items per group in steps 1-3 (a power of two) */
+    int step1_unsync = 4;     /* weak classifiers before step 1's first synchronisation */
+    int step1_divisor = 8;
+    int step2_unsync = 8;
+    int step2_divisor = 4;
+    int step2_repeats = 2;    /* launches of step 2 */
+    int step4_group_size = 32; /* work-items per candidate in step 4 (a power of two) */
+
+    bool operator==(const ReductionParams& o) const;
+};
+
+/* Defaults by device class: GPUs want wide groups; a CPU device runs a
+ * work-group as a loop, where small groups and short steps cost less. */
+ReductionParams default_reduction(const DeviceInfo& device);
+
+/* Throws Error naming the first parameter out of range. */
+void validate(const ReductionParams& params, const DeviceInfo& device);
+
+struct EngineConfig {
+    std::string device = "auto";              /* see select_device() */
+    std::optional<ReductionParams> reduction; /* default_reduction() when empty */
+    int max_in_flight = 2;                    /* frames submitted and not yet collected */
+};
+
+struct KernelTime {
+    std::string name;
+    double milliseconds = 0;
+};
+
+struct FrameStats {
+    std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order */
+    uint64_t windows = 0;                      /* positions scanned */
+    std::vector<uint64_t> candidates_after_step; /* list lengths after steps 1, 2..., 3 */
+    uint64_t weak_evaluated = 0;
+    double weak_per_window = 0;
+    uint64_t accepted = 0;                     /* windows accepted, before grouping */
+    uint64_t discarded = 0;                    /* candidates lost: always 0 (lossless) */
+    int reruns = 0;                            /* frames re-run after a list outgrew its buffer */
+    double device_milliseconds = 0;            /* first kernel start to last kernel end */
+};
+
+struct FrameResult {
+    uint64_t frame = 0;                 /* submission number, from 0 */
+    std::vector<RawWindow> windows;     /* accepted windows, as detect_raw() gives them */
+    std::vector<Detection> detections;  /* grouped with the frame's DetectParams */
+    FrameStats stats;
+};
+
+class Engine {
+public:
+    /* Selects the device, builds the kernels (through the binary cache) and
+     * uploads the classifier. Throws Error with an actionable message. */
+    Engine(const Classifier& classifier, const EngineConfig& config);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    const DeviceInfo& device() const;
+    const ReductionParams& reduction() const;
+    /* How the kernels were built: from the binary cache or from source. */
+    const BuildReport& build_report() const;
+
+    /* Synchronous: submit, then collect. */
+    FrameResult detect(const GrayView& image, const DetectParams& params);
+
+    /* Asynchronous: copies the frame, enqueues its upload and every kernel
+     * and returns at once. Frames leave collect() in submission order; while
+     * frame n is detected, frame n + 1 is uploaded on its own queue. Throws
+     * std::logic_error when max_in_flight frames are already in flight. */
+    uint64_t submit(const GrayView& image, const DetectParams& params);
+    size_t in_flight() const;
+    bool can_submit() const;
+
+    /* The oldest frame in flight, waiting for it; nullopt when none is. */
+    std::optional<FrameResult> collect();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace waldboost::opencl

@@ -1,0 +1,112 @@
+/* waldboost-gst - OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The image pyramid, built on the device in one launch for every level, and
+ * the integral image of the whole packed pyramid (OpenCL C 1.2).
+ *
+ * All levels are packed into one canvas. A single integral image of the
+ * canvas serves every level: a block sum is a difference of four corners, so
+ * whatever lies outside the block cancels out. Sums wrap modulo 2^32, which
+ * keeps every block sum exact.
+ */
+
+/* One level's pixels in the launch's linear index space. Mirrors
+ * ResizeLevel in engine.cpp. */
+typedef struct {
+    uint first;        /* first linear index of this level */
+    int width;
+    int height;
+    int canvas_offset; /* of the level's top-left pixel in the canvas */
+    int xtap;          /* first of its width x taps */
+    int ytap;          /* first of its height y taps */
+    int pad0;
+    int pad1;
+} ResizeLevel;
+
+/* The last level whose first index is <= index (levels are sorted). */
+static int find_resize_level(__global const ResizeLevel* levels, int count, uint index)
+{
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (levels[mid].first <= index)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Bilinear resize, bit-exact with the CPU reference (and OpenCV's
+ * INTER_LINEAR_EXACT): taps are (index0, index1, weight0, weight1), weights
+ * with 8 fraction bits summing to 256, computed once per geometry on the host. */
+__kernel void build_pyramid(__global const uchar* src, int src_pitch,
+                            __global uchar* canvas, int canvas_pitch,
+                            __global const ResizeLevel* levels, int level_count, uint total,
+                            __global const int4* taps)
+{
+    const uint index = get_global_id(0);
+    if (index >= total)
+        return;
+    const int l = find_resize_level(levels, level_count, index);
+    const ResizeLevel level = levels[l];
+    const int local_index = (int)(index - level.first);
+    const int y = local_index / level.width;
+    const int x = local_index - y * level.width;
+
+    const int4 xt = taps[level.xtap + x];
+    const int4 yt = taps[level.ytap + y];
+    __global const uchar* row0 = src + yt.x * src_pitch;
+    __global const uchar* row1 = src + yt.y * src_pitch;
+    const int h0 = row0[xt.x] * xt.z + row0[xt.y] * xt.w;
+    const int h1 = row1[xt.x] * xt.z + row1[xt.y] * xt.w;
+    canvas[level.canvas_offset + y * canvas_pitch + x] = (uchar)((h0 * yt.z + h1 * yt.w + (1 << 15)) >> 16);
+}
+
+/* Row prefix sums: one work-group per canvas row, scanning it in chunks of
+ * the group size. Writes row y + 1, columns 1..width of the integral image
+ * (row 0 and column 0 stay zero). */
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP_SIZE, 1, 1)))
+void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
+                   __global uint* integral, int integral_pitch)
+{
+    __local uint scan[SCAN_GROUP_SIZE];
+    const int row = get_group_id(0);
+    const int lid = get_local_id(0);
+    __global const uchar* in = canvas + row * canvas_pitch;
+    __global uint* out = integral + (row + 1) * integral_pitch + 1;
+
+    uint carry = 0;
+    for (int base = 0; base < width; base += SCAN_GROUP_SIZE) {
+        const int x = base + lid;
+        scan[lid] = x < width ? in[x] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Hillis-Steele inclusive scan. */
+        for (int d = 1; d < SCAN_GROUP_SIZE; d <<= 1) {
+            const uint add = lid >= d ? scan[lid - d] : 0u;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scan[lid] += add;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (x < width)
+            out[x] = carry + scan[lid];
+        carry += scan[SCAN_GROUP_SIZE - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Column prefix sums over the row sums, one work-item per column: reads and
+ * writes of neighbouring work-items are adjacent, so they coalesce. */
+__kernel void integral_columns(__global uint* integral, int width, int height, int integral_pitch)
+{
+    const int x = get_global_id(0);
+    if (x >= width)
+        return;
+    __global uint* p = integral + integral_pitch + 1 + x;
+    uint sum = 0;
+    for (int y = 0; y < height; ++y, p += integral_pitch) {
+        sum += *p;
+        *p = sum;
+    }
+}

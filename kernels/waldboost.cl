@@ -1,0 +1,468 @@
+/* waldboost-gst - OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The multi-kernel WaldBoost reduction (OpenCL C 1.2). Early termination makes
+ * neighbouring windows finish at very different times; instead of keeping a
+ * work-group busy for its last survivors, every step stops once a fixed share
+ * of its windows is left and compacts the survivors into a list that the next
+ * step processes densely:
+ *
+ *   step 1  one work-item per window position of the whole pyramid
+ *   step 2  the same over the candidate list (launched any number of times)
+ *   step 3  brings every candidate to the same weak-classifier index
+ *   step 4  one work-group per candidate, its weak classifiers in parallel
+ *
+ * Nothing is ever dropped: lists are sized by device-side counters, and a
+ * list that outgrows its buffer is detected by the host, which enlarges the
+ * buffer and runs the frame again.
+ *
+ * Running sums are 64-bit fixed point (FIXED_SHIFT fraction bits): integer
+ * addition is exact and associative, so step 4's parallel sums equal the
+ * sequential ones bit for bit, and the rejection decisions equal the CPU
+ * reference's.
+ *
+ * Build options (all -D): GROUP_SIZE, STEP4_GROUP_SIZE, STEP1_UNSYNC,
+ * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST.
+ */
+
+#define NO_THRESHOLD LONG_MIN
+
+/* Mirrors ScanLevel in engine.cpp. */
+typedef struct {
+    uint first;     /* first linear scan index of the level */
+    int columns;    /* scan positions per row */
+    int rows;
+    int step;       /* pixels between positions */
+    int origin;     /* integral-image offset of the level's top-left pixel */
+    int skip_rule;  /* OpenCV's "skip the next position after a first-stage rejection" */
+    int pad0;
+    int pad1;
+} ScanLevel;
+
+typedef struct {
+    uint index;  /* linear scan index */
+    uint next;   /* next weak classifier to evaluate */
+    long sum;    /* running sum so far */
+} Candidate;
+
+typedef struct {
+    uint index;
+    uint hidden; /* set by apply_skip_rule: OpenCV would not have visited it */
+    long score;  /* final sum minus the final threshold */
+} Accepted;
+
+/* Counter slots, mirrored in engine.cpp. */
+#define COUNT_ACCEPTED 0
+#define COUNT_WEAK_EVALUATED 1
+#define COUNT_MAX_NEXT 2
+#define COUNT_LISTS 3 /* one per list from here on */
+
+typedef struct {
+    __global const uint* integral;
+    int pitch;
+    __global const int4* features;  /* x, y, block width, block height */
+    __global const long* responses; /* WEAK_COUNT x 256 */
+    __global const long* thresholds;
+    __global const uchar* resets;
+} Cascade;
+
+static int find_scan_level(__global const ScanLevel* levels, int count, uint index)
+{
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (levels[mid].first <= index)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Integral-image offset of the top-left pixel of the window at `index`. */
+static int window_origin(__global const ScanLevel* levels, int level_count, int pitch, uint index)
+{
+    const ScanLevel level = levels[find_scan_level(levels, level_count, index)];
+    const int local_index = (int)(index - level.first);
+    const int row = local_index / level.columns;
+    const int column = local_index - row * level.columns;
+    return level.origin + row * level.step * pitch + column * level.step;
+}
+
+/* The 8-bit LBP code: bits from the most significant are the top-left, top,
+ * top-right, right, bottom-right, bottom, bottom-left and left block, set when
+ * that block's sum is >= the centre block's. 16 reads of the integral image. */
+static int lbp_code(const Cascade* c, int origin, int4 f)
+{
+    __global const uint* p = c->integral + origin + f.y * c->pitch + f.x;
+    const int dx = f.z;
+    const int dy = f.w * c->pitch;
+    uint r[4][4];
+    for (int j = 0; j < 4; ++j, p += dy)
+        for (int i = 0; i < 4; ++i)
+            r[j][i] = p[i * dx];
+#define BLOCK(col, row) (r[row][col] - r[row][(col) + 1] - r[(row) + 1][col] + r[(row) + 1][(col) + 1])
+    const uint centre = BLOCK(1, 1);
+    return (BLOCK(0, 0) >= centre) << 7 | (BLOCK(1, 0) >= centre) << 6 | (BLOCK(2, 0) >= centre) << 5 |
+           (BLOCK(2, 1) >= centre) << 4 | (BLOCK(2, 2) >= centre) << 3 | (BLOCK(1, 2) >= centre) << 2 |
+           (BLOCK(0, 2) >= centre) << 1 | (BLOCK(0, 1) >= centre);
+#undef BLOCK
+}
+
+static long response(const Cascade* c, int origin, int t)
+{
+    return c->responses[t * 256 + lbp_code(c, origin, c->features[t])];
+}
+
+/* Evaluates weak classifiers from *t up to `stop` while the window lives.
+ * A window rejected at the first rejection test is marked for the skip rule. */
+static void advance(const Cascade* c, int origin, int stop, uint* t, long* sum, bool* alive, uint* evaluated,
+                    __global uchar* first_stage_rejected, uint index)
+{
+    stop = min(stop, WEAK_COUNT);
+    while (*alive && (int)*t < stop) {
+        const int k = (int)*t;
+        *sum += response(c, origin, k);
+        ++*evaluated;
+        ++*t;
+        if (*sum < c->thresholds[k]) {
+            *alive = false;
+            if (k == FIRST_TEST)
+                first_stage_rejected[index] = 1;
+        } else if (c->resets[k] && k + 1 < WEAK_COUNT) {
+            /* The last weak classifier's sum is the score: never reset it. */
+            *sum = 0;
+        }
+    }
+}
+
+/* Per-work-item state kept in local memory across the synchronised rounds.
+ * Keeping it out of private variables that live across barriers also avoids
+ * a miscompilation seen with PoCL 3.1's optimiser (wrong results unless
+ * built with -cl-opt-disable). */
+typedef struct {
+    __local uint* t;
+    __local long* sum;
+    __local uchar* alive;
+    __local uint* evaluated;
+} GroupState;
+
+/* Synchronised rounds: the group evaluates one more weak classifier per
+ * round until at most GROUP_SIZE / divisor of its windows still need work. */
+static void rounds(const Cascade* c, int origin, GroupState s, __global uchar* first_stage_rejected, uint index,
+                   int divisor, __local uint* live)
+{
+    const int lid = get_local_id(0);
+    for (;;) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            *live = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (s.alive[lid] && s.t[lid] < WEAK_COUNT)
+            atomic_inc(live);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (*live <= GROUP_SIZE / divisor)
+            break;
+        uint t = s.t[lid], evaluated = s.evaluated[lid];
+        long sum = s.sum[lid];
+        bool alive = s.alive[lid];
+        advance(c, origin, (int)t + 1, &t, &sum, &alive, &evaluated, first_stage_rejected, index);
+        s.t[lid] = t;
+        s.sum[lid] = sum;
+        s.alive[lid] = alive;
+        s.evaluated[lid] = evaluated;
+    }
+}
+
+/* Runs the rounds on a work-item's private state through local memory. */
+static void synchronised_rounds(const Cascade* c, int origin, uint* t, long* sum, bool* alive, uint* evaluated,
+                                __global uchar* first_stage_rejected, uint index, int divisor, GroupState s,
+                                __local uint* live)
+{
+    const int lid = get_local_id(0);
+    s.t[lid] = *t;
+    s.sum[lid] = *sum;
+    s.alive[lid] = *alive;
+    s.evaluated[lid] = *evaluated;
+    rounds(c, origin, s, first_stage_rejected, index, divisor, live);
+    *t = s.t[lid];
+    *sum = s.sum[lid];
+    *alive = s.alive[lid];
+    *evaluated = s.evaluated[lid];
+}
+
+#define GROUP_STATE_STORAGE                                                                                  \
+    __local uint state_t[GROUP_SIZE];                                                                        \
+    __local long state_sum[GROUP_SIZE];                                                                      \
+    __local uchar state_alive[GROUP_SIZE];                                                                   \
+    __local uint state_evaluated[GROUP_SIZE];                                                                \
+    GroupState state;                                                                                        \
+    state.t = state_t;                                                                                       \
+    state.sum = state_sum;                                                                                   \
+    state.alive = state_alive;                                                                               \
+    state.evaluated = state_evaluated
+
+/* Appends a fully evaluated window to the accepted list when it passes. */
+static void accept(__global Accepted* accepted, uint capacity, __global uint* counters, uint index, long sum,
+                   long final_threshold)
+{
+    if (sum < final_threshold)
+        return;
+    const uint slot = atomic_inc(&counters[COUNT_ACCEPTED]);
+    if (slot < capacity) {
+        Accepted a;
+        a.index = index;
+        a.hidden = 0;
+        a.score = sum - final_threshold;
+        accepted[slot] = a;
+    }
+}
+
+/* The group's survivors that still need work go to `out` through local
+ * memory: one global atomic per group and one coalesced write. Also adds the
+ * group's evaluation count and tracks the largest next index. */
+static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __global Candidate* out,
+                    uint out_capacity, __global uint* counters, int out_counter, __local Candidate* buffer,
+                    __local uint* shared)
+{
+    /* shared[0] = survivors, [1] = global base, [2] = evaluations, [3] = max next */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        shared[0] = 0;
+        shared[2] = 0;
+        shared[3] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (evaluated)
+        atomic_add(&shared[2], evaluated);
+    if (keep) {
+        const uint k = atomic_inc(&shared[0]);
+        Candidate cand;
+        cand.index = index;
+        cand.next = t;
+        cand.sum = sum;
+        buffer[k] = cand;
+        atomic_max(&shared[3], t);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        shared[1] = shared[0] ? atomic_add(&counters[out_counter], shared[0]) : 0;
+        if (shared[2])
+            atomic_add(&counters[COUNT_WEAK_EVALUATED], shared[2]);
+        if (shared[0])
+            atomic_max(&counters[COUNT_MAX_NEXT], shared[3]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint lid = get_local_id(0);
+    if (lid < shared[0] && shared[1] + lid < out_capacity)
+        out[shared[1] + lid] = buffer[lid];
+}
+
+#define CASCADE_ARGS                                                                                         \
+    __global const uint *integral, int pitch, __global const int4 *features, __global const long *responses, \
+        __global const long *thresholds, __global const uchar *resets, long final_threshold
+#define MAKE_CASCADE()                                                                                       \
+    Cascade c;                                                                                               \
+    c.integral = integral;                                                                                   \
+    c.pitch = pitch;                                                                                         \
+    c.features = features;                                                                                   \
+    c.responses = responses;                                                                                 \
+    c.thresholds = thresholds;                                                                               \
+    c.resets = resets
+
+/* Step 1: every window position of the pyramid, one work-item each. */
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count, uint total,
+                __global Candidate* out, uint out_capacity, int out_counter,
+                __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
+                __global uchar* first_stage_rejected)
+{
+    __local Candidate buffer[GROUP_SIZE];
+    __local uint shared[4];
+    GROUP_STATE_STORAGE;
+    MAKE_CASCADE();
+    const uint index = get_global_id(0);
+    bool alive = index < total;
+    const int origin = alive ? window_origin(levels, level_count, pitch, index) : 0;
+    uint t = 0, evaluated = 0;
+    long sum = 0;
+
+    advance(&c, origin, STEP1_UNSYNC, &t, &sum, &alive, &evaluated, first_stage_rejected, index);
+    synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, index, STEP1_DIVISOR, state,
+                        &shared[0]);
+    if (alive && t == WEAK_COUNT)
+        accept(accepted, accepted_capacity, counters, index, sum, final_threshold);
+    compact(alive && t < WEAK_COUNT, index, t, sum, evaluated, out, out_capacity, counters, out_counter, buffer,
+            shared);
+}
+
+/* Step 2: continues the candidates of a list; any number of launches. The
+ * launch is a fixed number of groups that loop over the list, whose length
+ * only the device knows. */
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void step2_reduce(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
+                  __global const Candidate* in, uint in_capacity, int in_counter,
+                  __global Candidate* out, uint out_capacity, int out_counter,
+                  __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
+                  __global uchar* first_stage_rejected)
+{
+    __local Candidate buffer[GROUP_SIZE];
+    __local uint shared[4];
+    GROUP_STATE_STORAGE;
+    MAKE_CASCADE();
+    const uint count = min(counters[in_counter], in_capacity);
+    for (uint base = get_group_id(0) * GROUP_SIZE; base < count; base += get_num_groups(0) * GROUP_SIZE) {
+        const uint i = base + get_local_id(0);
+        bool alive = i < count;
+        Candidate cand;
+        cand.index = 0;
+        cand.next = WEAK_COUNT;
+        cand.sum = 0;
+        if (alive)
+            cand = in[i];
+        const int origin = alive ? window_origin(levels, level_count, pitch, cand.index) : 0;
+        uint t = cand.next, evaluated = 0;
+        long sum = cand.sum;
+        advance(&c, origin, (int)t + STEP2_UNSYNC, &t, &sum, &alive, &evaluated,
+                first_stage_rejected, cand.index);
+        synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
+                            STEP2_DIVISOR, state, &shared[0]);
+        if (alive && t == WEAK_COUNT)
+            accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
+        compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
+                buffer, shared);
+    }
+}
+
+/* Step 3: brings every candidate to the largest next index any candidate
+ * reached, so step 4 starts all of them at the same weak classifier. */
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void step3_equalize(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
+                    __global const Candidate* in, uint in_capacity, int in_counter,
+                    __global Candidate* out, uint out_capacity, int out_counter,
+                    __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
+                    __global uchar* first_stage_rejected)
+{
+    __local Candidate buffer[GROUP_SIZE];
+    __local uint shared[4];
+    MAKE_CASCADE();
+    const uint count = min(counters[in_counter], in_capacity);
+    const int target = (int)counters[COUNT_MAX_NEXT];
+    for (uint base = get_group_id(0) * GROUP_SIZE; base < count; base += get_num_groups(0) * GROUP_SIZE) {
+        const uint i = base + get_local_id(0);
+        bool alive = i < count;
+        Candidate cand;
+        cand.index = 0;
+        cand.next = WEAK_COUNT;
+        cand.sum = 0;
+        if (alive)
+            cand = in[i];
+        const int origin = alive ? window_origin(levels, level_count, pitch, cand.index) : 0;
+        uint t = cand.next, evaluated = 0;
+        long sum = cand.sum;
+        advance(&c, origin, target, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
+        if (alive && t == WEAK_COUNT)
+            accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
+        compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
+                buffer, shared);
+    }
+}
+
+/* Step 4: one work-group per candidate. Its work-items take consecutive weak
+ * classifiers, and a segmented inclusive scan (segments restart after a sum
+ * reset) gives the running sum after each of them, so every rejection
+ * threshold is tested exactly where the sequential evaluation would test it. */
+__kernel __attribute__((reqd_work_group_size(STEP4_GROUP_SIZE, 1, 1)))
+void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
+                  __global const Candidate* in, uint in_capacity, int in_counter,
+                  __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
+                  __global uchar* first_stage_rejected)
+{
+    __local long sums[STEP4_GROUP_SIZE];
+    __local uchar heads[STEP4_GROUP_SIZE];
+    __local uint first_reject;
+    __local uint evaluated;
+    MAKE_CASCADE();
+    const int lid = get_local_id(0);
+    const uint count = min(counters[in_counter], in_capacity);
+    for (uint i = get_group_id(0); i < count; i += get_num_groups(0)) {
+        const Candidate cand = in[i];
+        const int origin = window_origin(levels, level_count, pitch, cand.index);
+        if (lid == 0) {
+            first_reject = WEAK_COUNT;
+            evaluated = 0;
+        }
+        long carry = cand.sum;
+        long last = cand.sum;
+        for (int base = (int)cand.next; base < WEAK_COUNT; base += STEP4_GROUP_SIZE) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (first_reject < WEAK_COUNT)
+                break;
+            const int t = base + lid;
+            const bool valid = t < WEAK_COUNT;
+            long value = valid ? response(&c, origin, t) : 0;
+            if (lid == 0)
+                value += carry;
+            sums[lid] = value;
+            heads[lid] = lid > 0 && valid && resets[t - 1];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int d = 1; d < STEP4_GROUP_SIZE; d <<= 1) {
+                long add = 0;
+                uchar head = 0;
+                if (lid >= d) {
+                    add = sums[lid - d];
+                    head = heads[lid - d];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (!heads[lid])
+                    sums[lid] += add;
+                heads[lid] |= head;
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (valid && sums[lid] < thresholds[t])
+                atomic_min(&first_reject, (uint)t);
+            const int in_chunk = min(STEP4_GROUP_SIZE, WEAK_COUNT - base);
+            if (lid == 0)
+                atomic_add(&evaluated, (uint)in_chunk);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            last = sums[in_chunk - 1];
+            carry = resets[base + in_chunk - 1] ? 0 : last;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            /* Only the weak classifiers up to the rejection count as evaluated. */
+            const uint stop = first_reject < WEAK_COUNT ? first_reject + 1 : WEAK_COUNT;
+            const uint chunk_evaluated = min(evaluated, stop - cand.next);
+            atomic_add(&counters[COUNT_WEAK_EVALUATED], chunk_evaluated);
+            if (first_reject < WEAK_COUNT) {
+                if ((int)first_reject == FIRST_TEST)
+                    first_stage_rejected[cand.index] = 1;
+            } else {
+                accept(accepted, accepted_capacity, counters, cand.index, last, final_threshold);
+            }
+        }
+    }
+}
+
+/* OpenCV's scan skips the position after a window rejected at the first
+ * stage. Since a position right after a window that was not rejected there is
+ * always visited, a window is visited exactly when the run of first-stage
+ * rejections immediately before it in its row has even length. */
+__kernel void apply_skip_rule(__global const ScanLevel* levels, int level_count, __global Accepted* accepted,
+                              uint accepted_capacity, __global const uint* counters,
+                              __global const uchar* first_stage_rejected)
+{
+    const uint i = get_global_id(0);
+    if (i >= min(counters[COUNT_ACCEPTED], accepted_capacity))
+        return;
+    const uint index = accepted[i].index;
+    const ScanLevel level = levels[find_scan_level(levels, level_count, index)];
+    if (!level.skip_rule)
+        return;
+    const int column = (int)((index - level.first) % (uint)level.columns);
+    int run = 0;
+    while (run < column && first_stage_rejected[index - 1 - run])
+        ++run;
+    accepted[i].hidden = run & 1;
+}

@@ -1,0 +1,403 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The OpenCL engine against the CPU reference: for random classifiers (plain
+ * WaldBoost and stage-reset cascades, windows of 8 to 64 pixels) on random
+ * and real images of many sizes, and for several reduction parameter sets,
+ * the engine must return exactly the reference's accepted windows with the
+ * same scores, lose nothing however dense the detections, and give the same
+ * answer every time. Runs on whatever device "auto" picks (PoCL in CI);
+ * WALDBOOST_TEST_DEVICE selects another.
+ */
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <sstream>
+
+#include "core/model/default_classifier.h"
+#include "core/opencl/engine.h"
+#include "core/reference/detector.h"
+#include "image_loader.h"
+#include "test_support.h"
+
+using namespace waldboost;
+using waldboost::opencl::Engine;
+using waldboost::opencl::EngineConfig;
+using waldboost::opencl::ReductionParams;
+
+namespace {
+
+std::string test_device() { return waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"); }
+
+/* A value on a 2^-12 grid: exact in the reference's double sums and in the
+ * engine's fixed point, so any difference is a bug, not rounding. */
+float grid_value(std::mt19937& rng, float lo, float hi)
+{
+    std::uniform_real_distribution<float> u(lo, hi);
+    return std::round(u(rng) * 4096.0f) / 4096.0f;
+}
+
+/* Random features, tables and thresholds. With stages, thresholds come only
+ * at stage ends followed by a sum reset, as in OpenCV cascades; without,
+ * every weak classifier has one (a WaldBoost sequence). Thresholds follow
+ * the running sum's spread so that windows die at every depth. */
+Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_count, bool stages)
+{
+    Classifier c;
+    c.label = "random";
+    c.window_width = width;
+    c.window_height = height;
+    std::uniform_int_distribution<int> stage_length(2, 6);
+    int in_stage = 0, next_stage_end = stage_length(rng);
+    for (int t = 0; t < weak_count; ++t) {
+        WeakClassifier w;
+        std::uniform_int_distribution<int> bw(1, std::max(1, width / 3)), bh(1, std::max(1, height / 3));
+        w.feature.block_width = bw(rng);
+        w.feature.block_height = bh(rng);
+        w.feature.x = std::uniform_int_distribution<int>(0, width - 3 * w.feature.block_width)(rng);
+        w.feature.y = std::uniform_int_distribution<int>(0, height - 3 * w.feature.block_height)(rng);
+        for (float& r : w.responses)
+            r = grid_value(rng, -1.0f, 1.2f);
+        ++in_stage;
+        if (!stages) {
+            w.reject_threshold = grid_value(rng, -0.6f, 0.1f) * std::sqrt(static_cast<float>(t + 1));
+        } else if (in_stage == next_stage_end || t + 1 == weak_count) {
+            w.reject_threshold = grid_value(rng, -0.5f, 0.4f) * static_cast<float>(in_stage) * 0.5f;
+            w.reset_sum_after = true;
+            in_stage = 0;
+            next_stage_end = stage_length(rng);
+        }
+        c.weak.push_back(w);
+    }
+    c.final_threshold = stages ? c.weak.back().reject_threshold : grid_value(rng, -1.0f, 0.5f);
+    validate(c, "<random>");
+    return c;
+}
+
+GrayImage random_image(std::mt19937& rng, int w, int h)
+{
+    /* Smooth blobs plus noise: LBP codes vary, unlike on pure noise. */
+    GrayImage img(w, h);
+    std::uniform_int_distribution<int> noise(-20, 20);
+    const float fx = std::uniform_real_distribution<float>(0.02f, 0.2f)(rng);
+    const float fy = std::uniform_real_distribution<float>(0.02f, 0.2f)(rng);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const float v = 128 + 80 * std::sin(fx * x) * std::cos(fy * y + 0.3f * std::sin(0.05f * x));
+            img.at(x, y) = static_cast<uint8_t>(std::clamp(static_cast<int>(v) + noise(rng), 0, 255));
+        }
+    return img;
+}
+
+std::string describe(const RawWindow& w)
+{
+    std::ostringstream s;
+    s << "level " << w.level << " at " << w.x << "," << w.y << " rect " << w.rect.x << "," << w.rect.y << " "
+      << w.rect.width << "x" << w.rect.height << " score " << w.score;
+    return s.str();
+}
+
+/* The engine's windows must be the reference's, in the same order. */
+void expect_same_windows(const std::vector<RawWindow>& engine, const std::vector<RawWindow>& reference,
+                         const std::string& what)
+{
+    ASSERT_EQ(engine.size(), reference.size()) << what;
+    for (size_t i = 0; i < engine.size(); ++i) {
+        const RawWindow& a = engine[i];
+        const RawWindow& b = reference[i];
+        ASSERT_TRUE(a.level == b.level && a.x == b.x && a.y == b.y && a.rect == b.rect)
+            << what << ": window " << i << ": engine " << describe(a) << ", reference " << describe(b);
+        ASSERT_NEAR(a.score, b.score, 1e-5 * std::max(1.0f, std::fabs(b.score))) << what << ": " << describe(b);
+    }
+}
+
+std::vector<ReductionParams> parameter_sets()
+{
+    std::vector<ReductionParams> sets;
+    ReductionParams p;
+    p.group_size = 64;
+    sets.push_back(p); /* the thesis' divisors 8, 4 */
+    p = {};
+    p.group_size = 32;
+    p.step1_unsync = 0;
+    p.step1_divisor = 2;
+    p.step2_unsync = 1;
+    p.step2_divisor = 2;
+    p.step2_repeats = 0;
+    p.step4_group_size = 8;
+    sets.push_back(p); /* synchronise from the start, no step 2 */
+    p = {};
+    p.group_size = 128;
+    p.step1_unsync = 20;
+    p.step1_divisor = 64;
+    p.step2_unsync = 0;
+    p.step2_divisor = 16;
+    p.step2_repeats = 3;
+    p.step4_group_size = 64;
+    sets.push_back(p); /* long unsynchronised start, several step 2 */
+    p = {};
+    p.group_size = 8;
+    p.step1_divisor = 1;
+    p.step2_divisor = 1;
+    p.step2_repeats = 1;
+    p.step4_group_size = 1;
+    sets.push_back(p); /* no reduction at all: every window goes on */
+    return sets;
+}
+
+EngineConfig config_with(const ReductionParams& p)
+{
+    EngineConfig config;
+    config.device = test_device();
+    config.reduction = p;
+    return config;
+}
+
+}  // namespace
+
+TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
+{
+    std::mt19937 rng(20261122);
+    const std::vector<Size> windows = {{8, 8}, {24, 24}, {20, 34}, {64, 64}, {12, 40}};
+    const std::vector<Size> images = {{1, 1}, {7, 5}, {23, 30}, {64, 64}, {97, 61}, {160, 121}, {333, 250}};
+    const std::vector<ReductionParams> sets = parameter_sets();
+    size_t compared = 0;
+    for (size_t k = 0; k < windows.size(); ++k) {
+        const bool stages = k % 2 == 1;
+        const Classifier c = random_classifier(rng, windows[k].width, windows[k].height, 12 + 9 * static_cast<int>(k),
+                                               stages);
+        const ReductionParams& p = sets[k % sets.size()];
+        Engine engine(c, config_with(p));
+        for (const Size& s : images) {
+            const GrayImage img = random_image(rng, s.width, s.height);
+            for (int stride : {0, 1, 3}) {
+                DetectParams params;
+                params.stride = stride;
+                params.min_neighbors = 0;
+                params.scale_factor = 1.25;
+                const auto reference = detect_raw(c, img.view(), params);
+                const auto result = engine.detect(img.view(), params);
+                std::ostringstream what;
+                what << "classifier " << k << (stages ? " (stages)" : " (waldboost)") << " window "
+                     << windows[k].width << "x" << windows[k].height << ", image " << s.width << "x" << s.height
+                     << ", stride " << stride << ", params " << k % sets.size();
+                expect_same_windows(result.windows, reference, what.str());
+                EXPECT_EQ(result.stats.discarded, 0u);
+                compared += reference.size();
+            }
+        }
+    }
+    std::printf("accepted windows compared: %zu\n", compared);
+    EXPECT_GT(compared, 200u) << "the classifiers accept too little for the comparison to mean much";
+}
+
+TEST(Engine, LargeFramesMatchTheReference)
+{
+    /* A 4K frame, and a pyramid wider than 8192 pixels. */
+    std::mt19937 rng(4096);
+    const Classifier c = random_classifier(rng, 24, 24, 30, true);
+    for (Size s : {Size{3840, 2160}, Size{8400, 48}}) {
+        const GrayImage img = random_image(rng, s.width, s.height);
+        DetectParams params;
+        params.min_neighbors = 0;
+        const auto reference = detect_raw(c, img.view(), params);
+        Engine engine(c, EngineConfig{test_device(), std::nullopt, 1});
+        const auto result = engine.detect(img.view(), params);
+        expect_same_windows(result.windows, reference, std::to_string(s.width) + "x" + std::to_string(s.height));
+        EXPECT_GT(reference.size(), 0u);
+    }
+}
+
+TEST(Engine, EveryReductionParameterSetGivesTheSameWindows)
+{
+    std::mt19937 rng(7);
+    const Classifier c = random_classifier(rng, 16, 16, 40, true);
+    const GrayImage img = random_image(rng, 301, 203);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto reference = detect_raw(c, img.view(), params);
+    for (const ReductionParams& p : parameter_sets()) {
+        Engine engine(c, config_with(p));
+        expect_same_windows(engine.detect(img.view(), params).windows, reference,
+                            "group " + std::to_string(p.group_size));
+    }
+    EXPECT_GT(reference.size(), 10u);
+}
+
+TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
+{
+    /* The default classifier (lbpcascade_frontalface) on a real photo. */
+    const std::string path = waldboost_test::test_data("astronaut.png");
+    WALDBOOST_REQUIRE_FILE(path);
+    const GrayImage img = waldboost_test::load_gray_image(path);
+    const Classifier& c = default_classifier();
+    Engine engine(c, EngineConfig{test_device(), std::nullopt, 2});
+    DetectParams params;
+    const auto reference = detect(c, img.view(), params);
+    DetectParams raw_params = params;
+    raw_params.min_neighbors = 0;
+    expect_same_windows(engine.detect(img.view(), raw_params).windows, detect_raw(c, img.view(), raw_params),
+                        "astronaut raw");
+    const auto result = engine.detect(img.view(), params);
+    ASSERT_EQ(result.detections.size(), reference.size());
+    for (size_t i = 0; i < reference.size(); ++i) {
+        EXPECT_EQ(result.detections[i].rect, reference[i].rect);
+        EXPECT_EQ(result.detections[i].neighbors, reference[i].neighbors);
+    }
+    EXPECT_GE(reference.size(), 1u);
+}
+
+TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
+{
+    /* A classifier that accepts every window, with a threshold after every
+     * weak classifier so every step has to carry everything. */
+    std::mt19937 rng(3);
+    Classifier c = random_classifier(rng, 12, 12, 20, false);
+    for (WeakClassifier& w : c.weak) {
+        w.responses.fill(0.25f);
+        w.reject_threshold = -1.0f;
+    }
+    c.final_threshold = 0.0f;
+    const GrayImage img = random_image(rng, 257, 190);
+    DetectParams params;
+    params.min_neighbors = 0;
+    params.stride = 1;
+    const auto reference = detect_raw(c, img.view(), params);
+    for (const ReductionParams& p : parameter_sets()) {
+        Engine engine(c, config_with(p));
+        const auto result = engine.detect(img.view(), params);
+        expect_same_windows(result.windows, reference, "accept-all, group " + std::to_string(p.group_size));
+        EXPECT_EQ(result.stats.accepted, result.stats.windows);
+    }
+    EXPECT_GT(reference.size(), 50000u);
+}
+
+TEST(Engine, LosesNothingOnAnImageTiledWithHundredsOfFaces)
+{
+    const std::string path = waldboost_test::test_data("astronaut.png");
+    WALDBOOST_REQUIRE_FILE(path);
+    const GrayImage photo = waldboost_test::load_gray_image(path);
+    /* The astronaut's face (about 100 pixels) shrunk to 48x48 and tiled. */
+    const GrayImage face_region = [&] {
+        GrayImage crop(120, 120);
+        for (int y = 0; y < 120; ++y)
+            for (int x = 0; x < 120; ++x)
+                crop.at(x, y) = photo.at(163 + x, 56 + y);
+        return resize_bilinear(crop.view(), {48, 48});
+    }();
+    GrayImage tiled(48 * 24, 48 * 16);
+    for (int y = 0; y < tiled.height; ++y)
+        for (int x = 0; x < tiled.width; ++x)
+            tiled.at(x, y) = face_region.at(x % 48, y % 48);
+
+    const Classifier& c = default_classifier();
+    DetectParams params;
+    params.min_neighbors = 0;
+    params.max_size = {60, 60};
+    const auto reference = detect_raw(c, tiled.view(), params);
+    for (const ReductionParams& p : parameter_sets()) {
+        Engine engine(c, config_with(p));
+        expect_same_windows(engine.detect(tiled.view(), params).windows, reference,
+                            "tiled faces, group " + std::to_string(p.group_size));
+    }
+    DetectParams grouped = params;
+    grouped.min_neighbors = 3;
+    const auto faces = group_windows(reference, grouped);
+    std::printf("tiled image: %zu raw windows, %zu faces\n", reference.size(), faces.size());
+    EXPECT_GE(faces.size(), 200u) << "the tiled image should hold hundreds of detected faces";
+}
+
+TEST(Engine, RepeatedRunsAndTheAsynchronousQueueGiveIdenticalResults)
+{
+    std::mt19937 rng(11);
+    const Classifier c = random_classifier(rng, 20, 20, 30, true);
+    std::vector<GrayImage> frames;
+    for (int i = 0; i < 6; ++i)
+        frames.push_back(random_image(rng, 120 + 17 * i, 90 + 5 * i)); /* a size change every frame */
+    DetectParams params;
+    params.min_neighbors = 0;
+
+    EngineConfig config;
+    config.device = test_device();
+    config.max_in_flight = 3;
+    Engine engine(c, config);
+    std::vector<std::vector<RawWindow>> sync;
+    for (const GrayImage& f : frames)
+        sync.push_back(engine.detect(f.view(), params).windows);
+
+    std::vector<uint64_t> ids;
+    std::vector<std::vector<RawWindow>> async;
+    for (const GrayImage& f : frames) {
+        if (!engine.can_submit()) {
+            auto r = engine.collect();
+            ASSERT_TRUE(r);
+            async.push_back(r->windows);
+        }
+        ids.push_back(engine.submit(f.view(), params));
+        EXPECT_LE(engine.in_flight(), 3u);
+    }
+    EXPECT_THROW(
+        {
+            while (engine.can_submit())
+                engine.submit(frames[0].view(), params);
+            engine.submit(frames[0].view(), params);
+        },
+        std::logic_error);
+    while (auto r = engine.collect())
+        async.push_back(r->windows);
+    ASSERT_GE(async.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i) {
+        expect_same_windows(async[i], sync[i], "async frame " + std::to_string(i));
+        expect_same_windows(sync[i], detect_raw(c, frames[i].view(), params), "frame " + std::to_string(i));
+    }
+    for (size_t i = 1; i < ids.size(); ++i)
+        EXPECT_EQ(ids[i], ids[i - 1] + 1);
+}
+
+TEST(Engine, StatisticsDescribeTheReduction)
+{
+    std::mt19937 rng(5);
+    const Classifier c = random_classifier(rng, 24, 24, 40, true);
+    const GrayImage img = random_image(rng, 320, 240);
+    DetectParams params;
+    params.min_neighbors = 0;
+    DetectStats reference_stats;
+    const auto reference = detect_raw(c, img.view(), params, &reference_stats);
+    Engine engine(c, EngineConfig{test_device(), std::nullopt, 1});
+    const auto result = engine.detect(img.view(), params);
+    const auto& st = result.stats;
+    EXPECT_EQ(st.discarded, 0u);
+    EXPECT_EQ(st.accepted, reference.size());
+    /* The engine evaluates every position (the reference skips some under
+     * OpenCV's rule), so it scans at least as many windows. */
+    EXPECT_GE(st.windows, reference_stats.windows);
+    EXPECT_GE(st.weak_evaluated, reference_stats.weak_evaluated);
+    EXPECT_GT(st.weak_per_window, 0.9);
+    ASSERT_EQ(st.candidates_after_step.size(), 1u + engine.reduction().step2_repeats + 1u);
+    for (size_t i = 1; i < st.candidates_after_step.size(); ++i)
+        EXPECT_LE(st.candidates_after_step[i], st.candidates_after_step[i - 1]);
+    EXPECT_LE(st.candidates_after_step[0], st.windows / engine.reduction().step1_divisor + engine.reduction().group_size);
+    ASSERT_GE(st.kernels.size(), 7u);
+    for (const auto& k : st.kernels)
+        EXPECT_GE(k.milliseconds, 0.0) << k.name;
+    EXPECT_GT(st.device_milliseconds, 0.0);
+}
+
+TEST(Engine, BadConfigurationIsAClearError)
+{
+    const Classifier& c = default_classifier();
+    ReductionParams p;
+    p.group_size = 100;
+    try {
+        Engine engine(c, config_with(p));
+        FAIL() << "a group size of 100 was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("power of two"), std::string::npos) << e.what();
+    }
+    EngineConfig none;
+    none.device = "no-such-device-anywhere";
+    EXPECT_THROW(Engine(c, none), Error);
+}
