@@ -1,0 +1,1015 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-waldboostdetect
+ * @title: waldboostdetect
+ *
+ * Detects objects (faces with the embedded default classifier) in video with
+ * a WaldBoost / LBP cascade on an OpenCL device, and attaches the results to
+ * each buffer: one #GstVideoRegionOfInterestMeta per detection, optionally
+ * the rectangles as a #GstVideoOverlayCompositionMeta or drawn into the
+ * frame, and an element message per frame.
+ *
+ * Detection runs asynchronously: up to #GstWaldboostDetect:max-inflight frames
+ * are on the device at once, and frames leave in order, each with its own
+ * detections.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=Megamind.avi ! decodebin ! videoconvert ! waldboostdetect ! videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstwaldboostdetect.h"
+
+#include <gst/video/video-overlay-composition.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/classifier_io.h"
+#include "core/model/default_classifier.h"
+#include "core/opencl/engine.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_waldboost_detect_debug);
+#define GST_CAT_DEFAULT gst_waldboost_detect_debug
+
+namespace {
+
+using waldboost::Classifier;
+using waldboost::Detection;
+namespace wcl = waldboost::opencl;
+
+constexpr double kDefaultScaleFactor = 1.1;
+constexpr int kDefaultMinNeighbors = 3;
+constexpr int kDefaultMaxInflight = 2;
+constexpr guint kDefaultColor = 0xff00ff00; /* opaque green, ARGB */
+constexpr int kDefaultLineWidth = 2;
+constexpr double kDefaultNmsIou = 0.3;
+
+/* Everything a user can set. Copied under the lock; the streaming thread
+ * applies a changed copy at the next frame boundary. */
+struct Settings {
+    std::string classifier_path; /* empty: the embedded default */
+    std::string label;           /* empty: the classifier's */
+    std::string device = "auto";
+    double scale_factor = kDefaultScaleFactor;
+    int min_size = 0;
+    int max_size = 0;
+    int stride = 0;
+    int min_neighbors = kDefaultMinNeighbors;
+    GstWaldboostGrouping grouping = GST_WALDBOOST_GROUPING_OPENCV;
+    double nms_iou = kDefaultNmsIou;
+    double threshold = 0.0;
+    std::vector<int> roi; /* empty or x, y, width, height */
+    int max_inflight = kDefaultMaxInflight;
+    GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
+    guint color = kDefaultColor;
+    int line_width = kDefaultLineWidth;
+    gboolean post_messages = TRUE;
+    /* Reduction overrides; 0 (sizes) or -1 (counts) = the device default. */
+    int group_size = 0;
+    int step1_unsync = -1;
+    int step1_divisor = -1;
+    int step2_unsync = -1;
+    int step2_divisor = -1;
+    int step2_repeats = -1;
+    int step4_group_size = 0;
+
+    /* Changes that need a new engine (and so a drained queue). */
+    bool engine_differs(const Settings& o) const
+    {
+        return classifier_path != o.classifier_path || device != o.device || max_inflight != o.max_inflight ||
+               group_size != o.group_size || step1_unsync != o.step1_unsync || step1_divisor != o.step1_divisor ||
+               step2_unsync != o.step2_unsync || step2_divisor != o.step2_divisor ||
+               step2_repeats != o.step2_repeats || step4_group_size != o.step4_group_size;
+    }
+};
+
+/* A frame on its way through the engine. */
+struct Pending {
+    GstBuffer* buffer = nullptr;
+    bool submitted = false; /* false: nothing to scan (frame or roi smaller than the window) */
+    int roi_x = 0;
+    int roi_y = 0;
+    guint64 frame = 0;
+};
+
+struct Stats {
+    guint64 frames = 0;
+    double device_ms = 0;
+    double weak_per_window = 0;
+    guint64 windows = 0;
+    std::vector<guint64> candidates;
+    guint64 discarded = 0;
+    guint64 detections = 0;
+};
+
+}  // namespace
+
+struct WaldboostDetectPrivate {
+    std::mutex lock; /* guards settings and stats */
+    Settings settings;
+    Stats stats;
+
+    /* Streaming-thread state. */
+    Settings active;
+    std::optional<Classifier> classifier;
+    std::unique_ptr<wcl::Engine> engine;
+    std::deque<Pending> pending; /* in submission order */
+    std::deque<GstBuffer*> ready; /* finished, waiting for generate_output */
+    GstVideoInfo info;
+    bool have_info = false;
+    bool overlay_meta_downstream = false;
+    guint64 frame_count = 0;
+};
+
+struct _GstWaldboostDetect {
+    GstVideoFilter parent;
+    WaldboostDetectPrivate* priv;
+};
+
+G_DEFINE_TYPE(GstWaldboostDetect, gst_waldboost_detect, GST_TYPE_VIDEO_FILTER)
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(waldboostdetect, "waldboostdetect", GST_RANK_NONE, GST_TYPE_WALDBOOST_DETECT,
+                                      GST_DEBUG_CATEGORY_INIT(gst_waldboost_detect_debug, "waldboostdetect", 0,
+                                                              "WaldBoost OpenCL object detection"))
+
+enum {
+    PROP_0,
+    PROP_CLASSIFIER,
+    PROP_LABEL,
+    PROP_DEVICE,
+    PROP_SCALE_FACTOR,
+    PROP_MIN_SIZE,
+    PROP_MAX_SIZE,
+    PROP_STRIDE,
+    PROP_MIN_NEIGHBORS,
+    PROP_GROUPING,
+    PROP_NMS_IOU,
+    PROP_THRESHOLD,
+    PROP_ROI,
+    PROP_MAX_INFLIGHT,
+    PROP_DRAW,
+    PROP_COLOR,
+    PROP_LINE_WIDTH,
+    PROP_POST_MESSAGES,
+    PROP_GROUP_SIZE,
+    PROP_STEP1_UNSYNC,
+    PROP_STEP1_DIVISOR,
+    PROP_STEP2_UNSYNC,
+    PROP_STEP2_DIVISOR,
+    PROP_STEP2_REPEATS,
+    PROP_STEP4_GROUP_SIZE,
+    PROP_STATS,
+};
+
+/* The luma plane of these formats is the grayscale image. */
+#define WALDBOOST_CAPS GST_VIDEO_CAPS_MAKE("{ GRAY8, I420, YV12, NV12, NV21, Y42B, Y444 }")
+
+static GType gst_waldboost_draw_get_type()
+{
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {GST_WALDBOOST_DRAW_AUTO, "Overlay composition meta when downstream supports it, else burn", "auto"},
+        {GST_WALDBOOST_DRAW_META, "Attach a GstVideoOverlayCompositionMeta with the rectangles", "meta"},
+        {GST_WALDBOOST_DRAW_BURN, "Draw the rectangles into the frame", "burn"},
+        {GST_WALDBOOST_DRAW_NONE, "Do not draw; metadata and messages only", "none"},
+        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type))
+        g_once_init_leave(&type, g_enum_register_static("GstWaldboostDraw", values));
+    return type;
+}
+
+static GType gst_waldboost_grouping_get_type()
+{
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {GST_WALDBOOST_GROUPING_OPENCV, "OpenCV's groupRectangles (as detectMultiScale)", "opencv"},
+        {GST_WALDBOOST_GROUPING_NMS, "Non-maximum suppression by score and IoU", "nms"},
+        {GST_WALDBOOST_GROUPING_NONE, "Every accepted window", "none"},
+        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type))
+        g_once_init_leave(&type, g_enum_register_static("GstWaldboostGrouping", values));
+    return type;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engine set-up and errors                                                 */
+
+/* Posts the right GStreamer error for a failure to set up detection. */
+static void post_setup_error(GstWaldboostDetect* self, const Settings& s, const std::string& what, bool classifier)
+{
+    if (classifier) {
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+                          ("Could not load the classifier \"%s\".", s.classifier_path.c_str()), ("%s", what.c_str()));
+    } else if (what.find("build failed") != std::string::npos) {
+        GST_ERROR_OBJECT(self, "kernel build log: %s", what.c_str());
+        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not build the OpenCL kernels for the device \"%s\".", s.device.c_str()),
+                          ("%s", what.c_str()));
+    } else if (what.find("no OpenCL device") != std::string::npos) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                          ("No usable OpenCL device for device=\"%s\". Install an OpenCL driver (for the CPU, "
+                           "pocl-opencl-icd) and list devices with waldboost-devices or clinfo.",
+                           s.device.c_str()),
+                          ("%s", what.c_str()));
+    } else if (what.find("OUT_OF") != std::string::npos || what.find("ALLOCATION") != std::string::npos) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of OpenCL device memory."), ("%s", what.c_str()));
+    } else {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not set up detection: %s", what.c_str()),
+                          ("%s", what.c_str()));
+    }
+}
+
+static wcl::EngineConfig engine_config(const Settings& s, const wcl::DeviceInfo* device)
+{
+    wcl::EngineConfig config;
+    config.device = s.device;
+    config.max_in_flight = s.max_inflight;
+    if (device) {
+        wcl::ReductionParams r = wcl::default_reduction(*device);
+        if (s.group_size > 0)
+            r.group_size = s.group_size;
+        if (s.step1_unsync >= 0)
+            r.step1_unsync = s.step1_unsync;
+        if (s.step1_divisor > 0)
+            r.step1_divisor = s.step1_divisor;
+        if (s.step2_unsync >= 0)
+            r.step2_unsync = s.step2_unsync;
+        if (s.step2_divisor > 0)
+            r.step2_divisor = s.step2_divisor;
+        if (s.step2_repeats >= 0)
+            r.step2_repeats = s.step2_repeats;
+        if (s.step4_group_size > 0)
+            r.step4_group_size = s.step4_group_size;
+        config.reduction = r;
+    }
+    return config;
+}
+
+/* Loads the classifier and builds the engine for `s`. */
+static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    try {
+        p->classifier = s.classifier_path.empty() ? waldboost::default_classifier()
+                                                  : waldboost::load_classifier_file(s.classifier_path);
+    } catch (const std::exception& e) {
+        post_setup_error(self, s, e.what(), true);
+        return FALSE;
+    }
+    try {
+        /* The device's defaults first, then the user's overrides. */
+        const wcl::SelectedDevice device = wcl::select_device(s.device);
+        p->engine = std::make_unique<wcl::Engine>(*p->classifier, engine_config(s, &device.info));
+        const wcl::BuildReport& build = p->engine->build_report();
+        GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s", wcl::describe(p->engine->device()).c_str(),
+                        build.cache_hit ? "from the cache" : "built", build.milliseconds,
+                        build.log.empty() ? "" : "; build log: ", build.log.c_str());
+    } catch (const std::exception& e) {
+        p->engine.reset();
+        post_setup_error(self, s, e.what(), false);
+        return FALSE;
+    }
+    p->active = s;
+    return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output: metadata, drawing, messages                                      */
+
+static GstVideoOverlayRectangle* solid_rectangle(int x, int y, int w, int h, guint argb)
+{
+    GstBuffer* pixels = gst_buffer_new_allocate(nullptr, static_cast<gsize>(w) * h * 4, nullptr);
+    GstMapInfo map;
+    gst_buffer_map(pixels, &map, GST_MAP_WRITE);
+    /* GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is ARGB in native-endian 32-bit words. */
+    guint32* words = reinterpret_cast<guint32*>(map.data);
+    std::fill(words, words + static_cast<size_t>(w) * h, argb);
+    gst_buffer_unmap(pixels, &map);
+    gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w, h);
+    GstVideoOverlayRectangle* r =
+        gst_video_overlay_rectangle_new_raw(pixels, x, y, w, h, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+    gst_buffer_unref(pixels);
+    return r;
+}
+
+/* One composition with four thin rectangles per detection (box outlines). */
+static GstVideoOverlayComposition* box_composition(const std::vector<Detection>& detections, int frame_w, int frame_h,
+                                                   int line_width, guint argb)
+{
+    GstVideoOverlayComposition* comp = nullptr;
+    auto add = [&](int x, int y, int w, int h) {
+        x = std::clamp(x, 0, frame_w);
+        y = std::clamp(y, 0, frame_h);
+        w = std::min(w, frame_w - x);
+        h = std::min(h, frame_h - y);
+        if (w <= 0 || h <= 0)
+            return;
+        GstVideoOverlayRectangle* r = solid_rectangle(x, y, w, h, argb);
+        if (!comp)
+            comp = gst_video_overlay_composition_new(r);
+        else
+            gst_video_overlay_composition_add_rectangle(comp, r);
+        gst_video_overlay_rectangle_unref(r);
+    };
+    for (const Detection& d : detections) {
+        const int lw = std::min({line_width, d.rect.width / 2, d.rect.height / 2});
+        if (lw <= 0)
+            continue;
+        add(d.rect.x, d.rect.y, d.rect.width, lw);
+        add(d.rect.x, d.rect.y + d.rect.height - lw, d.rect.width, lw);
+        add(d.rect.x, d.rect.y + lw, lw, d.rect.height - 2 * lw);
+        add(d.rect.x + d.rect.width - lw, d.rect.y + lw, lw, d.rect.height - 2 * lw);
+    }
+    return comp;
+}
+
+static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer, guint64 frame,
+                                    const std::vector<Detection>& detections, const std::string& label)
+{
+    GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+    const GstSegment* segment = &trans->segment;
+    const GstClockTime ts = GST_BUFFER_PTS(buffer);
+    GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time = GST_CLOCK_TIME_NONE;
+    if (GST_CLOCK_TIME_IS_VALID(ts) && segment->format == GST_FORMAT_TIME) {
+        stream_time = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, ts);
+        running_time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, ts);
+    }
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const Detection& d : detections) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        GstStructure* s = gst_structure_new("detection", "x", G_TYPE_INT, d.rect.x, "y", G_TYPE_INT, d.rect.y,
+                                            "width", G_TYPE_INT, d.rect.width, "height", G_TYPE_INT, d.rect.height,
+                                            "label", G_TYPE_STRING, label.c_str(), "confidence", G_TYPE_DOUBLE,
+                                            static_cast<double>(d.confidence), "neighbors", G_TYPE_INT, d.neighbors,
+                                            nullptr);
+        g_value_take_boxed(&item, s);
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    GstStructure* s = gst_structure_new("waldboostdetect", "timestamp", G_TYPE_UINT64, ts, "stream-time",
+                                        G_TYPE_UINT64, stream_time, "running-time", G_TYPE_UINT64, running_time,
+                                        "duration", G_TYPE_UINT64, GST_BUFFER_DURATION(buffer), "frame", G_TYPE_UINT64,
+                                        frame, nullptr);
+    gst_structure_take_value(s, "detections", &list);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+/* Attaches the results of one frame and queues it for output. */
+static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const Settings& s = p->active;
+    std::vector<Detection> detections;
+    if (result) {
+        detections = result->detections;
+        for (Detection& d : detections) {
+            d.rect.x += pending.roi_x;
+            d.rect.y += pending.roi_y;
+        }
+    }
+    const std::string label = s.label.empty() ? p->classifier->label : s.label;
+
+    GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
+    pending.buffer = nullptr;
+    for (const Detection& d : detections) {
+        GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
+            buffer, label.c_str(), static_cast<guint>(d.rect.x), static_cast<guint>(d.rect.y),
+            static_cast<guint>(d.rect.width), static_cast<guint>(d.rect.height));
+        gst_video_region_of_interest_meta_add_param(
+            meta, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence),
+                                    "neighbors", G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE,
+                                    static_cast<double>(d.score), nullptr));
+    }
+
+    const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
+                          (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
+    const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
+                      (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
+    if (!detections.empty() && (use_meta || burn) && p->have_info) {
+        GstVideoOverlayComposition* comp = box_composition(detections, GST_VIDEO_INFO_WIDTH(&p->info),
+                                                           GST_VIDEO_INFO_HEIGHT(&p->info), s.line_width, s.color);
+        if (comp) {
+            if (use_meta) {
+                gst_buffer_add_video_overlay_composition_meta(buffer, comp);
+            } else {
+                GstVideoFrame frame;
+                if (gst_video_frame_map(&frame, &p->info, buffer, GST_MAP_READWRITE)) {
+                    gst_video_overlay_composition_blend(comp, &frame);
+                    gst_video_frame_unmap(&frame);
+                } else {
+                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes", pending.frame);
+                }
+            }
+            gst_video_overlay_composition_unref(comp);
+        }
+    }
+
+    if (s.post_messages)
+        post_detections_message(self, buffer, pending.frame, detections, label);
+
+    {
+        std::lock_guard<std::mutex> guard(p->lock);
+        Stats& st = p->stats;
+        ++st.frames;
+        st.detections += detections.size();
+        if (result) {
+            st.device_ms = result->stats.device_milliseconds;
+            st.weak_per_window = result->stats.weak_per_window;
+            st.windows = result->stats.windows;
+            st.candidates = result->stats.candidates_after_step;
+            st.discarded += result->stats.discarded;
+        }
+    }
+    p->ready.push_back(buffer);
+}
+
+/* Collects the oldest frame in flight (waiting for the device). */
+static GstFlowReturn collect_oldest(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    Pending pending = p->pending.front();
+    p->pending.pop_front();
+    if (!pending.submitted) {
+        finish_frame(self, pending, nullptr);
+        return GST_FLOW_OK;
+    }
+    try {
+        std::optional<wcl::FrameResult> result = p->engine->collect();
+        finish_frame(self, pending, result ? &*result : nullptr);
+    } catch (const std::exception& e) {
+        gst_buffer_unref(pending.buffer);
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", e.what()));
+        return GST_FLOW_ERROR;
+    }
+    return GST_FLOW_OK;
+}
+
+/* Finishes every frame in flight into the ready queue. */
+static GstFlowReturn finish_all(GstWaldboostDetect* self)
+{
+    GstFlowReturn ret = GST_FLOW_OK;
+    while (!self->priv->pending.empty() && ret == GST_FLOW_OK)
+        ret = collect_oldest(self);
+    return ret;
+}
+
+/* Pushes every finished frame downstream now (before a serialized event). */
+static GstFlowReturn push_ready(GstWaldboostDetect* self)
+{
+    GstFlowReturn ret = GST_FLOW_OK;
+    while (!self->priv->ready.empty()) {
+        GstBuffer* buffer = self->priv->ready.front();
+        self->priv->ready.pop_front();
+        if (ret == GST_FLOW_OK)
+            ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
+        else
+            gst_buffer_unref(buffer);
+    }
+    return ret;
+}
+
+/* Drops frames in flight and finished frames (flush, stop). */
+static void discard_all(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    for (Pending& pending : p->pending) {
+        if (pending.submitted && p->engine) {
+            try {
+                p->engine->collect();
+            } catch (const std::exception& e) {
+                GST_WARNING_OBJECT(self, "discarding a frame in flight: %s", e.what());
+            }
+        }
+        gst_buffer_unref(pending.buffer);
+    }
+    p->pending.clear();
+    for (GstBuffer* b : p->ready)
+        gst_buffer_unref(b);
+    p->ready.clear();
+}
+
+/* ------------------------------------------------------------------------ */
+/* GstBaseTransform                                                         */
+
+static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    Settings s;
+    {
+        std::lock_guard<std::mutex> guard(self->priv->lock);
+        s = self->priv->settings;
+        self->priv->stats = Stats{};
+    }
+    self->priv->frame_count = 0;
+    return setup_engine(self, s);
+}
+
+static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    discard_all(self);
+    self->priv->engine.reset();
+    self->priv->classifier.reset();
+    self->priv->have_info = false;
+    return TRUE;
+}
+
+/* Asks downstream whether it takes GstVideoOverlayCompositionMeta, as
+ * textoverlay does, so draw=auto can attach rectangles instead of burning. */
+static bool downstream_supports_overlay_meta(GstWaldboostDetect* self, GstCaps* caps)
+{
+    GstQuery* query = gst_query_new_allocation(caps, FALSE);
+    bool supported = false;
+    if (gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(self), query))
+        supported = gst_query_find_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    gst_query_unref(query);
+    GST_DEBUG_OBJECT(self, "downstream %s overlay composition meta", supported ? "takes" : "does not take");
+    return supported;
+}
+
+static gboolean gst_waldboost_detect_set_info(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info,
+                                             GstCaps* /*outcaps*/, GstVideoInfo* /*out_info*/)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(filter);
+    self->priv->info = *in_info;
+    self->priv->have_info = true;
+    self->priv->overlay_meta_downstream = downstream_supports_overlay_meta(self, incaps);
+    return TRUE;
+}
+
+static waldboost::DetectParams detect_params(const Settings& s, const Classifier& c)
+{
+    waldboost::DetectParams params;
+    params.scale_factor = s.scale_factor;
+    params.stride = s.stride;
+    params.min_neighbors = s.min_neighbors;
+    params.nms_iou = static_cast<float>(s.nms_iou);
+    params.grouping = s.grouping == GST_WALDBOOST_GROUPING_NMS    ? waldboost::Grouping::Nms
+                      : s.grouping == GST_WALDBOOST_GROUPING_NONE ? waldboost::Grouping::None
+                                                                  : waldboost::Grouping::OpenCv;
+    /* Sizes are object widths; heights follow the window's aspect ratio. */
+    auto size_for_width = [&](int width) {
+        return waldboost::Size{width, static_cast<int>(std::lround(static_cast<double>(width) * c.window_height /
+                                                                   c.window_width))};
+    };
+    if (s.min_size > 0)
+        params.min_size = size_for_width(s.min_size);
+    if (s.max_size > 0)
+        params.max_size = size_for_width(s.max_size);
+    if (s.threshold != 0.0)
+        params.final_threshold = static_cast<float>(c.final_threshold + s.threshold);
+    return params;
+}
+
+/* Applies changed settings at a frame boundary. */
+static GstFlowReturn apply_settings(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    Settings s;
+    {
+        std::lock_guard<std::mutex> guard(p->lock);
+        s = p->settings;
+    }
+    if (!s.engine_differs(p->active)) {
+        p->active = s;
+        return GST_FLOW_OK;
+    }
+    /* A new classifier, device or reduction: finish what is in flight on
+     * the old engine first, so no frame is lost or reordered. */
+    GstFlowReturn ret = finish_all(self);
+    if (ret != GST_FLOW_OK)
+        return ret;
+    p->engine.reset();
+    return setup_engine(self, s) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* trans, gboolean /*is_discont*/,
+                                                             GstBuffer* input)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    WaldboostDetectPrivate* p = self->priv;
+    if (!p->have_info) {
+        gst_buffer_unref(input);
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (nullptr), ("received a buffer before caps"));
+        return GST_FLOW_NOT_NEGOTIATED;
+    }
+    GstFlowReturn ret = apply_settings(self);
+    if (ret != GST_FLOW_OK) {
+        gst_buffer_unref(input);
+        return ret;
+    }
+
+    Pending pending;
+    pending.buffer = input;
+    pending.frame = p->frame_count++;
+
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &p->info, input, GST_MAP_READ)) {
+        /* A buffer smaller than its caps claim: pass it on without results. */
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
+                             gst_buffer_get_size(input), GST_VIDEO_INFO_WIDTH(&p->info),
+                             GST_VIDEO_INFO_HEIGHT(&p->info)));
+        p->pending.push_back(pending);
+        return p->pending.size() >= static_cast<size_t>(p->active.max_inflight) ? collect_oldest(self) : GST_FLOW_OK;
+    }
+
+    /* The luma plane, cropped to the region of interest. */
+    const int width = GST_VIDEO_FRAME_WIDTH(&frame), height = GST_VIDEO_FRAME_HEIGHT(&frame);
+    int rx = 0, ry = 0, rw = width, rh = height;
+    if (p->active.roi.size() == 4) {
+        rx = std::clamp(p->active.roi[0], 0, width);
+        ry = std::clamp(p->active.roi[1], 0, height);
+        rw = std::clamp(p->active.roi[2], 0, width - rx);
+        rh = std::clamp(p->active.roi[3], 0, height - ry);
+    }
+    const auto* plane = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+    const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+    waldboost::GrayView view{plane + static_cast<size_t>(ry) * stride + rx, rw, rh, stride};
+    pending.roi_x = rx;
+    pending.roi_y = ry;
+
+    try {
+        /* Make room: the oldest frame leaves when the queue is full. */
+        while (p->pending.size() >= static_cast<size_t>(p->active.max_inflight) ||
+               (p->engine->in_flight() > 0 && !p->engine->can_submit())) {
+            ret = collect_oldest(self);
+            if (ret != GST_FLOW_OK) {
+                gst_video_frame_unmap(&frame);
+                gst_buffer_unref(input);
+                return ret;
+            }
+        }
+        const bool scannable = rw >= p->classifier->window_width && rh >= p->classifier->window_height;
+        if (scannable) {
+            p->engine->submit(view, detect_params(p->active, *p->classifier));
+            pending.submitted = true;
+        }
+    } catch (const std::exception& e) {
+        gst_video_frame_unmap(&frame);
+        gst_buffer_unref(input);
+        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", e.what()));
+        return GST_FLOW_ERROR;
+    }
+    gst_video_frame_unmap(&frame);
+    p->pending.push_back(pending);
+    return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* trans, GstBuffer** outbuf)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    *outbuf = nullptr;
+    if (!self->priv->ready.empty()) {
+        *outbuf = self->priv->ready.front();
+        self->priv->ready.pop_front();
+    }
+    return GST_FLOW_OK;
+}
+
+static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEvent* event)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_FLUSH_STOP:
+        discard_all(self);
+        break;
+    default:
+        /* Frames in flight go out before any serialized event (EOS, caps,
+         * segment, gap...), so order is kept and EOS drains the queue. */
+        if (GST_EVENT_IS_SERIALIZED(event) && (!self->priv->pending.empty() || !self->priv->ready.empty())) {
+            finish_all(self);
+            const GstFlowReturn ret = push_ready(self);
+            if (ret != GST_FLOW_OK)
+                GST_DEBUG_OBJECT(self, "pushing frames before %s: %s", GST_EVENT_TYPE_NAME(event),
+                                 gst_flow_get_name(ret));
+        }
+        break;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->sink_event(trans, event);
+}
+
+static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* query)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
+        if (!gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(trans), query))
+            return FALSE;
+        gboolean live;
+        GstClockTime min, max;
+        gst_query_parse_latency(query, &live, &min, &max);
+        int inflight;
+        {
+            std::lock_guard<std::mutex> guard(self->priv->lock);
+            inflight = self->priv->settings.max_inflight;
+        }
+        /* A frame leaves when max-inflight - 1 later frames have arrived. */
+        GstClockTime ours = 0;
+        if (self->priv->have_info && GST_VIDEO_INFO_FPS_N(&self->priv->info) > 0)
+            ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND,
+                                             GST_VIDEO_INFO_FPS_D(&self->priv->info),
+                                             GST_VIDEO_INFO_FPS_N(&self->priv->info));
+        else if (inflight > 1)
+            max = GST_CLOCK_TIME_NONE; /* unknown frame rate: no upper bound */
+        min += ours;
+        if (GST_CLOCK_TIME_IS_VALID(max))
+            max += ours;
+        GST_DEBUG_OBJECT(self, "latency: adding %" GST_TIME_FORMAT, GST_TIME_ARGS(ours));
+        gst_query_set_latency(query, live, min, max);
+        return TRUE;
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->query(trans, direction, query);
+}
+
+/* ------------------------------------------------------------------------ */
+/* GObject                                                                  */
+
+static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(object);
+    std::lock_guard<std::mutex> guard(self->priv->lock);
+    Settings& s = self->priv->settings;
+    switch (prop_id) {
+    case PROP_CLASSIFIER: {
+        const gchar* v = g_value_get_string(value);
+        s.classifier_path = v ? v : "";
+        break;
+    }
+    case PROP_LABEL: {
+        const gchar* v = g_value_get_string(value);
+        s.label = v ? v : "";
+        break;
+    }
+    case PROP_DEVICE: {
+        const gchar* v = g_value_get_string(value);
+        s.device = v && *v ? v : "auto";
+        break;
+    }
+    case PROP_SCALE_FACTOR: s.scale_factor = g_value_get_double(value); break;
+    case PROP_MIN_SIZE: s.min_size = g_value_get_int(value); break;
+    case PROP_MAX_SIZE: s.max_size = g_value_get_int(value); break;
+    case PROP_STRIDE: s.stride = g_value_get_int(value); break;
+    case PROP_MIN_NEIGHBORS: s.min_neighbors = g_value_get_int(value); break;
+    case PROP_GROUPING: s.grouping = static_cast<GstWaldboostGrouping>(g_value_get_enum(value)); break;
+    case PROP_NMS_IOU: s.nms_iou = g_value_get_double(value); break;
+    case PROP_THRESHOLD: s.threshold = g_value_get_double(value); break;
+    case PROP_ROI: {
+        std::vector<int> roi;
+        for (guint i = 0; i < gst_value_array_get_size(value); ++i)
+            roi.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
+        if (roi.empty() || (roi.size() == 4 && roi[2] > 0 && roi[3] > 0 && roi[0] >= 0 && roi[1] >= 0))
+            s.roi = roi;
+        else
+            GST_WARNING_OBJECT(self, "roi must be empty or <x, y, width, height> with a positive size; ignored");
+        break;
+    }
+    case PROP_MAX_INFLIGHT: s.max_inflight = g_value_get_int(value); break;
+    case PROP_DRAW: s.draw = static_cast<GstWaldboostDraw>(g_value_get_enum(value)); break;
+    case PROP_COLOR: s.color = g_value_get_uint(value); break;
+    case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
+    case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
+    case PROP_GROUP_SIZE: s.group_size = g_value_get_int(value); break;
+    case PROP_STEP1_UNSYNC: s.step1_unsync = g_value_get_int(value); break;
+    case PROP_STEP1_DIVISOR: s.step1_divisor = g_value_get_int(value); break;
+    case PROP_STEP2_UNSYNC: s.step2_unsync = g_value_get_int(value); break;
+    case PROP_STEP2_DIVISOR: s.step2_divisor = g_value_get_int(value); break;
+    case PROP_STEP2_REPEATS: s.step2_repeats = g_value_get_int(value); break;
+    case PROP_STEP4_GROUP_SIZE: s.step4_group_size = g_value_get_int(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
+    }
+}
+
+static GstStructure* stats_structure(const Stats& st)
+{
+    GValue candidates = G_VALUE_INIT;
+    g_value_init(&candidates, GST_TYPE_ARRAY);
+    for (guint64 c : st.candidates) {
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, G_TYPE_UINT64);
+        g_value_set_uint64(&v, c);
+        gst_value_array_append_and_take_value(&candidates, &v);
+    }
+    GstStructure* s = gst_structure_new("waldboost-stats", "frames", G_TYPE_UINT64, st.frames, "detections",
+                                        G_TYPE_UINT64, st.detections, "device-ms", G_TYPE_DOUBLE, st.device_ms,
+                                        "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
+                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, nullptr);
+    gst_structure_take_value(s, "candidates", &candidates);
+    return s;
+}
+
+static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(object);
+    std::lock_guard<std::mutex> guard(self->priv->lock);
+    const Settings& s = self->priv->settings;
+    switch (prop_id) {
+    case PROP_CLASSIFIER: g_value_set_string(value, s.classifier_path.c_str()); break;
+    case PROP_LABEL: g_value_set_string(value, s.label.c_str()); break;
+    case PROP_DEVICE: g_value_set_string(value, s.device.c_str()); break;
+    case PROP_SCALE_FACTOR: g_value_set_double(value, s.scale_factor); break;
+    case PROP_MIN_SIZE: g_value_set_int(value, s.min_size); break;
+    case PROP_MAX_SIZE: g_value_set_int(value, s.max_size); break;
+    case PROP_STRIDE: g_value_set_int(value, s.stride); break;
+    case PROP_MIN_NEIGHBORS: g_value_set_int(value, s.min_neighbors); break;
+    case PROP_GROUPING: g_value_set_enum(value, s.grouping); break;
+    case PROP_NMS_IOU: g_value_set_double(value, s.nms_iou); break;
+    case PROP_THRESHOLD: g_value_set_double(value, s.threshold); break;
+    case PROP_ROI:
+        for (int v : s.roi) {
+            GValue item = G_VALUE_INIT;
+            g_value_init(&item, G_TYPE_INT);
+            g_value_set_int(&item, v);
+            gst_value_array_append_and_take_value(value, &item);
+        }
+        break;
+    case PROP_MAX_INFLIGHT: g_value_set_int(value, s.max_inflight); break;
+    case PROP_DRAW: g_value_set_enum(value, s.draw); break;
+    case PROP_COLOR: g_value_set_uint(value, s.color); break;
+    case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
+    case PROP_GROUP_SIZE: g_value_set_int(value, s.group_size); break;
+    case PROP_STEP1_UNSYNC: g_value_set_int(value, s.step1_unsync); break;
+    case PROP_STEP1_DIVISOR: g_value_set_int(value, s.step1_divisor); break;
+    case PROP_STEP2_UNSYNC: g_value_set_int(value, s.step2_unsync); break;
+    case PROP_STEP2_DIVISOR: g_value_set_int(value, s.step2_divisor); break;
+    case PROP_STEP2_REPEATS: g_value_set_int(value, s.step2_repeats); break;
+    case PROP_STEP4_GROUP_SIZE: g_value_set_int(value, s.step4_group_size); break;
+    case PROP_STATS: g_value_take_boxed(value, stats_structure(self->priv->stats)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
+    }
+}
+
+static void gst_waldboost_detect_finalize(GObject* object)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(object);
+    discard_all(self);
+    delete self->priv;
+    self->priv = nullptr;
+    G_OBJECT_CLASS(gst_waldboost_detect_parent_class)->finalize(object);
+}
+
+static void gst_waldboost_detect_init(GstWaldboostDetect* self)
+{
+    self->priv = new WaldboostDetectPrivate();
+    gst_video_info_init(&self->priv->info);
+}
+
+static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
+{
+    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+    GstVideoFilterClass* filter_class = GST_VIDEO_FILTER_CLASS(klass);
+
+    gobject_class->set_property = gst_waldboost_detect_set_property;
+    gobject_class->get_property = gst_waldboost_detect_get_property;
+    gobject_class->finalize = gst_waldboost_detect_finalize;
+
+    const auto rw = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+    g_object_class_install_property(
+        gobject_class, PROP_CLASSIFIER,
+        g_param_spec_string("classifier", "Classifier",
+                            "WaldBoost XML or OpenCV LBP cascade XML file; empty = the embedded frontal-face "
+                            "classifier",
+                            "", rw));
+    g_object_class_install_property(
+        gobject_class, PROP_LABEL,
+        g_param_spec_string("label", "Label",
+                            "Label of the detections (ROI meta type, messages); empty = the classifier's label", "",
+                            rw));
+    g_object_class_install_property(
+        gobject_class, PROP_DEVICE,
+        g_param_spec_string("device", "OpenCL device",
+                            "auto (a GPU, else an accelerator, else a CPU), gpu, cpu, accelerator, "
+                            "\"platform:device\" indices, or part of a device name",
+                            "auto", rw));
+    g_object_class_install_property(
+        gobject_class, PROP_SCALE_FACTOR,
+        g_param_spec_double("scale-factor", "Scale factor", "Size ratio of consecutive pyramid levels", 1.01, 10.0,
+                            kDefaultScaleFactor, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_SIZE,
+        g_param_spec_int("min-size", "Minimum size",
+                         "Smallest object width in pixels (height follows the classifier window); 0 = the "
+                         "classifier window",
+                         0, G_MAXINT, 0, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_SIZE,
+        g_param_spec_int("max-size", "Maximum size", "Largest object width in pixels; 0 = no limit", 0, G_MAXINT, 0,
+                         rw));
+    g_object_class_install_property(
+        gobject_class, PROP_STRIDE,
+        g_param_spec_int("stride", "Stride",
+                         "Pixels between scanned windows; 0 = OpenCV's rule (2 below scale 2, then 1)", 0, 64, 0,
+                         rw));
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_NEIGHBORS,
+        g_param_spec_int("min-neighbors", "Minimum neighbors",
+                         "A detection needs more than this many overlapping windows; 0 = no grouping threshold", 0,
+                         1000, kDefaultMinNeighbors, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_GROUPING,
+        g_param_spec_enum("grouping", "Grouping", "How overlapping windows become detections",
+                          gst_waldboost_grouping_get_type(), GST_WALDBOOST_GROUPING_OPENCV, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_NMS_IOU,
+        g_param_spec_double("nms-iou", "NMS IoU", "Overlap (intersection over union) above which NMS merges windows",
+                            0.0, 1.0, kDefaultNmsIou, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_THRESHOLD,
+        g_param_spec_double("threshold", "Threshold",
+                            "Added to the classifier's final threshold: above 0 gives fewer, surer detections",
+                            -1000.0, 1000.0, 0.0, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_ROI,
+        gst_param_spec_array("roi", "Region of interest",
+                             "Scan only this region, <x, y, width, height> in pixels; empty = the whole frame",
+                             g_param_spec_int("roi-value", "ROI value", "x, y, width or height", 0, G_MAXINT, 0,
+                                              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+                             rw));
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_INFLIGHT,
+        g_param_spec_int("max-inflight", "Frames in flight",
+                         "Frames on the device at once; each adds one frame of latency beyond the first", 1, 16,
+                         kDefaultMaxInflight, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_DRAW,
+        g_param_spec_enum("draw", "Draw", "How the rectangles are shown", gst_waldboost_draw_get_type(),
+                          GST_WALDBOOST_DRAW_AUTO, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_COLOR,
+        g_param_spec_uint("color", "Color", "Rectangle colour as ARGB (big-endian hex 0xAARRGGBB)", 0, G_MAXUINT32,
+                          kDefaultColor, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_LINE_WIDTH,
+        g_param_spec_int("line-width", "Line width", "Rectangle line width in pixels", 1, 32, kDefaultLineWidth, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_POST_MESSAGES,
+        g_param_spec_boolean("post-messages", "Post messages",
+                             "Post a \"waldboostdetect\" element message with the detections of every frame", TRUE,
+                             rw));
+
+    const char* advanced = " (advanced; see docs/engine.md)";
+    auto reduction = [&](guint id, const char* name, const char* nick, const char* blurb, int min, int max, int def) {
+        const std::string text = std::string(blurb) + advanced;
+        g_object_class_install_property(
+            gobject_class, id,
+            g_param_spec_int(name, nick, g_intern_string(text.c_str()), min, max, def,
+                             static_cast<GParamFlags>(G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING)));
+    };
+    reduction(PROP_GROUP_SIZE, "group-size", "Group size",
+              "Work-items per group in reduction steps 1-3, a power of two; 0 = device default", 0, 4096, 0);
+    reduction(PROP_STEP1_UNSYNC, "step1-unsync", "Step 1 unsynchronised",
+              "Weak classifiers before step 1 synchronises; -1 = default", -1, 65535, -1);
+    reduction(PROP_STEP1_DIVISOR, "step1-divisor", "Step 1 divisor",
+              "Step 1 stops when 1/divisor of a group is left; -1 = default", -1, 4096, -1);
+    reduction(PROP_STEP2_UNSYNC, "step2-unsync", "Step 2 unsynchronised",
+              "Weak classifiers before step 2 synchronises; -1 = default", -1, 65535, -1);
+    reduction(PROP_STEP2_DIVISOR, "step2-divisor", "Step 2 divisor",
+              "Step 2 stops when 1/divisor of a group is left; -1 = default", -1, 4096, -1);
+    reduction(PROP_STEP2_REPEATS, "step2-repeats", "Step 2 repeats", "Launches of step 2; -1 = default", -1, 16, -1);
+    reduction(PROP_STEP4_GROUP_SIZE, "step4-group-size", "Step 4 group size",
+              "Work-items per candidate in step 4, a power of two; 0 = device default", 0, 4096, 0);
+    g_object_class_install_property(
+        gobject_class, PROP_STATS,
+        g_param_spec_boxed("stats", "Statistics",
+                           "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
+                           "candidates after each step and discarded candidates (always 0)",
+                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+    gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",
+                                          "Detects objects (faces by default) with an LBP WaldBoost cascade on an "
+                                          "OpenCL device and attaches region-of-interest metadata",
+                                          "waldboost-gst developers");
+    GstCaps* caps = gst_caps_from_string(WALDBOOST_CAPS);
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+    gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+    gst_caps_unref(caps);
+
+    trans_class->start = GST_DEBUG_FUNCPTR(gst_waldboost_detect_start);
+    trans_class->stop = GST_DEBUG_FUNCPTR(gst_waldboost_detect_stop);
+    trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_waldboost_detect_submit_input_buffer);
+    trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_waldboost_detect_generate_output);
+    trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_waldboost_detect_sink_event);
+    trans_class->query = GST_DEBUG_FUNCPTR(gst_waldboost_detect_query);
+    trans_class->passthrough_on_same_caps = FALSE;
+    trans_class->transform_ip_on_passthrough = FALSE;
+    filter_class->set_info = GST_DEBUG_FUNCPTR(gst_waldboost_detect_set_info);
+
+    gst_type_mark_as_plugin_api(gst_waldboost_draw_get_type(), static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(gst_waldboost_grouping_get_type(), static_cast<GstPluginAPIFlags>(0));
+}

@@ -1,0 +1,30 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/video/gstvideofilter.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_WALDBOOST_DETECT (gst_waldboost_detect_get_type())
+G_DECLARE_FINAL_TYPE(GstWaldboostDetect, gst_waldboost_detect, GST, WALDBOOST_DETECT, GstVideoFilter)
+
+typedef enum {
+    GST_WALDBOOST_DRAW_AUTO,
+    GST_WALDBOOST_DRAW_META,
+    GST_WALDBOOST_DRAW_BURN,
+    GST_WALDBOOST_DRAW_NONE,
+} GstWaldboostDraw;
+
+typedef enum {
+    GST_WALDBOOST_GROUPING_OPENCV,
+    GST_WALDBOOST_GROUPING_NMS,
+    GST_WALDBOOST_GROUPING_NONE,
+} GstWaldboostGrouping;
+
+GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
+
+G_END_DECLS
