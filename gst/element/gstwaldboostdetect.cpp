@@ -545,8 +545,12 @@ static gboolean gst_waldboost_detect_set_info(GstVideoFilter* filter, GstCaps* i
                                              GstCaps* /*outcaps*/, GstVideoInfo* /*out_info*/)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(filter);
-    self->priv->info = *in_info;
-    self->priv->have_info = true;
+    {
+        /* The LATENCY query reads the frame rate from another thread. */
+        std::lock_guard<std::mutex> guard(self->priv->lock);
+        self->priv->info = *in_info;
+        self->priv->have_info = true;
+    }
     self->priv->overlay_meta_downstream = downstream_supports_overlay_meta(self, incaps);
     return TRUE;
 }
@@ -712,17 +716,19 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         gboolean live;
         GstClockTime min, max;
         gst_query_parse_latency(query, &live, &min, &max);
-        int inflight;
+        int inflight, fps_n = 0, fps_d = 1;
         {
             std::lock_guard<std::mutex> guard(self->priv->lock);
             inflight = self->priv->settings.max_inflight;
+            if (self->priv->have_info) {
+                fps_n = GST_VIDEO_INFO_FPS_N(&self->priv->info);
+                fps_d = GST_VIDEO_INFO_FPS_D(&self->priv->info);
+            }
         }
         /* A frame leaves when max-inflight - 1 later frames have arrived. */
         GstClockTime ours = 0;
-        if (self->priv->have_info && GST_VIDEO_INFO_FPS_N(&self->priv->info) > 0)
-            ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND,
-                                             GST_VIDEO_INFO_FPS_D(&self->priv->info),
-                                             GST_VIDEO_INFO_FPS_N(&self->priv->info));
+        if (fps_n > 0)
+            ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND, fps_d, fps_n);
         else if (inflight > 1)
             max = GST_CLOCK_TIME_NONE; /* unknown frame rate: no upper bound */
         min += ours;

@@ -36,6 +36,9 @@ constexpr int kCountWeakEvaluated = 1;
 constexpr int kCountMaxNext = 2;
 constexpr int kCountLists = 3;
 
+/* Rows per band of the integral image's column pass. */
+constexpr int kColumnBand = 32;
+
 /* Mirrors ResizeLevel in kernels/pyramid.cl. */
 struct ResizeLevel {
     cl_uint first;
@@ -230,10 +233,13 @@ void validate(const ReductionParams& p, const DeviceInfo& device)
  * frame overlaps this one's kernels. */
 struct Slot {
     cl::CommandQueue queue;
+    /* Created once: clCreateKernel is not free, and a slot is only ever
+     * used by one thread at a time. */
+    cl::Kernel pyramid, rows, column_bands, band_offsets, add_offsets, step1, step2, step3, step4, skip;
     std::shared_ptr<const Geometry> geometry;       /* of the frame in the slot */
     std::shared_ptr<const Geometry> buffers_for;    /* the buffers below were sized for */
     cl::Buffer resize_levels, scan_levels, taps;
-    cl::Buffer source, canvas, integral, lists[2], accepted, counters, first_stage_rejected;
+    cl::Buffer source, canvas, integral, band_totals, lists[2], accepted, counters, first_stage_rejected;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
     size_t source_bytes = 0;
@@ -347,13 +353,25 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("STEP2_DIVISOR", r.step2_divisor);
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
+        define("COLUMN_BAND", kColumnBand);
         /* Development aid: extra compiler options, e.g. -cl-opt-disable. */
         if (const char* extra = std::getenv("WALDBOOST_CL_OPTIONS"))
             options += std::string(" ") + extra;
         m.program = build_program(m.context, m.selected.device, source, options, &m.build_report);
         m.slots.resize(static_cast<size_t>(m.max_in_flight));
-        for (Slot& slot : m.slots)
+        for (Slot& slot : m.slots) {
             slot.queue = cl::CommandQueue(m.context, m.selected.device, CL_QUEUE_PROFILING_ENABLE);
+            slot.pyramid = cl::Kernel(m.program, "build_pyramid");
+            slot.rows = cl::Kernel(m.program, "integral_rows");
+            slot.column_bands = cl::Kernel(m.program, "integral_column_bands");
+            slot.band_offsets = cl::Kernel(m.program, "integral_band_offsets");
+            slot.add_offsets = cl::Kernel(m.program, "integral_add_offsets");
+            slot.step1 = cl::Kernel(m.program, "step1_scan");
+            slot.step2 = cl::Kernel(m.program, "step2_reduce");
+            slot.step3 = cl::Kernel(m.program, "step3_equalize");
+            slot.step4 = cl::Kernel(m.program, "step4_finish");
+            slot.skip = cl::Kernel(m.program, "apply_skip_rule");
+        }
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
     }
@@ -414,6 +432,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
         const size_t integral_bytes = sizeof(cl_uint) * g.integral_pitch * (g.canvas_height + 1);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
+        const size_t bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
+        slot.band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * bands * g.canvas_width);
         /* Row 0 and column 0 of the integral image stay zero; the kernels
          * never write them. */
         slot.queue.enqueueFillBuffer(slot.integral, cl_uint{0}, 0, integral_bytes);
@@ -464,7 +484,7 @@ void Engine::Impl::enqueue(Slot& slot)
     q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
     q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
 
-    cl::Kernel pyramid(program, "build_pyramid");
+    cl::Kernel& pyramid = slot.pyramid;
     pyramid.setArg(0, slot.source);
     pyramid.setArg(1, static_cast<cl_int>(g.image.width));
     pyramid.setArg(2, slot.canvas);
@@ -475,7 +495,7 @@ void Engine::Impl::enqueue(Slot& slot)
     pyramid.setArg(7, slot.taps);
     launch("build_pyramid", pyramid, round_up(g.pixels, 64), 0);
 
-    cl::Kernel rows(program, "integral_rows");
+    cl::Kernel& rows = slot.rows;
     rows.setArg(0, slot.canvas);
     rows.setArg(1, static_cast<cl_int>(g.canvas_width));
     rows.setArg(2, static_cast<cl_int>(g.canvas_width));
@@ -483,14 +503,37 @@ void Engine::Impl::enqueue(Slot& slot)
     rows.setArg(4, static_cast<cl_int>(g.integral_pitch));
     launch("integral_rows", rows, static_cast<size_t>(g.canvas_height) * r.group_size, r.group_size);
 
-    cl::Kernel columns(program, "integral_columns");
-    columns.setArg(0, slot.integral);
-    columns.setArg(1, static_cast<cl_int>(g.canvas_width));
-    columns.setArg(2, static_cast<cl_int>(g.canvas_height));
-    columns.setArg(3, static_cast<cl_int>(g.integral_pitch));
-    launch("integral_columns", columns, round_up(g.canvas_width, 64), 0);
+    const cl_int bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
+    const size_t columns = round_up(g.canvas_width, 64);
+    auto launch_2d = [&](const char* name, cl::Kernel& kernel, size_t x, size_t y) {
+        maybe_inject_fault("enqueue");
+        cl::Event event;
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr, &event);
+        slot.kernel_events.emplace_back(name, event);
+    };
+    cl::Kernel& column_bands = slot.column_bands;
+    column_bands.setArg(0, slot.integral);
+    column_bands.setArg(1, static_cast<cl_int>(g.canvas_width));
+    column_bands.setArg(2, static_cast<cl_int>(g.canvas_height));
+    column_bands.setArg(3, static_cast<cl_int>(g.integral_pitch));
+    column_bands.setArg(4, slot.band_totals);
+    launch_2d("integral_column_bands", column_bands, columns, static_cast<size_t>(bands));
+    if (bands > 1) {
+        cl::Kernel& offsets = slot.band_offsets;
+        offsets.setArg(0, slot.band_totals);
+        offsets.setArg(1, static_cast<cl_int>(g.canvas_width));
+        offsets.setArg(2, bands);
+        launch("integral_band_offsets", offsets, columns, 0);
+        cl::Kernel& add = slot.add_offsets;
+        add.setArg(0, slot.integral);
+        add.setArg(1, static_cast<cl_int>(g.canvas_width));
+        add.setArg(2, static_cast<cl_int>(g.canvas_height));
+        add.setArg(3, static_cast<cl_int>(g.integral_pitch));
+        add.setArg(4, slot.band_totals);
+        launch_2d("integral_add_offsets", add, columns, static_cast<size_t>(g.canvas_height - kColumnBand));
+    }
 
-    cl::Kernel step1(program, "step1_scan");
+    cl::Kernel& step1 = slot.step1;
     int a = set_cascade_args(step1);
     step1.setArg(a++, slot.scan_levels);
     step1.setArg(a++, level_count);
@@ -509,8 +552,7 @@ void Engine::Impl::enqueue(Slot& slot)
     const size_t compute_units = std::max(1u, selected.info.compute_units);
     const size_t list_groups = compute_units * 4;
     int in_list = 0;
-    auto list_step = [&](const char* kernel_name, const char* label, int step_index) {
-        cl::Kernel k(program, kernel_name);
+    auto list_step = [&](cl::Kernel& k, const char* label, int step_index) {
         int i = set_cascade_args(k);
         k.setArg(i++, slot.scan_levels);
         k.setArg(i++, level_count);
@@ -529,10 +571,10 @@ void Engine::Impl::enqueue(Slot& slot)
     };
     int step_index = 1;
     for (int i = 0; i < r.step2_repeats; ++i)
-        list_step("step2_reduce", "step2_reduce", step_index++);
-    list_step("step3_equalize", "step3_equalize", step_index++);
+        list_step(slot.step2, "step2_reduce", step_index++);
+    list_step(slot.step3, "step3_equalize", step_index++);
 
-    cl::Kernel step4(program, "step4_finish");
+    cl::Kernel& step4 = slot.step4;
     a = set_cascade_args(step4);
     step4.setArg(a++, slot.scan_levels);
     step4.setArg(a++, level_count);
@@ -545,7 +587,7 @@ void Engine::Impl::enqueue(Slot& slot)
     step4.setArg(a++, slot.first_stage_rejected);
     launch("step4_finish", step4, compute_units * 8 * r.step4_group_size, r.step4_group_size);
 
-    cl::Kernel skip(program, "apply_skip_rule");
+    cl::Kernel& skip = slot.skip;
     skip.setArg(0, slot.scan_levels);
     skip.setArg(1, level_count);
     skip.setArg(2, slot.accepted);
