@@ -14,7 +14,7 @@
 /* One level's pixels in the launch's linear index space. Mirrors
  * ResizeLevel in engine.cpp. */
 typedef struct {
-    uint first;        /* first linear index of this level */
+    uint first;        /* first linear index (pixel, or row for PYRAMID_BY_ROWS) */
     int width;
     int height;
     int canvas_offset; /* of the level's top-left pixel in the canvas */
@@ -38,9 +38,22 @@ static int find_resize_level(__global const ResizeLevel* levels, int count, uint
     return lo;
 }
 
-/* Bilinear resize, bit-exact with the CPU reference (and OpenCV's
- * INTER_LINEAR_EXACT): taps are (index0, index1, weight0, weight1), weights
- * with 8 fraction bits summing to 256, computed once per geometry on the host. */
+/* One output pixel of the bilinear resize, bit-exact with the CPU reference
+ * (and OpenCV's INTER_LINEAR_EXACT): taps are (index0, index1, weight0,
+ * weight1), weights with 8 fraction bits summing to 256, computed once per
+ * geometry on the host. */
+static uchar resize_pixel(__global const uchar* src, int src_pitch, int4 xt, int4 yt)
+{
+    __global const uchar* row0 = src + yt.x * src_pitch;
+    __global const uchar* row1 = src + yt.y * src_pitch;
+    const int h0 = row0[xt.x] * xt.z + row0[xt.y] * xt.w;
+    const int h1 = row1[xt.x] * xt.z + row1[xt.y] * xt.w;
+    return (uchar)((h0 * yt.z + h1 * yt.w + (1 << 15)) >> 16);
+}
+
+#ifdef PYRAMID_BY_ROWS
+/* CPU devices: one work-item per output row of every level (the index space
+ * counts rows, ResizeLevel.first is the level's first row). */
 __kernel void build_pyramid(__global const uchar* src, int src_pitch,
                             __global uchar* canvas, int canvas_pitch,
                             __global const ResizeLevel* levels, int level_count, uint total,
@@ -49,27 +62,57 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
     const uint index = get_global_id(0);
     if (index >= total)
         return;
-    const int l = find_resize_level(levels, level_count, index);
-    const ResizeLevel level = levels[l];
+    const ResizeLevel level = levels[find_resize_level(levels, level_count, index)];
+    const int y = (int)(index - level.first);
+    const int4 yt = taps[level.ytap + y];
+    __global uchar* out = canvas + level.canvas_offset + y * canvas_pitch;
+    for (int x = 0; x < level.width; ++x)
+        out[x] = resize_pixel(src, src_pitch, taps[level.xtap + x], yt);
+}
+#else
+/* One work-item per pyramid pixel, all levels in one launch. */
+__kernel void build_pyramid(__global const uchar* src, int src_pitch,
+                            __global uchar* canvas, int canvas_pitch,
+                            __global const ResizeLevel* levels, int level_count, uint total,
+                            __global const int4* taps)
+{
+    const uint index = get_global_id(0);
+    if (index >= total)
+        return;
+    const ResizeLevel level = levels[find_resize_level(levels, level_count, index)];
     const int local_index = (int)(index - level.first);
     const int y = local_index / level.width;
     const int x = local_index - y * level.width;
-
-    const int4 xt = taps[level.xtap + x];
-    const int4 yt = taps[level.ytap + y];
-    __global const uchar* row0 = src + yt.x * src_pitch;
-    __global const uchar* row1 = src + yt.y * src_pitch;
-    const int h0 = row0[xt.x] * xt.z + row0[xt.y] * xt.w;
-    const int h1 = row1[xt.x] * xt.z + row1[xt.y] * xt.w;
-    canvas[level.canvas_offset + y * canvas_pitch + x] = (uchar)((h0 * yt.z + h1 * yt.w + (1 << 15)) >> 16);
+    canvas[level.canvas_offset + y * canvas_pitch + x] =
+        resize_pixel(src, src_pitch, taps[level.xtap + x], taps[level.ytap + y]);
 }
+#endif
 
+#ifdef ROW_SCAN_SEQUENTIAL
+/* Row prefix sums on CPU devices: one work-item per row, a plain loop. A
+ * work-group scan costs log2(group) barriers per chunk, which a CPU driver
+ * runs as separate loops. */
+__kernel void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
+                            __global uint* integral, int integral_pitch, int height)
+{
+    const int row = get_global_id(0);
+    if (row >= height)
+        return;
+    __global const uchar* in = canvas + row * canvas_pitch;
+    __global uint* out = integral + (row + 1) * integral_pitch + 1;
+    uint sum = 0;
+    for (int x = 0; x < width; ++x) {
+        sum += in[x];
+        out[x] = sum;
+    }
+}
+#else
 /* Row prefix sums: one work-group per canvas row, scanning it in chunks of
  * the group size. Writes row y + 1, columns 1..width of the integral image
  * (row 0 and column 0 stay zero). */
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP_SIZE, 1, 1)))
 void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
-                   __global uint* integral, int integral_pitch)
+                   __global uint* integral, int integral_pitch, int height)
 {
     __local uint scan[SCAN_GROUP_SIZE];
     const int row = get_group_id(0);
@@ -95,6 +138,7 @@ void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+#endif
 
 /* Column prefix sums over the row sums, in three short passes so that tall
  * canvases keep the device busy. The rows are cut into bands of COLUMN_BAND

@@ -19,6 +19,7 @@
 
 #include "core/model/default_classifier.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
 #include "image_loader.h"
 #include "test_support.h"
@@ -400,4 +401,68 @@ TEST(Engine, BadConfigurationIsAClearError)
     EngineConfig none;
     none.device = "no-such-device-anywhere";
     EXPECT_THROW(Engine(c, none), Error);
+}
+
+TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
+{
+    char dir_template[] = "/tmp/waldboost-tuning-XXXXXX";
+    ASSERT_NE(mkdtemp(dir_template), nullptr);
+    setenv("WALDBOOST_CACHE_DIR", dir_template, 1);
+    const Classifier& c = default_classifier();
+    const auto device = waldboost::opencl::select_device(test_device());
+    const std::string key = waldboost::opencl::tuning_key(device.info, c);
+
+    EXPECT_FALSE(waldboost::opencl::load_tuned_reduction(key, device.info));
+    bool tuned = true;
+    EXPECT_TRUE(waldboost::opencl::preferred_reduction(c, device.info, &tuned) ==
+                waldboost::opencl::default_reduction(device.info));
+    EXPECT_FALSE(tuned);
+
+    ReductionParams p;
+    p.group_size = 32;
+    p.step1_unsync = 7;
+    p.step1_divisor = 16;
+    p.step2_repeats = 1;
+    p.step4_group_size = 8;
+    const std::string file = waldboost::opencl::save_tuned_reduction(key, p);
+    ASSERT_TRUE(waldboost::opencl::load_tuned_reduction(key, device.info));
+    EXPECT_TRUE(*waldboost::opencl::load_tuned_reduction(key, device.info) == p);
+    EXPECT_TRUE(waldboost::opencl::preferred_reduction(c, device.info, &tuned) == p);
+    EXPECT_TRUE(tuned);
+    Engine engine(c, EngineConfig{test_device(), std::nullopt, 1});
+    EXPECT_TRUE(engine.reduction() == p) << "the engine must use the tuned parameters by default";
+
+    /* Another classifier has another key. */
+    std::mt19937 rng(1);
+    EXPECT_NE(waldboost::opencl::tuning_key(device.info, random_classifier(rng, 16, 16, 5, true)), key);
+
+    /* A damaged or invalid file is ignored, never trusted. */
+    {
+        FILE* f = std::fopen(file.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("[reduction]\ngroup-size=100\nstep1-unsync=4\n", f);
+        std::fclose(f);
+    }
+    EXPECT_FALSE(waldboost::opencl::load_tuned_reduction(key, device.info));
+    EXPECT_TRUE(Engine(c, EngineConfig{test_device(), std::nullopt, 1}).reduction() ==
+                waldboost::opencl::default_reduction(device.info));
+    std::remove(file.c_str());
+    unsetenv("WALDBOOST_CACHE_DIR");
+}
+
+TEST(Tuner, SearchReturnsTheFastestTrialAndNeverChangesDetections)
+{
+    std::mt19937 rng(9);
+    const Classifier c = random_classifier(rng, 16, 16, 12, true);
+    const GrayImage img = random_image(rng, 96, 72);
+    DetectParams params;
+    params.min_neighbors = 0;
+    int trials = 0;
+    const auto result = waldboost::opencl::tune_reduction(c, test_device(), {img.view()}, params, 1,
+                                                          [&](const auto&) { ++trials; });
+    EXPECT_GE(trials, 10);
+    ASSERT_EQ(result.trials.size(), static_cast<size_t>(trials));
+    for (const auto& t : result.trials)
+        EXPECT_GE(t.device_ms, result.best_ms);
+    EXPECT_LE(result.best_ms, result.default_ms);
 }

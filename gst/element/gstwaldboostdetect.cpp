@@ -42,6 +42,7 @@
 #include "core/model/classifier_io.h"
 #include "core/model/default_classifier.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/tuner.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_waldboost_detect_debug);
 #define GST_CAT_DEFAULT gst_waldboost_detect_debug
@@ -232,13 +233,21 @@ static void post_setup_error(GstWaldboostDetect* self, const Settings& s, const 
     }
 }
 
-static wcl::EngineConfig engine_config(const Settings& s, const wcl::DeviceInfo* device)
+static bool has_reduction_overrides(const Settings& s)
+{
+    return s.group_size > 0 || s.step1_unsync >= 0 || s.step1_divisor > 0 || s.step2_unsync >= 0 ||
+           s.step2_divisor > 0 || s.step2_repeats >= 0 || s.step4_group_size > 0;
+}
+
+/* Without overrides the engine picks tuned parameters or the device's
+ * defaults itself; overrides apply on top of those. */
+static wcl::EngineConfig engine_config(const Settings& s, const Classifier& classifier, const wcl::DeviceInfo& device)
 {
     wcl::EngineConfig config;
     config.device = s.device;
     config.max_in_flight = s.max_inflight;
-    if (device) {
-        wcl::ReductionParams r = wcl::default_reduction(*device);
+    if (has_reduction_overrides(s)) {
+        wcl::ReductionParams r = wcl::preferred_reduction(classifier, device);
         if (s.group_size > 0)
             r.group_size = s.group_size;
         if (s.step1_unsync >= 0)
@@ -272,7 +281,7 @@ static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
     try {
         /* The device's defaults first, then the user's overrides. */
         const wcl::SelectedDevice device = wcl::select_device(s.device);
-        p->engine = std::make_unique<wcl::Engine>(*p->classifier, engine_config(s, &device.info));
+        p->engine = std::make_unique<wcl::Engine>(*p->classifier, engine_config(s, *p->classifier, device.info));
         const wcl::BuildReport& build = p->engine->build_report();
         GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s", wcl::describe(p->engine->device()).c_str(),
                         build.cache_hit ? "from the cache" : "built", build.milliseconds,

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/opencl/program_cache.h"
+#include "core/opencl/tuner.h"
 
 namespace waldboost::opencl {
 
@@ -95,12 +96,14 @@ struct Geometry {
 
     std::vector<ScaleLevel> levels;
     std::vector<int> scan_to_level; /* scan-table entry -> index into levels */
-    std::vector<ResizeLevel> resize_levels;
+    std::vector<ResizeLevel> resize_levels;      /* indexed by pixel */
+    std::vector<ResizeLevel> resize_levels_rows; /* the same, indexed by row */
     std::vector<ScanLevel> scan_levels;
     std::vector<cl_int4> taps;
     int canvas_width = 0, canvas_height = 0;
     int integral_pitch = 0;
     cl_uint pixels = 0;     /* pyramid pixels */
+    cl_uint pyramid_rows = 0;
     cl_uint positions = 0;  /* window positions scanned */
 
     bool matches(Size size, const DetectParams& p) const
@@ -139,7 +142,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
     g.canvas_height = y + shelf_height;
     g.integral_pitch = g.canvas_width + 1;
 
-    uint64_t pixels = 0, positions = 0;
+    uint64_t pixels = 0, positions = 0, rows = 0;
     for (size_t i = 0; i < g.levels.size(); ++i) {
         const ScaleLevel& level = g.levels[i];
         const auto [cx, cy] = placement[i];
@@ -156,6 +159,9 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
         g.resize_levels.push_back(r);
         pixels += static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
+        r.first = static_cast<cl_uint>(rows);
+        g.resize_levels_rows.push_back(r);
+        rows += static_cast<uint64_t>(r.height);
 
         const int span_x = level.image_size.width - classifier.window_width + 1;
         const int span_y = level.image_size.height - classifier.window_height + 1;
@@ -178,6 +184,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         throw Error("frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
                     " is too large for the OpenCL engine's 32-bit indices");
     g.pixels = static_cast<cl_uint>(pixels);
+    g.pyramid_rows = static_cast<cl_uint>(rows);
     g.positions = static_cast<cl_uint>(positions);
     return g;
 }
@@ -196,8 +203,14 @@ ReductionParams default_reduction(const DeviceInfo& device)
     ReductionParams p;
     if (device.type == "CPU") {
         /* PoCL and other CPU drivers run a work-group as loops between
-         * barriers: small groups keep those loops short. */
-        p.group_size = 64;
+         * barriers, so every synchronised round costs a pass over the group:
+         * small groups, and long unsynchronised runs, so that on a CPU the
+         * reduction mostly happens in step 1 (measured with PoCL 3.1 at
+         * 640x480: step 1 took 143 ms with 4 unsynchronised weak classifiers
+         * and 76 ms with 40 or more). */
+        p.group_size = 16;
+        p.step1_unsync = 64;
+        p.step2_unsync = 64;
         p.step4_group_size = 16;
     }
     const size_t max_group = std::max<size_t>(device.max_work_group_size, 1);
@@ -274,6 +287,9 @@ struct Engine::Impl {
     std::shared_ptr<const Geometry> geometry;
 
     int list_count() const { return 1 + reduction.step2_repeats + 1; }
+    /* CPU devices build the pyramid and the row sums a row per work-item:
+     * plain loops suit them better than wide parallel kernels. */
+    bool by_rows() const { return selected.info.type == "CPU"; }
 
     void upload_classifier();
     void prepare(Slot& slot, const GrayView& image, const DetectParams& params);
@@ -331,7 +347,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     m.classifier = classifier;
     m.max_in_flight = config.max_in_flight;
     m.selected = select_device(config.device);
-    m.reduction = config.reduction.value_or(default_reduction(m.selected.info));
+    m.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, m.selected.info);
     validate(m.reduction, m.selected.info);
 
     try {
@@ -354,6 +370,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
         define("COLUMN_BAND", kColumnBand);
+        if (m.by_rows())
+            options += " -D ROW_SCAN_SEQUENTIAL -D PYRAMID_BY_ROWS";
         /* Development aid: extra compiler options, e.g. -cl-opt-disable. */
         if (const char* extra = std::getenv("WALDBOOST_CL_OPTIONS"))
             options += std::string(" ") + extra;
@@ -421,8 +439,9 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
     maybe_inject_fault("buffer-create");
     if (slot.buffers_for != geometry) {
         const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-        slot.resize_levels = cl::Buffer(context, ro, sizeof(ResizeLevel) * g.resize_levels.size(),
-                                        const_cast<ResizeLevel*>(g.resize_levels.data()));
+        const std::vector<ResizeLevel>& resize = by_rows() ? g.resize_levels_rows : g.resize_levels;
+        slot.resize_levels = cl::Buffer(context, ro, sizeof(ResizeLevel) * resize.size(),
+                                        const_cast<ResizeLevel*>(resize.data()));
         slot.scan_levels = cl::Buffer(context, ro, sizeof(ScanLevel) * g.scan_levels.size(),
                                       const_cast<ScanLevel*>(g.scan_levels.data()));
         slot.taps = cl::Buffer(context, ro, sizeof(cl_int4) * g.taps.size(), const_cast<cl_int4*>(g.taps.data()));
@@ -491,9 +510,12 @@ void Engine::Impl::enqueue(Slot& slot)
     pyramid.setArg(3, static_cast<cl_int>(g.canvas_width));
     pyramid.setArg(4, slot.resize_levels);
     pyramid.setArg(5, static_cast<cl_int>(g.resize_levels.size()));
-    pyramid.setArg(6, g.pixels);
+    pyramid.setArg(6, by_rows() ? g.pyramid_rows : g.pixels);
     pyramid.setArg(7, slot.taps);
-    launch("build_pyramid", pyramid, round_up(g.pixels, 64), 0);
+    if (by_rows())
+        launch("build_pyramid", pyramid, round_up(g.pyramid_rows, 16), 16);
+    else
+        launch("build_pyramid", pyramid, round_up(g.pixels, 64), 64);
 
     cl::Kernel& rows = slot.rows;
     rows.setArg(0, slot.canvas);
@@ -501,7 +523,11 @@ void Engine::Impl::enqueue(Slot& slot)
     rows.setArg(2, static_cast<cl_int>(g.canvas_width));
     rows.setArg(3, slot.integral);
     rows.setArg(4, static_cast<cl_int>(g.integral_pitch));
-    launch("integral_rows", rows, static_cast<size_t>(g.canvas_height) * r.group_size, r.group_size);
+    rows.setArg(5, static_cast<cl_int>(g.canvas_height));
+    if (by_rows())
+        launch("integral_rows", rows, round_up(g.canvas_height, 16), 16);
+    else
+        launch("integral_rows", rows, static_cast<size_t>(g.canvas_height) * r.group_size, r.group_size);
 
     const cl_int bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
     const size_t columns = round_up(g.canvas_width, 64);

@@ -45,7 +45,9 @@ void validate(const ReductionParams& params, const DeviceInfo& device);
 
 struct EngineConfig {
     std::string device = "auto";              /* see select_device() */
-    std::optional<ReductionParams> reduction; /* default_reduction() when empty */
+    /* Empty: the cached tuned parameters for this device and classifier, else
+     * default_reduction() (see tuner.h). */
+    std::optional<ReductionParams> reduction;
     int max_in_flight = 2;                    /* frames submitted and not yet collected */
 };
 

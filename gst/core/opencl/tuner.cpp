@@ -1,0 +1,214 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/opencl/tuner.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "core/model/classifier_io.h"
+
+namespace waldboost::opencl {
+
+namespace {
+
+/* Bump when the meaning of a tuned file changes. */
+constexpr const char* kTuningFormat = "waldboost-tuning-1";
+
+struct KeyFileDeleter {
+    void operator()(GKeyFile* k) const { g_key_file_free(k); }
+};
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::vector<RawWindow> windows_of(const FrameResult& r) { return r.windows; }
+
+bool same_windows(const std::vector<RawWindow>& a, const std::vector<RawWindow>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (!(a[i].rect == b[i].rect) || a[i].level != b[i].level)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
+{
+    const std::string text = std::string(kTuningFormat) + "\n" + device.platform_name + "\n" + device.device_name +
+                             "\n" + device.driver_version + "\n" + write_waldboost_xml(classifier);
+    gchar* sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text.c_str(), static_cast<gssize>(text.size()));
+    std::string key(sum);
+    g_free(sum);
+    return key;
+}
+
+std::string tuning_directory()
+{
+    if (const char* dir = std::getenv("WALDBOOST_CACHE_DIR"); dir && *dir)
+        return std::string(dir) + "/tuning";
+    return std::string(g_get_user_cache_dir()) + "/waldboost-gst/tuning";
+}
+
+std::optional<ReductionParams> load_tuned_reduction(const std::string& key, const DeviceInfo& device)
+{
+    const std::string path = tuning_directory() + "/" + key + ".ini";
+    std::unique_ptr<GKeyFile, KeyFileDeleter> file(g_key_file_new());
+    if (!g_key_file_load_from_file(file.get(), path.c_str(), G_KEY_FILE_NONE, nullptr))
+        return std::nullopt;
+    GError* error = nullptr;
+    auto get = [&](const char* name) {
+        const int v = g_key_file_get_integer(file.get(), "reduction", name, &error);
+        return v;
+    };
+    ReductionParams p;
+    p.group_size = get("group-size");
+    p.step1_unsync = get("step1-unsync");
+    p.step1_divisor = get("step1-divisor");
+    p.step2_unsync = get("step2-unsync");
+    p.step2_divisor = get("step2-divisor");
+    p.step2_repeats = get("step2-repeats");
+    p.step4_group_size = get("step4-group-size");
+    if (error) {
+        g_error_free(error);
+        return std::nullopt; /* incomplete or damaged: ignore it */
+    }
+    try {
+        validate(p, device);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    return p;
+}
+
+std::string save_tuned_reduction(const std::string& key, const ReductionParams& p)
+{
+    const std::string dir = tuning_directory();
+    if (g_mkdir_with_parents(dir.c_str(), 0700) != 0)
+        throw Error("cannot create the tuning folder " + dir);
+    std::unique_ptr<GKeyFile, KeyFileDeleter> file(g_key_file_new());
+    g_key_file_set_string(file.get(), "reduction", "format", kTuningFormat);
+    g_key_file_set_integer(file.get(), "reduction", "group-size", p.group_size);
+    g_key_file_set_integer(file.get(), "reduction", "step1-unsync", p.step1_unsync);
+    g_key_file_set_integer(file.get(), "reduction", "step1-divisor", p.step1_divisor);
+    g_key_file_set_integer(file.get(), "reduction", "step2-unsync", p.step2_unsync);
+    g_key_file_set_integer(file.get(), "reduction", "step2-divisor", p.step2_divisor);
+    g_key_file_set_integer(file.get(), "reduction", "step2-repeats", p.step2_repeats);
+    g_key_file_set_integer(file.get(), "reduction", "step4-group-size", p.step4_group_size);
+    const std::string path = dir + "/" + key + ".ini";
+    GError* error = nullptr;
+    if (!g_key_file_save_to_file(file.get(), path.c_str(), &error)) {
+        const std::string message = path + ": " + error->message;
+        g_error_free(error);
+        throw Error("cannot save tuned parameters: " + message);
+    }
+    return path;
+}
+
+ReductionParams preferred_reduction(const Classifier& classifier, const DeviceInfo& device, bool* from_tuning)
+{
+    if (from_tuning)
+        *from_tuning = false;
+    const char* disable = std::getenv("WALDBOOST_TUNING_DISABLE");
+    if (!(disable && std::string(disable) == "1")) {
+        if (auto tuned = load_tuned_reduction(tuning_key(device, classifier), device)) {
+            if (from_tuning)
+                *from_tuning = true;
+            return *tuned;
+        }
+    }
+    return default_reduction(device);
+}
+
+TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
+                            const std::vector<GrayView>& frames, const DetectParams& params, int runs,
+                            const std::function<void(const TuningTrial&)>& progress)
+{
+    if (frames.empty())
+        throw Error("tuning needs at least one frame");
+    const SelectedDevice selected = select_device(device);
+    std::vector<std::vector<RawWindow>> expected;
+
+    auto time = [&](const ReductionParams& p) {
+        EngineConfig config;
+        config.device = device;
+        config.reduction = p;
+        config.max_in_flight = 1;
+        Engine engine(classifier, config);
+        std::vector<double> ms;
+        for (int run = -1; run < runs; ++run) {
+            for (size_t i = 0; i < frames.size(); ++i) {
+                const FrameResult r = engine.detect(frames[i], params);
+                if (run < 0) {
+                    /* Warm-up pass; also the exactness check. */
+                    if (expected.size() <= i)
+                        expected.push_back(windows_of(r));
+                    else if (!same_windows(expected[i], windows_of(r)))
+                        throw Error("tuning: parameters changed the detections (an engine bug)");
+                    continue;
+                }
+                ms.push_back(r.stats.device_milliseconds);
+            }
+        }
+        TuningTrial trial{p, median(ms)};
+        if (progress)
+            progress(trial);
+        return trial;
+    };
+
+    TuningResult result;
+    ReductionParams best = default_reduction(selected.info);
+    TuningTrial base = time(best);
+    result.trials.push_back(base);
+    result.default_ms = base.device_ms;
+    double best_ms = base.device_ms;
+
+    /* Coordinate search: one parameter at a time, keeping improvements. */
+    const int max_group = static_cast<int>(std::min<size_t>(selected.info.max_work_group_size, 1024));
+    struct Axis {
+        int ReductionParams::*field;
+        std::vector<int> values;
+    };
+    std::vector<Axis> axes = {
+        {&ReductionParams::step1_unsync, {0, 2, 4, 8, 16, 32, 64}},
+        {&ReductionParams::step1_divisor, {2, 4, 8, 16, 32}},
+        {&ReductionParams::group_size, {16, 32, 64, 128, 256}},
+        {&ReductionParams::step2_unsync, {0, 4, 8, 16, 64}},
+        {&ReductionParams::step2_divisor, {2, 4, 8}},
+        {&ReductionParams::step2_repeats, {0, 1, 2, 3}},
+        {&ReductionParams::step4_group_size, {8, 16, 32, 64}},
+    };
+    for (const Axis& axis : axes) {
+        for (int value : axis.values) {
+            ReductionParams p = best;
+            if (p.*axis.field == value)
+                continue;
+            p.*axis.field = value;
+            if (p.group_size > max_group || p.step4_group_size > max_group || p.step1_divisor > p.group_size ||
+                p.step2_divisor > p.group_size)
+                continue;
+            const TuningTrial trial = time(p);
+            result.trials.push_back(trial);
+            if (trial.device_ms < best_ms) {
+                best_ms = trial.device_ms;
+                best = p;
+            }
+        }
+    }
+    result.best = best;
+    result.best_ms = best_ms;
+    return result;
+}
+
+}  // namespace waldboost::opencl

@@ -1,0 +1,379 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboost-bench: times, in one run on the same frames, classifier and
+ * settings, the OpenCL engine (single-frame latency and throughput with
+ * frames in flight) and, when built with OpenCV, OpenCV's
+ * CascadeClassifier::detectMultiScale on a Mat (CPU) and on a UMat (its
+ * OpenCL path). Prints a markdown table and writes JSON.
+ *
+ * Frames are real images (given on the command line) resized to each
+ * benchmark size with the core's bit-exact resize.
+ */
+#include <gdk-pixbuf/gdk-pixbuf.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/classifier_io.h"
+#include "core/opencl/engine.h"
+#include "core/opencl/tuner.h"
+#include "core/reference/detector.h"
+
+#ifdef HAVE_OPENCV
+#include <opencv2/core/ocl.hpp>
+#include <opencv2/objdetect.hpp>
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using waldboost::GrayImage;
+
+double ms_since(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+GrayImage load_gray(const std::string& path)
+{
+    GError* error = nullptr;
+    GdkPixbuf* pixbuf = gdk_pixbuf_new_from_file(path.c_str(), &error);
+    if (!pixbuf) {
+        const std::string message = path + ": " + (error ? error->message : "cannot decode");
+        g_clear_error(&error);
+        throw waldboost::Error(message);
+    }
+    const int w = gdk_pixbuf_get_width(pixbuf), h = gdk_pixbuf_get_height(pixbuf);
+    const int channels = gdk_pixbuf_get_n_channels(pixbuf), stride = gdk_pixbuf_get_rowstride(pixbuf);
+    const guint8* pixels = gdk_pixbuf_read_pixels(pixbuf);
+    GrayImage gray(w, h);
+    for (int y = 0; y < h; ++y) {
+        const guint8* p = pixels + static_cast<size_t>(y) * stride;
+        for (int x = 0; x < w; ++x, p += channels)
+            gray.at(x, y) = channels >= 3 ? waldboost::rgb_to_gray(p[0], p[1], p[2]) : p[0];
+    }
+    g_object_unref(pixbuf);
+    return gray;
+}
+
+struct Row {
+    std::string classifier;
+    int width = 0, height = 0;
+    double engine_latency_ms = 0;     /* one frame at a time, wall clock */
+    double engine_throughput_ms = 0;  /* per frame with frames in flight */
+    double engine_device_ms = 0;      /* first kernel start to last kernel end */
+    std::map<std::string, double> kernels;
+    double weak_per_window = 0;
+    double windows = 0;
+    double weak_evaluated = 0;
+    double opencv_mat_ms = -1;
+    double opencv_umat_ms = -1;
+    int detections = 0;
+    int opencv_detections = -1;
+};
+
+std::string fmt(double v, const char* f = "%.2f")
+{
+    if (v < 0)
+        return "n/a";
+    char b[32];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    gchar** classifiers = nullptr;
+    gchar* device = nullptr;
+    gchar* sizes_text = nullptr;
+    gchar* json_path = nullptr;
+    gint runs = 5;
+    gint inflight = 3;
+    gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
+    gchar** images = nullptr;
+    const GOptionEntry entries[] = {
+        {"classifier", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &classifiers,
+         "OpenCV LBP cascade or WaldBoost XML (repeatable; default: lbpcascade_frontalface and "
+         "lbpcascade_frontalface_improved from /usr/share/opencv4/lbpcascades)",
+         "FILE"},
+        {"device", 'd', 0, G_OPTION_ARG_STRING, &device, "OpenCL device for the engine (default auto)", "SPEC"},
+        {"sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_text,
+         "Frame sizes (default 640x480,1280x720,1920x1080,3840x2160)", "WxH,..."},
+        {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Passes over the frames per measurement (default 5)", "N"},
+        {"inflight", 'i', 0, G_OPTION_ARG_INT, &inflight, "Frames in flight for the throughput figure (default 3)",
+         "N"},
+        {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
+        {"no-opencv", 0, 0, G_OPTION_ARG_NONE, &no_opencv, "Do not time OpenCV", nullptr},
+        {"no-umat", 0, 0, G_OPTION_ARG_NONE, &no_umat, "Do not time OpenCV on a UMat", nullptr},
+        {"tune", 't', 0, G_OPTION_ARG_NONE, &tune,
+         "Tune the reduction parameters for the device and each classifier on the frames (at the first size), "
+         "save them in the cache (used by default from then on), and stop",
+         nullptr},
+        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &images, nullptr, "IMAGE..."},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+    GOptionContext* context = g_option_context_new("IMAGE... - benchmark the engine against OpenCV");
+    g_option_context_add_main_entries(context, entries, nullptr);
+    GError* error = nullptr;
+    if (!g_option_context_parse(context, &argc, &argv, &error)) {
+        std::fprintf(stderr, "waldboost-bench: %s\n", error->message);
+        return 2;
+    }
+    g_option_context_free(context);
+    if (!images || !images[0]) {
+        std::fprintf(stderr, "waldboost-bench: give at least one image (e.g. build/testdata/messi5.jpg)\n");
+        return 2;
+    }
+
+    std::vector<std::string> classifier_paths;
+    if (classifiers)
+        for (int i = 0; classifiers[i]; ++i)
+            classifier_paths.emplace_back(classifiers[i]);
+    if (classifier_paths.empty())
+        classifier_paths = {"/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml",
+                            "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"};
+    std::vector<waldboost::Size> sizes;
+    {
+        const std::string text = sizes_text ? sizes_text : "640x480,1280x720,1920x1080,3840x2160";
+        size_t pos = 0;
+        while (pos < text.size()) {
+            const size_t comma = text.find(',', pos);
+            const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            int w = 0, h = 0;
+            if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) {
+                std::fprintf(stderr, "waldboost-bench: bad size '%s'\n", item.c_str());
+                return 2;
+            }
+            sizes.push_back({w, h});
+            pos = comma == std::string::npos ? text.size() : comma + 1;
+        }
+    }
+#ifndef HAVE_OPENCV
+    no_opencv = TRUE;
+#endif
+
+    std::vector<Row> rows;
+    std::string device_name;
+    try {
+        std::vector<GrayImage> sources;
+        for (int i = 0; images[i]; ++i)
+            sources.push_back(load_gray(images[i]));
+
+        if (tune) {
+            for (const std::string& path : classifier_paths) {
+                const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
+                std::vector<GrayImage> frames;
+                std::vector<waldboost::GrayView> views;
+                for (const GrayImage& src : sources)
+                    frames.push_back(waldboost::resize_bilinear(src.view(), sizes.front()));
+                for (const GrayImage& f : frames)
+                    views.push_back(f.view());
+                const std::string spec = device ? device : "auto";
+                std::printf("Tuning %s on %s at %dx%d (device ms per frame, median of %d passes):\n", path.c_str(),
+                            spec.c_str(), sizes.front().width, sizes.front().height, runs);
+                const auto result = waldboost::opencl::tune_reduction(
+                    classifier, spec, views, waldboost::DetectParams{}, runs,
+                    [](const waldboost::opencl::TuningTrial& t) {
+                        const auto& p = t.params;
+                        std::printf("  group %3d  step1 %2d/%-2d  step2 %2d/%-2d x%d  step4 %2d: %.3f ms\n",
+                                    p.group_size, p.step1_unsync, p.step1_divisor, p.step2_unsync, p.step2_divisor,
+                                    p.step2_repeats, p.step4_group_size, t.device_ms);
+                        std::fflush(stdout);
+                    });
+                const auto selected = waldboost::opencl::select_device(spec);
+                const std::string file = waldboost::opencl::save_tuned_reduction(
+                    waldboost::opencl::tuning_key(selected.info, classifier), result.best);
+                std::printf("best %.3f ms (defaults %.3f ms), saved to %s\n\n", result.best_ms, result.default_ms,
+                            file.c_str());
+            }
+            return 0;
+        }
+
+        for (const std::string& path : classifier_paths) {
+            const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
+            waldboost::opencl::EngineConfig config;
+            config.device = device ? device : "auto";
+            config.max_in_flight = std::max(1, inflight);
+            waldboost::opencl::Engine engine(classifier, config);
+            device_name = waldboost::opencl::describe(engine.device());
+#ifdef HAVE_OPENCV
+            cv::CascadeClassifier opencv;
+            if (!no_opencv && !opencv.load(path)) {
+                std::fprintf(stderr, "waldboost-bench: OpenCV could not load %s\n", path.c_str());
+                return 1;
+            }
+#endif
+            waldboost::DetectParams params; /* scale 1.1, min size = window, min-neighbors 3 */
+            const std::string name = path.substr(path.find_last_of('/') + 1);
+            for (const waldboost::Size& size : sizes) {
+                std::vector<GrayImage> frames;
+                for (const GrayImage& src : sources)
+                    frames.push_back(waldboost::resize_bilinear(src.view(), size));
+                Row row;
+                row.classifier = name;
+                row.width = size.width;
+                row.height = size.height;
+
+                /* Latency: one frame at a time (after a warm-up pass). */
+                std::vector<double> latency, device_ms, weak, windows, evaluated;
+                std::map<std::string, std::vector<double>> kernels;
+                for (int run = -1; run < runs; ++run) {
+                    for (const GrayImage& f : frames) {
+                        const auto start = Clock::now();
+                        const auto result = engine.detect(f.view(), params);
+                        const double ms = ms_since(start);
+                        if (run < 0)
+                            continue;
+                        latency.push_back(ms);
+                        device_ms.push_back(result.stats.device_milliseconds);
+                        weak.push_back(result.stats.weak_per_window);
+                        windows.push_back(static_cast<double>(result.stats.windows));
+                        evaluated.push_back(static_cast<double>(result.stats.weak_evaluated));
+                        std::map<std::string, int> seen;
+                        for (const auto& k : result.stats.kernels) {
+                            const int n = seen[k.name]++;
+                            kernels[n ? k.name + "#" + std::to_string(n + 1) : k.name].push_back(k.milliseconds);
+                        }
+                        row.detections = static_cast<int>(result.detections.size());
+                    }
+                }
+                row.engine_latency_ms = median(latency);
+                row.engine_device_ms = median(device_ms);
+                row.weak_per_window = median(weak);
+                row.windows = median(windows);
+                row.weak_evaluated = median(evaluated);
+                for (auto& [k, v] : kernels)
+                    row.kernels[k] = median(v);
+
+                /* Throughput: keep `inflight` frames on the device. */
+                {
+                    const int total = runs * static_cast<int>(frames.size());
+                    const auto start = Clock::now();
+                    int submitted = 0, collected = 0;
+                    while (collected < total) {
+                        if (submitted < total && engine.can_submit()) {
+                            engine.submit(frames[submitted % frames.size()].view(), params);
+                            ++submitted;
+                        } else {
+                            engine.collect();
+                            ++collected;
+                        }
+                    }
+                    row.engine_throughput_ms = ms_since(start) / total;
+                }
+
+#ifdef HAVE_OPENCV
+                if (!no_opencv) {
+                    const cv::Size window(classifier.window_width, classifier.window_height);
+                    std::vector<cv::Mat> mats;
+                    for (const GrayImage& f : frames)
+                        mats.emplace_back(f.height, f.width, CV_8U, const_cast<uint8_t*>(f.pixels.data()));
+                    std::vector<double> t;
+                    cv::ocl::setUseOpenCL(false);
+                    for (int run = -1; run < runs; ++run)
+                        for (const cv::Mat& m : mats) {
+                            std::vector<cv::Rect> found;
+                            const auto start = Clock::now();
+                            opencv.detectMultiScale(m, found, 1.1, 3, 0, window);
+                            if (run >= 0)
+                                t.push_back(ms_since(start));
+                            row.opencv_detections = static_cast<int>(found.size());
+                        }
+                    row.opencv_mat_ms = median(t);
+                    if (!no_umat && cv::ocl::haveOpenCL()) {
+                        cv::ocl::setUseOpenCL(true);
+                        std::vector<cv::UMat> umats(mats.size());
+                        for (size_t i = 0; i < mats.size(); ++i)
+                            mats[i].copyTo(umats[i]);
+                        t.clear();
+                        for (int run = -1; run < runs; ++run)
+                            for (const cv::UMat& u : umats) {
+                                std::vector<cv::Rect> found;
+                                const auto start = Clock::now();
+                                opencv.detectMultiScale(u, found, 1.1, 3, 0, window);
+                                if (run >= 0)
+                                    t.push_back(ms_since(start));
+                            }
+                        row.opencv_umat_ms = median(t);
+                        cv::ocl::setUseOpenCL(false);
+                    }
+                }
+#endif
+                rows.push_back(row);
+                std::fprintf(stderr, "waldboost-bench: %s %dx%d done\n", name.c_str(), size.width, size.height);
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "waldboost-bench: %s\n", e.what());
+        return 1;
+    }
+
+    std::printf("Engine device: %s\n\n", device_name.c_str());
+    std::printf("| classifier | frame | engine latency ms | engine ms/frame (%d in flight) | fps | OpenCV Mat ms | "
+                "OpenCV UMat ms | x Mat | x UMat | weak/window | detections (ours/OpenCV, last frame) |\n",
+                inflight);
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const Row& r : rows) {
+        const double ours = r.engine_throughput_ms;
+        std::printf("| %s | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s | %d/%s |\n", r.classifier.c_str(), r.width,
+                    r.height, fmt(r.engine_latency_ms).c_str(), fmt(ours).c_str(), fmt(1000.0 / ours, "%.0f").c_str(),
+                    fmt(r.opencv_mat_ms).c_str(), fmt(r.opencv_umat_ms).c_str(),
+                    r.opencv_mat_ms < 0 ? "n/a" : fmt(r.opencv_mat_ms / ours, "%.1fx").c_str(),
+                    r.opencv_umat_ms < 0 ? "n/a" : fmt(r.opencv_umat_ms / ours, "%.1fx").c_str(),
+                    fmt(r.weak_per_window).c_str(), r.detections,
+                    r.opencv_detections < 0 ? "n/a" : std::to_string(r.opencv_detections).c_str());
+    }
+    std::printf("\nPer-kernel median ms (single frame):\n\n");
+    for (const Row& r : rows) {
+        std::printf("- %s %dx%d, device %.3f ms:", r.classifier.c_str(), r.width, r.height, r.engine_device_ms);
+        for (const auto& [k, v] : r.kernels)
+            std::printf(" %s %.3f;", k.c_str(), v);
+        std::printf("\n");
+    }
+
+    if (json_path) {
+        FILE* f = std::fopen(json_path, "w");
+        if (!f) {
+            std::fprintf(stderr, "waldboost-bench: cannot write %s\n", json_path);
+            return 1;
+        }
+        std::fprintf(f, "{\"device\": \"%s\", \"inflight\": %d, \"runs\": %d, \"results\": [\n", device_name.c_str(),
+                     inflight, runs);
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const Row& r = rows[i];
+            std::fprintf(f,
+                         "  {\"classifier\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
+                         "\"engine_throughput_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
+                         "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
+                         "\"weak_evaluated\": %.0f, \"kernels\": {",
+                         r.classifier.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
+                         r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
+                         r.weak_evaluated);
+            bool first = true;
+            for (const auto& [k, v] : r.kernels) {
+                std::fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", k.c_str(), v);
+                first = false;
+            }
+            std::fprintf(f, "}}%s\n", i + 1 < rows.size() ? "," : "");
+        }
+        std::fprintf(f, "]}\n");
+        std::fclose(f);
+    }
+    return 0;
+}
