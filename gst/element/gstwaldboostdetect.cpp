@@ -99,9 +99,20 @@ struct Settings {
     }
 };
 
+/* How a frame's results are shown: fixed when the frame enters, so a
+ * property change never reaches frames already in flight. */
+struct OutputSettings {
+    std::string label; /* resolved: the property or the classifier's */
+    GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
+    guint color = kDefaultColor;
+    int line_width = kDefaultLineWidth;
+    gboolean post_messages = TRUE;
+};
+
 /* A frame on its way through the engine. */
 struct Pending {
     GstBuffer* buffer = nullptr;
+    OutputSettings output;
     bool submitted = false; /* false: nothing to scan (frame or roi smaller than the window) */
     int roi_x = 0;
     int roi_y = 0;
@@ -134,6 +145,7 @@ struct WaldboostDetectPrivate {
     GstVideoInfo info;
     bool have_info = false;
     bool overlay_meta_downstream = false;
+    bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
 };
 
@@ -381,7 +393,7 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
 static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
 {
     WaldboostDetectPrivate* p = self->priv;
-    const Settings& s = p->active;
+    const OutputSettings& s = pending.output;
     std::vector<Detection> detections;
     if (result) {
         detections = result->detections;
@@ -390,14 +402,18 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
             d.rect.y += pending.roi_y;
         }
     }
-    const std::string label = s.label.empty() ? p->classifier->label : s.label;
+    const std::string& label = s.label;
 
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
-    for (const Detection& d : detections) {
+    for (size_t i = 0; i < detections.size(); ++i) {
+        const Detection& d = detections[i];
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
             buffer, label.c_str(), static_cast<guint>(d.rect.x), static_cast<guint>(d.rect.y),
             static_cast<guint>(d.rect.width), static_cast<guint>(d.rect.height));
+        /* Distinct ids let applications (and PyGObject, which can only look
+         * metas up by id) address each detection. */
+        meta->id = static_cast<gint>(i);
         gst_video_region_of_interest_meta_add_param(
             meta, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence),
                                     "neighbors", G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE,
@@ -465,6 +481,18 @@ static GstFlowReturn collect_oldest(GstWaldboostDetect* self)
         return GST_FLOW_ERROR;
     }
     return GST_FLOW_OK;
+}
+
+/* The oldest frames leave once max-inflight frames are in flight, so a
+ * frame waits for max-inflight - 1 later ones (1 = synchronous), as the
+ * LATENCY query reports. */
+static GstFlowReturn release_frames(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    GstFlowReturn ret = GST_FLOW_OK;
+    while (ret == GST_FLOW_OK && p->pending.size() >= static_cast<size_t>(p->active.max_inflight))
+        ret = collect_oldest(self);
+    return ret;
 }
 
 /* Finishes every frame in flight into the ready queue. */
@@ -537,31 +565,36 @@ static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
     return TRUE;
 }
 
-/* Asks downstream whether it takes GstVideoOverlayCompositionMeta, as
- * textoverlay does, so draw=auto can attach rectangles instead of burning. */
-static bool downstream_supports_overlay_meta(GstWaldboostDetect* self, GstCaps* caps)
-{
-    GstQuery* query = gst_query_new_allocation(caps, FALSE);
-    bool supported = false;
-    if (gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(self), query))
-        supported = gst_query_find_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
-    gst_query_unref(query);
-    GST_DEBUG_OBJECT(self, "downstream %s overlay composition meta", supported ? "takes" : "does not take");
-    return supported;
-}
-
-static gboolean gst_waldboost_detect_set_info(GstVideoFilter* filter, GstCaps* incaps, GstVideoInfo* in_info,
+static gboolean gst_waldboost_detect_set_info(GstVideoFilter* filter, GstCaps* /*incaps*/, GstVideoInfo* in_info,
                                              GstCaps* /*outcaps*/, GstVideoInfo* /*out_info*/)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(filter);
-    {
-        /* The LATENCY query reads the frame rate from another thread. */
-        std::lock_guard<std::mutex> guard(self->priv->lock);
-        self->priv->info = *in_info;
-        self->priv->have_info = true;
-    }
-    self->priv->overlay_meta_downstream = downstream_supports_overlay_meta(self, incaps);
+    /* The LATENCY query reads the frame rate from another thread. */
+    std::lock_guard<std::mutex> guard(self->priv->lock);
+    self->priv->info = *in_info;
+    self->priv->have_info = true;
+    self->priv->overlay_meta_unknown = true;
     return TRUE;
+}
+
+/* Asks downstream, once it has our caps, whether it takes
+ * GstVideoOverlayCompositionMeta (as textoverlay does), so draw=auto can
+ * attach rectangles instead of burning them in. */
+static void query_overlay_meta_support(GstWaldboostDetect* self)
+{
+    GstPad* srcpad = GST_BASE_TRANSFORM_SRC_PAD(self);
+    GstCaps* caps = gst_pad_get_current_caps(srcpad);
+    if (!caps)
+        return;
+    GstQuery* query = gst_query_new_allocation(caps, FALSE);
+    const bool answered = gst_pad_peer_query(srcpad, query);
+    self->priv->overlay_meta_downstream =
+        answered && gst_query_find_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    self->priv->overlay_meta_unknown = false;
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+    GST_DEBUG_OBJECT(self, "downstream %s overlay composition meta",
+                     self->priv->overlay_meta_downstream ? "takes" : "does not take");
 }
 
 static waldboost::DetectParams detect_params(const Settings& s, const Classifier& c)
@@ -597,7 +630,7 @@ static GstFlowReturn apply_settings(GstWaldboostDetect* self)
         std::lock_guard<std::mutex> guard(p->lock);
         s = p->settings;
     }
-    if (!s.engine_differs(p->active)) {
+    if (p->engine && !s.engine_differs(p->active)) {
         p->active = s;
         return GST_FLOW_OK;
     }
@@ -625,10 +658,17 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         gst_buffer_unref(input);
         return ret;
     }
+    if (p->overlay_meta_unknown)
+        query_overlay_meta_support(self);
 
     Pending pending;
     pending.buffer = input;
     pending.frame = p->frame_count++;
+    pending.output.label = p->active.label.empty() ? p->classifier->label : p->active.label;
+    pending.output.draw = p->active.draw;
+    pending.output.color = p->active.color;
+    pending.output.line_width = p->active.line_width;
+    pending.output.post_messages = p->active.post_messages;
 
     GstVideoFrame frame;
     if (!gst_video_frame_map(&frame, &p->info, input, GST_MAP_READ)) {
@@ -638,7 +678,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
                              gst_buffer_get_size(input), GST_VIDEO_INFO_WIDTH(&p->info),
                              GST_VIDEO_INFO_HEIGHT(&p->info)));
         p->pending.push_back(pending);
-        return p->pending.size() >= static_cast<size_t>(p->active.max_inflight) ? collect_oldest(self) : GST_FLOW_OK;
+        return release_frames(self);
     }
 
     /* The luma plane, cropped to the region of interest. */
@@ -657,9 +697,8 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.roi_y = ry;
 
     try {
-        /* Make room: the oldest frame leaves when the queue is full. */
-        while (p->pending.size() >= static_cast<size_t>(p->active.max_inflight) ||
-               (p->engine->in_flight() > 0 && !p->engine->can_submit())) {
+        /* The engine may hold fewer frames than the queue after a change. */
+        while (!p->pending.empty() && !p->engine->can_submit()) {
             ret = collect_oldest(self);
             if (ret != GST_FLOW_OK) {
                 gst_video_frame_unmap(&frame);
@@ -680,7 +719,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     }
     gst_video_frame_unmap(&frame);
     p->pending.push_back(pending);
-    return GST_FLOW_OK;
+    return release_frames(self);
 }
 
 static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* trans, GstBuffer** outbuf)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <utility>
 
 namespace waldboost::opencl {
@@ -90,6 +91,10 @@ DeviceInfo query(const cl::Platform& platform, const cl::Device& device, int pla
 
 Enumeration enumerate()
 {
+    /* The ICD loader and some drivers initialise on the first call and are
+     * not safe when several threads (one per pipeline) do that at once. */
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
     Enumeration result;
     /* The bindings' Platform::get asks for the platforms even when the count
      * is 0, which fails with CL_INVALID_VALUE; ask for the count first so that

@@ -19,6 +19,7 @@
 namespace waldboost::opencl {
 
 /* Generated at build time from the kernels folder by build-aux/embed.py. */
+extern const std::string_view kCommonKernels;
 extern const std::string_view kPyramidKernels;
 extern const std::string_view kWaldboostKernels;
 
@@ -352,7 +353,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
 
     try {
         m.context = cl::Context(m.selected.device);
-        const std::string source = kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
+        const std::string source = kernel_source(kCommonKernels, "common.cl") + "\n" +
+                                   kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
                                    kernel_source(kWaldboostKernels, "waldboost.cl");
         const ReductionParams& r = m.reduction;
         std::string options = "-cl-std=CL1.2";
@@ -449,6 +451,10 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         slot.source = cl::Buffer(context, CL_MEM_READ_ONLY, slot.source_bytes);
         const size_t canvas_bytes = static_cast<size_t>(g.canvas_width) * g.canvas_height;
         slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
+        /* The gaps between packed levels are never written; their values
+         * cancel out of every block sum, but they must not be uninitialised
+         * memory. */
+        slot.queue.enqueueFillBuffer(slot.canvas, cl_uchar{0}, 0, canvas_bytes);
         const size_t integral_bytes = sizeof(cl_uint) * g.integral_pitch * (g.canvas_height + 1);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
         const size_t bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;

@@ -1,0 +1,2350 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Tests of the waldboostdetect element with GstCheck and GstHarness: caps,
+ * region-of-interest metas against the core library's CPU reference
+ * detector, in-order delivery with frames in flight, EOS, flush,
+ * renegotiation, bus messages, latency, every property, the error paths and
+ * a state-change lifecycle. Every expected detection comes from
+ * waldboost::detect() on the same gray image, never from the element itself.
+ *
+ * The tests are grouped in test cases (caps, detections, streaming,
+ * messages, properties, drawing, live, errors, lifecycle); meson runs each
+ * case as its own test with CK_RUN_CASE. Cases that need the real test
+ * images (tests/fetch-test-data.sh) exit 77 (skip) when they are missing,
+ * unless WALDBOOST_REQUIRE_TEST_DATA=1.
+ *
+ * OpenCL fault injection (WALDBOOST_CL_FAULT) is read once per process, so
+ * those cases run this binary again as a helper (--fault-helper MODE) with
+ * the variable set.
+ */
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/gstvideometa.h>
+#include <gst/video/video-overlay-composition.h>
+#include <gst/video/video.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/model/classifier_io.h"
+#include "core/model/default_classifier.h"
+#include "core/reference/detector.h"
+#include "image_loader.h"
+
+namespace {
+
+using waldboost::Classifier;
+using waldboost::DetectParams;
+using waldboost::Detection;
+using waldboost::GrayImage;
+using waldboost::GrayView;
+
+constexpr GstClockTime kFrameDuration = GST_SECOND / 30;
+
+/* ------------------------------------------------------------------------ */
+/* Environment and data                                                     */
+
+std::string env_or(const char* name, const std::string& fallback)
+{
+    const char* value = g_getenv(name);
+    return value && *value ? value : fallback;
+}
+
+bool file_exists(const std::string& path)
+{
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string data_file(const char* name) { return env_or("WALDBOOST_TEST_DATA", "build/testdata") + "/" + name; }
+
+std::string converted_classifier(const char* stem)
+{
+    return env_or("WALDBOOST_CONVERTED_DIR", "build/classifiers") + "/" + stem + ".xml";
+}
+
+std::string opencv_cascade(const char* stem)
+{
+    return env_or("WALDBOOST_CASCADE_DIR", "/usr/share/opencv4/lbpcascades") + "/" + stem + ".xml";
+}
+
+std::string haar_cascade(const char* stem)
+{
+    return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades") + "/" + stem + ".xml";
+}
+
+const GrayImage& astronaut()
+{
+    static const GrayImage image = waldboost_test::load_gray_image(data_file("astronaut.png"));
+    return image;
+}
+
+/* A w x h window of `src` at (x, y); outside the source it is `fill`. */
+GrayImage crop(const GrayImage& src, int x, int y, int w, int h, uint8_t fill = 128)
+{
+    GrayImage out(w, h, fill);
+    for (int yy = 0; yy < h; ++yy)
+        for (int xx = 0; xx < w; ++xx)
+            if (x + xx >= 0 && x + xx < src.width && y + yy >= 0 && y + yy < src.height)
+                out.at(xx, yy) = src.at(x + xx, y + yy);
+    return out;
+}
+
+/* 200x160 views of the astronaut's face, moved by k pixels: different
+ * content per frame, each with a face. */
+GrayImage face_frame(int k) { return crop(astronaut(), 110 + 3 * k, 25 + 2 * k, 200, 160); }
+
+/* A synthetic frame without faces (gradient plus a little texture). */
+GrayImage synthetic(int w, int h, int seed = 0)
+{
+    GrayImage img(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            img.at(x, y) = static_cast<uint8_t>((x * 3 + y * 5 + seed * 17 + ((x * y) % 7) * 9) & 0xff);
+    return img;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The core's answer                                                         */
+
+std::vector<Detection> core(const GrayView& view, const DetectParams& params = DetectParams{},
+                            const Classifier& classifier = waldboost::default_classifier())
+{
+    return waldboost::detect(classifier, view, params);
+}
+
+std::vector<Detection> core(const GrayImage& img, const DetectParams& params = DetectParams{},
+                            const Classifier& classifier = waldboost::default_classifier())
+{
+    return core(img.view(), params, classifier);
+}
+
+DetectParams params_mn(int min_neighbors)
+{
+    DetectParams p;
+    p.min_neighbors = min_neighbors;
+    return p;
+}
+
+/* min-size / max-size are object widths; heights follow the window. */
+waldboost::Size size_for_width(const Classifier& c, int width)
+{
+    return waldboost::Size{width, static_cast<int>(std::lround(static_cast<double>(width) * c.window_height /
+                                                                c.window_width))};
+}
+
+struct Box {
+    std::string label;
+    int x = 0, y = 0, w = 0, h = 0;
+    int neighbors = -1;
+    double confidence = -1;
+
+    auto key() const { return std::tie(x, y, w, h, neighbors, confidence, label); }
+    bool operator<(const Box& o) const { return key() < o.key(); }
+    bool operator==(const Box& o) const { return key() == o.key(); }
+};
+
+std::string describe(const std::vector<Box>& boxes)
+{
+    if (boxes.empty())
+        return "(none)";
+    std::string s;
+    char line[200];
+    for (const Box& b : boxes) {
+        g_snprintf(line, sizeof line, "[%s %d,%d %dx%d n=%d c=%.9g] ", b.label.c_str(), b.x, b.y, b.w, b.h,
+                   b.neighbors, b.confidence);
+        s += line;
+    }
+    return s;
+}
+
+std::vector<Box> expected_boxes(const std::vector<Detection>& detections, const std::string& label, int dx = 0,
+                                int dy = 0)
+{
+    std::vector<Box> boxes;
+    for (const Detection& d : detections) {
+        Box b;
+        b.label = label;
+        b.x = d.rect.x + dx;
+        b.y = d.rect.y + dy;
+        b.w = d.rect.width;
+        b.h = d.rect.height;
+        b.neighbors = d.neighbors;
+        b.confidence = static_cast<double>(waldboost::confidence_from_neighbors(d.neighbors));
+        boxes.push_back(b);
+    }
+    std::sort(boxes.begin(), boxes.end());
+    return boxes;
+}
+
+/* The GstVideoRegionOfInterestMeta of a buffer, with its "detection" param. */
+std::vector<Box> roi_boxes(GstBuffer* buffer)
+{
+    std::vector<Box> boxes;
+    gpointer state = nullptr;
+    GstMeta* meta;
+    while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(meta);
+        Box b;
+        b.label = g_quark_to_string(roi->roi_type);
+        b.x = static_cast<int>(roi->x);
+        b.y = static_cast<int>(roi->y);
+        b.w = static_cast<int>(roi->w);
+        b.h = static_cast<int>(roi->h);
+        const GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, "detection");
+        if (s) {
+            gst_structure_get_int(s, "neighbors", &b.neighbors);
+            gst_structure_get_double(s, "confidence", &b.confidence);
+        }
+        boxes.push_back(b);
+    }
+    std::sort(boxes.begin(), boxes.end());
+    return boxes;
+}
+
+#define CHECK_BOXES(buffer, want, what)                                                                  \
+    do {                                                                                                 \
+        const std::vector<Box> got_ = roi_boxes(buffer);                                                 \
+        const std::vector<Box> want_ = (want);                                                           \
+        fail_unless(got_ == want_, "%s: the ROI metas differ from the core's detections\n  element: %s\n" \
+                                   "  core:    %s",                                                      \
+                    std::string(what).c_str(), describe(got_).c_str(), describe(want_).c_str());         \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Harness, frames, recording                                               */
+
+using Props = std::vector<std::pair<std::string, std::string>>;
+
+GstElement* make_element(const Props& props)
+{
+    GstElement* e = gst_element_factory_make("waldboostdetect", nullptr);
+    fail_unless(e != nullptr, "no waldboostdetect element (is GST_PLUGIN_PATH the plugin's build folder?)");
+    for (const auto& [name, value] : props)
+        gst_util_set_object_arg(G_OBJECT(e), name.c_str(), value.c_str());
+    return e;
+}
+
+/* A harness around a new element with these properties set before it
+ * starts; it is PLAYING on return. */
+GstHarness* harness_with(const Props& props = {})
+{
+    GstElement* e = make_element(props);
+    GstHarness* h = gst_harness_new_with_element(e, "sink", "src");
+    gst_object_unref(e);
+    return h;
+}
+
+GstBus* attach_bus(GstHarness* h)
+{
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    return bus;
+}
+
+GstCaps* caps_for(GstVideoFormat format, int width, int height, int fps_n = 30, int fps_d = 1)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, format, width, height);
+    GST_VIDEO_INFO_FPS_N(&info) = fps_n;
+    GST_VIDEO_INFO_FPS_D(&info) = fps_d;
+    return gst_video_info_to_caps(&info);
+}
+
+void set_caps(GstHarness* h, GstVideoFormat format, int width, int height, int fps_n = 30, int fps_d = 1)
+{
+    gst_harness_set_src_caps(h, caps_for(format, width, height, fps_n, fps_d));
+}
+
+/* What was pushed, to check what comes out. */
+struct Sent {
+    GrayImage image;
+    GstVideoFormat format = GST_VIDEO_FORMAT_GRAY8;
+    GstVideoInfo info;          /* the layout of the buffer (with its padding) */
+    bool has_meta = false;      /* a GstVideoMeta describes the layout */
+    std::vector<uint8_t> bytes; /* the whole buffer as pushed */
+    GstClockTime pts = GST_CLOCK_TIME_NONE;
+};
+
+/* A frame whose luma plane is `image` and whose chroma is 128. With
+ * pad_bytes > 0 every row of every plane has that much padding, described by
+ * a GstVideoMeta. All padding holds a pattern, so reading it shows. */
+GstBuffer* make_frame(const GrayImage& image, GstVideoFormat format, GstClockTime pts, int pad_bytes = 0,
+                      Sent* sent = nullptr)
+{
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, format, image.width, image.height);
+    if (pad_bytes > 0) {
+        GstVideoAlignment align;
+        gst_video_alignment_reset(&align);
+        align.padding_right = static_cast<guint>(pad_bytes);
+        /* g_assert, not fail_unless: the fault helper runs outside libcheck. */
+        const gboolean aligned = gst_video_info_align(&info, &align);
+        g_assert(aligned);
+    }
+    GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+    {
+        GstMapInfo map;
+        gst_buffer_map(buffer, &map, GST_MAP_WRITE);
+        for (gsize i = 0; i < map.size; ++i)
+            map.data[i] = static_cast<guint8>((i * 37 + 11) & 0xff);
+        gst_buffer_unmap(buffer, &map);
+    }
+    if (pad_bytes > 0)
+        gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, format, image.width, image.height,
+                                       GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
+    GstVideoFrame frame;
+    const gboolean mapped = gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE);
+    g_assert(mapped);
+    for (int y = 0; y < image.height; ++y) {
+        guint8* row = static_cast<guint8*>(GST_VIDEO_FRAME_COMP_DATA(&frame, 0)) +
+                      static_cast<gsize>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&frame, 0);
+        const int pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, 0);
+        for (int x = 0; x < image.width; ++x)
+            row[x * pstride] = image.at(x, y);
+    }
+    for (guint c = 1; c < GST_VIDEO_FRAME_N_COMPONENTS(&frame); ++c) {
+        const int cw = GST_VIDEO_FRAME_COMP_WIDTH(&frame, c), ch = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c);
+        const int pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c);
+        for (int y = 0; y < ch; ++y) {
+            guint8* row = static_cast<guint8*>(GST_VIDEO_FRAME_COMP_DATA(&frame, c)) +
+                          static_cast<gsize>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&frame, c);
+            for (int x = 0; x < cw; ++x)
+                row[x * pstride] = 128;
+        }
+    }
+    gst_video_frame_unmap(&frame);
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DURATION(buffer) = kFrameDuration;
+    if (sent) {
+        sent->image = image;
+        sent->format = format;
+        sent->info = info;
+        sent->has_meta = pad_bytes > 0;
+        sent->pts = pts;
+        sent->bytes.resize(gst_buffer_get_size(buffer));
+        gst_buffer_extract(buffer, 0, sent->bytes.data(), sent->bytes.size());
+    }
+    return buffer;
+}
+
+GstClockTime pts_of(int index) { return static_cast<GstClockTime>(index) * kFrameDuration; }
+
+GstFlowReturn push_frame(GstHarness* h, const GrayImage& image, GstVideoFormat format, int index,
+                         std::vector<Sent>* sent = nullptr, int pad_bytes = 0)
+{
+    Sent s;
+    GstBuffer* b = make_frame(image, format, pts_of(index), pad_bytes, &s);
+    if (sent)
+        sent->push_back(std::move(s));
+    return gst_harness_push(h, b);
+}
+
+std::vector<GstBuffer*> pull_all(GstHarness* h)
+{
+    std::vector<GstBuffer*> out;
+    while (GstBuffer* b = gst_harness_try_pull(h))
+        out.push_back(b);
+    return out;
+}
+
+void unref_all(std::vector<GstBuffer*>& buffers)
+{
+    for (GstBuffer* b : buffers)
+        gst_buffer_unref(b);
+    buffers.clear();
+}
+
+void push_eos(GstHarness* h) { fail_unless(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused"); }
+
+std::vector<uint8_t> bytes_of(GstBuffer* b)
+{
+    std::vector<uint8_t> bytes(gst_buffer_get_size(b));
+    gst_buffer_extract(b, 0, bytes.data(), bytes.size());
+    return bytes;
+}
+
+/* The order of everything that leaves the element, from a probe on the
+ * harness' sink pad. */
+struct Item {
+    bool buffer = false;
+    GstEventType event = GST_EVENT_UNKNOWN;
+    GstClockTime pts = GST_CLOCK_TIME_NONE;
+    int width = 0, height = 0; /* caps events */
+};
+
+struct Recorder {
+    std::mutex lock;
+    std::vector<Item> items;
+
+    std::vector<Item> snapshot()
+    {
+        std::lock_guard<std::mutex> g(lock);
+        return items;
+    }
+};
+
+GstPadProbeReturn record_probe(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    auto* r = static_cast<Recorder*>(data);
+    Item item;
+    if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) {
+        item.buffer = true;
+        item.pts = GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info));
+    } else if (GST_PAD_PROBE_INFO_TYPE(info) & (GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH)) {
+        GstEvent* e = GST_PAD_PROBE_INFO_EVENT(info);
+        item.event = GST_EVENT_TYPE(e);
+        if (item.event == GST_EVENT_CAPS) {
+            GstCaps* caps;
+            gst_event_parse_caps(e, &caps);
+            const GstStructure* s = gst_caps_get_structure(caps, 0);
+            gst_structure_get_int(s, "width", &item.width);
+            gst_structure_get_int(s, "height", &item.height);
+        }
+    } else {
+        return GST_PAD_PROBE_OK;
+    }
+    std::lock_guard<std::mutex> g(r->lock);
+    r->items.push_back(item);
+    return GST_PAD_PROBE_OK;
+}
+
+void record(GstHarness* h, Recorder* r)
+{
+    gst_pad_add_probe(h->sinkpad,
+                      static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+                                                   GST_PAD_PROBE_TYPE_EVENT_FLUSH),
+                      record_probe, r, nullptr);
+}
+
+std::vector<GstClockTime> buffer_pts(const std::vector<Item>& items)
+{
+    std::vector<GstClockTime> pts;
+    for (const Item& i : items)
+        if (i.buffer)
+            pts.push_back(i.pts);
+    return pts;
+}
+
+std::string describe_pts(const std::vector<GstClockTime>& pts)
+{
+    std::string s;
+    for (GstClockTime t : pts) {
+        s += GST_CLOCK_TIME_IS_VALID(t) ? std::to_string(t / (kFrameDuration ? kFrameDuration : 1)) : "none";
+        s += " ";
+    }
+    return s.empty() ? "(none)" : s;
+}
+
+/* Index of a buffer's frame from its PTS. */
+int frame_index(GstBuffer* b) { return static_cast<int>(GST_BUFFER_PTS(b) / kFrameDuration); }
+
+/* Element messages and errors on a bus. */
+std::vector<GstMessage*> pop_element_messages(GstBus* bus, const char* name = "waldboostdetect")
+{
+    std::vector<GstMessage*> out;
+    while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+        if (gst_message_has_name(m, name))
+            out.push_back(m);
+        else
+            gst_message_unref(m);
+    }
+    return out;
+}
+
+struct ErrorInfo {
+    bool found = false;
+    GQuark domain = 0;
+    int code = 0;
+    std::string message, debug;
+    std::string text() const { return message + " | " + debug; }
+};
+
+ErrorInfo pop_message(GstBus* bus, GstMessageType type)
+{
+    ErrorInfo info;
+    GstMessage* m = gst_bus_pop_filtered(bus, type);
+    if (!m)
+        return info;
+    GError* error = nullptr;
+    gchar* debug = nullptr;
+    if (type == GST_MESSAGE_ERROR)
+        gst_message_parse_error(m, &error, &debug);
+    else
+        gst_message_parse_warning(m, &error, &debug);
+    info.found = true;
+    info.domain = error->domain;
+    info.code = error->code;
+    info.message = error->message ? error->message : "";
+    info.debug = debug ? debug : "";
+    g_error_free(error);
+    g_free(debug);
+    gst_message_unref(m);
+    return info;
+}
+
+ErrorInfo pop_error(GstBus* bus) { return pop_message(bus, GST_MESSAGE_ERROR); }
+
+bool contains(const std::string& haystack, const std::string& needle)
+{
+    return haystack.find(needle) != std::string::npos;
+}
+
+/* Starts an element with these properties standalone (no harness, whose
+ * start asserts success) and expects the state change to fail with an
+ * error message, which it returns. */
+ErrorInfo start_failure(const Props& props)
+{
+    GstElement* e = make_element(props);
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    const GstStateChangeReturn ret = gst_element_set_state(e, GST_STATE_PLAYING);
+    fail_unless_equals_int(ret, GST_STATE_CHANGE_FAILURE);
+    ErrorInfo info = pop_error(bus);
+    fail_unless(info.found, "the failed start posted no error message");
+    fail_unless_equals_int(gst_element_set_state(e, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+    return info;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Box outlines (draw=burn / meta)                                          */
+
+struct Rect {
+    int x, y, w, h;
+    auto key() const { return std::tie(x, y, w, h); }
+    bool operator<(const Rect& o) const { return key() < o.key(); }
+    bool operator==(const Rect& o) const { return key() == o.key(); }
+};
+
+/* The four bars of each box's outline, line width clipped to half the box
+ * and the bars to the frame. */
+std::vector<Rect> outline_rects(const std::vector<Box>& boxes, int frame_w, int frame_h, int line_width)
+{
+    std::vector<Rect> rects;
+    auto add = [&](int x, int y, int w, int h) {
+        x = std::clamp(x, 0, frame_w);
+        y = std::clamp(y, 0, frame_h);
+        w = std::min(w, frame_w - x);
+        h = std::min(h, frame_h - y);
+        if (w > 0 && h > 0)
+            rects.push_back(Rect{x, y, w, h});
+    };
+    for (const Box& b : boxes) {
+        const int lw = std::min({line_width, b.w / 2, b.h / 2});
+        if (lw <= 0)
+            continue;
+        add(b.x, b.y, b.w, lw);
+        add(b.x, b.y + b.h - lw, b.w, lw);
+        add(b.x, b.y + lw, lw, b.h - 2 * lw);
+        add(b.x + b.w - lw, b.y + lw, lw, b.h - 2 * lw);
+    }
+    std::sort(rects.begin(), rects.end());
+    return rects;
+}
+
+std::vector<bool> outline_mask(const std::vector<Rect>& rects, int w, int h)
+{
+    std::vector<bool> mask(static_cast<size_t>(w) * h, false);
+    for (const Rect& r : rects)
+        for (int y = r.y; y < r.y + r.h; ++y)
+            for (int x = r.x; x < r.x + r.w; ++x)
+                mask[static_cast<size_t>(y) * w + x] = true;
+    return mask;
+}
+
+/* Reads component c of the frame as pushed (`sent`) and as output. */
+struct PlanePair {
+    std::vector<uint8_t> before, after;
+    int w = 0, h = 0;
+};
+
+PlanePair component(const Sent& sent, GstBuffer* out, guint c)
+{
+    PlanePair p;
+    GstBuffer* in = gst_buffer_new_allocate(nullptr, sent.bytes.size(), nullptr);
+    gst_buffer_fill(in, 0, sent.bytes.data(), sent.bytes.size());
+    if (sent.has_meta) {
+        GstVideoInfo info = sent.info;
+        gst_buffer_add_video_meta_full(in, GST_VIDEO_FRAME_FLAG_NONE, sent.format, sent.image.width,
+                                       sent.image.height, GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
+    }
+    GstVideoFrame fin, fout;
+    fail_unless(gst_video_frame_map(&fin, &sent.info, in, GST_MAP_READ));
+    fail_unless(gst_video_frame_map(&fout, &sent.info, out, GST_MAP_READ));
+    p.w = GST_VIDEO_FRAME_COMP_WIDTH(&fin, c);
+    p.h = GST_VIDEO_FRAME_COMP_HEIGHT(&fin, c);
+    const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE(&fin, c);
+    for (int y = 0; y < p.h; ++y) {
+        const guint8* a = static_cast<const guint8*>(GST_VIDEO_FRAME_COMP_DATA(&fin, c)) +
+                          static_cast<gsize>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&fin, c);
+        const guint8* b = static_cast<const guint8*>(GST_VIDEO_FRAME_COMP_DATA(&fout, c)) +
+                          static_cast<gsize>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&fout, c);
+        for (int x = 0; x < p.w; ++x) {
+            p.before.push_back(a[x * ps]);
+            p.after.push_back(b[x * ps]);
+        }
+    }
+    gst_video_frame_unmap(&fin);
+    gst_video_frame_unmap(&fout);
+    gst_buffer_unref(in);
+    return p;
+}
+
+/* Checks a burned frame: luma changed only inside the outlines, every
+ * outline pixel the same value (returned); chroma changed only in samples
+ * whose luma block touches an outline. */
+int check_burn(const Sent& sent, GstBuffer* out, const std::vector<Box>& boxes, int line_width, const char* what)
+{
+    const int W = sent.image.width, H = sent.image.height;
+    const std::vector<Rect> rects = outline_rects(boxes, W, H, line_width);
+    fail_unless(!rects.empty(), "%s: no outline to check (the test needs detections)", what);
+    const std::vector<bool> mask = outline_mask(rects, W, H);
+    const PlanePair luma = component(sent, out, 0);
+    int value = -1;
+    size_t changed = 0;
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const size_t i = static_cast<size_t>(y) * W + x;
+            if (mask[i]) {
+                if (value < 0)
+                    value = luma.after[i];
+                fail_unless(luma.after[i] == value,
+                            "%s: outline pixel (%d,%d) is %d, other outline pixels are %d (colour not uniform)",
+                            what, x, y, luma.after[i], value);
+                changed += luma.after[i] != luma.before[i];
+            } else {
+                fail_unless(luma.after[i] == luma.before[i],
+                            "%s: luma pixel (%d,%d) outside every box outline changed from %d to %d", what, x, y,
+                            luma.before[i], luma.after[i]);
+            }
+        }
+    fail_unless(changed > 0, "%s: no outline pixel changed: nothing was drawn", what);
+    for (guint c = 1; c < GST_VIDEO_INFO_N_COMPONENTS(&sent.info); ++c) {
+        const PlanePair chroma = component(sent, out, c);
+        const int sx = (W + chroma.w - 1) / chroma.w, sy = (H + chroma.h - 1) / chroma.h;
+        for (int cy = 0; cy < chroma.h; ++cy)
+            for (int cx = 0; cx < chroma.w; ++cx) {
+                const size_t i = static_cast<size_t>(cy) * chroma.w + cx;
+                if (chroma.after[i] == chroma.before[i])
+                    continue;
+                bool touches = false;
+                for (int y = cy * sy; y < std::min(H, cy * sy + sy) && !touches; ++y)
+                    for (int x = cx * sx; x < std::min(W, cx * sx + sx) && !touches; ++x)
+                        touches = mask[static_cast<size_t>(y) * W + x];
+                fail_unless(touches, "%s: chroma %u sample (%d,%d) changed away from every outline", what, c, cx, cy);
+            }
+    }
+    return value;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fault-injection helper (a separate process per fault)                    */
+
+std::string self_exe()
+{
+    gchar* path = g_file_read_link("/proc/self/exe", nullptr);
+    fail_unless(path != nullptr);
+    std::string s = path;
+    g_free(path);
+    return s;
+}
+
+/* Runs this binary as `--fault-helper mode` with WALDBOOST_CL_FAULT=fault;
+ * returns its exit status, output in *output. */
+int run_fault_helper(const char* mode, const char* fault, std::string* output)
+{
+    const std::string exe = self_exe();
+    gchar* argv[] = {const_cast<gchar*>(exe.c_str()), const_cast<gchar*>("--fault-helper"),
+                     const_cast<gchar*>(mode), nullptr};
+    gchar** envp = g_get_environ();
+    envp = g_environ_setenv(envp, "WALDBOOST_CL_FAULT", fault, TRUE);
+    gchar *out = nullptr, *err = nullptr;
+    gint status = -1;
+    GError* error = nullptr;
+    const gboolean ok = g_spawn_sync(nullptr, argv, envp, G_SPAWN_DEFAULT, nullptr, nullptr, &out, &err, &status,
+                                     &error);
+    g_strfreev(envp);
+    fail_unless(ok, "could not run the fault helper: %s", error ? error->message : "?");
+    *output = std::string(out ? out : "") + std::string(err ? err : "");
+    g_free(out);
+    g_free(err);
+    return g_spawn_check_wait_status(status, nullptr) ? 0 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+}
+
+#define HELPER_CHECK(cond, ...)                                  \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            g_print("FAILED (%s:%d): ", __FILE__, __LINE__);     \
+            g_print(__VA_ARGS__);                                \
+            g_print("\n");                                       \
+            return 1;                                            \
+        }                                                        \
+    } while (0)
+
+/* A standalone element that must fail to start with this error. */
+int helper_start_fails(GQuark domain, int code, const char* in_message)
+{
+    GstElement* e = gst_element_factory_make("waldboostdetect", nullptr);
+    HELPER_CHECK(e, "no waldboostdetect element");
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    const GstStateChangeReturn ret = gst_element_set_state(e, GST_STATE_PLAYING);
+    HELPER_CHECK(ret == GST_STATE_CHANGE_FAILURE, "the state change returned %s, not FAILURE",
+                 gst_element_state_change_return_get_name(ret));
+    ErrorInfo info = pop_error(bus);
+    HELPER_CHECK(info.found, "no error message on the bus");
+    g_print("error: %s (%s %d) | %s\n", info.message.c_str(), g_quark_to_string(info.domain), info.code,
+            info.debug.c_str());
+    HELPER_CHECK(info.domain == domain && info.code == code, "error %s/%d, expected %s/%d",
+                 g_quark_to_string(info.domain), info.code, g_quark_to_string(domain), code);
+    HELPER_CHECK(contains(info.message, in_message), "the message does not say \"%s\"", in_message);
+    HELPER_CHECK(gst_element_set_state(e, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "cannot go back to NULL");
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+    return 0;
+}
+
+/* Enqueue failure while streaming: flow error and an error message, then a
+ * clean NULL -> PLAYING that streams again (a frame smaller than the window
+ * never reaches the device, where the fault is still armed). */
+int helper_enqueue()
+{
+    GstHarness* h = gst_harness_new("waldboostdetect");
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+    const GstFlowReturn flow =
+        gst_harness_push(h, make_frame(synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0));
+    HELPER_CHECK(flow == GST_FLOW_ERROR, "push returned %s, not ERROR", gst_flow_get_name(flow));
+    ErrorInfo info = pop_error(bus);
+    HELPER_CHECK(info.found, "no error message after the failed enqueue");
+    g_print("error: %s (%s %d) | %s\n", info.message.c_str(), g_quark_to_string(info.domain), info.code,
+            info.debug.c_str());
+    HELPER_CHECK(info.domain == GST_RESOURCE_ERROR, "error domain %s", g_quark_to_string(info.domain));
+    HELPER_CHECK(contains(info.debug, "enqueue"), "the debug text does not name the failed call");
+    GstBuffer* leaked = gst_harness_try_pull(h);
+    HELPER_CHECK(leaked == nullptr, "the failed frame came out");
+
+    HELPER_CHECK(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "to NULL failed");
+    HELPER_CHECK(gst_element_set_state(h->element, GST_STATE_PLAYING) == GST_STATE_CHANGE_SUCCESS,
+                 "back to PLAYING failed");
+    gst_harness_push_event(h, gst_event_new_stream_start("again"));
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+    for (int i = 0; i < 3; ++i) {
+        const GstFlowReturn f =
+            gst_harness_push(h, make_frame(synthetic(16, 16, i), GST_VIDEO_FORMAT_GRAY8, pts_of(i)));
+        HELPER_CHECK(f == GST_FLOW_OK, "push after the restart returned %s", gst_flow_get_name(f));
+    }
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused after the restart");
+    std::vector<GstBuffer*> out = pull_all(h);
+    HELPER_CHECK(out.size() == 3, "%zu frames came out after the restart, expected 3", out.size());
+    unref_all(out);
+    HELPER_CHECK(!pop_error(bus).found, "an error after the restart");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
+int fault_helper(const char* mode)
+{
+    gst_init(nullptr, nullptr);
+    int status = 2;
+    if (std::strcmp(mode, "program-build") == 0)
+        status = helper_start_fails(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "OpenCL kernels");
+    else if (std::strcmp(mode, "buffer-create") == 0)
+        status = helper_start_fails(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT, "memory");
+    else if (std::strcmp(mode, "enqueue") == 0)
+        status = helper_enqueue();
+    else
+        g_print("unknown fault helper mode %s\n", mode);
+    if (status == 0)
+        g_print("PASS\n");
+    return status;
+}
+
+}  // namespace
+
+/* ======================================================================== */
+/* caps                                                                     */
+
+static const GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
+                                          GST_VIDEO_FORMAT_NV12,  GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y42B,
+                                          GST_VIDEO_FORMAT_Y444};
+
+GST_START_TEST(test_caps_template)
+{
+    GstElement* e = make_element({});
+    GstPad* sink = gst_element_get_static_pad(e, "sink");
+    GstPad* src = gst_element_get_static_pad(e, "src");
+    for (GstVideoFormat f : kFormats) {
+        GstCaps* caps = caps_for(f, 64, 48);
+        fail_unless(gst_pad_query_accept_caps(sink, caps), "sink refuses %s", gst_video_format_to_string(f));
+        fail_unless(gst_pad_query_accept_caps(src, caps), "src refuses %s", gst_video_format_to_string(f));
+        gst_caps_unref(caps);
+    }
+    const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGBA,
+                                      GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_AYUV};
+    for (GstVideoFormat f : refused) {
+        GstCaps* caps = caps_for(f, 64, 48);
+        fail_if(gst_pad_query_accept_caps(sink, caps), "sink accepts %s", gst_video_format_to_string(f));
+        GstCaps* result = gst_pad_query_caps(sink, caps);
+        fail_unless(gst_caps_is_empty(result), "caps query with %s is not empty", gst_video_format_to_string(f));
+        gst_caps_unref(result);
+        gst_caps_unref(caps);
+    }
+    gst_object_unref(sink);
+    gst_object_unref(src);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
+/* Every format passes with the same caps out, pixels untouched (no faces:
+ * nothing drawn), at ordinary and odd sizes. */
+GST_START_TEST(test_caps_formats_and_odd_sizes)
+{
+    const int sizes[][2] = {{64, 48}, {33, 17}, {35, 29}, {1, 1}};
+    for (GstVideoFormat f : kFormats) {
+        for (const auto& size : sizes) {
+            const char* name = gst_video_format_to_string(f);
+            GstHarness* h = harness_with();
+            GstBus* bus = attach_bus(h);
+            GstCaps* in_caps = caps_for(f, size[0], size[1]);
+            gst_harness_set_src_caps(h, gst_caps_ref(in_caps));
+            std::vector<Sent> sent;
+            for (int i = 0; i < 3; ++i)
+                fail_unless_equals_int(push_frame(h, synthetic(size[0], size[1], i), f, i, &sent), GST_FLOW_OK);
+            push_eos(h);
+            std::vector<GstBuffer*> out = pull_all(h);
+            fail_unless_equals_int(out.size(), 3);
+            GstCaps* out_caps = gst_pad_get_current_caps(h->sinkpad);
+            fail_unless(out_caps && gst_caps_is_equal(out_caps, in_caps), "%s %dx%d: output caps %" GST_PTR_FORMAT
+                        " differ from the input caps", name, size[0], size[1], out_caps);
+            for (size_t i = 0; i < out.size(); ++i) {
+                fail_unless_equals_uint64(GST_BUFFER_PTS(out[i]), sent[i].pts);
+                fail_unless(bytes_of(out[i]) == sent[i].bytes, "%s %dx%d: frame %zu changed", name, size[0],
+                            size[1], i);
+                fail_unless(roi_boxes(out[i]).empty(), "%s %dx%d: a detection on a synthetic frame", name, size[0],
+                            size[1]);
+            }
+            fail_if(pop_error(bus).found, "%s %dx%d: error", name, size[0], size[1]);
+            unref_all(out);
+            gst_caps_unref(in_caps);
+            gst_caps_unref(out_caps);
+            gst_element_set_bus(h->element, nullptr);
+            gst_object_unref(bus);
+            gst_harness_teardown(h);
+        }
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_caps_rgb_refused)
+{
+    GstHarness* h = harness_with();
+    GstCaps* rgb = gst_caps_from_string("video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+    /* A sticky event is stored on the harness pad even when the element
+     * refuses it, so check the element's pads instead of the return value. */
+    gst_harness_push_event(h, gst_event_new_caps(rgb));
+    GstPad* sink = gst_element_get_static_pad(h->element, "sink");
+    GstCaps* current = gst_pad_get_current_caps(sink);
+    fail_unless(current == nullptr, "the element took RGB caps: %" GST_PTR_FORMAT, current);
+    gst_object_unref(sink);
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    gst_harness_push_event(h, gst_event_new_segment(&segment));
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, 64 * 48 * 3, nullptr);
+    gst_buffer_memset(b, 0, 100, 64 * 48 * 3);
+    GST_BUFFER_PTS(b) = 0;
+    const GstFlowReturn flow = gst_harness_push(h, b);
+    fail_unless_equals_int(flow, GST_FLOW_NOT_NEGOTIATED);
+    fail_unless(gst_harness_try_pull(h) == nullptr);
+    GstCaps* out = gst_pad_get_current_caps(h->sinkpad);
+    fail_unless(out == nullptr, "caps went downstream: %" GST_PTR_FORMAT, out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* detections                                                                */
+
+static void check_astronaut(GstVideoFormat format, int pad_bytes)
+{
+    const GrayImage& img = astronaut();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty(), "the core finds no face in astronaut.png: the test needs one");
+    GstHarness* h = harness_with({{"draw", "none"}});
+    set_caps(h, format, img.width, img.height);
+    std::vector<Sent> sent;
+    fail_unless_equals_int(push_frame(h, img, format, 0, &sent, pad_bytes), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 1);
+    char what[100];
+    g_snprintf(what, sizeof what, "astronaut.png as %s, row padding %d", gst_video_format_to_string(format),
+               pad_bytes);
+    CHECK_BOXES(out[0], want, what);
+    fail_unless(bytes_of(out[0]) == sent[0].bytes, "%s: draw=none changed the pixels", what);
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+
+GST_START_TEST(test_rois_astronaut_gray8) { check_astronaut(GST_VIDEO_FORMAT_GRAY8, 0); }
+GST_END_TEST;
+
+GST_START_TEST(test_rois_astronaut_i420) { check_astronaut(GST_VIDEO_FORMAT_I420, 0); }
+GST_END_TEST;
+
+/* Rows longer than the width (GstVideoMeta strides), padding full of junk. */
+GST_START_TEST(test_rois_padded_rows)
+{
+    check_astronaut(GST_VIDEO_FORMAT_GRAY8, 40);
+    check_astronaut(GST_VIDEO_FORMAT_I420, 24);
+}
+GST_END_TEST;
+
+/* Every format's luma plane is the image. */
+GST_START_TEST(test_rois_every_format)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty());
+    for (GstVideoFormat f : kFormats) {
+        GstHarness* h = harness_with({{"draw", "none"}});
+        set_caps(h, f, img.width, img.height);
+        fail_unless_equals_int(push_frame(h, img, f, 0), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        CHECK_BOXES(out[0], want, gst_video_format_to_string(f));
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* Odd widths: the default strides are rounded up (GRAY8 171 -> 172, I420
+ * chroma 86 -> 88), so rows are padded without a meta. */
+GST_START_TEST(test_rois_odd_width)
+{
+    const GrayImage img = crop(astronaut(), 140, 40, 171, 133);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty());
+    const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+                                      GST_VIDEO_FORMAT_Y444};
+    for (GstVideoFormat f : formats) {
+        GstHarness* h = harness_with({{"draw", "none"}});
+        set_caps(h, f, img.width, img.height);
+        std::vector<Sent> sent;
+        fail_unless_equals_int(push_frame(h, img, f, 0, &sent), GST_FLOW_OK);
+        fail_unless(GST_VIDEO_INFO_PLANE_STRIDE(&sent[0].info, 0) > img.width);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        CHECK_BOXES(out[0], want, std::string("171x133 ") + gst_video_format_to_string(f));
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* streaming                                                                 */
+
+/* N frames, max-inflight 1..4: all out, once each, in PTS order, each with
+ * the core's detections for its own content. */
+GST_START_TEST(test_in_order_delivery)
+{
+    const int N = 7;
+    std::vector<GrayImage> frames;
+    std::vector<std::vector<Box>> want;
+    for (int k = 0; k < N; ++k) {
+        frames.push_back(face_frame(k));
+        want.push_back(expected_boxes(core(frames.back()), "face"));
+        fail_unless(!want.back().empty());
+    }
+    fail_if(want[0] == want[N - 1], "the frames should differ in their detections");
+    for (int mi = 1; mi <= 4; ++mi) {
+        Recorder rec;
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}, {"draw", "none"}});
+        record(h, &rec);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        for (int k = 0; k < N; ++k)
+            fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        std::vector<GstClockTime> expected_pts;
+        for (int k = 0; k < N; ++k)
+            expected_pts.push_back(pts_of(k));
+        const std::vector<GstClockTime> got = buffer_pts(rec.snapshot());
+        fail_unless(got == expected_pts, "max-inflight=%d: frames left as %s", mi, describe_pts(got).c_str());
+        fail_unless_equals_int(out.size(), N);
+        for (int k = 0; k < N; ++k) {
+            char what[80];
+            g_snprintf(what, sizeof what, "max-inflight=%d frame %d", mi, k);
+            CHECK_BOXES(out[k], want[k], what);
+        }
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* With max-inflight M a frame leaves when M - 1 later frames have arrived
+ * (the latency the element reports): after k pushes, k - (M - 1) frames are
+ * out. For M = 3: nothing after 1 and 2 frames, the first after the 3rd. */
+GST_START_TEST(test_inflight_release_points)
+{
+    std::vector<GrayImage> frames;
+    for (int k = 0; k < 6; ++k)
+        frames.push_back(face_frame(k));
+    std::string report;
+    for (int mi = 1; mi <= 4; ++mi) {
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}, {"draw", "none"}});
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        int out_count = 0;
+        bool reported = false;
+        for (int k = 1; k <= 6; ++k) {
+            fail_unless_equals_int(push_frame(h, frames[k - 1], GST_VIDEO_FORMAT_GRAY8, k - 1), GST_FLOW_OK);
+            std::vector<GstBuffer*> out = pull_all(h);
+            for (GstBuffer* b : out)
+                fail_unless_equals_int(frame_index(b), out_count++);
+            unref_all(out);
+            const int expected = std::max(0, k - (mi - 1));
+            if (out_count != expected && !reported) {
+                report += "max-inflight=" + std::to_string(mi) + ": after " + std::to_string(k) +
+                          " frames pushed, " + std::to_string(out_count) + " came out, expected " +
+                          std::to_string(expected) + "; ";
+                reported = true;
+            }
+        }
+        push_eos(h);
+        std::vector<GstBuffer*> rest = pull_all(h);
+        fail_unless_equals_int(out_count + static_cast<int>(rest.size()), 6);
+        unref_all(rest);
+        gst_harness_teardown(h);
+    }
+    fail_unless(report.empty(), "%s(a frame must leave once max-inflight - 1 later frames have arrived: the "
+                "latency the element reports in the LATENCY query)", report.c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_eos_drains)
+{
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "4"}, {"draw", "none"}});
+    record(h, &rec);
+    set_caps(h, GST_VIDEO_FORMAT_I420, 200, 160);
+    std::vector<std::vector<Box>> want;
+    for (int k = 0; k < 3; ++k) {
+        const GrayImage img = face_frame(k);
+        want.push_back(expected_boxes(core(img), "face"));
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, k), GST_FLOW_OK);
+    }
+    fail_unless(buffer_pts(rec.snapshot()).empty(), "a frame left before max-inflight frames were in flight");
+    push_eos(h);
+    const std::vector<Item> items = rec.snapshot();
+    /* Three buffers, then EOS, nothing after. */
+    std::vector<std::string> seq;
+    for (const Item& i : items)
+        if (i.buffer || i.event == GST_EVENT_EOS)
+            seq.push_back(i.buffer ? "buffer" + std::to_string(i.pts / kFrameDuration) : "EOS");
+    const std::vector<std::string> expected = {"buffer0", "buffer1", "buffer2", "EOS"};
+    std::string got;
+    for (const std::string& s : seq)
+        got += s + " ";
+    fail_unless(seq == expected, "after EOS the element sent: %s", got.c_str());
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    for (int k = 0; k < 3; ++k)
+        CHECK_BOXES(out[k], want[k], "drained frame " + std::to_string(k));
+    unref_all(out);
+    /* The EOS event itself reached the harness. */
+    bool eos = false;
+    while (GstEvent* e = gst_harness_try_pull_event(h)) {
+        eos |= GST_EVENT_TYPE(e) == GST_EVENT_EOS;
+        gst_event_unref(e);
+    }
+    fail_unless(eos);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_flush)
+{
+    for (int mi = 2; mi <= 4; ++mi) {
+        Recorder rec;
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}, {"draw", "none"}});
+        GstBus* bus = attach_bus(h);
+        record(h, &rec);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        /* Frames 0.. mi-2 stay in flight. */
+        for (int k = 0; k < mi - 1; ++k)
+            fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+        fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+        GstSegment segment;
+        gst_segment_init(&segment, GST_FORMAT_TIME);
+        fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+        std::vector<std::vector<Box>> want;
+        for (int k = 10; k < 13; ++k) {
+            const GrayImage img = face_frame(k - 5);
+            want.push_back(expected_boxes(core(img), "face"));
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        }
+        push_eos(h);
+        const std::vector<Item> items = rec.snapshot();
+        bool after_stop = false;
+        std::vector<GstClockTime> after;
+        for (const Item& i : items) {
+            if (i.event == GST_EVENT_FLUSH_STOP)
+                after_stop = true;
+            if (i.buffer && after_stop)
+                after.push_back(i.pts);
+        }
+        fail_unless(after_stop, "FLUSH_STOP did not reach downstream");
+        const std::vector<GstClockTime> expected = {pts_of(10), pts_of(11), pts_of(12)};
+        fail_unless(after == expected, "max-inflight=%d: after the flush the element sent frames %s (expected 10 11 "
+                    "12: nothing from before the flush)", mi, describe_pts(after).c_str());
+        std::vector<GstBuffer*> out = pull_all(h);
+        /* Frames from before the flush may only have left before it. */
+        std::vector<GstBuffer*> kept;
+        for (GstBuffer* b : out) {
+            if (frame_index(b) >= 10)
+                kept.push_back(b);
+            else
+                gst_buffer_unref(b);
+        }
+        fail_unless_equals_int(kept.size(), 3);
+        for (int k = 0; k < 3; ++k)
+            CHECK_BOXES(kept[k], want[k], "frame after the flush");
+        unref_all(kept);
+        fail_if(pop_error(bus).found, "error around the flush");
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* Caps changes with frames in flight: each frame is detected at its own
+ * size and leaves before the caps of the next size. */
+GST_START_TEST(test_renegotiation)
+{
+    struct Step {
+        GstVideoFormat format;
+        int w, h, frames;
+    };
+    const Step steps[] = {{GST_VIDEO_FORMAT_GRAY8, 320, 240, 3}, {GST_VIDEO_FORMAT_GRAY8, 640, 360, 2},
+                          {GST_VIDEO_FORMAT_I420, 320, 240, 2},  {GST_VIDEO_FORMAT_NV12, 200, 160, 2},
+                          {GST_VIDEO_FORMAT_Y444, 100, 90, 0} /* caps after caps, no frame between */,
+                          {GST_VIDEO_FORMAT_I420, 641, 361, 1}};
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    record(h, &rec);
+    std::vector<std::vector<Box>> want;
+    std::vector<std::pair<int, int>> sizes;
+    int index = 0;
+    for (const Step& s : steps) {
+        set_caps(h, s.format, s.w, s.h);
+        for (int k = 0; k < s.frames; ++k, ++index) {
+            /* Centred on the face (171,64 104x104), moved by k; grey outside the photo. */
+            const GrayImage img = crop(astronaut(), 223 - s.w / 2 + 3 * k, 116 - s.h / 2 + 2 * k, s.w, s.h);
+            want.push_back(expected_boxes(core(img), "face"));
+            fail_unless(!want.back().empty());
+            sizes.emplace_back(s.w, s.h);
+            fail_unless_equals_int(push_frame(h, img, s.format, index), GST_FLOW_OK);
+        }
+    }
+    push_eos(h);
+    /* Each buffer after the caps of its own size. */
+    int w = 0, hh = 0, seen = 0;
+    for (const Item& i : rec.snapshot()) {
+        if (i.event == GST_EVENT_CAPS) {
+            w = i.width;
+            hh = i.height;
+        } else if (i.buffer) {
+            const int k = static_cast<int>(i.pts / kFrameDuration);
+            fail_unless_equals_int(k, seen);
+            fail_unless(w == sizes[k].first && hh == sizes[k].second,
+                        "frame %d (%dx%d) left under caps %dx%d", k, sizes[k].first, sizes[k].second, w, hh);
+            ++seen;
+        }
+    }
+    fail_unless_equals_int(seen, index);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), index);
+    for (int k = 0; k < index; ++k)
+        CHECK_BOXES(out[k], want[k],
+                    "frame " + std::to_string(k) + " at " + std::to_string(sizes[k].first) + "x" +
+                        std::to_string(sizes[k].second));
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* messages                                                                  */
+
+GST_START_TEST(test_messages)
+{
+    GstHarness* h = harness_with({{"draw", "none"}, {"min-neighbors", "1"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    segment.start = 0;
+    segment.base = 5 * GST_SECOND;
+    segment.time = 2 * GST_SECOND;
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    const int N = 4;
+    for (int k = 0; k < N; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), N);
+    std::vector<GstMessage*> messages = pop_element_messages(bus);
+    fail_unless_equals_int(messages.size(), N);
+    bool any = false;
+    for (int k = 0; k < N; ++k) {
+        const GstStructure* s = gst_message_get_structure(messages[k]);
+        fail_unless(GST_MESSAGE_SRC(messages[k]) == GST_OBJECT(h->element));
+        guint64 frame = 99, ts = 0, running = 0, stream = 0, duration = 0;
+        fail_unless(gst_structure_get_uint64(s, "frame", &frame));
+        fail_unless(gst_structure_get_uint64(s, "timestamp", &ts));
+        fail_unless(gst_structure_get_uint64(s, "running-time", &running));
+        fail_unless(gst_structure_get_uint64(s, "stream-time", &stream));
+        fail_unless(gst_structure_get_uint64(s, "duration", &duration));
+        fail_unless_equals_uint64(frame, k);
+        fail_unless_equals_uint64(ts, GST_BUFFER_PTS(out[k]));
+        fail_unless_equals_uint64(running, gst_segment_to_running_time(&segment, GST_FORMAT_TIME, ts));
+        fail_unless_equals_uint64(stream, gst_segment_to_stream_time(&segment, GST_FORMAT_TIME, ts));
+        fail_unless(running != ts && stream != ts, "the segment should make the times differ");
+        fail_unless_equals_uint64(duration, GST_BUFFER_DURATION(out[k]));
+        const GValue* list = gst_structure_get_value(s, "detections");
+        fail_unless(list && GST_VALUE_HOLDS_LIST(list), "no detections list");
+        std::vector<Box> boxes;
+        for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+            const GstStructure* d = gst_value_get_structure(gst_value_list_get_value(list, i));
+            Box b;
+            fail_unless(gst_structure_has_name(d, "detection"));
+            fail_unless(gst_structure_get_int(d, "x", &b.x) && gst_structure_get_int(d, "y", &b.y) &&
+                        gst_structure_get_int(d, "width", &b.w) && gst_structure_get_int(d, "height", &b.h) &&
+                        gst_structure_get_int(d, "neighbors", &b.neighbors) &&
+                        gst_structure_get_double(d, "confidence", &b.confidence));
+            b.label = gst_structure_get_string(d, "label") ? gst_structure_get_string(d, "label") : "";
+            boxes.push_back(b);
+        }
+        std::sort(boxes.begin(), boxes.end());
+        const std::vector<Box> metas = roi_boxes(out[k]);
+        fail_unless(boxes == metas, "frame %d: message %s, metas %s", k, describe(boxes).c_str(),
+                    describe(metas).c_str());
+        CHECK_BOXES(out[k], expected_boxes(core(face_frame(k), params_mn(1)), "face"), "message frame");
+        any |= !boxes.empty();
+        gst_message_unref(messages[k]);
+    }
+    fail_unless(any, "no detections at all: the test needs some");
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_post_messages_false)
+{
+    GstHarness* h = harness_with({{"post-messages", "false"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    for (int k = 0; k < 3; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    fail_if(roi_boxes(out[0]).empty(), "metas are still expected");
+    fail_unless(pop_element_messages(bus).empty(), "post-messages=false posted messages");
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static GstClockTime query_min_latency(GstHarness* h, GstClockTime* max, gboolean* live)
+{
+    GstQuery* q = gst_query_new_latency();
+    fail_unless(gst_pad_peer_query(h->sinkpad, q), "LATENCY query failed");
+    GstClockTime min;
+    gst_query_parse_latency(q, live, &min, max);
+    gst_query_unref(q);
+    return min;
+}
+
+GST_START_TEST(test_latency_query)
+{
+    const GstClockTime upstream = 10 * GST_MSECOND;
+    for (int mi = 1; mi <= 4; ++mi) {
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}});
+        gst_harness_set_upstream_latency(h, upstream);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48, 30, 1);
+        GstClockTime max;
+        gboolean live;
+        const GstClockTime min = query_min_latency(h, &max, &live);
+        const GstClockTime ours = gst_util_uint64_scale_int(static_cast<guint64>(mi - 1) * GST_SECOND, 1, 30);
+        fail_unless_equals_uint64(min, upstream + ours);
+        fail_unless(live);
+        gst_harness_teardown(h);
+    }
+    /* Unknown frame rate: no upper bound once frames are held. */
+    GstHarness* h = harness_with({{"max-inflight", "3"}});
+    gst_harness_set_upstream_latency(h, upstream);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48, 0, 1);
+    GstClockTime max;
+    gboolean live;
+    const GstClockTime min = query_min_latency(h, &max, &live);
+    fail_unless_equals_uint64(min, upstream);
+    fail_unless(!GST_CLOCK_TIME_IS_VALID(max));
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* properties                                                                */
+
+GST_START_TEST(test_property_defaults)
+{
+    GstElement* e = make_element({});
+    gchar *classifier = nullptr, *label = nullptr, *device = nullptr;
+    gdouble scale, iou, threshold;
+    gint min_size, max_size, stride, mn, mi, lw, gs, s1u, s1d, s2u, s2d, s2r, s4;
+    guint color;
+    gboolean post;
+    g_object_get(e, "classifier", &classifier, "label", &label, "device", &device, "scale-factor", &scale,
+                 "nms-iou", &iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "stride",
+                 &stride, "min-neighbors", &mn, "max-inflight", &mi, "line-width", &lw, "group-size", &gs,
+                 "step1-unsync", &s1u, "step1-divisor", &s1d, "step2-unsync", &s2u, "step2-divisor", &s2d,
+                 "step2-repeats", &s2r, "step4-group-size", &s4, "color", &color, "post-messages", &post, nullptr);
+    fail_unless_equals_string(classifier, "");
+    fail_unless_equals_string(label, "");
+    fail_unless_equals_string(device, "auto");
+    fail_unless_equals_float(scale, 1.1);
+    fail_unless_equals_float(iou, 0.3);
+    fail_unless_equals_float(threshold, 0.0);
+    fail_unless_equals_int(min_size, 0);
+    fail_unless_equals_int(max_size, 0);
+    fail_unless_equals_int(stride, 0);
+    fail_unless_equals_int(mn, 3);
+    fail_unless_equals_int(mi, 2);
+    fail_unless_equals_int(lw, 2);
+    fail_unless_equals_int(gs, 0);
+    fail_unless_equals_int(s1u, -1);
+    fail_unless_equals_int(s1d, -1);
+    fail_unless_equals_int(s2u, -1);
+    fail_unless_equals_int(s2d, -1);
+    fail_unless_equals_int(s2r, -1);
+    fail_unless_equals_int(s4, 0);
+    fail_unless_equals_int(color, 0xff00ff00u);
+    fail_unless(post);
+    g_free(classifier);
+    g_free(label);
+    g_free(device);
+
+    /* Enums by nick. */
+    GParamSpec* draw = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "draw");
+    GParamSpec* grouping = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "grouping");
+    fail_unless(G_IS_PARAM_SPEC_ENUM(draw) && G_IS_PARAM_SPEC_ENUM(grouping));
+    GEnumClass* dk = G_PARAM_SPEC_ENUM(draw)->enum_class;
+    GEnumClass* gk = G_PARAM_SPEC_ENUM(grouping)->enum_class;
+    fail_unless_equals_string(g_enum_get_value(dk, G_PARAM_SPEC_ENUM(draw)->default_value)->value_nick, "auto");
+    fail_unless_equals_string(g_enum_get_value(gk, G_PARAM_SPEC_ENUM(grouping)->default_value)->value_nick,
+                              "opencv");
+    for (const char* nick : {"auto", "meta", "burn", "none"})
+        fail_unless(g_enum_get_value_by_nick(dk, nick) != nullptr, "draw has no \"%s\"", nick);
+    for (const char* nick : {"opencv", "nms", "none"})
+        fail_unless(g_enum_get_value_by_nick(gk, nick) != nullptr, "grouping has no \"%s\"", nick);
+
+    /* roi: empty; stats: zero frames. */
+    GValue roi = G_VALUE_INIT;
+    g_value_init(&roi, GST_TYPE_ARRAY);
+    g_object_get_property(G_OBJECT(e), "roi", &roi);
+    fail_unless_equals_int(gst_value_array_get_size(&roi), 0);
+    g_value_unset(&roi);
+    GstStructure* stats = nullptr;
+    g_object_get(e, "stats", &stats, nullptr);
+    fail_unless(stats != nullptr);
+    guint64 frames = 99;
+    fail_unless(gst_structure_get_uint64(stats, "frames", &frames));
+    fail_unless_equals_uint64(frames, 0);
+    gst_structure_free(stats);
+    GParamSpec* sp = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "stats");
+    fail_if(sp->flags & G_PARAM_WRITABLE, "stats must be read-only");
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
+/* Ranges: the documented limits, and GObject refusing values outside them
+ * (with a warning) so the value stays in range. */
+GST_START_TEST(test_property_ranges)
+{
+    struct IntRange {
+        const char* name;
+        int min, max;
+    };
+    const IntRange ints[] = {{"min-size", 0, G_MAXINT},        {"max-size", 0, G_MAXINT},
+                             {"stride", 0, 64},                {"min-neighbors", 0, 1000},
+                             {"max-inflight", 1, 16},          {"line-width", 1, 32},
+                             {"group-size", 0, 4096},          {"step1-unsync", -1, 65535},
+                             {"step1-divisor", -1, 4096},      {"step2-unsync", -1, 65535},
+                             {"step2-divisor", -1, 4096},      {"step2-repeats", -1, 16},
+                             {"step4-group-size", 0, 4096}};
+    GstElement* e = make_element({});
+    for (const IntRange& r : ints) {
+        GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(e), r.name);
+        fail_unless(G_IS_PARAM_SPEC_INT(p), "%s is not an int property", r.name);
+        fail_unless_equals_int(G_PARAM_SPEC_INT(p)->minimum, r.min);
+        fail_unless_equals_int(G_PARAM_SPEC_INT(p)->maximum, r.max);
+        fail_unless(p->flags & GST_PARAM_MUTABLE_PLAYING, "%s is not mutable in PLAYING", r.name);
+        int before, after;
+        g_object_get(e, r.name, &before, nullptr);
+        ASSERT_WARNING(g_object_set(e, r.name, r.min - 1, nullptr));
+        g_object_get(e, r.name, &after, nullptr);
+        fail_unless(after == before, "%s: %d accepted below the minimum %d", r.name, after, r.min);
+        if (r.max < G_MAXINT) {
+            ASSERT_WARNING(g_object_set(e, r.name, r.max + 1, nullptr));
+            g_object_get(e, r.name, &after, nullptr);
+            fail_unless(after == before, "%s: %d accepted above the maximum", r.name, after);
+        }
+        g_object_set(e, r.name, r.max, nullptr);
+        g_object_get(e, r.name, &after, nullptr);
+        fail_unless_equals_int(after, r.max);
+        g_object_set(e, r.name, before, nullptr);
+    }
+    struct DoubleRange {
+        const char* name;
+        double min, max;
+    };
+    const DoubleRange doubles[] = {{"scale-factor", 1.01, 10.0}, {"nms-iou", 0.0, 1.0}, {"threshold", -1000, 1000}};
+    for (const DoubleRange& r : doubles) {
+        GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(e), r.name);
+        fail_unless(G_IS_PARAM_SPEC_DOUBLE(p));
+        fail_unless_equals_float(G_PARAM_SPEC_DOUBLE(p)->minimum, r.min);
+        fail_unless_equals_float(G_PARAM_SPEC_DOUBLE(p)->maximum, r.max);
+        double before, after;
+        g_object_get(e, r.name, &before, nullptr);
+        ASSERT_WARNING(g_object_set(e, r.name, r.min - 0.5, nullptr));
+        ASSERT_WARNING(g_object_set(e, r.name, r.max + 0.5, nullptr));
+        g_object_get(e, r.name, &after, nullptr);
+        fail_unless_equals_float(after, before);
+    }
+    /* scale-factor must stay above 1 (the pyramid needs it). */
+    fail_unless(G_PARAM_SPEC_DOUBLE(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "scale-factor"))->minimum >
+                1.0);
+    /* roi: only empty or four values with a positive size are taken. */
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<10, 20, 30, 40>");
+    auto roi_values = [&]() {
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, GST_TYPE_ARRAY);
+        g_object_get_property(G_OBJECT(e), "roi", &v);
+        std::vector<int> out;
+        for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+            out.push_back(g_value_get_int(gst_value_array_get_value(&v, i)));
+        g_value_unset(&v);
+        return out;
+    };
+    fail_unless(roi_values() == std::vector<int>({10, 20, 30, 40}));
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<1, 2, 3>");
+    fail_unless(roi_values() == std::vector<int>({10, 20, 30, 40}), "a 3-value roi was taken");
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<1, 2, 0, 5>");
+    fail_unless(roi_values() == std::vector<int>({10, 20, 30, 40}), "a roi of width 0 was taken");
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<>");
+    fail_unless(roi_values().empty(), "an empty roi was refused");
+    /* device: empty means auto. */
+    g_object_set(e, "device", "", nullptr);
+    gchar* device;
+    g_object_get(e, "device", &device, nullptr);
+    fail_unless_equals_string(device, "auto");
+    g_free(device);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
+/* Runs one frame through a new element with `props` and compares its metas
+ * with `want`. */
+static void check_props(const Props& props, const GrayImage& img, const std::vector<Box>& want, const char* what,
+                        GstVideoFormat format = GST_VIDEO_FORMAT_GRAY8)
+{
+    Props all = props;
+    all.emplace_back("draw", "none");
+    GstHarness* h = harness_with(all);
+    GstBus* bus = attach_bus(h);
+    set_caps(h, format, img.width, img.height);
+    fail_unless_equals_int(push_frame(h, img, format, 0), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    const ErrorInfo err = pop_error(bus);
+    fail_if(err.found, "%s: error %s", what, err.text().c_str());
+    fail_unless_equals_int(out.size(), 1);
+    CHECK_BOXES(out[0], want, what);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
+GST_START_TEST(test_prop_classifier_files)
+{
+    const GrayImage& img = astronaut();
+    /* A converted WaldBoost XML file from the build (non-square window). */
+    const std::string profile = converted_classifier("lbpcascade_profileface");
+    fail_unless(file_exists(profile), "%s is missing", profile.c_str());
+    const Classifier pc = waldboost::load_classifier_file(profile);
+    std::vector<Box> want = expected_boxes(core(img, params_mn(0), pc), pc.label);
+    fail_unless(!want.empty() && pc.label == "profile-face");
+    check_props({{"classifier", profile}, {"min-neighbors", "0"}}, img, want, "converted profile-face classifier");
+
+    /* An OpenCV LBP cascade, read directly. */
+    const std::string improved = opencv_cascade("lbpcascade_frontalface_improved");
+    fail_unless(file_exists(improved), "%s is missing", improved.c_str());
+    const Classifier ic = waldboost::load_classifier_file(improved);
+    want = expected_boxes(core(img, DetectParams{}, ic), ic.label);
+    fail_unless(!want.empty());
+    fail_if(want == expected_boxes(core(img), ic.label), "the improved cascade should differ from the default");
+    check_props({{"classifier", improved}}, img, want, "OpenCV lbpcascade_frontalface_improved.xml");
+
+    /* The same default classifier as a file equals the embedded one. */
+    const std::string frontal = opencv_cascade("lbpcascade_frontalface");
+    const Classifier fc = waldboost::load_classifier_file(frontal);
+    const std::vector<Box> from_file = expected_boxes(core(img, DetectParams{}, fc), fc.label);
+    fail_unless(from_file == expected_boxes(core(img), fc.label));
+    check_props({{"classifier", frontal}}, img, from_file, "OpenCV lbpcascade_frontalface.xml");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_prop_label_and_device)
+{
+    const GrayImage img = face_frame(1);
+    const std::vector<Detection> d = core(img);
+    fail_unless(!d.empty());
+    check_props({{"label", "person"}}, img, expected_boxes(d, "person"), "label=person");
+    check_props({{"label", ""}}, img, expected_boxes(d, "face"), "label empty");
+    check_props({{"device", "cpu"}}, img, expected_boxes(d, "face"), "device=cpu");
+}
+GST_END_TEST;
+
+/* Each detection parameter changes the metas exactly as the core with the
+ * same DetectParams. */
+GST_START_TEST(test_prop_detect_params)
+{
+    const GrayImage& img = astronaut();
+    const Classifier& dc = waldboost::default_classifier();
+    const Classifier pc = waldboost::load_classifier_file(converted_classifier("lbpcascade_profileface"));
+    struct Case {
+        Props props;
+        DetectParams params;
+        const Classifier* classifier;
+        Props baseline_props; /* what it must differ from */
+    };
+    std::vector<Case> cases;
+    auto add = [&](Props props, auto&& edit, const Classifier* c = nullptr) {
+        Case cs;
+        cs.props = std::move(props);
+        edit(cs.params);
+        cs.classifier = c ? c : &dc;
+        cases.push_back(cs);
+    };
+    add({{"scale-factor", "1.25"}}, [](DetectParams& p) { p.scale_factor = 1.25; });
+    add({{"scale-factor", "1.05"}, {"min-neighbors", "0"}}, [](DetectParams& p) {
+        p.scale_factor = 1.05;
+        p.min_neighbors = 0;
+    });
+    add({{"min-size", "110"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.min_size = size_for_width(dc, 110);
+        p.min_neighbors = 0;
+    });
+    add({{"max-size", "60"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.max_size = size_for_width(dc, 60);
+        p.min_neighbors = 0;
+    });
+    add({{"stride", "3"}, {"min-neighbors", "0"}}, [](DetectParams& p) {
+        p.stride = 3;
+        p.min_neighbors = 0;
+    });
+    add({{"stride", "1"}}, [](DetectParams& p) { p.stride = 1; });
+    add({{"min-neighbors", "0"}}, [](DetectParams& p) { p.min_neighbors = 0; });
+    add({{"min-neighbors", "20"}}, [](DetectParams& p) { p.min_neighbors = 20; });
+    add({{"grouping", "nms"}}, [](DetectParams& p) { p.grouping = waldboost::Grouping::Nms; });
+    add({{"grouping", "nms"}, {"nms-iou", "0.05"}, {"min-neighbors", "0"}}, [](DetectParams& p) {
+        p.grouping = waldboost::Grouping::Nms;
+        p.nms_iou = 0.05f;
+        p.min_neighbors = 0;
+    });
+    add({{"grouping", "none"}}, [](DetectParams& p) { p.grouping = waldboost::Grouping::None; });
+    add({{"threshold", "1.5"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.final_threshold = static_cast<float>(dc.final_threshold + 1.5);
+        p.min_neighbors = 0;
+    });
+    add({{"threshold", "0.4"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.final_threshold = static_cast<float>(dc.final_threshold + 0.4);
+        p.min_neighbors = 0;
+    });
+    /* min-size with a non-square window: the height follows 20x34. */
+    const std::string profile = converted_classifier("lbpcascade_profileface");
+    add({{"classifier", profile}, {"min-size", "50"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.min_size = size_for_width(pc, 50);
+        p.min_neighbors = 0;
+    }, &pc);
+    fail_unless(size_for_width(pc, 50).height == 85);
+
+    for (const Case& cs : cases) {
+        std::string what;
+        for (const auto& [k, v] : cs.props)
+            what += k + "=" + (k == "classifier" ? "profileface" : v) + " ";
+        const std::vector<Box> want = expected_boxes(core(img, cs.params, *cs.classifier), cs.classifier->label);
+        /* The setting must matter, or the test would not see it ignored. */
+        DetectParams base;
+        base.min_neighbors = cs.params.min_neighbors != 3 && cs.props.size() > 1 ? cs.params.min_neighbors : 3;
+        const std::vector<Box> baseline = expected_boxes(core(img, base, *cs.classifier), cs.classifier->label);
+        fail_if(want == baseline, "%s: the core gives the same result as without it; pick another value",
+                what.c_str());
+        check_props(cs.props, img, want, what.c_str());
+    }
+}
+GST_END_TEST;
+
+static std::vector<Box> core_in_roi(const GrayImage& img, int x, int y, int w, int h)
+{
+    const int rx = std::clamp(x, 0, img.width), ry = std::clamp(y, 0, img.height);
+    const int rw = std::clamp(w, 0, img.width - rx), rh = std::clamp(h, 0, img.height - ry);
+    const Classifier& c = waldboost::default_classifier();
+    if (rw < c.window_width || rh < c.window_height)
+        return {};
+    const GrayView view{img.pixels.data() + static_cast<size_t>(ry) * img.width + rx, rw, rh,
+                        static_cast<size_t>(img.width)};
+    return expected_boxes(core(view), "face", rx, ry);
+}
+
+GST_START_TEST(test_prop_roi)
+{
+    const GrayImage& img = astronaut();
+    const std::vector<Box> full = expected_boxes(core(img), "face");
+    struct R {
+        int x, y, w, h;
+    };
+    const R rois[] = {{100, 20, 250, 200}, {150, 40, 150, 150}, {0, 0, 512, 512},
+                      {400, 300, 500, 500} /* clamped to the frame */, {0, 200, 512, 312} /* no face */,
+                      {10, 10, 20, 20} /* smaller than the window */};
+    bool some_differs = false;
+    for (const R& r : rois) {
+        const std::vector<Box> want = core_in_roi(img, r.x, r.y, r.w, r.h);
+        some_differs |= want != full;
+        char value[80];
+        g_snprintf(value, sizeof value, "<%d, %d, %d, %d>", r.x, r.y, r.w, r.h);
+        check_props({{"roi", value}}, img, want, (std::string("roi=") + value).c_str());
+        for (const Box& b : want)
+            fail_unless(b.x >= r.x && b.y >= r.y && b.x + b.w <= r.x + r.w && b.y + b.h <= r.y + r.h);
+    }
+    fail_unless(some_differs);
+    /* The roi applies to the I420 luma plane the same way. */
+    check_props({{"roi", "<100, 20, 250, 200>"}}, img, core_in_roi(img, 100, 20, 250, 200), "roi on I420",
+                GST_VIDEO_FORMAT_I420);
+}
+GST_END_TEST;
+
+/* The reduction parameters change how the device works, not the results. */
+GST_START_TEST(test_prop_reduction)
+{
+    const GrayImage& img = astronaut();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    const std::vector<Box> want0 = expected_boxes(core(img, params_mn(0)), "face");
+    const Props sets[] = {
+        {{"group-size", "32"}, {"step1-unsync", "2"}, {"step1-divisor", "4"}, {"step2-unsync", "4"},
+         {"step2-divisor", "2"}, {"step2-repeats", "1"}, {"step4-group-size", "8"}},
+        {{"group-size", "8"}, {"step1-unsync", "0"}, {"step2-repeats", "0"}, {"step4-group-size", "4"}},
+    };
+    for (const Props& s : sets) {
+        check_props(s, img, want, "reduction overrides");
+        Props s0 = s;
+        s0.emplace_back("min-neighbors", "0");
+        check_props(s0, img, want0, "reduction overrides, min-neighbors=0");
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_prop_stats)
+{
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    const int N = 5;
+    for (int k = 0; k < N; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), N);
+    guint64 metas = 0;
+    for (GstBuffer* b : out)
+        metas += roi_boxes(b).size();
+    GstStructure* st = nullptr;
+    g_object_get(h->element, "stats", &st, nullptr);
+    fail_unless(st && gst_structure_has_name(st, "waldboost-stats"));
+    guint64 frames = 0, detections = 0, windows = 0, discarded = 99;
+    double device_ms = -1, weak = -1;
+    fail_unless(gst_structure_get_uint64(st, "frames", &frames));
+    fail_unless(gst_structure_get_uint64(st, "detections", &detections));
+    fail_unless(gst_structure_get_uint64(st, "windows", &windows));
+    fail_unless(gst_structure_get_uint64(st, "discarded", &discarded));
+    fail_unless(gst_structure_get_double(st, "device-ms", &device_ms));
+    fail_unless(gst_structure_get_double(st, "weak-per-window", &weak));
+    fail_unless_equals_uint64(frames, N);
+    fail_unless_equals_uint64(detections, metas);
+    fail_unless_equals_uint64(discarded, 0);
+    fail_unless(windows > 0 && device_ms >= 0 && weak >= 1.0);
+    const GValue* cand = gst_structure_get_value(st, "candidates");
+    fail_unless(cand && GST_VALUE_HOLDS_ARRAY(cand) && gst_value_array_get_size(cand) >= 2);
+    gst_structure_free(st);
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* drawing                                                                   */
+
+struct DrawRun {
+    std::vector<Sent> sent;
+    std::vector<GstBuffer*> out;
+};
+
+static DrawRun run_draw(const Props& props, const GrayImage& img, GstVideoFormat format,
+                        bool downstream_overlay_meta = false)
+{
+    DrawRun r;
+    GstHarness* h = harness_with(props);
+    if (downstream_overlay_meta)
+        gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    set_caps(h, format, img.width, img.height);
+    fail_unless_equals_int(push_frame(h, img, format, 0, &r.sent), GST_FLOW_OK);
+    push_eos(h);
+    r.out = pull_all(h);
+    fail_unless_equals_int(r.out.size(), 1);
+    gst_harness_teardown(h);
+    return r;
+}
+
+static std::vector<Rect> composition_rects(GstBuffer* b, guint expected_color)
+{
+    std::vector<Rect> rects;
+    GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(b);
+    if (!meta)
+        return rects;
+    for (guint i = 0; i < gst_video_overlay_composition_n_rectangles(meta->overlay); ++i) {
+        GstVideoOverlayRectangle* r = gst_video_overlay_composition_get_rectangle(meta->overlay, i);
+        gint x, y;
+        guint w, h;
+        fail_unless(gst_video_overlay_rectangle_get_render_rectangle(r, &x, &y, &w, &h));
+        rects.push_back(Rect{x, y, static_cast<int>(w), static_cast<int>(h)});
+        GstBuffer* pixels = gst_video_overlay_rectangle_get_pixels_unscaled_raw(r, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+        GstMapInfo map;
+        fail_unless(gst_buffer_map(pixels, &map, GST_MAP_READ));
+        fail_unless(map.size >= w * h * 4);
+        guint32 word;
+        std::memcpy(&word, map.data, 4);
+        fail_unless(word == expected_color, "rectangle %u has colour 0x%08x, expected 0x%08x", i, word,
+                    expected_color);
+        gst_buffer_unmap(pixels, &map);
+    }
+    std::sort(rects.begin(), rects.end());
+    return rects;
+}
+
+GST_START_TEST(test_draw_none)
+{
+    const GrayImage img = face_frame(0);
+    for (GstVideoFormat f : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420}) {
+        DrawRun r = run_draw({{"draw", "none"}}, img, f);
+        fail_unless(!roi_boxes(r.out[0]).empty());
+        fail_unless(bytes_of(r.out[0]) == r.sent[0].bytes, "draw=none changed pixels");
+        fail_unless(gst_buffer_get_video_overlay_composition_meta(r.out[0]) == nullptr);
+        unref_all(r.out);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_draw_burn)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    for (GstVideoFormat f : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+                             GST_VIDEO_FORMAT_Y444}) {
+        DrawRun r = run_draw({{"draw", "burn"}}, img, f);
+        CHECK_BOXES(r.out[0], want, "burn");
+        fail_unless(gst_buffer_get_video_overlay_composition_meta(r.out[0]) == nullptr);
+        check_burn(r.sent[0], r.out[0], want, 2, gst_video_format_to_string(f));
+        unref_all(r.out);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_draw_meta)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img, params_mn(0)), "face");
+    fail_unless(want.size() > 1);
+    DrawRun r = run_draw({{"draw", "meta"}, {"min-neighbors", "0"}, {"line-width", "3"}, {"color", "0x80ff0000"}},
+                         img, GST_VIDEO_FORMAT_I420);
+    CHECK_BOXES(r.out[0], want, "meta");
+    fail_unless(bytes_of(r.out[0]) == r.sent[0].bytes, "draw=meta changed pixels");
+    const std::vector<Rect> rects = composition_rects(r.out[0], 0x80ff0000u);
+    const std::vector<Rect> expected = outline_rects(want, img.width, img.height, 3);
+    fail_unless_equals_int(rects.size(), 4 * want.size());
+    fail_unless(rects == expected, "overlay rectangles differ from the box outlines");
+    unref_all(r.out);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_draw_auto)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    /* Downstream (the harness) does not take the overlay meta: burn. */
+    DrawRun burned = run_draw({}, img, GST_VIDEO_FORMAT_I420, false);
+    fail_unless(gst_buffer_get_video_overlay_composition_meta(burned.out[0]) == nullptr,
+                "draw=auto attached a meta downstream cannot take");
+    check_burn(burned.sent[0], burned.out[0], want, 2, "auto without overlay meta support");
+    unref_all(burned.out);
+    /* It does: meta, pixels untouched. */
+    DrawRun meta = run_draw({}, img, GST_VIDEO_FORMAT_I420, true);
+    fail_unless(bytes_of(meta.out[0]) == meta.sent[0].bytes, "draw=auto burned although downstream takes the meta");
+    const std::vector<Rect> rects = composition_rects(meta.out[0], 0xff00ff00u);
+    fail_unless(rects == outline_rects(want, img.width, img.height, 2));
+    unref_all(meta.out);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_draw_color_and_line_width)
+{
+    const GrayImage img = face_frame(2);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    DrawRun white = run_draw({{"draw", "burn"}, {"color", "0xffffffff"}, {"line-width", "5"}}, img,
+                             GST_VIDEO_FORMAT_GRAY8);
+    const int vw = check_burn(white.sent[0], white.out[0], want, 5, "white, line-width 5");
+    DrawRun black = run_draw({{"draw", "burn"}, {"color", "0xff000000"}, {"line-width", "1"}}, img,
+                             GST_VIDEO_FORMAT_GRAY8);
+    const int vb = check_burn(black.sent[0], black.out[0], want, 1, "black, line-width 1");
+    fail_unless(vw >= 200 && vb <= 40, "white burns as %d, black as %d", vw, vb);
+    /* Colour reaches chroma in I420: red and blue differ. */
+    DrawRun red = run_draw({{"draw", "burn"}, {"color", "0xffff0000"}}, img, GST_VIDEO_FORMAT_I420);
+    DrawRun blue = run_draw({{"draw", "burn"}, {"color", "0xff0000ff"}}, img, GST_VIDEO_FORMAT_I420);
+    check_burn(red.sent[0], red.out[0], want, 2, "red");
+    check_burn(blue.sent[0], blue.out[0], want, 2, "blue");
+    const PlanePair vr = component(red.sent[0], red.out[0], 2), vbl = component(blue.sent[0], blue.out[0], 2);
+    const Box& b = want[0];
+    /* A chroma sample whose (even) luma row lies in the top bar. */
+    const size_t i = static_cast<size_t>((b.y + 1) / 2) * vr.w + (b.x + b.w / 2) / 2;
+    fail_unless(vr.after[i] > 200 && vbl.after[i] < 128, "V of red %d, of blue %d", vr.after[i], vbl.after[i]);
+    for (DrawRun* r : {&white, &black, &red, &blue})
+        unref_all(r->out);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* live changes                                                             */
+
+GST_START_TEST(test_live_min_neighbors)
+{
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    const GrayImage img = face_frame(0);
+    const int values[] = {3, 0, 10, 0, 3};
+    std::vector<std::vector<Box>> want;
+    for (int k = 0; k < 5; ++k) {
+        g_object_set(h->element, "min-neighbors", values[k], nullptr);
+        want.push_back(expected_boxes(core(img, params_mn(values[k])), "face"));
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    fail_if(want[0] == want[1]);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 5);
+    for (int k = 0; k < 5; ++k)
+        CHECK_BOXES(out[k], want[k], "min-neighbors=" + std::to_string(values[k]) + " set before frame " +
+                                         std::to_string(k));
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* Properties that decide the output (label, draw, post-messages) apply to
+ * the frames pushed after the change, like the detection parameters. */
+GST_START_TEST(test_live_output_properties_at_frame_boundary)
+{
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    std::vector<Sent> sent;
+    fail_unless_equals_int(push_frame(h, face_frame(0), GST_VIDEO_FORMAT_GRAY8, 0, &sent), GST_FLOW_OK);
+    g_object_set(h->element, "label", "changed", "post-messages", FALSE, nullptr);
+    gst_util_set_object_arg(G_OBJECT(h->element), "draw", "burn");
+    fail_unless_equals_int(push_frame(h, face_frame(1), GST_VIDEO_FORMAT_GRAY8, 1, &sent), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 2);
+    const std::vector<Box> first = roi_boxes(out[0]);
+    const std::vector<Box> second = roi_boxes(out[1]);
+    fail_unless(!first.empty() && !second.empty());
+    std::vector<std::string> problems;
+    if (first[0].label != "face")
+        problems.push_back("frame 0, pushed before label=changed, is labelled \"" + first[0].label + "\"");
+    if (second[0].label != "changed")
+        problems.push_back("frame 1 is labelled \"" + second[0].label + "\"");
+    if (bytes_of(out[0]) != sent[0].bytes)
+        problems.push_back("frame 0, pushed with draw=none, was drawn on");
+    if (bytes_of(out[1]) == sent[1].bytes)
+        problems.push_back("frame 1, pushed with draw=burn, was not drawn on");
+    std::vector<GstMessage*> messages = pop_element_messages(bus);
+    if (messages.size() != 1)
+        problems.push_back("frame 0 was pushed with post-messages=true and frame 1 with false, but " +
+                           std::to_string(messages.size()) + " messages were posted");
+    for (GstMessage* m : messages)
+        gst_message_unref(m);
+    std::string report;
+    for (const std::string& p : problems)
+        report += p + "; ";
+    fail_unless(problems.empty(), "%s", report.c_str());
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A new classifier while frames are in flight: nothing lost or reordered,
+ * each frame detected with the classifier it was pushed under. */
+GST_START_TEST(test_live_classifier_change)
+{
+    const std::string profile = converted_classifier("lbpcascade_profileface");
+    const Classifier pc = waldboost::load_classifier_file(profile);
+    Recorder rec;
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}, {"min-neighbors", "0"}});
+    GstBus* bus = attach_bus(h);
+    record(h, &rec);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    std::vector<std::vector<Box>> want;
+    for (int k = 0; k < 3; ++k) {
+        want.push_back(expected_boxes(core(face_frame(k), params_mn(0)), "face"));
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    g_object_set(h->element, "classifier", profile.c_str(), nullptr);
+    for (int k = 3; k < 6; ++k) {
+        want.push_back(expected_boxes(core(face_frame(k), params_mn(0), pc), "profile-face"));
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    g_object_set(h->element, "classifier", "", nullptr);
+    want.push_back(expected_boxes(core(face_frame(6), params_mn(0)), "face"));
+    fail_unless_equals_int(push_frame(h, face_frame(6), GST_VIDEO_FORMAT_GRAY8, 6), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstClockTime> expected_pts;
+    for (int k = 0; k < 7; ++k)
+        expected_pts.push_back(pts_of(k));
+    const std::vector<GstClockTime> got = buffer_pts(rec.snapshot());
+    fail_unless(got == expected_pts, "frames left as %s", describe_pts(got).c_str());
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 7);
+    for (int k = 0; k < 7; ++k)
+        CHECK_BOXES(out[k], want[k], "frame " + std::to_string(k) + " across classifier changes");
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+struct Toggler {
+    GstElement* element;
+    std::atomic<int> done{0};
+};
+
+static gpointer toggle_thread(gpointer data)
+{
+    auto* t = static_cast<Toggler*>(data);
+    for (int i = 0; i < 200; ++i) {
+        g_object_set(t->element, "min-neighbors", (i & 1) ? 0 : 3, nullptr);
+        g_object_set(t->element, "threshold", (i & 2) ? 0.5 : 0.0, nullptr);
+        gst_util_set_object_arg(G_OBJECT(t->element), "draw", (i & 4) ? "burn" : "none");
+        GstStructure* st = nullptr;
+        g_object_get(t->element, "stats", &st, nullptr);
+        gst_structure_free(st);
+        g_usleep(500);
+    }
+    t->done = 1;
+    return nullptr;
+}
+
+GST_START_TEST(test_live_property_thread)
+{
+    std::vector<GrayImage> frames;
+    std::vector<std::vector<std::vector<Box>>> allowed; /* per frame: every combination */
+    const Classifier& dc = waldboost::default_classifier();
+    for (int k = 0; k < 3; ++k) {
+        frames.push_back(crop(astronaut(), 140 + 2 * k, 35 + k, 160, 140));
+        std::vector<std::vector<Box>> options;
+        for (int mn : {0, 3})
+            for (double t : {0.0, 0.5}) {
+                DetectParams p = params_mn(mn);
+                if (t != 0.0)
+                    p.final_threshold = static_cast<float>(dc.final_threshold + t);
+                options.push_back(expected_boxes(core(frames.back(), p), "face"));
+            }
+        allowed.push_back(options);
+    }
+    GstHarness* h = harness_with({{"max-inflight", "3"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 160, 140);
+    Toggler t{h->element};
+    GThread* thread = g_thread_new("toggler", toggle_thread, &t);
+    const int N = 50;
+    for (int k = 0; k < N; ++k)
+        fail_unless_equals_int(push_frame(h, frames[k % 3], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    g_thread_join(thread);
+    fail_unless(t.done == 1);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), N);
+    for (int k = 0; k < N; ++k) {
+        fail_unless_equals_int(frame_index(out[k]), k);
+        const std::vector<Box> got = roi_boxes(out[k]);
+        const auto& options = allowed[k % 3];
+        fail_unless(std::find(options.begin(), options.end(), got) != options.end(),
+                    "frame %d: %s matches no combination of the toggled settings", k, describe(got).c_str());
+    }
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* errors                                                                    */
+
+GST_START_TEST(test_error_missing_classifier)
+{
+    const std::string path = "/nonexistent/waldboost-test/no-such-classifier.xml";
+    const ErrorInfo err = start_failure({{"classifier", path}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR, "domain %s", g_quark_to_string(err.domain));
+    fail_unless(contains(err.message, path), "the message does not name the file: %s", err.text().c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_error_malformed_classifier)
+{
+    gchar* path = nullptr;
+    const int fd = g_file_open_tmp("waldboost-bad-XXXXXX.xml", &path, nullptr);
+    fail_unless(fd >= 0);
+    close(fd);
+    const char* bad =
+        "<?xml version=\"1.0\"?>\n<WaldBoostClassifier classifierName=\"x\" imageSizeX=\"24\" imageSizeY=\"24\" "
+        "type=\"LBP\">\n  <stage negT=\"-1\">\n    <HistogramWeakHypothesis predictionValues=\"1 2 3\">\n";
+    fail_unless(g_file_set_contents(path, bad, -1, nullptr));
+    const ErrorInfo err = start_failure({{"classifier", path}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR);
+    fail_unless(contains(err.message, path), "the message does not name the file: %s", err.text().c_str());
+    fail_unless(!err.debug.empty(), "no detail on what is wrong");
+    g_unlink(path);
+    g_free(path);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_error_haar_cascade)
+{
+    const std::string haar = haar_cascade("haarcascade_frontalface_default");
+    if (!file_exists(haar)) {
+        g_print("skipping: %s missing\n", haar.c_str());
+        return;
+    }
+    const ErrorInfo err = start_failure({{"classifier", haar}});
+    fail_unless(contains(err.text(), "not supported"), "the error does not say \"not supported\": %s",
+                err.text().c_str());
+    fail_unless(contains(err.message, haar));
+}
+GST_END_TEST;
+
+GST_START_TEST(test_error_no_such_device)
+{
+    const ErrorInfo err = start_failure({{"device", "no-such-device"}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s/%d: %s",
+                g_quark_to_string(err.domain), err.code, err.text().c_str());
+    fail_unless(contains(err.message, "no-such-device"), "the message does not name the device: %s",
+                err.text().c_str());
+}
+GST_END_TEST;
+
+GST_START_TEST(test_error_bad_reduction)
+{
+    const ErrorInfo err = start_failure({{"group-size", "48"}});
+    fail_unless(contains(err.text(), "group size"), "the error does not name the parameter: %s", err.text().c_str());
+}
+GST_END_TEST;
+
+static void check_fault(const char* mode)
+{
+    std::string output;
+    const int status = run_fault_helper(mode, mode, &output);
+    fail_unless(status == 0, "WALDBOOST_CL_FAULT=%s: the helper failed (status %d):\n%s", mode, status,
+                output.c_str());
+}
+
+GST_START_TEST(test_error_kernel_build_fault) { check_fault("program-build"); }
+GST_END_TEST;
+
+GST_START_TEST(test_error_out_of_memory_fault) { check_fault("buffer-create"); }
+GST_END_TEST;
+
+GST_START_TEST(test_error_enqueue_fault) { check_fault("enqueue"); }
+GST_END_TEST;
+
+GST_START_TEST(test_error_buffer_before_caps)
+{
+    GstHarness* h = harness_with();
+    GstBus* bus = attach_bus(h);
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    gst_harness_push_event(h, gst_event_new_segment(&segment));
+    const GstFlowReturn flow = gst_harness_push(h, make_frame(synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0));
+    fail_unless_equals_int(flow, GST_FLOW_NOT_NEGOTIATED);
+    fail_unless(gst_harness_try_pull(h) == nullptr);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A buffer smaller than its caps: it passes without detections, with a
+ * warning, in order. */
+GST_START_TEST(test_error_short_buffer)
+{
+    GstHarness* h = harness_with({{"max-inflight", "2"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+    fail_unless_equals_int(push_frame(h, synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+    GstBuffer* small = gst_buffer_new_allocate(nullptr, 100, nullptr);
+    gst_buffer_memset(small, 0, 7, 100);
+    GST_BUFFER_PTS(small) = pts_of(1);
+    fail_unless_equals_int(gst_harness_push(h, small), GST_FLOW_OK);
+    fail_unless_equals_int(push_frame(h, synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 2), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    for (int k = 0; k < 3; ++k)
+        fail_unless_equals_int(frame_index(out[k]), k);
+    fail_unless_equals_int(gst_buffer_get_size(out[1]), 100);
+    const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
+    fail_unless(warning.found, "no warning for the short buffer");
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A classifier that cannot be loaded while PLAYING: a flow error and an
+ * error message; restoring a good classifier must work again (or at least
+ * fail cleanly), never crash. */
+GST_START_TEST(test_error_classifier_while_playing)
+{
+    const std::string path = "/nonexistent/waldboost-test/live.xml";
+    GstHarness* h = harness_with({{"max-inflight", "2"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+    fail_unless_equals_int(push_frame(h, synthetic(64, 48, 0), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+    g_object_set(h->element, "classifier", path.c_str(), nullptr);
+    fail_unless_equals_int(push_frame(h, synthetic(64, 48, 1), GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_ERROR);
+    const ErrorInfo err = pop_error(bus);
+    fail_unless(err.found && contains(err.message, path), "error: %s", err.text().c_str());
+    /* Back to the embedded classifier: streaming resumes (or fails cleanly). */
+    g_object_set(h->element, "classifier", "", nullptr);
+    const GstFlowReturn flow = push_frame(h, synthetic(64, 48, 2), GST_VIDEO_FORMAT_GRAY8, 2);
+    fail_unless_equals_int(flow, GST_FLOW_OK);
+    push_eos(h);
+    /* The frame that was in flight before the change is not lost either. */
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 2);
+    fail_unless_equals_int(frame_index(out[0]), 0);
+    fail_unless_equals_int(frame_index(out[1]), 2);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* lifecycle                                                                 */
+
+GST_START_TEST(test_lifecycle_state_cycles)
+{
+    const GrayImage img = crop(astronaut(), 150, 45, 128, 128);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty());
+    GstHarness* h = harness_with({{"draw", "burn"}});
+    GstBus* bus = attach_bus(h);
+    const GstState order[] = {GST_STATE_NULL, GST_STATE_READY, GST_STATE_PAUSED, GST_STATE_PLAYING};
+    for (int cycle = 0; cycle < 20; ++cycle) {
+        for (GstState s : order)
+            fail_unless_equals_int(gst_element_set_state(h->element, s), GST_STATE_CHANGE_SUCCESS);
+        gchar* id = g_strdup_printf("cycle-%d", cycle);
+        gst_harness_push_event(h, gst_event_new_stream_start(id));
+        g_free(id);
+        const GstVideoFormat f = (cycle & 1) ? GST_VIDEO_FORMAT_I420 : GST_VIDEO_FORMAT_GRAY8;
+        set_caps(h, f, img.width, img.height);
+        for (int k = 0; k < 2; ++k)
+            fail_unless_equals_int(push_frame(h, img, f, k), GST_FLOW_OK);
+        if (cycle % 3 == 2) {
+            /* Leave frames in flight: the state change must drop them. */
+            fail_unless_equals_int(push_frame(h, img, f, 2), GST_FLOW_OK);
+            std::vector<GstBuffer*> some = pull_all(h);
+            unref_all(some);
+            for (GstMessage* m : pop_element_messages(bus))
+                gst_message_unref(m);
+            continue;
+        }
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 2);
+        for (GstBuffer* b : out)
+            CHECK_BOXES(b, want, "cycle " + std::to_string(cycle));
+        std::vector<GstMessage*> messages = pop_element_messages(bus);
+        fail_unless_equals_int(messages.size(), 2);
+        guint64 frame = 99;
+        gst_structure_get_uint64(gst_message_get_structure(messages[0]), "frame", &frame);
+        fail_unless_equals_uint64(frame, 0);
+        for (GstMessage* m : messages)
+            gst_message_unref(m);
+        GstStructure* st = nullptr;
+        g_object_get(h->element, "stats", &st, nullptr);
+        guint64 frames = 0;
+        gst_structure_get_uint64(st, "frames", &frames);
+        fail_unless_equals_uint64(frames, 2);
+        gst_structure_free(st);
+        unref_all(out);
+        fail_if(pop_error(bus).found);
+        while (GstEvent* e = gst_harness_try_pull_event(h))
+            gst_event_unref(e);
+    }
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+
+namespace {
+
+bool have_test_data() { return file_exists(data_file("astronaut.png")); }
+
+bool test_data_required() { return env_or("WALDBOOST_REQUIRE_TEST_DATA", "0") == "1"; }
+
+}  // namespace
+
+GST_START_TEST(test_missing_test_data)
+{
+    fail("missing test data %s (run tests/fetch-test-data.sh); WALDBOOST_REQUIRE_TEST_DATA=1 requires it",
+         data_file("astronaut.png").c_str());
+}
+GST_END_TEST;
+
+struct NamedTest {
+    TFun fn;
+    const char* name;
+};
+#define NAMED(t) NamedTest{t, #t}
+
+static Suite* waldboost_suite(bool data)
+{
+    Suite* s = suite_create("waldboostdetect");
+    auto add_case = [&](const char* name, bool needs_data, std::initializer_list<NamedTest> tests) {
+        if (needs_data && !data && !test_data_required())
+            return;
+        TCase* tc = tcase_create(name);
+        if (needs_data && !data) {
+            /* Only here when the data is required: the case fails. */
+            _tcase_add_test(tc, test_missing_test_data, "test_missing_test_data", 0, 0, 0, 1);
+            suite_add_tcase(s, tc);
+            return;
+        }
+        /* Generous: a cold kernel cache builds each program once (seconds on PoCL). */
+        tcase_set_timeout(tc, 240);
+        for (const NamedTest& t : tests)
+            _tcase_add_test(tc, t.fn, t.name, 0, 0, 0, 1);
+        suite_add_tcase(s, tc);
+    };
+    add_case("caps", false,
+             {NAMED(test_caps_template), NAMED(test_caps_formats_and_odd_sizes), NAMED(test_caps_rgb_refused)});
+    add_case("detections", true,
+             {NAMED(test_rois_astronaut_gray8), NAMED(test_rois_astronaut_i420), NAMED(test_rois_padded_rows),
+              NAMED(test_rois_every_format), NAMED(test_rois_odd_width)});
+    add_case("streaming", true,
+             {NAMED(test_in_order_delivery), NAMED(test_inflight_release_points), NAMED(test_eos_drains),
+              NAMED(test_flush), NAMED(test_renegotiation)});
+    add_case("messages", true, {NAMED(test_messages), NAMED(test_post_messages_false), NAMED(test_latency_query)});
+    add_case("properties", true,
+             {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_prop_classifier_files),
+              NAMED(test_prop_label_and_device), NAMED(test_prop_detect_params), NAMED(test_prop_roi),
+              NAMED(test_prop_reduction), NAMED(test_prop_stats)});
+    add_case("drawing", true,
+             {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
+              NAMED(test_draw_color_and_line_width)});
+    add_case("live", true,
+             {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
+              NAMED(test_live_classifier_change), NAMED(test_live_property_thread)});
+    add_case("errors", false,
+             {NAMED(test_error_missing_classifier), NAMED(test_error_malformed_classifier),
+              NAMED(test_error_haar_cascade), NAMED(test_error_no_such_device), NAMED(test_error_bad_reduction),
+              NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
+              NAMED(test_error_enqueue_fault), NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
+              NAMED(test_error_classifier_while_playing)});
+    add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
+    return s;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc >= 3 && std::strcmp(argv[1], "--fault-helper") == 0)
+        return fault_helper(argv[2]);
+    gst_check_init(&argc, &argv);
+    const bool data = have_test_data();
+    const char* only = g_getenv("CK_RUN_CASE");
+    const std::set<std::string> data_cases = {"detections", "streaming", "messages", "properties",
+                                              "drawing",    "live",      "lifecycle"};
+    if (!data && only && data_cases.count(only) && !test_data_required()) {
+        g_print("SKIP: missing test data %s (run tests/fetch-test-data.sh)\n", data_file("astronaut.png").c_str());
+        return 77;
+    }
+    if (!data && !test_data_required())
+        g_print("note: %s missing; the cases that need it are left out\n", data_file("astronaut.png").c_str());
+    Suite* s = waldboost_suite(data);
+    return gst_check_run_suite(s, "waldboostdetect", __FILE__);
+}
