@@ -24,19 +24,7 @@ typedef struct {
     int pad1;
 } ResizeLevel;
 
-/* The last level whose first index is <= index (levels are sorted). */
-static int find_resize_level(__global const ResizeLevel* levels, int count, uint index)
-{
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (levels[mid].first <= index)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
+DEFINE_FIND_LEVEL(find_resize_level, ResizeLevel)
 
 /* One output pixel of the bilinear resize, bit-exact with the CPU reference
  * (and OpenCV's INTER_LINEAR_EXACT): taps are (index0, index1, weight0,

@@ -67,18 +67,7 @@ typedef struct {
     __global const uchar* resets;
 } Cascade;
 
-static int find_scan_level(__global const ScanLevel* levels, int count, uint index)
-{
-    int lo = 0, hi = count - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (levels[mid].first <= index)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
+DEFINE_FIND_LEVEL(find_scan_level, ScanLevel)
 
 /* Integral-image offset of the top-left pixel of the window at `index`. */
 static int window_origin(__global const ScanLevel* levels, int level_count, int pitch, uint index)
@@ -297,20 +286,17 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             shared);
 }
 
-/* Step 2: continues the candidates of a list; any number of launches. The
- * launch is a fixed number of groups that loop over the list, whose length
- * only the device knows. */
-__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void step2_reduce(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
-                  __global const Candidate* in, uint in_capacity, int in_counter,
-                  __global Candidate* out, uint out_capacity, int out_counter,
-                  __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
-                  __global uchar* first_stage_rejected)
+/* Steps 2 and 3 share this loop over a candidate list. The launch is a
+ * fixed number of groups that loop over the list, whose length only the
+ * device knows. Step 2 (target < 0) evaluates `unsync` more weak classifiers
+ * and then synchronised rounds; step 3 brings every candidate to `target`. */
+static void continue_list(const Cascade* c, __global const ScanLevel* levels, int level_count,
+                          __global const Candidate* in, uint in_capacity, int in_counter, __global Candidate* out,
+                          uint out_capacity, int out_counter, __global Accepted* accepted, uint accepted_capacity,
+                          __global uint* counters, __global uchar* first_stage_rejected, long final_threshold,
+                          int target, int unsync, int divisor, GroupState state, __local Candidate* buffer,
+                          __local uint* shared)
 {
-    __local Candidate buffer[GROUP_SIZE];
-    __local uint shared[4];
-    GROUP_STATE_STORAGE;
-    MAKE_CASCADE();
     const uint count = min(counters[in_counter], in_capacity);
     for (uint base = get_group_id(0) * GROUP_SIZE; base < count; base += get_num_groups(0) * GROUP_SIZE) {
         const uint i = base + get_local_id(0);
@@ -321,13 +307,16 @@ void step2_reduce(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
         cand.sum = 0;
         if (alive)
             cand = in[i];
-        const int origin = alive ? window_origin(levels, level_count, pitch, cand.index) : 0;
+        const int origin = alive ? window_origin(levels, level_count, c->pitch, cand.index) : 0;
         uint t = cand.next, evaluated = 0;
         long sum = cand.sum;
-        advance(&c, origin, (int)t + STEP2_UNSYNC, &t, &sum, &alive, &evaluated,
-                first_stage_rejected, cand.index);
-        synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
-                            STEP2_DIVISOR, state, &shared[0]);
+        if (target >= 0) {
+            advance(c, origin, target, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
+        } else {
+            advance(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
+            synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
+                                state, &shared[0]);
+        }
         if (alive && t == WEAK_COUNT)
             accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
         compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
@@ -335,38 +324,37 @@ void step2_reduce(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
     }
 }
 
-/* Step 3: brings every candidate to the largest next index any candidate
- * reached, so step 4 starts all of them at the same weak classifier. */
+#define LIST_STEP_ARGS                                                                                      \
+    CASCADE_ARGS, __global const ScanLevel *levels, int level_count, __global const Candidate *in,          \
+        uint in_capacity, int in_counter, __global Candidate *out, uint out_capacity, int out_counter,      \
+        __global Accepted *accepted, uint accepted_capacity, __global uint *counters,                       \
+        __global uchar *first_stage_rejected
+
+/* Step 2: continues the candidates of a list; any number of launches. */
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void step3_equalize(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
-                    __global const Candidate* in, uint in_capacity, int in_counter,
-                    __global Candidate* out, uint out_capacity, int out_counter,
-                    __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
-                    __global uchar* first_stage_rejected)
+void step2_reduce(LIST_STEP_ARGS)
 {
     __local Candidate buffer[GROUP_SIZE];
     __local uint shared[4];
+    GROUP_STATE_STORAGE;
     MAKE_CASCADE();
-    const uint count = min(counters[in_counter], in_capacity);
-    const int target = (int)counters[COUNT_MAX_NEXT];
-    for (uint base = get_group_id(0) * GROUP_SIZE; base < count; base += get_num_groups(0) * GROUP_SIZE) {
-        const uint i = base + get_local_id(0);
-        bool alive = i < count;
-        Candidate cand;
-        cand.index = 0;
-        cand.next = WEAK_COUNT;
-        cand.sum = 0;
-        if (alive)
-            cand = in[i];
-        const int origin = alive ? window_origin(levels, level_count, pitch, cand.index) : 0;
-        uint t = cand.next, evaluated = 0;
-        long sum = cand.sum;
-        advance(&c, origin, target, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
-        if (alive && t == WEAK_COUNT)
-            accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
-        compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
-                buffer, shared);
-    }
+    continue_list(&c, levels, level_count, in, in_capacity, in_counter, out, out_capacity, out_counter, accepted,
+                  accepted_capacity, counters, first_stage_rejected, final_threshold, -1, STEP2_UNSYNC,
+                  STEP2_DIVISOR, state, buffer, shared);
+}
+
+/* Step 3: brings every candidate to the largest next index any candidate
+ * reached, so step 4 starts all of them at the same weak classifier. */
+__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
+void step3_equalize(LIST_STEP_ARGS)
+{
+    __local Candidate buffer[GROUP_SIZE];
+    __local uint shared[4];
+    GROUP_STATE_STORAGE;
+    MAKE_CASCADE();
+    continue_list(&c, levels, level_count, in, in_capacity, in_counter, out, out_capacity, out_counter, accepted,
+                  accepted_capacity, counters, first_stage_rejected, final_threshold,
+                  (int)counters[COUNT_MAX_NEXT], 0, 1, state, buffer, shared);
 }
 
 /* Step 4: one work-group per candidate. Its work-items take consecutive weak

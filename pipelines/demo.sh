@@ -10,14 +10,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-build-aux/install-deps.sh
-if [ -f build/build.ninja ]; then
-  meson setup --reconfigure build >/dev/null
-else
-  meson setup build
-fi
-ninja -C build
-tests/fetch-test-data.sh build/testdata
+build-aux/prepare.sh
 
 export GST_PLUGIN_PATH="$PWD/build${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 video=build/testdata/Megamind.avi

@@ -7,14 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-build-aux/install-deps.sh --tests
-if [ -f build/build.ninja ]; then
-  meson setup --reconfigure build >/dev/null
-else
-  meson setup build
-fi
-ninja -C build
-tests/fetch-test-data.sh build/testdata
+build-aux/prepare.sh --tests
 
 status=0
 WALDBOOST_REQUIRE_TEST_DATA=1 meson test -C build --print-errorlogs "$@" || status=$?

@@ -458,9 +458,10 @@ TEST(Tuner, SearchReturnsTheFastestTrialAndNeverChangesDetections)
     DetectParams params;
     params.min_neighbors = 0;
     int trials = 0;
+    /* Eight trials: every build compiles the kernels, which is slow on PoCL. */
     const auto result = waldboost::opencl::tune_reduction(c, test_device(), {img.view()}, params, 1,
-                                                          [&](const auto&) { ++trials; });
-    EXPECT_GE(trials, 10);
+                                                          [&](const auto&) { ++trials; }, 8);
+    EXPECT_EQ(trials, 8);
     ASSERT_EQ(result.trials.size(), static_cast<size_t>(trials));
     for (const auto& t : result.trials)
         EXPECT_GE(t.device_ms, result.best_ms);

@@ -133,7 +133,7 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
 
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
                             const std::vector<GrayView>& frames, const DetectParams& params, int runs,
-                            const std::function<void(const TuningTrial&)>& progress)
+                            const std::function<void(const TuningTrial&)>& progress, int max_trials)
 {
     if (frames.empty())
         throw Error("tuning needs at least one frame");
@@ -195,6 +195,8 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
             if (p.*axis.field == value)
                 continue;
             p.*axis.field = value;
+            if (max_trials > 0 && static_cast<int>(result.trials.size()) >= max_trials)
+                break;
             if (p.group_size > max_group || p.step4_group_size > max_group || p.step1_divisor > p.group_size ||
                 p.step2_divisor > p.group_size)
                 continue;

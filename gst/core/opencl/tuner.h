@@ -50,10 +50,10 @@ struct TuningResult {
 };
 
 /* Times candidate parameters on `frames` with `params` and returns the
- * fastest. Every candidate is checked to give the same windows as the
+ * fastest; max_trials > 0 stops the search early. Every candidate is checked to give the same windows as the
  * defaults (a sanity check: the engine is exact for any parameters). */
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
                             const std::vector<GrayView>& frames, const DetectParams& params, int runs = 3,
-                            const std::function<void(const TuningTrial&)>& progress = {});
+                            const std::function<void(const TuningTrial&)>& progress = {}, int max_trials = 0);
 
 }  // namespace waldboost::opencl

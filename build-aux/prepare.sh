@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# What both README commands start with: installs the missing Debian
+# packages, configures and builds build/, and fetches the real test media
+# from Debian packages into build/testdata.
+#   build-aux/prepare.sh [--tests]
+set -eu
+cd "$(dirname "$0")/.."
+
+build-aux/install-deps.sh "$@"
+if [ -f build/build.ninja ]; then
+  meson setup --reconfigure build >/dev/null
+else
+  meson setup build
+fi
+ninja -C build
+tests/fetch-test-data.sh build/testdata
