@@ -11,7 +11,7 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
 if [ "${1:-}" = "--tests" ]; then
-  packages="$packages libgtest-dev libopencv-dev valgrind"
+  packages="$packages libgtest-dev libopencv-dev valgrind clang libclang-rt-14-dev llvm"
 fi
 
 missing=""

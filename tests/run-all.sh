@@ -12,14 +12,32 @@ build-aux/prepare.sh --tests
 status=0
 WALDBOOST_REQUIRE_TEST_DATA=1 meson test -C build --print-errorlogs "$@" || status=$?
 
-# One closing line in the plain "N passed, N failed" form.
-python3 - build/meson-logs/testlog.json <<'PY'
-import json, sys
+# The classifier loaders under libFuzzer (clang, ASan + UBSan), a bounded
+# time per target (WALDBOOST_FUZZ_SECONDS, default 60).
+fuzz_status=0
+tests/fuzz/run-fuzzers.sh "${WALDBOOST_FUZZ_SECONDS:-60}" build-fuzz || fuzz_status=$?
+
+# The whole suite again in a second build under ASan + UBSan (valgrind and
+# ASan do not mix: the valgrind suite runs in the plain build above).
+sanitizer_status=0
+tests/sanitizers.sh build-asan --no-suite valgrind || sanitizer_status=$?
+
+# One closing line in the plain "N passed, N failed" form: both meson runs,
+# plus the fuzzing run as one more test.
+python3 - "$fuzz_status" build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, os, sys
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
-for line in open(sys.argv[1]):
-    result = json.loads(line).get("result", "")
-    key = "OK" if result in ("OK", "EXPECTEDFAIL") else "SKIP" if result == "SKIP" else "FAIL"
-    counts[key] += 1
+counts["OK" if sys.argv[1] == "0" else "FAIL"] += 1
+for path in sys.argv[2:]:
+    if not os.path.exists(path):
+        counts["FAIL"] += 1
+        continue
+    for line in open(path):
+        result = json.loads(line).get("result", "")
+        key = "OK" if result in ("OK", "EXPECTEDFAIL") else "SKIP" if result == "SKIP" else "FAIL"
+        counts[key] += 1
 print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
 PY
+[ $fuzz_status -eq 0 ] || { echo "run-all: the fuzzers found a problem (build-fuzz/logs)" >&2; status=1; }
+[ $sanitizer_status -eq 0 ] || { echo "run-all: the sanitizer run failed (build-asan/meson-logs)" >&2; status=1; }
 exit $status

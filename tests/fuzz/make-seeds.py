@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+# waldboost-gst — OpenCL WaldBoost object detection
+# Copyright (C) 2026 The waldboost-gst authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Derives fuzzing seeds from Debian's OpenCV cascades (opencv-data) at run
+# time, so that no third-party model file is kept in the repository:
+#   make-seeds.py CASCADE_DIR HAAR_DIR OUT_DIR [STAMP]
+# writes OUT_DIR/opencv/ (LBP cascades cut to their first stages with only
+# the features they use, Haar cascades of both formats cut to a few trees,
+# byte-truncated files) and OUT_DIR/waldboost/ (the cut LBP cascades
+# converted to WaldBoost XML, with histogram and decision-tree hypotheses).
+# WaldBoost seeds keep only the first trees: 256 numbers per weak
+# classifier make them large.
+# STAMP, when given, receives the seed count (a build-system output).
+# Only the standard library; small seeds keep the fuzzers fast.
+import glob
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+
+def text_of(element):
+    return " ".join((element.text or "").split())
+
+
+def cut_lbp(root, stages_kept):
+    """Keeps the first stages and only the features they use, re-indexed."""
+    cascade = root.find("cascade")
+    stages = cascade.find("stages")
+    features = cascade.find("features")
+    for stage in list(stages)[stages_kept:]:
+        stages.remove(stage)
+    used = []
+    for nodes in stages.iter("internalNodes"):
+        index = int(nodes.text.split()[2])
+        if index not in used:
+            used.append(index)
+    items = list(features)
+    for item in items:
+        features.remove(item)
+    for index in used:
+        features.append(items[index])
+    for nodes in stages.iter("internalNodes"):
+        values = nodes.text.split()
+        values[2] = str(used.index(int(values[2])))
+        nodes.text = " ".join(values)
+    stage_num = cascade.find("stageNum")
+    if stage_num is not None:
+        stage_num.text = str(stages_kept)
+    return root
+
+
+def short(number):
+    return "%.6g" % float(number)
+
+
+def to_waldboost(root, label, decision_trees, trees_kept):
+    """The cut cascade's first trees as WaldBoost XML, numbers shortened to
+    6 digits (a seed needs the shape, not OpenCV's exact arithmetic; short
+    seeds keep the fuzzer fast)."""
+    cascade = root.find("cascade")
+    width = text_of(cascade.find("width"))
+    height = text_of(cascade.find("height"))
+    rects = [text_of(item.find("rect")).split() for item in cascade.find("features")]
+    stages = list(cascade.find("stages"))
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<WaldBoostClassifier classifierName="%s" minStdDev="0" imageSizeX="%s" imageSizeY="%s" '
+           'type="LBP" finalThreshold="%s">' % (label, width, height,
+                                                 short(text_of(stages[-1].find("stageThreshold"))))]
+    tree_number = 0
+    for stage in stages:
+        threshold = short(text_of(stage.find("stageThreshold")))
+        trees = list(stage.find("weakClassifiers"))[:trees_kept]
+        for k, tree in enumerate(trees):
+            nodes = [int(v) for v in text_of(tree.find("internalNodes")).split()]
+            leaves = [short(v) for v in text_of(tree.find("leafValues")).split()]
+            subset = [v & 0xFFFFFFFF for v in nodes[3:11]]
+            bit = [(subset[c >> 5] >> (c & 31)) & 1 for c in range(256)]
+            last = k + 1 == len(trees)
+            attributes = 'posT="1e+50" negT="%s"' % (threshold if last else "-1e+50")
+            if last:
+                attributes += ' resetSum="1"'
+            x, y, w, h = rects[nodes[2]]
+            feature = ('<LBPFeature positionX="%s" positionY="%s" blockWidth="%s" blockHeight="%s" '
+                       'binMappingType="NONE"/>' % (x, y, w, h))
+            out.append("  <stage %s>" % attributes)
+            if decision_trees and tree_number % 2 == 0:
+                out.append('    <DecisionTreeWeakHypothesis predictionValues="%s %s" binMap="%s">'
+                           % (leaves[0], leaves[1], " ".join("0" if b else "1" for b in bit)))
+                out.append("      " + feature)
+                out.append("    </DecisionTreeWeakHypothesis>")
+            else:
+                values = " ".join(leaves[0] if b else leaves[1] for b in bit)
+                out.append('    <HistogramWeakHypothesis predictionValues="%s">' % values)
+                out.append("      " + feature)
+                out.append("    </HistogramWeakHypothesis>")
+            out.append("  </stage>")
+            tree_number += 1
+    out.append("</WaldBoostClassifier>")
+    return "\n".join(out) + "\n"
+
+
+def cut_haar(root, trees_kept, features_kept):
+    """New-format Haar (<cascade>) or old format (<haarcascade_...>): the
+    first stage's first trees and a few features; enough to reach the
+    'not supported' paths."""
+    top = list(root)[0]
+    stages = top.find("stages")
+    for stage in list(stages)[1:]:
+        stages.remove(stage)
+    for trees_name in ("weakClassifiers", "trees"):
+        trees = stages[0].find(trees_name)
+        if trees is not None:
+            for tree in list(trees)[trees_kept:]:
+                trees.remove(tree)
+    features = top.find("features")
+    if features is not None:
+        for item in list(features)[features_kept:]:
+            features.remove(item)
+    return root
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def serialise(root):
+    return b'<?xml version="1.0"?>\n' + ET.tostring(root, encoding="utf-8", short_empty_elements=False)
+
+
+def main():
+    cascade_dir, haar_dir, out = sys.argv[1:4]
+    stamp = sys.argv[4] if len(sys.argv) > 4 else None
+    opencv_out = os.path.join(out, "opencv")
+    waldboost_out = os.path.join(out, "waldboost")
+    os.makedirs(opencv_out, exist_ok=True)
+    os.makedirs(waldboost_out, exist_ok=True)
+    count = 0
+    for path in sorted(glob.glob(os.path.join(cascade_dir, "lbpcascade_*.xml"))):
+        stem = os.path.basename(path)[:-4]
+        label = stem[len("lbpcascade_"):]
+        with open(path, "rb") as f:
+            raw = f.read()
+        for stages_kept in (1, 3):
+            root = cut_lbp(ET.fromstring(raw), stages_kept)
+            write(os.path.join(opencv_out, "%s-%dstage.xml" % (stem, stages_kept)), serialise(root))
+            count += 1
+        root = cut_lbp(ET.fromstring(raw), 1)
+        write(os.path.join(waldboost_out, "%s-histogram.xml" % stem),
+              to_waldboost(root, label, decision_trees=False, trees_kept=2))
+        write(os.path.join(waldboost_out, "%s-tree.xml" % stem),
+              to_waldboost(root, label, decision_trees=True, trees_kept=3))
+        count += 2
+        # Byte-truncated: not well-formed, cut inside the first stage.
+        write(os.path.join(opencv_out, "%s-truncated.xml" % stem), raw[:1500])
+        count += 1
+    for name in ("haarcascade_frontalface_default.xml", "haarcascade_licence_plate_rus_16stages.xml",
+                 "haarcascade_eye_tree_eyeglasses.xml"):
+        path = os.path.join(haar_dir, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, "rb") as f:
+            root = cut_haar(ET.fromstring(f.read()), 2, 4)
+        write(os.path.join(opencv_out, name[:-4] + "-cut.xml"), serialise(root))
+        count += 1
+    if count == 0:
+        sys.exit("make-seeds: no cascades found in %s" % cascade_dir)
+    print("make-seeds: %d seeds from %s and %s" % (count, cascade_dir, haar_dir))
+    if stamp:
+        write(stamp, "%d\n" % count)
+
+
+if __name__ == "__main__":
+    main()
