@@ -21,7 +21,7 @@
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
-#include "image_loader.h"
+#include "tools/common/image_file.h"
 #include "test_support.h"
 
 using namespace waldboost;
@@ -233,7 +233,7 @@ TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
     /* The default classifier (lbpcascade_frontalface) on a real photo. */
     const std::string path = waldboost_test::test_data("astronaut.png");
     WALDBOOST_REQUIRE_FILE(path);
-    const GrayImage img = waldboost_test::load_gray_image(path);
+    const GrayImage img = waldboost::tools::load_gray_image(path);
     const Classifier& c = default_classifier();
     Engine engine(c, EngineConfig{test_device(), std::nullopt, 2});
     DetectParams params;
@@ -280,7 +280,7 @@ TEST(Engine, LosesNothingOnAnImageTiledWithHundredsOfFaces)
 {
     const std::string path = waldboost_test::test_data("astronaut.png");
     WALDBOOST_REQUIRE_FILE(path);
-    const GrayImage photo = waldboost_test::load_gray_image(path);
+    const GrayImage photo = waldboost::tools::load_gray_image(path);
     /* The astronaut's face (about 100 pixels) shrunk to 48x48 and tiled. */
     const GrayImage face_region = [&] {
         GrayImage crop(120, 120);

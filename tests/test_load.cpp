@@ -24,7 +24,7 @@
 
 #include "core/model/default_classifier.h"
 #include "core/reference/detector.h"
-#include "image_loader.h"
+#include "tools/common/image_file.h"
 #include "test_support.h"
 
 using namespace waldboost;
@@ -188,7 +188,7 @@ protected:
     {
         const std::string path = waldboost_test::test_data("astronaut.png");
         WALDBOOST_REQUIRE_FILE(path);
-        frames_ = make_frames(waldboost_test::load_gray_image(path));
+        frames_ = make_frames(waldboost::tools::load_gray_image(path));
         for (const GrayImage& f : frames_)
             expected_.push_back(reference_boxes(f));
         size_t faces = 0;

@@ -46,7 +46,7 @@
 #include "core/model/classifier_io.h"
 #include "core/model/default_classifier.h"
 #include "core/reference/detector.h"
-#include "image_loader.h"
+#include "tools/common/image_file.h"
 
 namespace {
 
@@ -92,7 +92,7 @@ std::string haar_cascade(const char* stem)
 
 const GrayImage& astronaut()
 {
-    static const GrayImage image = waldboost_test::load_gray_image(data_file("astronaut.png"));
+    static const GrayImage image = waldboost::tools::load_gray_image(data_file("astronaut.png"));
     return image;
 }
 

@@ -11,7 +11,7 @@
  * Frames are real images (given on the command line) resized to each
  * benchmark size with the core's bit-exact resize.
  */
-#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <glib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +25,7 @@
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
+#include "tools/common/image_file.h"
 
 #ifdef HAVE_OPENCV
 #include <opencv2/core/ocl.hpp>
@@ -47,28 +48,6 @@ double median(std::vector<double> v)
         return 0;
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
-GrayImage load_gray(const std::string& path)
-{
-    GError* error = nullptr;
-    GdkPixbuf* pixbuf = gdk_pixbuf_new_from_file(path.c_str(), &error);
-    if (!pixbuf) {
-        const std::string message = path + ": " + (error ? error->message : "cannot decode");
-        g_clear_error(&error);
-        throw waldboost::Error(message);
-    }
-    const int w = gdk_pixbuf_get_width(pixbuf), h = gdk_pixbuf_get_height(pixbuf);
-    const int channels = gdk_pixbuf_get_n_channels(pixbuf), stride = gdk_pixbuf_get_rowstride(pixbuf);
-    const guint8* pixels = gdk_pixbuf_read_pixels(pixbuf);
-    GrayImage gray(w, h);
-    for (int y = 0; y < h; ++y) {
-        const guint8* p = pixels + static_cast<size_t>(y) * stride;
-        for (int x = 0; x < w; ++x, p += channels)
-            gray.at(x, y) = channels >= 3 ? waldboost::rgb_to_gray(p[0], p[1], p[2]) : p[0];
-    }
-    g_object_unref(pixbuf);
-    return gray;
 }
 
 struct Row {
@@ -173,7 +152,7 @@ int main(int argc, char** argv)
     try {
         std::vector<GrayImage> sources;
         for (int i = 0; images[i]; ++i)
-            sources.push_back(load_gray(images[i]));
+            sources.push_back(waldboost::tools::load_gray_image(images[i]));
 
         if (tune) {
             for (const std::string& path : classifier_paths) {

@@ -20,6 +20,7 @@
 #include "core/model/default_classifier.h"
 #include "core/opencl/engine.h"
 #include "core/reference/detector.h"
+#include "tools/common/image_file.h"
 
 namespace {
 
@@ -94,23 +95,6 @@ gboolean on_threshold(const gchar*, const gchar* value, gpointer data, GError** 
     }
     options->threshold_set = TRUE;
     return TRUE;
-}
-
-/* Luma with OpenCV's weights, so results match cvtColor(BGR2GRAY) input. */
-waldboost::GrayImage to_gray(GdkPixbuf* pixbuf)
-{
-    const int w = gdk_pixbuf_get_width(pixbuf);
-    const int h = gdk_pixbuf_get_height(pixbuf);
-    const int channels = gdk_pixbuf_get_n_channels(pixbuf);
-    const int stride = gdk_pixbuf_get_rowstride(pixbuf);
-    const guint8* pixels = gdk_pixbuf_read_pixels(pixbuf);
-    waldboost::GrayImage gray(w, h);
-    for (int y = 0; y < h; ++y) {
-        const guint8* p = pixels + static_cast<size_t>(y) * stride;
-        for (int x = 0; x < w; ++x, p += channels)
-            gray.at(x, y) = channels >= 3 ? waldboost::rgb_to_gray(p[0], p[1], p[2]) : p[0];
-    }
-    return gray;
 }
 
 void draw_boxes(GdkPixbuf* pixbuf, const std::vector<Detection>& detections)
@@ -248,7 +232,7 @@ int main(int argc, char** argv)
                 ++failures;
                 continue;
             }
-            const waldboost::GrayImage gray = to_gray(pixbuf.get());
+            const waldboost::GrayImage gray = waldboost::tools::pixbuf_to_gray(pixbuf.get());
             /* --repeat runs the detection several times and reports the
              * median wall time: the first run pays for allocations. */
             waldboost::DetectStats stats;
