@@ -791,7 +791,8 @@ TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
     ::close(fd);
     const auto start = std::chrono::steady_clock::now();
     expect_error([&] { load_classifier_file(path); },
-                 {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes", "67108864"});
+                 {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes",
+                  std::to_string(ModelLimits::kMaxFileBytes)});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
 }
 
@@ -829,7 +830,22 @@ TEST(Validate, RejectsEachProblem)
     expect_invalid([](Classifier& c) { c.label = std::string(ModelLimits::kMaxLabelLength + 1, 'a'); }, "label");
     expect_invalid([](Classifier& c) { c.label = "a\nb"; }, "control character");
     expect_invalid([](Classifier& c) { c.label = "\xff"; }, "UTF-8");
+    expect_invalid([](Classifier& c) { c.label = "face\xef\xbf\xbe"; }, "U+FFFE or U+FFFF");
+    expect_invalid([](Classifier& c) { c.label = "\xef\xbf\xbf"; }, "U+FFFE or U+FFFF");
     expect_invalid([](Classifier& c) { c.label.clear(); }, "label is empty");
+    {
+        /* Valid, but too large to write as a file the loaders would accept. */
+        Classifier big = make_model();
+        big.weak[0].responses.fill(0.123456789f); /* 12 characters each when written */
+        big.weak.resize(4000, big.weak[0]);       /* about 12 MB of XML */
+        ASSERT_NO_THROW(validate(big, "<big>"));
+        try {
+            write_waldboost_xml(big);
+            FAIL() << "a model over the file-size limit was written";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("limit for classifier files"), std::string::npos) << e.what();
+        }
+    }
     expect_invalid([nan](Classifier& c) { c.weak[1].responses[77] = nan; }, "weak classifier 1: the response for LBP code 77");
     expect_invalid([inf](Classifier& c) { c.weak[0].responses[0] = -inf; }, "weak classifier 0: the response for LBP code 0");
     expect_invalid([nan](Classifier& c) { c.weak[0].reject_threshold = nan; }, "weak classifier 0: the reject threshold");

@@ -131,8 +131,22 @@ inline void require_round_trip(const Classifier& model, const char* what)
 {
     const std::string written_name = "written.xml";
     std::string written;
-    if (!completes("classifier to write", "write_waldboost_xml", [&] { written = waldboost::write_waldboost_xml(model); }))
-        finding(std::string(what) + ": write_waldboost_xml refused a model that validate() accepts");
+    std::string refusal;
+    const bool wrote = completes("classifier to write", "write_waldboost_xml", [&] {
+        try {
+            written = waldboost::write_waldboost_xml(model);
+        } catch (const waldboost::Error& e) {
+            refusal = e.what();
+            throw;
+        }
+    });
+    if (!wrote) {
+        /* The one documented refusal: a valid model whose file would exceed
+         * ModelLimits::kMaxFileBytes (it could not be loaded back). */
+        if (refusal.find("limit for classifier files") != std::string::npos)
+            return;
+        finding(std::string(what) + ": write_waldboost_xml refused a model that validate() accepts: " + refusal);
+    }
     Classifier again;
     if (!completes(written_name, "load_classifier_memory(written)",
                    [&] { again = waldboost::load_classifier_memory(written, written_name); })) {

@@ -135,6 +135,11 @@ std::string write_waldboost_xml(const Classifier& classifier)
     }
     std::string text(reinterpret_cast<const char*>(memory), static_cast<size_t>(size));
     xmlFree(memory);
+    /* What the loaders would refuse must not be written (found by fuzzing). */
+    if (text.size() > ModelLimits::kMaxFileBytes)
+        throw Error("classifier to write: it would take " + std::to_string(text.size()) +
+                    " bytes, more than the " + std::to_string(ModelLimits::kMaxFileBytes) +
+                    "-byte limit for classifier files");
     return text;
 }
 

@@ -84,6 +84,11 @@ std::string label_problem(const std::string& label)
         const size_t n = utf8_sequence_length(label, i);
         if (n == 0)
             return "the label is not valid UTF-8";
+        /* Nor can U+FFFE and U+FFFF (EF BF BE/BF), which XML 1.0 excludes
+         * (found by fuzzing). */
+        if (n == 3 && c == 0xef && static_cast<unsigned char>(label[i + 1]) == 0xbf &&
+            (static_cast<unsigned char>(label[i + 2]) & 0xfe) == 0xbe)
+            return "the label contains U+FFFE or U+FFFF, which XML cannot hold";
         i += n;
     }
     return {};
