@@ -101,6 +101,14 @@ std::string write_waldboost_xml(const Classifier& classifier)
     set(root, "type", "LBP");
     set(root, "finalThreshold", format_float(classifier.final_threshold));
 
+    /* The prediction values are nearly all of the file: stop as soon as they
+     * alone exceed the file limit, rather than format a huge model. */
+    const auto too_large = [](size_t bytes) {
+        return Error("classifier to write: it would take more than " + std::to_string(bytes) +
+                     " bytes, more than the " + std::to_string(ModelLimits::kMaxFileBytes) +
+                     "-byte limit for classifier files");
+    };
+    size_t value_bytes = 0;
     std::string values;
     for (const WeakClassifier& weak : classifier.weak) {
         xmlNodePtr stage = add_child(root, "stage");
@@ -116,6 +124,9 @@ std::string write_waldboost_xml(const Classifier& classifier)
                 values += ' ';
             values += format_float(weak.responses[i]);
         }
+        value_bytes += values.size();
+        if (value_bytes > ModelLimits::kMaxFileBytes)
+            throw too_large(value_bytes);
         set(hypothesis, "predictionValues", values);
 
         xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
@@ -137,9 +148,7 @@ std::string write_waldboost_xml(const Classifier& classifier)
     xmlFree(memory);
     /* What the loaders would refuse must not be written (found by fuzzing). */
     if (text.size() > ModelLimits::kMaxFileBytes)
-        throw Error("classifier to write: it would take " + std::to_string(text.size()) +
-                    " bytes, more than the " + std::to_string(ModelLimits::kMaxFileBytes) +
-                    "-byte limit for classifier files");
+        throw too_large(text.size());
     return text;
 }
 
