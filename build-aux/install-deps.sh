@@ -9,7 +9,7 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   libgdk-pixbuf-2.0-dev opencv-data opencl-c-headers opencl-clhpp-headers
   ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
-  gstreamer1.0-plugins-base gstreamer1.0-plugins-good"
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav"
 if [ "${1:-}" = "--tests" ]; then
   packages="$packages libgtest-dev libopencv-dev valgrind clang libclang-rt-14-dev llvm"
 fi
