@@ -361,6 +361,42 @@ TEST(ErrorsDeathTest, InjectedProgramBuildFaultIsAnError)
         ::testing::ExitedWithCode(0), "OpenCL program build failed on .*program-build failed with CL_OUT_OF_RESOURCES");
 }
 
+/* The counted forms: CALL:N fails the N-th call only, CALL:N+ from the N-th on. */
+TEST(ErrorsDeathTest, CountedFaultsFailTheChosenCalls)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    auto pattern = [](const char* spec) {
+        g_setenv("WALDBOOST_CL_FAULT", spec, TRUE);
+        std::string failed;
+        for (int i = 0; i < 6; ++i) {
+            maybe_inject_fault("map");  // another call: never fails, never counts
+            try {
+                maybe_inject_fault("enqueue");
+                failed += '.';
+            } catch (const cl::Error& e) {
+                failed += (std::string(e.what()) == "enqueue" && e.err() == CL_OUT_OF_RESOURCES) ? 'X' : '?';
+            }
+        }
+        std::fprintf(stderr, "%s\n", failed.c_str());
+        std::_Exit(0);
+    };
+    EXPECT_EXIT(pattern("enqueue:3"), ::testing::ExitedWithCode(0), "^\\.\\.X\\.\\.\\.\n$");
+    EXPECT_EXIT(pattern("enqueue:2+"), ::testing::ExitedWithCode(0), "^\\.XXXXX\n$");
+    EXPECT_EXIT(pattern("enqueue"), ::testing::ExitedWithCode(0), "^XXXXXX\n$");
+    EXPECT_EXIT(pattern("enqueue:0"), ::testing::ExitedWithCode(0), "ignoring WALDBOOST_CL_FAULT=enqueue:0.*\n\\.\\.\\.\\.\\.\\.\n$");
+    EXPECT_EXIT(pattern("enqueue:x+"), ::testing::ExitedWithCode(0), "ignoring.*\n\\.\\.\\.\\.\\.\\.\n$");
+}
+
+TEST(Selection, SplitsFallbackLists)
+{
+    using List = std::vector<std::string>;
+    EXPECT_EQ(split_device_list("gpu,cpu"), (List{"gpu", "cpu"}));
+    EXPECT_EQ(split_device_list(" gpu , 0:1 ,, NVIDIA H100 "), (List{"gpu", "0:1", "NVIDIA H100"}));
+    EXPECT_EQ(split_device_list("cpu"), (List{"cpu"}));
+    EXPECT_EQ(split_device_list(""), (List{"auto"}));
+    EXPECT_EQ(split_device_list(" , "), (List{"auto"}));
+}
+
 /* --- the program cache ------------------------------------------------------ */
 
 TEST_F(ProgramCache, MissThenHitAndTheCachedProgramRuns)

@@ -5,6 +5,7 @@
 #include "core/opencl/device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -372,16 +373,75 @@ Error to_error(const cl::Error& error, const std::string& doing)
                  ")");
 }
 
+std::vector<std::string> split_device_list(const std::string& specs)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= specs.size()) {
+        size_t end = specs.find(',', start);
+        if (end == std::string::npos)
+            end = specs.size();
+        size_t a = start, b = end;
+        while (a < b && std::isspace(static_cast<unsigned char>(specs[a])))
+            ++a;
+        while (b > a && std::isspace(static_cast<unsigned char>(specs[b - 1])))
+            --b;
+        if (b > a)
+            out.push_back(specs.substr(a, b - a));
+        start = end + 1;
+    }
+    if (out.empty())
+        out.push_back("auto");
+    return out;
+}
+
+namespace {
+
+/* WALDBOOST_CL_FAULT parsed: which call, and which of its calls fail. */
+struct FaultPlan {
+    std::string call;
+    long first = 1;        /* the first failing call, counted from 1 */
+    bool and_later = true; /* false: only `first` fails */
+};
+
+FaultPlan parse_fault_plan(const char* value)
+{
+    FaultPlan plan;
+    if (!value)
+        return plan;
+    const std::string text = value;
+    const size_t colon = text.find(':');
+    plan.call = text.substr(0, colon);
+    if (colon == std::string::npos)
+        return plan;
+    std::string count = text.substr(colon + 1);
+    plan.and_later = !count.empty() && count.back() == '+';
+    if (plan.and_later)
+        count.pop_back();
+    char* end = nullptr;
+    const long n = std::strtol(count.c_str(), &end, 10);
+    if (count.empty() || *end != '\0' || n < 1) {
+        std::fprintf(stderr, "waldboost: ignoring WALDBOOST_CL_FAULT=%s (expected CALL, CALL:N or CALL:N+)\n", value);
+        plan.call.clear();
+        return plan;
+    }
+    plan.first = n;
+    return plan;
+}
+
+}  // namespace
+
 void maybe_inject_fault(const char* call)
 {
     /* Read once: the engine calls this on hot paths, and a test sets the
      * variable before the engine starts. */
-    static const std::string configured = [] {
-        const char* value = std::getenv("WALDBOOST_CL_FAULT");
-        return std::string(value ? value : "");
-    }();
+    static const FaultPlan plan = parse_fault_plan(std::getenv("WALDBOOST_CL_FAULT"));
+    static std::atomic<long> calls{0};
+    if (plan.call.empty() || plan.call != call)
+        return;
+    const long n = ++calls;
     /* cl::Error keeps the pointer: callers pass string literals. */
-    if (!configured.empty() && configured == call)
+    if (n == plan.first || (plan.and_later && n > plan.first))
         throw cl::Error(CL_OUT_OF_RESOURCES, call);
 }
 

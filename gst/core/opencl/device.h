@@ -53,6 +53,11 @@ struct SelectedDevice {
  * matched and listing the devices there are. */
 SelectedDevice select_device(const std::string& spec);
 
+/* A fallback list "gpu,cpu" as its specs in order, each trimmed of spaces;
+ * empty entries are dropped, and an empty list is {"auto"}. Each entry is a
+ * spec for select_device(). */
+std::vector<std::string> split_device_list(const std::string& specs);
+
 /* One line: "0:0 NAME (TYPE, PLATFORM, N compute units, X MiB local, OpenCL C 1.2)". */
 std::string describe(const DeviceInfo& info);
 
@@ -69,8 +74,14 @@ Error to_error(const cl::Error& error, const std::string& doing);
 
 /* Fault injection for testing the engine's error paths: throws
  * cl::Error(CL_OUT_OF_RESOURCES, call) when the environment variable
- * WALDBOOST_CL_FAULT equals `call` ("program-build", "buffer-create",
- * "enqueue", "map", ...). The variable is read once, at the first call. */
+ * WALDBOOST_CL_FAULT names `call` ("program-build", "buffer-create",
+ * "enqueue", "map", "wait" — the last when collecting a frame):
+ *   CALL      every such call fails
+ *   CALL:N    only the N-th such call in the process fails (from 1): a
+ *             transient fault, after which a fallback device works
+ *   CALL:N+   the N-th and every later one: a device that dies mid-stream
+ * The variable is read once, at the first call; the count is process-wide
+ * and thread-safe. */
 void maybe_inject_fault(const char* call);
 
 }  // namespace waldboost::opencl

@@ -748,6 +748,8 @@ std::optional<FrameResult> Engine::collect()
     m.order.pop_front();
     slot.busy = false;
     try {
+        /* Where a lost device shows: waiting for the frame's results. */
+        maybe_inject_fault("wait");
         return m.finish(slot);
     } catch (const cl::Error& e) {
         throw to_error(e, "collecting a frame");
