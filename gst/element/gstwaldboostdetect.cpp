@@ -109,13 +109,18 @@ struct OutputSettings {
     gboolean post_messages = TRUE;
 };
 
-/* A frame on its way through the engine. */
+/* A frame on its way through the engine. It keeps its input buffer and its
+ * detection parameters until it leaves, so that a fallback device can run
+ * it again. */
 struct Pending {
     GstBuffer* buffer = nullptr;
     OutputSettings output;
-    bool submitted = false; /* false: nothing to scan (frame or roi smaller than the window) */
+    waldboost::DetectParams params;
+    bool submitted = false; /* false: not on the device (unreadable, or smaller than the window) */
     int roi_x = 0;
     int roi_y = 0;
+    int roi_width = 0;
+    int roi_height = 0;
     guint64 frame = 0;
 };
 
@@ -127,6 +132,8 @@ struct Stats {
     std::vector<guint64> candidates;
     guint64 discarded = 0;
     guint64 detections = 0;
+    std::string device;     /* the device detection runs on */
+    guint64 fallbacks = 0;  /* moves to a later device of the list */
 };
 
 }  // namespace
@@ -140,6 +147,7 @@ struct WaldboostDetectPrivate {
     Settings active;
     std::optional<Classifier> classifier;
     std::unique_ptr<wcl::Engine> engine;
+    size_t device_position = 0; /* the engine's entry in the device list */
     std::deque<Pending> pending; /* in submission order */
     std::deque<GstBuffer*> ready; /* finished, waiting for generate_output */
     GstVideoInfo info;
@@ -279,6 +287,48 @@ static wcl::EngineConfig engine_config(const Settings& s, const Classifier& clas
     return config;
 }
 
+/* Builds the engine on the first device of `s.device`'s list, from entry
+ * `first` on, that works; each one that fails is a warning while another is
+ * left to try, and the last failure is the error. */
+static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t first)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const std::vector<std::string> specs = wcl::split_device_list(s.device);
+    for (size_t i = first; i < specs.size(); ++i) {
+        try {
+            /* The device's defaults first, then the user's overrides. */
+            const wcl::SelectedDevice device = wcl::select_device(specs[i]);
+            wcl::EngineConfig config = engine_config(s, *p->classifier, device.info);
+            config.device = specs[i];
+            p->engine = std::make_unique<wcl::Engine>(*p->classifier, config);
+            p->device_position = i;
+            {
+                std::lock_guard<std::mutex> guard(p->lock);
+                p->stats.device = wcl::describe(p->engine->device());
+                if (i > 0)
+                    ++p->stats.fallbacks;
+            }
+            const wcl::BuildReport& build = p->engine->build_report();
+            GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s",
+                            wcl::describe(p->engine->device()).c_str(),
+                            build.cache_hit ? "from the cache" : "built", build.milliseconds,
+                            build.log.empty() ? "" : "; build log: ", build.log.c_str());
+            return TRUE;
+        } catch (const std::exception& e) {
+            p->engine.reset();
+            if (i + 1 == specs.size()) {
+                post_setup_error(self, s, e.what(), false);
+                return FALSE;
+            }
+            GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                                ("OpenCL device \"%s\" failed; falling back to \"%s\".", specs[i].c_str(),
+                                 specs[i + 1].c_str()),
+                                ("%s", e.what()));
+        }
+    }
+    return FALSE;
+}
+
 /* Loads the classifier and builds the engine for `s`. */
 static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
 {
@@ -290,19 +340,8 @@ static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
         post_setup_error(self, s, e.what(), true);
         return FALSE;
     }
-    try {
-        /* The device's defaults first, then the user's overrides. */
-        const wcl::SelectedDevice device = wcl::select_device(s.device);
-        p->engine = std::make_unique<wcl::Engine>(*p->classifier, engine_config(s, *p->classifier, device.info));
-        const wcl::BuildReport& build = p->engine->build_report();
-        GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s", wcl::describe(p->engine->device()).c_str(),
-                        build.cache_hit ? "from the cache" : "built", build.milliseconds,
-                        build.log.empty() ? "" : "; build log: ", build.log.c_str());
-    } catch (const std::exception& e) {
-        p->engine.reset();
-        post_setup_error(self, s, e.what(), false);
+    if (!build_engine(self, s, 0))
         return FALSE;
-    }
     p->active = s;
     return TRUE;
 }
@@ -462,24 +501,91 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
     p->ready.push_back(buffer);
 }
 
+/* Puts a frame on the device: its luma plane, cropped to its region of
+ * interest. False when the buffer cannot be read (smaller than its caps
+ * claim); throws what the engine throws. */
+static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    GstVideoFrame frame;
+    if (!gst_video_frame_map(&frame, &p->info, pending.buffer, GST_MAP_READ))
+        return false;
+    const auto* plane = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
+    const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+    const waldboost::GrayView view{plane + static_cast<size_t>(pending.roi_y) * stride + pending.roi_x,
+                                   pending.roi_width, pending.roi_height, stride};
+    try {
+        p->engine->submit(view, pending.params);
+    } catch (...) {
+        gst_video_frame_unmap(&frame);
+        throw;
+    }
+    gst_video_frame_unmap(&frame);
+    return true;
+}
+
+/* Drops the frames in flight after a failure that nothing could recover;
+ * the next frame builds a new engine. */
+static void drop_pending(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    for (Pending& pending : p->pending)
+        gst_buffer_unref(pending.buffer);
+    p->pending.clear();
+    p->engine.reset();
+}
+
+/* The engine failed while streaming: moves on to the next device of the
+ * list and runs every frame in flight again there, in order, so that none
+ * is lost. Without a device left, posts the error and returns false. */
+static bool fall_back(GstWaldboostDetect* self, const std::exception& failure)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const std::vector<std::string> specs = wcl::split_device_list(p->active.device);
+    std::string why = failure.what();
+    while (p->device_position + 1 < specs.size()) {
+        const size_t failed = p->device_position;
+        GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                            ("OpenCL device \"%s\" failed while streaming; falling back to \"%s\".",
+                             specs[failed].c_str(), specs[failed + 1].c_str()),
+                            ("%s", why.c_str()));
+        p->engine.reset();
+        if (!build_engine(self, p->active, failed + 1))
+            return false; /* build_engine posted the error */
+        try {
+            for (Pending& pending : p->pending)
+                if (pending.submitted)
+                    pending.submitted = submit_to_engine(self, pending);
+            return true;
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+    }
+    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", why.c_str()));
+    return false;
+}
+
 /* Collects the oldest frame in flight (waiting for the device). */
 static GstFlowReturn collect_oldest(GstWaldboostDetect* self)
 {
     WaldboostDetectPrivate* p = self->priv;
+    while (p->pending.front().submitted) {
+        try {
+            std::optional<wcl::FrameResult> result = p->engine->collect();
+            Pending pending = p->pending.front();
+            p->pending.pop_front();
+            finish_frame(self, pending, result ? &*result : nullptr);
+            return GST_FLOW_OK;
+        } catch (const std::exception& e) {
+            if (!fall_back(self, e)) {
+                drop_pending(self);
+                return GST_FLOW_ERROR;
+            }
+        }
+    }
     Pending pending = p->pending.front();
     p->pending.pop_front();
-    if (!pending.submitted) {
-        finish_frame(self, pending, nullptr);
-        return GST_FLOW_OK;
-    }
-    try {
-        std::optional<wcl::FrameResult> result = p->engine->collect();
-        finish_frame(self, pending, result ? &*result : nullptr);
-    } catch (const std::exception& e) {
-        gst_buffer_unref(pending.buffer);
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", e.what()));
-        return GST_FLOW_ERROR;
-    }
+    finish_frame(self, pending, nullptr);
     return GST_FLOW_OK;
 }
 
@@ -670,19 +776,10 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.output.line_width = p->active.line_width;
     pending.output.post_messages = p->active.post_messages;
 
-    GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &p->info, input, GST_MAP_READ)) {
-        /* A buffer smaller than its caps claim: pass it on without results. */
-        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
-                            ("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
-                             gst_buffer_get_size(input), GST_VIDEO_INFO_WIDTH(&p->info),
-                             GST_VIDEO_INFO_HEIGHT(&p->info)));
-        p->pending.push_back(pending);
-        return release_frames(self);
-    }
+    pending.params = detect_params(p->active, *p->classifier);
 
     /* The luma plane, cropped to the region of interest. */
-    const int width = GST_VIDEO_FRAME_WIDTH(&frame), height = GST_VIDEO_FRAME_HEIGHT(&frame);
+    const int width = GST_VIDEO_INFO_WIDTH(&p->info), height = GST_VIDEO_INFO_HEIGHT(&p->info);
     int rx = 0, ry = 0, rw = width, rh = height;
     if (p->active.roi.size() == 4) {
         rx = std::clamp(p->active.roi[0], 0, width);
@@ -690,34 +787,42 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         rw = std::clamp(p->active.roi[2], 0, width - rx);
         rh = std::clamp(p->active.roi[3], 0, height - ry);
     }
-    const auto* plane = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
-    const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
-    waldboost::GrayView view{plane + static_cast<size_t>(ry) * stride + rx, rw, rh, stride};
     pending.roi_x = rx;
     pending.roi_y = ry;
-
-    try {
-        /* The engine may hold fewer frames than the queue after a change. */
-        while (!p->pending.empty() && !p->engine->can_submit()) {
-            ret = collect_oldest(self);
-            if (ret != GST_FLOW_OK) {
-                gst_video_frame_unmap(&frame);
-                gst_buffer_unref(input);
-                return ret;
-            }
-        }
-        const bool scannable = rw >= p->classifier->window_width && rh >= p->classifier->window_height;
-        if (scannable) {
-            p->engine->submit(view, detect_params(p->active, *p->classifier));
-            pending.submitted = true;
-        }
-    } catch (const std::exception& e) {
-        gst_video_frame_unmap(&frame);
-        gst_buffer_unref(input);
-        GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", e.what()));
-        return GST_FLOW_ERROR;
+    pending.roi_width = rw;
+    pending.roi_height = rh;
+    if (rw < p->classifier->window_width || rh < p->classifier->window_height) {
+        /* Nothing to scan: the frame passes in order, without detections. */
+        p->pending.push_back(pending);
+        return release_frames(self);
     }
-    gst_video_frame_unmap(&frame);
+
+    /* The engine may hold fewer frames than the queue after a change. */
+    while (!p->pending.empty() && !p->engine->can_submit()) {
+        ret = collect_oldest(self);
+        if (ret != GST_FLOW_OK) {
+            gst_buffer_unref(input);
+            return ret;
+        }
+    }
+    try {
+        pending.submitted = submit_to_engine(self, pending);
+    } catch (const std::exception& e) {
+        /* Runs on the fallback device with the frames before it. */
+        pending.submitted = true;
+        p->pending.push_back(pending);
+        if (!fall_back(self, e)) {
+            drop_pending(self);
+            return GST_FLOW_ERROR;
+        }
+        return release_frames(self);
+    }
+    if (!pending.submitted) {
+        /* A buffer smaller than its caps claim: pass it on without results. */
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
+                             gst_buffer_get_size(input), width, height));
+    }
     p->pending.push_back(pending);
     return release_frames(self);
 }
@@ -860,7 +965,9 @@ static GstStructure* stats_structure(const Stats& st)
     GstStructure* s = gst_structure_new("waldboost-stats", "frames", G_TYPE_UINT64, st.frames, "detections",
                                         G_TYPE_UINT64, st.detections, "device-ms", G_TYPE_DOUBLE, st.device_ms,
                                         "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
-                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, nullptr);
+                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, "device",
+                                        G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64,
+                                        st.fallbacks, nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
     return s;
 }
@@ -949,7 +1056,9 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         gobject_class, PROP_DEVICE,
         g_param_spec_string("device", "OpenCL device",
                             "auto (a GPU, else an accelerator, else a CPU), gpu, cpu, accelerator, "
-                            "\"platform:device\" indices, or part of a device name",
+                            "\"platform:device\" indices, or part of a device name; a comma-separated list "
+                            "(\"gpu,cpu\") is a fallback order: when a device fails to start or fails while "
+                            "streaming, the next one takes over and runs the frames in flight again",
                             "auto", rw));
     g_object_class_install_property(
         gobject_class, PROP_SCALE_FACTOR,
@@ -1042,7 +1151,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
-                           "candidates after each step and discarded candidates (always 0)",
+                           "candidates after each step, discarded candidates (always 0), the device in use and how "
+                           "many times detection fell back to a later device of the list",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",

@@ -766,6 +766,218 @@ int helper_enqueue()
     return 0;
 }
 
+/* The warnings and errors on a bus, in order (gst_bus_pop_filtered would
+ * drop the messages of the other kind). */
+struct BusLog {
+    std::vector<ErrorInfo> warnings, errors;
+};
+
+BusLog drain_bus(GstBus* bus)
+{
+    BusLog log;
+    while (GstMessage* m = gst_bus_pop(bus)) {
+        const GstMessageType type = GST_MESSAGE_TYPE(m);
+        if (type == GST_MESSAGE_WARNING || type == GST_MESSAGE_ERROR) {
+            GError* error = nullptr;
+            gchar* debug = nullptr;
+            if (type == GST_MESSAGE_ERROR)
+                gst_message_parse_error(m, &error, &debug);
+            else
+                gst_message_parse_warning(m, &error, &debug);
+            ErrorInfo info;
+            info.found = true;
+            info.domain = error->domain;
+            info.code = error->code;
+            info.message = error->message ? error->message : "";
+            info.debug = debug ? debug : "";
+            g_error_free(error);
+            g_free(debug);
+            (type == GST_MESSAGE_ERROR ? log.errors : log.warnings).push_back(info);
+        }
+        gst_message_unref(m);
+    }
+    return log;
+}
+
+guint64 stats_uint64(GstElement* e, const char* field)
+{
+    GstStructure* st = nullptr;
+    g_object_get(e, "stats", &st, nullptr);
+    guint64 value = G_MAXUINT64;
+    if (st)
+        gst_structure_get_uint64(st, field, &value);
+    if (st)
+        gst_structure_free(st);
+    return value;
+}
+
+/* harness_with() for the helpers, which run outside libcheck (no
+ * fail_unless), with `bus` attached before the element starts. */
+GstHarness* helper_harness(const Props& props, GstBus* bus)
+{
+    GstElement* e = gst_element_factory_make("waldboostdetect", nullptr);
+    g_assert(e != nullptr);
+    for (const auto& [name, value] : props)
+        gst_util_set_object_arg(G_OBJECT(e), name.c_str(), value.c_str());
+    gst_element_set_bus(e, bus);
+    GstHarness* h = gst_harness_new_with_element(e, "sink", "src");
+    gst_object_unref(e);
+    return h;
+}
+
+/* Device lists for the fallback helpers: the same device twice, so that the
+ * fallback path runs on any machine with one OpenCL device (CI has PoCL). */
+constexpr const char* kTwiceTheSameDevice = "auto, auto";
+
+/* The start fails on the first device (WALDBOOST_CL_FAULT=buffer-create:1,
+ * the classifier's upload; a failed program-build:1 would only make the
+ * binary cache build from source):
+ * a warning names the fallback, the second device runs every frame with the
+ * core's detections, and the stats count one fallback. */
+int helper_fallback_at_start()
+{
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = helper_harness({{"device", kTwiceTheSameDevice}, {"max-inflight", "2"}}, bus);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    for (int k = 0; k < 4; ++k)
+        HELPER_CHECK(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k) == GST_FLOW_OK, "push %d failed", k);
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused");
+    std::vector<GstBuffer*> out = pull_all(h);
+    HELPER_CHECK(out.size() == 4, "%zu frames came out, expected 4", out.size());
+    for (int k = 0; k < 4; ++k) {
+        const std::vector<Box> want = expected_boxes(core(face_frame(k)), "face");
+        HELPER_CHECK(!want.empty() && roi_boxes(out[k]) == want, "frame %d: element %s, core %s", k,
+                     describe(roi_boxes(out[k])).c_str(), describe(want).c_str());
+    }
+    unref_all(out);
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.warnings.size() == 1, "%zu warnings, expected 1", log.warnings.size());
+    g_print("warning: %s\n", log.warnings[0].text().c_str());
+    HELPER_CHECK(contains(log.warnings[0].message, "falling back to \"auto\"") &&
+                     contains(log.warnings[0].debug, "buffer-create"),
+                 "the warning does not say what failed and what takes over");
+    HELPER_CHECK(log.errors.empty(), "an error although the fallback device works");
+    HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 1, "stats: %" G_GUINT64_FORMAT " fallbacks",
+                 stats_uint64(h->element, "device-fallbacks"));
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
+/* The first device fails while frames are in flight (enqueue:N or wait:N):
+ * the second device runs them again and no frame is lost, reordered or
+ * given another frame's detections. */
+int helper_fallback_while_streaming()
+{
+    constexpr int kFrames = 8;
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = helper_harness({{"device", kTwiceTheSameDevice}, {"max-inflight", "3"}}, bus);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    std::vector<Sent> sent;
+    for (int k = 0; k < kFrames; ++k)
+        HELPER_CHECK(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k, &sent) == GST_FLOW_OK,
+                     "push %d failed", k);
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused");
+    std::vector<GstBuffer*> out = pull_all(h);
+    HELPER_CHECK(out.size() == kFrames, "%zu frames came out, expected %d", out.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        HELPER_CHECK(frame_index(out[k]) == k, "frame %d left in place %d", frame_index(out[k]), k);
+        const std::vector<Box> want = expected_boxes(core(face_frame(k)), "face");
+        HELPER_CHECK(!want.empty() && roi_boxes(out[k]) == want, "frame %d: element %s, core %s", k,
+                     describe(roi_boxes(out[k])).c_str(), describe(want).c_str());
+    }
+    unref_all(out);
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.warnings.size() == 1, "%zu warnings, expected 1", log.warnings.size());
+    g_print("warning: %s\n", log.warnings[0].text().c_str());
+    HELPER_CHECK(contains(log.warnings[0].message, "failed while streaming"),
+                 "the warning does not say what happened");
+    HELPER_CHECK(log.errors.empty(), "an error although the fallback device works");
+    HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 1, "stats: %" G_GUINT64_FORMAT " fallbacks",
+                 stats_uint64(h->element, "device-fallbacks"));
+    HELPER_CHECK(stats_uint64(h->element, "frames") == kFrames, "stats: %" G_GUINT64_FORMAT " frames",
+                 stats_uint64(h->element, "frames"));
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
+/* Every device of the list fails while streaming (enqueue:N+): a warning for
+ * the fallback, then the error; the frames finished before the fault keep
+ * their detections, and the element restarts cleanly. */
+int helper_fallback_exhausted()
+{
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = helper_harness({{"device", kTwiceTheSameDevice}, {"max-inflight", "2"}}, bus);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    GstFlowReturn flow = GST_FLOW_OK;
+    int pushed = 0;
+    while (flow == GST_FLOW_OK && pushed < 12) {
+        flow = push_frame(h, face_frame(pushed), GST_VIDEO_FORMAT_GRAY8, pushed);
+        ++pushed;
+    }
+    HELPER_CHECK(flow == GST_FLOW_ERROR, "the pushes never failed (last: %s)", gst_flow_get_name(flow));
+    std::vector<GstBuffer*> out = pull_all(h);
+    for (size_t k = 0; k < out.size(); ++k) {
+        HELPER_CHECK(frame_index(out[k]) == static_cast<int>(k), "frame %d left in place %zu", frame_index(out[k]), k);
+        HELPER_CHECK(roi_boxes(out[k]) == expected_boxes(core(face_frame(static_cast<int>(k))), "face"),
+                     "frame %zu lost its detections", k);
+    }
+    g_print("%d pushed, %zu came out before the error\n", pushed, out.size());
+    unref_all(out);
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.warnings.size() == 1 && contains(log.warnings[0].message, "falling back"),
+                 "%zu warnings, expected one fallback", log.warnings.size());
+    HELPER_CHECK(log.errors.size() == 1, "%zu errors, expected 1", log.errors.size());
+    const ErrorInfo& error = log.errors[0];
+    HELPER_CHECK(error.domain == GST_RESOURCE_ERROR && contains(error.debug, "enqueue"),
+                 "not an error naming the failed call: %s", error.text().c_str());
+    g_print("error: %s\n", error.text().c_str());
+
+    HELPER_CHECK(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "to NULL failed");
+    HELPER_CHECK(gst_element_set_state(h->element, GST_STATE_PLAYING) == GST_STATE_CHANGE_SUCCESS,
+                 "back to PLAYING failed");
+    gst_harness_push_event(h, gst_event_new_stream_start("again"));
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 16, 16);
+    for (int i = 0; i < 3; ++i)
+        HELPER_CHECK(push_frame(h, synthetic(16, 16, i), GST_VIDEO_FORMAT_GRAY8, i) == GST_FLOW_OK,
+                     "push after the restart failed");
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused after the restart");
+    out = pull_all(h);
+    HELPER_CHECK(out.size() == 3, "%zu frames came out after the restart, expected 3", out.size());
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
+/* Every device of the list fails to start: one warning per fallback, then
+ * the start fails with the last device's error. */
+int helper_fallback_start_exhausted()
+{
+    GstElement* e = gst_element_factory_make("waldboostdetect", nullptr);
+    g_assert(e != nullptr);
+    g_object_set(e, "device", kTwiceTheSameDevice, nullptr);
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    HELPER_CHECK(gst_element_set_state(e, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE, "the start did not fail");
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.warnings.size() == 1 && contains(log.warnings[0].message, "falling back"),
+                 "%zu warnings, expected one fallback", log.warnings.size());
+    HELPER_CHECK(log.errors.size() == 1 && log.errors[0].domain == GST_LIBRARY_ERROR &&
+                     log.errors[0].code == GST_LIBRARY_ERROR_INIT,
+                 "not one kernel build error (%zu errors)", log.errors.size());
+    g_print("error: %s\n", log.errors[0].text().c_str());
+    HELPER_CHECK(gst_element_set_state(e, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "cannot go back to NULL");
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+    return 0;
+}
+
 int fault_helper(const char* mode)
 {
     gst_init(nullptr, nullptr);
@@ -776,6 +988,14 @@ int fault_helper(const char* mode)
         status = helper_start_fails(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT, "memory");
     else if (std::strcmp(mode, "enqueue") == 0)
         status = helper_enqueue();
+    else if (std::strcmp(mode, "fallback-at-start") == 0)
+        status = helper_fallback_at_start();
+    else if (std::strcmp(mode, "fallback-while-streaming") == 0)
+        status = helper_fallback_while_streaming();
+    else if (std::strcmp(mode, "fallback-exhausted") == 0)
+        status = helper_fallback_exhausted();
+    else if (std::strcmp(mode, "fallback-start-exhausted") == 0)
+        status = helper_fallback_start_exhausted();
     else
         g_print("unknown fault helper mode %s\n", mode);
     if (status == 0)
@@ -2201,6 +2421,219 @@ GST_START_TEST(test_error_classifier_while_playing)
 GST_END_TEST;
 
 /* ======================================================================== */
+/* streams (what cameras and demuxers send)                                 */
+
+/* Buffers without PTS, DTS or duration: all leave in order with their own
+ * detections, and the messages say "no timestamp" (GST_CLOCK_TIME_NONE). */
+GST_START_TEST(test_streams_missing_timestamps)
+{
+    constexpr int kFrames = 6;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_I420, 200, 160);
+    std::vector<Sent> sent;
+    for (int k = 0; k < kFrames; ++k) {
+        Sent one;
+        GstBuffer* b = make_frame(face_frame(k), GST_VIDEO_FORMAT_I420, GST_CLOCK_TIME_NONE, 0, &one);
+        GST_BUFFER_DTS(b) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(b) = GST_CLOCK_TIME_NONE;
+        sent.push_back(std::move(one));
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        fail_unless(!GST_BUFFER_PTS_IS_VALID(out[k]));
+        /* The bytes say which frame it is: order kept without timestamps. */
+        fail_unless(bytes_of(out[k]) == sent[k].bytes, "frame %d is not the %d-th frame pushed", k, k);
+        CHECK_BOXES(out[k], expected_boxes(core(face_frame(k)), "face"), "frame " + std::to_string(k));
+    }
+    std::vector<GstMessage*> messages = pop_element_messages(bus);
+    fail_unless_equals_int(messages.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        const GstStructure* st = gst_message_get_structure(messages[k]);
+        guint64 frame = 99, ts = 0, running = 0;
+        gst_structure_get_uint64(st, "frame", &frame);
+        gst_structure_get_uint64(st, "timestamp", &ts);
+        gst_structure_get_uint64(st, "running-time", &running);
+        fail_unless_equals_uint64(frame, static_cast<guint64>(k));
+        fail_unless(ts == GST_CLOCK_TIME_NONE && running == GST_CLOCK_TIME_NONE);
+        gst_message_unref(messages[k]);
+    }
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* GAP events between frames with frames in flight: the frames before a gap
+ * leave before it, the ones after it after it, each with its detections. */
+GST_START_TEST(test_streams_gap_events)
+{
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    record(h, &rec);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    /* frames 0 1, gap over 2 3, frame 4, gap over 5, frames 6 7 8 */
+    const std::vector<int> frames = {0, 1, 4, 6, 7, 8};
+    for (int k : frames) {
+        if (k == 4 || k == 6) {
+            const int gap_start = k == 4 ? 2 : 5;
+            fail_unless(gst_harness_push_event(h, gst_event_new_gap(pts_of(gap_start),
+                                                                    pts_of(k) - pts_of(gap_start))));
+        }
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::string order;
+    for (const Item& i : rec.snapshot()) {
+        if (i.buffer)
+            order += std::to_string(i.pts / kFrameDuration);
+        else if (i.event == GST_EVENT_GAP)
+            order += "g";
+        else if (i.event == GST_EVENT_EOS)
+            order += "e";
+    }
+    fail_unless(order == "01g4g678e", "downstream saw %s, expected 01g4g678e", order.c_str());
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i)
+        CHECK_BOXES(out[i], expected_boxes(core(face_frame(frames[i])), "face"),
+                    "frame " + std::to_string(frames[i]));
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A resolution (and format) change every two or three frames for 40 frames,
+ * through sizes smaller than the window, 1x1, odd and padded ones, with
+ * frames in flight: every frame leaves under its own caps, in order, with
+ * the core's detections for its own image. */
+GST_START_TEST(test_streams_resolution_every_few_frames)
+{
+    struct Shape {
+        GstVideoFormat format;
+        int w, h, pad;
+    };
+    const Shape shapes[] = {{GST_VIDEO_FORMAT_GRAY8, 200, 160, 0}, {GST_VIDEO_FORMAT_I420, 1, 1, 0},
+                            {GST_VIDEO_FORMAT_NV12, 161, 127, 3},  {GST_VIDEO_FORMAT_GRAY8, 23, 17, 0},
+                            {GST_VIDEO_FORMAT_Y444, 131, 97, 0},   {GST_VIDEO_FORMAT_I420, 257, 201, 5},
+                            {GST_VIDEO_FORMAT_GRAY8, 24, 24, 0}};
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    record(h, &rec);
+    std::vector<std::vector<Box>> want;
+    std::vector<std::pair<int, int>> sizes;
+    int index = 0;
+    for (int change = 0; index < 40; ++change) {
+        const Shape& s = shapes[change % G_N_ELEMENTS(shapes)];
+        set_caps(h, s.format, s.w, s.h);
+        for (int k = 0; k < 2 + change % 2 && index < 40; ++k, ++index) {
+            /* Around the face, moved a little each frame; grey outside the photo. */
+            const GrayImage img = crop(astronaut(), 223 - s.w / 2 + index % 7, 116 - s.h / 2 + index % 5, s.w, s.h);
+            want.push_back(expected_boxes(core(img), "face"));
+            sizes.emplace_back(s.w, s.h);
+            fail_unless_equals_int(push_frame(h, img, s.format, index, nullptr, s.pad), GST_FLOW_OK);
+        }
+    }
+    push_eos(h);
+    int w = 0, hh = 0, seen = 0;
+    for (const Item& i : rec.snapshot()) {
+        if (i.event == GST_EVENT_CAPS) {
+            w = i.width;
+            hh = i.height;
+        } else if (i.buffer) {
+            const int k = static_cast<int>(i.pts / kFrameDuration);
+            fail_unless_equals_int(k, seen);
+            fail_unless(w == sizes[k].first && hh == sizes[k].second, "frame %d (%dx%d) left under caps %dx%d", k,
+                        sizes[k].first, sizes[k].second, w, hh);
+            ++seen;
+        }
+    }
+    fail_unless_equals_int(seen, index);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), index);
+    int with_faces = 0;
+    for (int k = 0; k < index; ++k) {
+        CHECK_BOXES(out[k], want[k],
+                    "frame " + std::to_string(k) + " at " + std::to_string(sizes[k].first) + "x" +
+                        std::to_string(sizes[k].second));
+        with_faces += !want[k].empty();
+    }
+    fail_unless(with_faces >= 10, "only %d frames with a face: the test would not see lost detections", with_faces);
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
+ * background: the core's detections. min-size keeps the CPU reference's
+ * share of the test short; the engine still uploads and scales the whole
+ * 8K frame. */
+GST_START_TEST(test_streams_8k)
+{
+    constexpr int kW = 7680, kH = 4320;
+    GrayImage img = synthetic(kW, kH, 3);
+    const GrayImage& photo = astronaut();
+    for (int y = 0; y < photo.height; ++y)
+        for (int x = 0; x < photo.width; ++x)
+            img.at(kW - photo.width - 40 + x, kH - photo.height - 30 + y) = photo.at(x, y);
+    const Classifier& c = waldboost::default_classifier();
+    DetectParams params;
+    params.min_size = size_for_width(c, 80);
+    const std::vector<Box> want = expected_boxes(core(img, params), "face");
+    fail_unless(!want.empty(), "the reference found no face at 8K");
+    GstHarness* h = harness_with({{"min-size", "80"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_I420, kW, kH);
+    for (int k = 0; k < 2; ++k)
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 2);
+    for (GstBuffer* b : out)
+        CHECK_BOXES(b, want, "8K frame");
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* ======================================================================== */
+/* fallback (device lists; each fault in a helper process)                  */
+
+static void check_fault_mode(const char* mode, const char* fault)
+{
+    std::string output;
+    const int status = run_fault_helper(mode, fault, &output);
+    fail_unless(status == 0, "%s with WALDBOOST_CL_FAULT=%s: the helper failed (status %d):\n%s", mode, fault, status,
+                output.c_str());
+}
+
+GST_START_TEST(test_fallback_at_start) { check_fault_mode("fallback-at-start", "buffer-create:1"); }
+GST_END_TEST;
+
+/* A frame takes one enqueue per kernel launch and upload (about 13 today):
+ * the 30th is in the third frame or later, with earlier frames in flight. */
+GST_START_TEST(test_fallback_on_enqueue) { check_fault_mode("fallback-while-streaming", "enqueue:30"); }
+GST_END_TEST;
+
+/* The 2nd wait is collecting frame 1, with frames 2 and 3 in flight. */
+GST_START_TEST(test_fallback_on_wait) { check_fault_mode("fallback-while-streaming", "wait:2"); }
+GST_END_TEST;
+
+GST_START_TEST(test_fallback_exhausted) { check_fault_mode("fallback-exhausted", "enqueue:30+"); }
+GST_END_TEST;
+
+GST_START_TEST(test_fallback_start_exhausted) { check_fault_mode("fallback-start-exhausted", "program-build"); }
+GST_END_TEST;
+
+/* ======================================================================== */
 /* lifecycle                                                                 */
 
 GST_START_TEST(test_lifecycle_state_cycles)
@@ -2327,6 +2760,12 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_error_enqueue_fault), NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
               NAMED(test_error_classifier_while_playing)});
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
+    add_case("fallback", true,
+             {NAMED(test_fallback_at_start), NAMED(test_fallback_on_enqueue), NAMED(test_fallback_on_wait),
+              NAMED(test_fallback_exhausted), NAMED(test_fallback_start_exhausted)});
+    add_case("streams", true,
+             {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),
+              NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k)});
     return s;
 }
 
