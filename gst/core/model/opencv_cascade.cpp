@@ -167,18 +167,19 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
     if (name != "cascade")
         fail(src, cascade, "unknown element (expected <cascade> inside <opencv_storage>)");
     if (type_id && *type_id != "opencv-cascade-classifier")
-        fail(src, cascade, "type_id '" + *type_id + "' is not supported (expected opencv-cascade-classifier)");
+        fail(src, cascade,
+             "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)");
     if (top.size() > 1)
         fail(src, top[1], "unexpected element after the cascade (one cascade per file)");
 
     const xmlNode* stage_type = xml::required_child(src, cascade, "stageType");
     const std::string stage_type_value = trimmed_text(src, stage_type);
     if (stage_type_value != "BOOST")
-        fail(src, stage_type, "stage type " + stage_type_value + " is not supported (only BOOST)");
+        fail(src, stage_type, "stage type " + xml::printable(stage_type_value) + " is not supported (only BOOST)");
     const xmlNode* feature_type = xml::required_child(src, cascade, "featureType");
     const std::string feature_type_value = trimmed_text(src, feature_type);
     if (feature_type_value != "LBP")
-        fail(src, feature_type, feature_type_value + " cascades are not supported (only LBP features)");
+        fail(src, feature_type, xml::printable(feature_type_value) + " cascades are not supported (only LBP features)");
 
     Classifier classifier;
     classifier.label = label_from_source(src);
@@ -189,7 +190,8 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
     const xmlNode* cat_count = xml::required_child(src, feature_params, "maxCatCount");
     const std::string cat_count_value = trimmed_text(src, cat_count);
     if (xml::parse_integer(src, cat_count, "value", cat_count_value, INT32_MIN, INT32_MAX) != 256)
-        fail(src, cat_count, "maxCatCount " + cat_count_value + " is not supported (LBP cascades have 256)");
+        fail(src, cat_count,
+             "maxCatCount " + xml::printable(cat_count_value) + " is not supported (LBP cascades have 256)");
 
     const std::vector<LbpFeature> features = read_features(
         src, xml::required_child(src, cascade, "features"), classifier.window_width, classifier.window_height);

@@ -44,7 +44,7 @@ struct Reader {
             fail(src, children[0], "unknown element (LBPFeature has no child elements)");
         const auto mapping = xml::optional_attribute(node, "binMappingType");
         if (mapping && *mapping != "NONE")
-            fail(src, node, "attribute binMappingType: '" + *mapping + "' is not supported (only NONE)");
+            fail(src, node, "attribute binMappingType: " + xml::quote(*mapping) + " is not supported (only NONE)");
 
         const auto integer = [&](const char* name, long long min_value) {
             return static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
@@ -156,10 +156,10 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
 
     const std::string type = xml::required_attribute(src, root, "type");
     if (type != "LBP")
-        fail(src, root, "attribute type: " + type + " features are not supported; only LBP");
+        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP");
     if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
         if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
-            fail(src, root, "attribute minStdDev: " + *std_dev +
+            fail(src, root, "attribute minStdDev: " + xml::printable(*std_dev) +
                                 " is not supported (variance normalisation is not supported; it must be 0)");
         }
     }

@@ -31,18 +31,22 @@ struct ParserCtxtFree {
     void operator()(xmlParserCtxtPtr ctxt) const { xmlFreeParserCtxt(ctxt); }
 };
 
-/* Untrusted text quoted in a message: short and printable. */
-std::string quote(std::string_view text)
+/* libxml2's message on one line ("...encoding !\nBytes: 0xFF" becomes
+ * "...encoding !; Bytes: 0xFF"), without control characters, and short:
+ * part of it may be the file's own bytes. */
+std::string one_line(const std::string& text)
 {
-    constexpr size_t kMax = 40;
-    std::string out = "'";
-    for (size_t i = 0; i < text.size() && i < kMax; ++i) {
+    constexpr size_t kMax = 300;
+    std::string out;
+    for (size_t i = 0; i < text.size() && out.size() < kMax; ++i) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
-        out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+        if (c == '\n')
+            out += "; ";
+        else
+            out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
     }
-    if (text.size() > kMax)
+    if (out.size() >= kMax)
         out += "...";
-    out += "'";
     return out;
 }
 
@@ -191,7 +195,7 @@ Document Document::parse(std::string_view buffer, const std::string& source)
         if (err) {
             line = err->line;
             if (err->message) {
-                const std::string detail = trim(err->message);
+                const std::string detail = one_line(trim(err->message));
                 if (!detail.empty())
                     message += ": " + detail;
             }
@@ -206,6 +210,21 @@ Document Document::parse(std::string_view buffer, const std::string& source)
         throw Error(source + ": not a classifier file: no root element");
     return result;
 }
+
+std::string printable(std::string_view text)
+{
+    constexpr size_t kMax = 40;
+    std::string out;
+    for (size_t i = 0; i < text.size() && i < kMax; ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+    }
+    if (text.size() > kMax)
+        out += "...";
+    return out;
+}
+
+std::string quote(std::string_view text) { return "'" + printable(text) + "'"; }
 
 std::string name_of(const xmlNode* node)
 {

@@ -52,6 +52,13 @@ private:
     std::string source_;
 };
 
+/* Untrusted text for an error message: at most 40 bytes (then "..."), each
+ * control character as '?', so a file cannot forge log lines. */
+std::string printable(std::string_view text);
+
+/* The same in single quotes. */
+std::string quote(std::string_view text);
+
 /* The element's name as UTF-8. */
 std::string name_of(const xmlNode* node);
 
