@@ -780,6 +780,33 @@ TEST(MalformedFiles, EntityExpansionAndExternalEntitiesAreRefusedQuickly)
     }, {"ref.xml:1: not well-formed XML", "xxe"});
 }
 
+/* A file cannot write on our stderr (libxml2's encoding errors) nor put
+ * control characters into our messages (a forged log line). */
+TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
+{
+    const std::string cases[] = {
+        std::string("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<WaldBoostClassifier imageSizeX=\"3\"+\xff/>\n"),
+        std::string("<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageS\xdcizeX=\"1\" type=\"X\"/>\n"),
+        std::string("<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"X&#10;b.xml: loaded OK\"/>"),
+        std::string("<opencv_storage><cascade><stageType>A&#13;&#10;B</stageType></cascade></opencv_storage>"),
+    };
+    for (const std::string& text : cases) {
+        testing::internal::CaptureStderr();
+        std::string message;
+        try {
+            waldboost::load_classifier_memory(text, "bad.xml");
+        } catch (const waldboost::Error& e) {
+            message = e.what();
+        }
+        const std::string printed = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(printed, "") << text;
+        ASSERT_FALSE(message.empty()) << text;
+        EXPECT_EQ(message.rfind("bad.xml:", 0), 0u) << message;
+        for (const char c : message)
+            EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << "control character in: " << message;
+    }
+}
+
 TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
 {
     TempDir dir;

@@ -50,6 +50,27 @@ std::string one_line(const std::string& text)
     return out;
 }
 
+/* libxml2 2.9 reports some errors (a failed encoding conversion, say)
+ * through the thread's generic error handler, which prints on stderr
+ * whatever XML_PARSE_NOERROR says. Silenced on this thread while we parse
+ * and restored afterwards, so an application's own handler stays. */
+void ignore_message(void*, const char*, ...) {}
+
+class QuietGenericErrors {
+public:
+    QuietGenericErrors() : handler_(xmlGenericError), context_(xmlGenericErrorContext)
+    {
+        xmlSetGenericErrorFunc(nullptr, ignore_message);
+    }
+    ~QuietGenericErrors() { xmlSetGenericErrorFunc(context_, handler_); }
+    QuietGenericErrors(const QuietGenericErrors&) = delete;
+    QuietGenericErrors& operator=(const QuietGenericErrors&) = delete;
+
+private:
+    xmlGenericErrorFunc handler_;
+    void* context_;
+};
+
 bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -186,6 +207,7 @@ Document Document::parse(std::string_view buffer, const std::string& source)
     /* No NOENT, DTDLOAD or HUGE: entities stay unexpanded and libxml2's
      * size limits stay on. BIG_LINES keeps line numbers past 65535. */
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    const QuietGenericErrors quiet;
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt.get(), buffer.data(), static_cast<int>(buffer.size()),
                                       nullptr, nullptr, options);
     if (!doc) {
