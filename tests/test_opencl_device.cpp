@@ -383,7 +383,8 @@ TEST(ErrorsDeathTest, CountedFaultsFailTheChosenCalls)
     EXPECT_EXIT(pattern("enqueue:3"), ::testing::ExitedWithCode(0), "^\\.\\.X\\.\\.\\.\n$");
     EXPECT_EXIT(pattern("enqueue:2+"), ::testing::ExitedWithCode(0), "^\\.XXXXX\n$");
     EXPECT_EXIT(pattern("enqueue"), ::testing::ExitedWithCode(0), "^XXXXXX\n$");
-    EXPECT_EXIT(pattern("enqueue:0"), ::testing::ExitedWithCode(0), "ignoring WALDBOOST_CL_FAULT=enqueue:0.*\n\\.\\.\\.\\.\\.\\.\n$");
+    EXPECT_EXIT(pattern("enqueue:0"), ::testing::ExitedWithCode(0),
+                "ignoring WALDBOOST_CL_FAULT=enqueue:0.*\n\\.\\.\\.\\.\\.\\.\n$");
     EXPECT_EXIT(pattern("enqueue:x+"), ::testing::ExitedWithCode(0), "ignoring.*\n\\.\\.\\.\\.\\.\\.\n$");
 }
 
