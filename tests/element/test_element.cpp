@@ -725,12 +725,15 @@ int helper_start_fails(GQuark domain, int code, const char* in_message)
     return 0;
 }
 
-/* Enqueue failure while streaming: flow error and an error message, then a
- * clean NULL -> PLAYING that streams again (a frame smaller than the window
- * never reaches the device, where the fault is still armed). */
-int helper_enqueue()
+/* A failure while streaming (`call`: enqueue, map or wait): flow error and an
+ * error message naming the call, then a clean NULL -> PLAYING that streams
+ * again (a frame smaller than the window never reaches the device, where
+ * the fault is still armed). */
+int helper_streaming_fault(const char* call)
 {
     GstHarness* h = gst_harness_new("waldboostdetect");
+    /* Synchronous, so that a failed wait shows in the same push. */
+    g_object_set(h->element, "max-inflight", 1, nullptr);
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
     const GstFlowReturn flow =
@@ -741,7 +744,7 @@ int helper_enqueue()
     g_print("error: %s (%s %d) | %s\n", info.message.c_str(), g_quark_to_string(info.domain), info.code,
             info.debug.c_str());
     HELPER_CHECK(info.domain == GST_RESOURCE_ERROR, "error domain %s", g_quark_to_string(info.domain));
-    HELPER_CHECK(contains(info.debug, "enqueue"), "the debug text does not name the failed call");
+    HELPER_CHECK(contains(info.debug, call), "the debug text does not name the failed call");
     GstBuffer* leaked = gst_harness_try_pull(h);
     HELPER_CHECK(leaked == nullptr, "the failed frame came out");
 
@@ -986,8 +989,8 @@ int fault_helper(const char* mode)
         status = helper_start_fails(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, "OpenCL kernels");
     else if (std::strcmp(mode, "buffer-create") == 0)
         status = helper_start_fails(GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT, "memory");
-    else if (std::strcmp(mode, "enqueue") == 0)
-        status = helper_enqueue();
+    else if (std::strcmp(mode, "enqueue") == 0 || std::strcmp(mode, "map") == 0 || std::strcmp(mode, "wait") == 0)
+        status = helper_streaming_fault(mode);
     else if (std::strcmp(mode, "fallback-at-start") == 0)
         status = helper_fallback_at_start();
     else if (std::strcmp(mode, "fallback-while-streaming") == 0)
@@ -2344,6 +2347,12 @@ GST_END_TEST;
 GST_START_TEST(test_error_enqueue_fault) { check_fault("enqueue"); }
 GST_END_TEST;
 
+GST_START_TEST(test_error_map_fault) { check_fault("map"); }
+GST_END_TEST;
+
+GST_START_TEST(test_error_wait_fault) { check_fault("wait"); }
+GST_END_TEST;
+
 GST_START_TEST(test_error_buffer_before_caps)
 {
     GstHarness* h = harness_with();
@@ -2757,7 +2766,8 @@ static Suite* waldboost_suite(bool data)
              {NAMED(test_error_missing_classifier), NAMED(test_error_malformed_classifier),
               NAMED(test_error_haar_cascade), NAMED(test_error_no_such_device), NAMED(test_error_bad_reduction),
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
-              NAMED(test_error_enqueue_fault), NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
+              NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),
+              NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
               NAMED(test_error_classifier_while_playing)});
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
     add_case("fallback", true,
