@@ -59,7 +59,7 @@ struct KernelTime {
 struct FrameStats {
     std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order */
     uint64_t windows = 0;                      /* positions scanned */
-    std::vector<uint64_t> candidates_after_step; /* list lengths after steps 1, 2..., 3 */
+    std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 */
     uint64_t weak_evaluated = 0;
     double weak_per_window = 0;
     uint64_t accepted = 0;                     /* windows accepted, before grouping */
