@@ -126,50 +126,62 @@ __kernel void integral_add_offsets(__global uint* integral, int width, int heigh
 }
 
 #else /* !PYRAMID_BY_ROWS */
-/* GPUs: the pyramid is never stored. Its pixels are computed where the
- * integral image needs them, and the integral image is built in bands of
- * INTEGRAL_BAND canvas rows in three launches:
- *   1. integral_band_sums: each band's column sums;
+/* GPUs: the pyramid and the integral image of its canvas in three launches
+ * over bands of INTEGRAL_BAND canvas rows:
+ *   1. integral_band_sums: the band's pyramid pixels and column sums;
  *   2. integral_band_prefix: per column, the sum of the bands above;
  *   3. integral_bands: each band's rows, seeded with those sums, written once.
- * The first two touch little memory; the 4-byte integral is written once and
- * never read back by these passes. */
+ * The 4-byte integral image is written once and never read back here. */
 
-/* The pyramid pixel at canvas (x, y), 0 in the gaps between levels.
- * row_shelf maps a canvas row to its shelf; level_map maps a shelf and a
- * column to the level there, or -1. */
-static uint canvas_pixel(__global const uchar* src, int src_pitch, __global const ResizeLevel* levels,
-                         __global const int* level_map, __global const int* row_shelf,
-                         __global const int4* taps, int width, int x, int y)
+/* Pass 1: one work-item per 4 columns of a band. row_shelf maps a canvas
+ * row to its shelf; level_map maps a shelf and a column to the level there,
+ * or -1 in a gap. A column's level only changes with the shelf, so its
+ * taps are looked up once per shelf, keeping the loads of a pixel
+ * independent of the lookups. */
+__kernel void integral_band_sums(__global const uchar* src, int src_pitch, __global const ResizeLevel* levels,
+                                 __global const int* level_map, __global const int* row_shelf,
+                                 __global const int4* taps, int width, int height, __global uchar* canvas,
+                                 int canvas_pitch, __global uint* band_sums)
 {
-    const int l = level_map[row_shelf[y] * width + x];
-    if (l < 0)
-        return 0;
-    const ResizeLevel level = levels[l];
-    const int ly = y - level.canvas_y;
-    if (ly >= level.height)
-        return 0;
-    return resize_pixel(src, src_pitch, taps[level.xtap + x - level.canvas_x], taps[level.ytap + ly]);
-}
-
-#define PIXEL_ARGS                                                                                        \
-    __global const uchar *src, int src_pitch, __global const ResizeLevel *levels,                         \
-        __global const int *level_map, __global const int *row_shelf, __global const int4 *taps
-#define PIXEL(x, y) canvas_pixel(src, src_pitch, levels, level_map, row_shelf, taps, width, (x), (y))
-
-/* Pass 1: one work-item per column of a band: the band's column sum. */
-__kernel void integral_band_sums(PIXEL_ARGS, int width, int height, __global uint* band_sums)
-{
-    const int x = get_global_id(0);
+    const int x0 = get_global_id(0) * 4;
     const int band = get_global_id(1);
-    if (x >= width)
+    if (x0 >= width)
         return;
     const int first = band * INTEGRAL_BAND;
     const int last = min(first + INTEGRAL_BAND, height);
-    uint sum = 0;
-    for (int y = first; y < last; ++y)
-        sum += PIXEL(x, y);
-    band_sums[band * width + x] = sum;
+    int shelf = -1;
+    int4 xt[4];
+    int top[4], rows[4], ytap[4];
+    uint4 sum = (uint4)(0u);
+    for (int y = first; y < last; ++y) {
+        const int s = row_shelf[y];
+        if (s != shelf) {
+            shelf = s;
+            for (int c = 0; c < 4; ++c) {
+                const int l = x0 + c < width ? level_map[s * width + x0 + c] : -1;
+                top[c] = 0;
+                rows[c] = 0;
+                if (l >= 0) {
+                    const ResizeLevel level = levels[l];
+                    xt[c] = taps[level.xtap + x0 + c - level.canvas_x];
+                    top[c] = level.canvas_y;
+                    rows[c] = level.height;
+                    ytap[c] = level.ytap;
+                }
+            }
+        }
+        uchar p[4];
+        for (int c = 0; c < 4; ++c) {
+            const int ly = y - top[c];
+            p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], taps[ytap[c] + ly]) : (uchar)0;
+        }
+        const uchar4 pixels = (uchar4)(p[0], p[1], p[2], p[3]);
+        vstore4(pixels, 0, canvas + y * canvas_pitch + x0); /* the pitch has room for the last 4 */
+        sum += convert_uint4(pixels);
+    }
+    const uint sums[4] = {sum.x, sum.y, sum.z, sum.w};
+    for (int c = 0; c < 4 && x0 + c < width; ++c)
+        band_sums[band * width + x0 + c] = sums[c];
 }
 
 /* Pass 2, in place: per column, the exclusive prefix sum of the band sums.
@@ -214,7 +226,7 @@ void integral_band_prefix(__global uint* band_sums, int width, int bands)
  * segment of one row per item, segments padded against bank conflicts), and
  * each row is written once, coalesced. */
 #define INTEGRAL_GROUP 256
-#define INTEGRAL_COLUMNS 4
+#define INTEGRAL_COLUMNS 4 /* one uchar4 of the canvas */
 #define INTEGRAL_SEGMENTS (INTEGRAL_GROUP / INTEGRAL_BAND) /* per row */
 #define INTEGRAL_SEGMENT_LENGTH (INTEGRAL_GROUP / INTEGRAL_SEGMENTS)
 #define INTEGRAL_SEGMENT_STRIDE (INTEGRAL_SEGMENT_LENGTH + 1)
@@ -230,8 +242,8 @@ static int total_slot(int row, int item)
 }
 
 __kernel __attribute__((reqd_work_group_size(INTEGRAL_GROUP, 1, 1)))
-void integral_bands(PIXEL_ARGS, int width, int height, __global const uint* band_offsets,
-                    __global uint* integral, int integral_pitch)
+void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, int height,
+                    __global const uint* band_offsets, __global uint* integral, int integral_pitch)
 {
     __local uint totals[INTEGRAL_BAND * INTEGRAL_ROW_STRIDE];
     __local uint segment_sums[INTEGRAL_BAND * INTEGRAL_SEGMENTS];
@@ -253,10 +265,13 @@ void integral_bands(PIXEL_ARGS, int width, int height, __global const uint* band
             column[c] = x0 + c < width ? band_offsets[band * width + x0 + c] : 0u;
         for (int r = 0; r < INTEGRAL_BAND; ++r) {
             const int y = y0 + r;
+            /* Columns past the width are zero in the canvas. */
+            const uint4 pixels = y < height && x0 < width ? convert_uint4(vload4(0, canvas + y * canvas_pitch + x0))
+                                                          : (uint4)(0u);
+            const uint p[4] = {pixels.x, pixels.y, pixels.z, pixels.w};
             uint run = 0;
             for (int c = 0; c < INTEGRAL_COLUMNS; ++c) {
-                if (y < height && x0 + c < width)
-                    column[c] += PIXEL(x0 + c, y);
+                column[c] += p[c];
                 run += column[c];
                 prefix[r][c] = run;
             }

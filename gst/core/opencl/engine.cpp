@@ -37,6 +37,10 @@ constexpr int kCountAccepted = 0;
 constexpr int kCountWeakEvaluated = 1;
 constexpr int kCountLists = 3; /* slot 2 is unused */
 
+/* Longs per weak classifier in the two-valued response layout: a 256-bit
+ * subset, then the values for a clear and a set bit (kernels/waldboost.cl). */
+constexpr size_t kTwoValuedStride = 6;
+
 /* Rows per band of the integral image's column pass (CPU layout). */
 constexpr int kColumnBand = 32;
 /* Canvas rows per band of the GPU integral image (kernels/pyramid.cl). */
@@ -231,6 +235,7 @@ ReductionParams default_reduction(const DeviceInfo& device)
          * and 76 ms with 40 or more). */
         p.group_size = 16;
         p.step1_unsync = 64;
+        p.step1_divisor = 8;
         p.step2_unsync = 64;
         p.step4_group_size = 16;
     }
@@ -281,7 +286,13 @@ struct Slot {
     size_t accepted_capacity = 0;
     size_t source_bytes = 0;
 
-    std::vector<uint8_t> host_source;
+    /* The frame's tight copy, in pinned (page-locked) host memory mapped
+     * once: the upload is then a plain DMA, without the driver's own copy
+     * into a staging area (NVIDIA's recommended pattern). */
+    cl::Buffer staging;
+    uint8_t* staging_data = nullptr;
+    size_t staging_capacity = 0;
+    size_t frame_bytes = 0;
     std::vector<cl_uint> host_counters;
     std::vector<AcceptedRecord> host_accepted;
     std::vector<std::pair<std::string, cl::Event>> kernel_events;
@@ -303,7 +314,9 @@ struct Engine::Impl {
     BuildReport build_report;
     cl::Buffer features, responses, thresholds, resets;
     int first_test = 0;
+    bool two_valued = false; /* every weak classifier has at most two responses */
     int max_in_flight = 2;
+    bool profiling = true;
     std::vector<Slot> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
     size_t next_slot = 0;
@@ -315,10 +328,16 @@ struct Engine::Impl {
      * plain loops suit them better than wide parallel kernels. */
     bool rows_layout = false;
     bool by_rows() const { return rows_layout; }
+    /* The GPU layout writes the canvas 4 pixels at a time. */
+    int canvas_pitch(const Geometry& g) const
+    {
+        return by_rows() ? g.canvas_width : static_cast<int>(round_up(g.canvas_width, 4));
+    }
 
     void upload_classifier();
     void prepare(Slot& slot, const GrayView& image, const DetectParams& params);
     void enqueue(Slot& slot);
+    static void unmap_staging(Slot& slot);
     template <typename Launch>
     void enqueue_rows_integral(Slot& slot, Launch& launch);
     template <typename Launch>
@@ -362,7 +381,37 @@ void Engine::Impl::upload_classifier()
     maybe_inject_fault("buffer-create");
     const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
     features = cl::Buffer(context, ro, sizeof(cl_int4) * n, feature_data.data());
-    responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
+    /* OpenCV's LBP cascades are depth-1 trees: each table holds two values,
+     * chosen by a 256-bit subset. Then a weak classifier is stored as that
+     * subset (4 longs of bits) and its two values, and a lookup reads one
+     * word of the subset instead of gathering 8-byte entries from a 2 KiB
+     * table: same values, far fewer memory transactions. */
+    two_valued = true;
+    std::vector<cl_long> packed(n * kTwoValuedStride, 0);
+    for (size_t t = 0; t < n && two_valued; ++t) {
+        const cl_long* table = &response_data[t * 256];
+        cl_long* out = &packed[t * kTwoValuedStride];
+        cl_uint subset[8] = {};
+        out[4] = out[5] = table[0];
+        for (int code = 0; code < 256; ++code) {
+            if (table[code] == out[4])
+                continue;
+            if (out[5] == out[4])
+                out[5] = table[code];
+            if (table[code] != out[5]) {
+                two_valued = false;
+                break;
+            }
+            subset[code >> 5] |= cl_uint{1} << (code & 31);
+        }
+        /* The kernel reads the subset as 8 uints (host and device share
+         * their byte order on every driver this targets). */
+        std::memcpy(out, subset, sizeof subset);
+    }
+    if (two_valued)
+        responses = cl::Buffer(context, ro, sizeof(cl_long) * packed.size(), packed.data());
+    else
+        responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
     thresholds = cl::Buffer(context, ro, sizeof(cl_long) * n, threshold_data.data());
     resets = cl::Buffer(context, ro, n, reset_data.data());
 }
@@ -375,6 +424,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         throw Error("max in flight must be 1 to 16, not " + std::to_string(config.max_in_flight));
     m.classifier = classifier;
     m.max_in_flight = config.max_in_flight;
+    m.profiling = config.profiling;
     m.selected = select_device(config.device);
     /* The band-parallel integral image needs groups of kIntegralGroup items. */
     m.rows_layout = m.selected.info.type == "CPU" || m.selected.info.max_work_group_size < kIntegralGroup;
@@ -408,6 +458,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("STEP2_DIVISOR", r.step2_divisor);
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
+        if (m.two_valued)
+            options += " -D TWO_VALUED_RESPONSES";
         define("COLUMN_BAND", kColumnBand);
         define("INTEGRAL_BAND", kIntegralBand);
         if (m.by_rows())
@@ -418,7 +470,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         m.program = build_program(m.context, m.selected.device, source, options, &m.build_report);
         m.slots.resize(static_cast<size_t>(m.max_in_flight));
         for (Slot& slot : m.slots) {
-            slot.queue = cl::CommandQueue(m.context, m.selected.device, CL_QUEUE_PROFILING_ENABLE);
+            slot.queue = cl::CommandQueue(m.context, m.selected.device,
+                                          m.profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
             if (m.by_rows()) {
                 slot.pyramid = cl::Kernel(m.program, "build_pyramid");
                 slot.rows = cl::Kernel(m.program, "integral_rows");
@@ -440,13 +493,25 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     }
 }
 
+void Engine::Impl::unmap_staging(Slot& slot)
+{
+    if (!slot.staging_data)
+        return;
+    slot.queue.enqueueUnmapMemObject(slot.staging, slot.staging_data);
+    slot.queue.finish();
+    slot.staging_data = nullptr;
+    slot.staging_capacity = 0;
+}
+
 Engine::~Engine()
 {
     /* Let queued work finish before its buffers go away. */
     for (Slot& slot : impl_->slots) {
         try {
-            if (slot.queue())
+            if (slot.queue()) {
                 slot.queue.finish();
+                Impl::unmap_staging(slot);
+            }
         } catch (const cl::Error&) {
         }
     }
@@ -474,9 +539,18 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
     slot.geometry = geometry;
 
     /* A tight copy of the frame: the caller's buffer may go away. */
-    slot.host_source.resize(static_cast<size_t>(image.width) * static_cast<size_t>(image.height));
+    slot.frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+    if (slot.frame_bytes > slot.staging_capacity) {
+        unmap_staging(slot);
+        maybe_inject_fault("buffer-create");
+        const size_t capacity = std::max<size_t>(slot.frame_bytes, 1);
+        slot.staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
+        slot.staging_data = static_cast<uint8_t*>(
+            slot.queue.enqueueMapBuffer(slot.staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+        slot.staging_capacity = capacity;
+    }
     for (int y = 0; y < image.height; ++y)
-        std::memcpy(slot.host_source.data() + static_cast<size_t>(y) * image.width, image.row(y),
+        std::memcpy(slot.staging_data + static_cast<size_t>(y) * image.width, image.row(y),
                     static_cast<size_t>(image.width));
     if (g.scan_levels.empty())
         return;
@@ -490,11 +564,11 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         slot.scan_levels = cl::Buffer(context, ro, sizeof(ScanLevel) * g.scan_levels.size(),
                                       const_cast<ScanLevel*>(g.scan_levels.data()));
         slot.taps = cl::Buffer(context, ro, sizeof(cl_int4) * g.taps.size(), const_cast<cl_int4*>(g.taps.data()));
-        slot.source_bytes = slot.host_source.size();
+        slot.source_bytes = slot.frame_bytes;
         slot.source = cl::Buffer(context, CL_MEM_READ_ONLY, slot.source_bytes);
+        const size_t canvas_bytes = static_cast<size_t>(canvas_pitch(g)) * g.canvas_height;
+        slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
         if (by_rows()) {
-            const size_t canvas_bytes = static_cast<size_t>(g.canvas_width) * g.canvas_height;
-            slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
             /* The gaps between packed levels are never written; their values
              * cancel out of every block sum, but they must not be
              * uninitialised memory. */
@@ -560,8 +634,10 @@ void Engine::Impl::enqueue_rows_integral(Slot& slot, Launch& launch)
     auto launch_2d = [&](const char* name, cl::Kernel& kernel, size_t x, size_t y) {
         maybe_inject_fault("enqueue");
         cl::Event event;
-        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr, &event);
-        slot.kernel_events.emplace_back(name, event);
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr,
+                               profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back(name, event);
     };
     cl::Kernel& column_bands = slot.column_bands;
     column_bands.setArg(0, slot.integral);
@@ -609,19 +685,26 @@ void Engine::Impl::enqueue_band_integral(Slot& slot, Launch& launch)
         return 8;
     };
     int a = pixel_args(slot.band_sums);
-    slot.band_sums.setArg(a, slot.band_totals);
+    slot.band_sums.setArg(a++, slot.canvas);
+    slot.band_sums.setArg(a++, static_cast<cl_int>(canvas_pitch(g)));
+    slot.band_sums.setArg(a++, slot.band_totals);
     {
         maybe_inject_fault("enqueue");
         cl::Event event;
-        q.enqueueNDRangeKernel(slot.band_sums, cl::NullRange, cl::NDRange(round_up(g.canvas_width, 64), bands),
-                               cl::NDRange(64, 1), nullptr, &event);
-        slot.kernel_events.emplace_back("integral_band_sums", event);
+        q.enqueueNDRangeKernel(slot.band_sums, cl::NullRange, cl::NDRange(round_up((g.canvas_width + 3) / 4, 64), bands),
+                               cl::NDRange(64, 1), nullptr, profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back("integral_band_sums", event);
     }
     slot.band_prefix.setArg(0, slot.band_totals);
     slot.band_prefix.setArg(1, width);
     slot.band_prefix.setArg(2, bands);
     launch("integral_band_prefix", slot.band_prefix, (g.canvas_width + 31) / 32 * kIntegralGroup, kIntegralGroup);
-    a = pixel_args(slot.bands);
+    a = 0;
+    slot.bands.setArg(a++, slot.canvas);
+    slot.bands.setArg(a++, static_cast<cl_int>(canvas_pitch(g)));
+    slot.bands.setArg(a++, width);
+    slot.bands.setArg(a++, height);
     slot.bands.setArg(a++, slot.band_totals);
     slot.bands.setArg(a++, slot.integral);
     slot.bands.setArg(a++, static_cast<cl_int>(g.integral_pitch));
@@ -638,8 +721,9 @@ void Engine::Impl::enqueue(Slot& slot)
         maybe_inject_fault("enqueue");
         cl::Event event;
         q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global),
-                               local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
-        slot.kernel_events.emplace_back(name, event);
+                               local ? cl::NDRange(local) : cl::NullRange, nullptr, profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back(name, event);
     };
     auto set_cascade_args = [&](cl::Kernel& k) {
         k.setArg(0, slot.integral);
@@ -656,7 +740,7 @@ void Engine::Impl::enqueue(Slot& slot)
     const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
 
     maybe_inject_fault("enqueue");
-    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.host_source.size(), slot.host_source.data());
+    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.frame_bytes, slot.staging_data);
     q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
     q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
 
