@@ -65,7 +65,7 @@ typedef struct {
     __global const uint* integral;
     int pitch;
     __global const int4* features;  /* x, y, block width, block height */
-    __global const long* responses; /* WEAK_COUNT x 256, or 6 longs each with TWO_VALUED_RESPONSES */
+    __global const long* responses; /* WEAK_COUNT x 256 */
     __global const long* thresholds;
     __global const uchar* resets;
 } Cascade;
@@ -102,24 +102,10 @@ static int lbp_code(const Cascade* c, int origin, int4 f)
 #undef BLOCK
 }
 
-#ifdef TWO_VALUED_RESPONSES
-/* Every table holds at most two values (OpenCV's depth-1 trees): per weak
- * classifier, 4 longs hold the 256-bit subset of codes that take the second
- * value, then the two values (the engine's kTwoValuedStride). */
-static long response(const Cascade* c, int origin, int t)
-{
-    __global const long* weak = c->responses + t * 6;
-    const long2 values = vload2(0, weak + 4); /* independent of the code: loaded early */
-    const int code = lbp_code(c, origin, c->features[t]);
-    const uint word = ((__global const uint*)weak)[code >> 5];
-    return (word >> (code & 31)) & 1 ? values.y : values.x;
-}
-#else
 static long response(const Cascade* c, int origin, int t)
 {
     return c->responses[t * 256 + lbp_code(c, origin, c->features[t])];
 }
-#endif
 
 /* Evaluates weak classifiers from *t up to `stop` while the window lives.
  * A window rejected at the first rejection test is marked for the skip rule. */

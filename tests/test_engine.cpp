@@ -195,36 +195,6 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
     EXPECT_GT(compared, 200u) << "the classifiers accept too little for the comparison to mean much";
 }
 
-/* Tables with at most two values (OpenCV's depth-1 trees) take the engine's
- * subset-and-two-values path; one table per classifier has a single value. */
-TEST(Engine, TwoValuedTablesMatchTheReferenceExactly)
-{
-    std::mt19937 rng(222);
-    size_t compared = 0;
-    for (int k = 0; k < 4; ++k) {
-        const bool stages = k % 2 == 0;
-        Classifier c = random_classifier(rng, 12 + 6 * k, 12 + 4 * k, 15 + 10 * k, stages);
-        for (size_t t = 0; t < c.weak.size(); ++t) {
-            const float a = grid_value(rng, -1.0f, 1.2f);
-            const float b = t == 3 ? a : grid_value(rng, -1.0f, 1.2f);
-            for (float& r : c.weak[t].responses)
-                r = rng() & 1 ? b : a;
-        }
-        Engine engine(c, config_with(parameter_sets()[k % parameter_sets().size()]));
-        for (const Size& s : {Size{64, 64}, Size{211, 150}, Size{640, 480}}) {
-            const GrayImage img = random_image(rng, s.width, s.height);
-            DetectParams params;
-            params.min_neighbors = 0;
-            const auto reference = detect_raw(c, img.view(), params);
-            expect_same_windows(engine.detect(img.view(), params).windows, reference,
-                                "two-valued classifier " + std::to_string(k) + ", image " + std::to_string(s.width) +
-                                    "x" + std::to_string(s.height));
-            compared += reference.size();
-        }
-    }
-    EXPECT_GT(compared, 50u) << "the classifiers accept too little for the comparison to mean much";
-}
-
 TEST(Engine, LargeFramesMatchTheReference)
 {
     /* A 4K frame, and a pyramid wider than 8192 pixels. */

@@ -37,10 +37,6 @@ constexpr int kCountAccepted = 0;
 constexpr int kCountWeakEvaluated = 1;
 constexpr int kCountLists = 3; /* slot 2 is unused */
 
-/* Longs per weak classifier in the two-valued response layout: a 256-bit
- * subset, then the values for a clear and a set bit (kernels/waldboost.cl). */
-constexpr size_t kTwoValuedStride = 6;
-
 /* Rows per band of the integral image's column pass (CPU layout). */
 constexpr int kColumnBand = 32;
 /* Canvas rows per band of the GPU integral image (kernels/pyramid.cl). */
@@ -237,6 +233,7 @@ ReductionParams default_reduction(const DeviceInfo& device)
         p.step1_unsync = 64;
         p.step1_divisor = 8;
         p.step2_unsync = 64;
+        p.step2_repeats = 2;
         p.step4_group_size = 16;
     }
     const size_t max_group = std::max<size_t>(device.max_work_group_size, 1);
@@ -314,7 +311,6 @@ struct Engine::Impl {
     BuildReport build_report;
     cl::Buffer features, responses, thresholds, resets;
     int first_test = 0;
-    bool two_valued = false; /* every weak classifier has at most two responses */
     int max_in_flight = 2;
     bool profiling = true;
     std::vector<Slot> slots;
@@ -381,37 +377,7 @@ void Engine::Impl::upload_classifier()
     maybe_inject_fault("buffer-create");
     const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
     features = cl::Buffer(context, ro, sizeof(cl_int4) * n, feature_data.data());
-    /* OpenCV's LBP cascades are depth-1 trees: each table holds two values,
-     * chosen by a 256-bit subset. Then a weak classifier is stored as that
-     * subset (4 longs of bits) and its two values, and a lookup reads one
-     * word of the subset instead of gathering 8-byte entries from a 2 KiB
-     * table: same values, far fewer memory transactions. */
-    two_valued = true;
-    std::vector<cl_long> packed(n * kTwoValuedStride, 0);
-    for (size_t t = 0; t < n && two_valued; ++t) {
-        const cl_long* table = &response_data[t * 256];
-        cl_long* out = &packed[t * kTwoValuedStride];
-        cl_uint subset[8] = {};
-        out[4] = out[5] = table[0];
-        for (int code = 0; code < 256; ++code) {
-            if (table[code] == out[4])
-                continue;
-            if (out[5] == out[4])
-                out[5] = table[code];
-            if (table[code] != out[5]) {
-                two_valued = false;
-                break;
-            }
-            subset[code >> 5] |= cl_uint{1} << (code & 31);
-        }
-        /* The kernel reads the subset as 8 uints (host and device share
-         * their byte order on every driver this targets). */
-        std::memcpy(out, subset, sizeof subset);
-    }
-    if (two_valued)
-        responses = cl::Buffer(context, ro, sizeof(cl_long) * packed.size(), packed.data());
-    else
-        responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
+    responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
     thresholds = cl::Buffer(context, ro, sizeof(cl_long) * n, threshold_data.data());
     resets = cl::Buffer(context, ro, n, reset_data.data());
 }
@@ -458,8 +424,6 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("STEP2_DIVISOR", r.step2_divisor);
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
-        if (m.two_valued)
-            options += " -D TWO_VALUED_RESPONSES";
         define("COLUMN_BAND", kColumnBand);
         define("INTEGRAL_BAND", kIntegralBand);
         if (m.by_rows())

@@ -25,15 +25,17 @@ namespace waldboost::opencl {
 /* The reduction's parameters (algorithm.md). Each step stops once at most
  * 1/divisor of a work-group's windows are left and compacts the survivors. */
 struct ReductionParams {
-    /* GPU defaults: measured on an H100 at 1920x1080 with both OpenCV LBP
-     * face cascades (docs/performance.md); barriers cost more there than
-     * the thesis' settings (4/8, 8/4) save. */
+    /* GPU defaults, measured on an H100 at 1920x1080 and 3840x2160 with both
+     * OpenCV LBP face cascades (docs/performance.md): step 1 runs the first
+     * weak classifiers of every window without synchronising and compacts
+     * its survivors at once (divisor 1); the synchronised rounds of the
+     * thesis' settings (4/8, 8/4 x2) cost more there than they save. */
     int group_size = 256;     /* work-items per group in steps 1 and 2 (a power of two) */
-    int step1_unsync = 16;    /* weak classifiers before step 1's first synchronisation */
-    int step1_divisor = 2;
+    int step1_unsync = 7;     /* weak classifiers before step 1's first synchronisation */
+    int step1_divisor = 1;
     int step2_unsync = 16;
     int step2_divisor = 4;
-    int step2_repeats = 2;    /* launches of step 2 */
+    int step2_repeats = 3;    /* launches of step 2 */
     int step4_group_size = 32; /* work-items per candidate in step 4 (a power of two) */
 
     bool operator==(const ReductionParams& o) const;
