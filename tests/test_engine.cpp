@@ -415,7 +415,7 @@ TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
     EXPECT_FALSE(waldboost::opencl::load_tuned_reduction(key, device.info));
     bool tuned = true;
     EXPECT_TRUE(waldboost::opencl::preferred_reduction(c, device.info, &tuned) ==
-                waldboost::opencl::default_reduction(device.info));
+                waldboost::opencl::default_reduction(device.info, c));
     EXPECT_FALSE(tuned);
 
     ReductionParams p;
@@ -445,7 +445,7 @@ TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
     }
     EXPECT_FALSE(waldboost::opencl::load_tuned_reduction(key, device.info));
     EXPECT_TRUE(Engine(c, EngineConfig{test_device(), std::nullopt, 1}).reduction() ==
-                waldboost::opencl::default_reduction(device.info));
+                waldboost::opencl::default_reduction(device.info, c));
     std::remove(file.c_str());
     unsetenv("WALDBOOST_CACHE_DIR");
 }

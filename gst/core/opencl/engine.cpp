@@ -244,6 +244,27 @@ ReductionParams default_reduction(const DeviceInfo& device)
     return p;
 }
 
+ReductionParams default_reduction(const DeviceInfo& device, const Classifier& classifier)
+{
+    ReductionParams p = default_reduction(device);
+    if (device.type == "CPU")
+        return p;
+    /* Step 1 runs through the classifier's second rejection test: most
+     * windows die in the first two stages (7 weak classifiers in
+     * lbpcascade_frontalface, 12 in lbpcascade_frontalface_improved, the
+     * counts the H100 measurements favour), and what is left is a list short
+     * enough for step 2. At least 4 for sequences with a test after every
+     * weak classifier. */
+    int tests = 0;
+    for (size_t t = 0; t < classifier.weak.size(); ++t) {
+        if (classifier.weak[t].reject_threshold != kNoRejection && ++tests == 2) {
+            p.step1_unsync = std::clamp(static_cast<int>(t) + 1, 4, 32);
+            break;
+        }
+    }
+    return p;
+}
+
 static bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 void validate(const ReductionParams& p, const DeviceInfo& device)

@@ -31,7 +31,8 @@ struct ReductionParams {
      * its survivors at once (divisor 1); the synchronised rounds of the
      * thesis' settings (4/8, 8/4 x2) cost more there than they save. */
     int group_size = 256;     /* work-items per group in steps 1 and 2 (a power of two) */
-    int step1_unsync = 7;     /* weak classifiers before step 1's first synchronisation */
+    int step1_unsync = 7;     /* weak classifiers before step 1's first synchronisation
+                                 (on GPUs: through the second stage, see below) */
     int step1_divisor = 1;
     int step2_unsync = 16;
     int step2_divisor = 4;
@@ -44,6 +45,9 @@ struct ReductionParams {
 /* Defaults by device class: GPUs want wide groups; a CPU device runs a
  * work-group as a loop, where small groups and short steps cost less. */
 ReductionParams default_reduction(const DeviceInfo& device);
+/* The same, with step 1's unsynchronised count fitted to the classifier's
+ * stages on GPUs. What the engine uses when nothing was tuned. */
+ReductionParams default_reduction(const DeviceInfo& device, const Classifier& classifier);
 
 /* Throws Error naming the first parameter out of range. */
 void validate(const ReductionParams& params, const DeviceInfo& device);

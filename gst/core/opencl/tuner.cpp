@@ -128,7 +128,7 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
             return *tuned;
         }
     }
-    return default_reduction(device);
+    return default_reduction(device, classifier);
 }
 
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
@@ -168,7 +168,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     };
 
     TuningResult result;
-    ReductionParams best = default_reduction(selected.info);
+    ReductionParams best = default_reduction(selected.info, classifier);
     TuningTrial base = time(best);
     result.trials.push_back(base);
     result.default_ms = base.device_ms;

@@ -58,6 +58,7 @@ struct Row {
     double engine_latency_ms = 0;     /* one frame at a time, wall clock */
     double engine_throughput_ms = 0;  /* per frame with frames in flight, profiling off */
     double engine_throughput_profiled_ms = 0; /* the same with OpenCL profiling on */
+    double submit_ms = 0;             /* host time per frame in submit() (copy, enqueue), profiling off */
     double engine_device_ms = 0;      /* first kernel start to last kernel end */
     std::map<std::string, double> kernels;
     double weak_per_window = 0;
@@ -274,7 +275,9 @@ int main(int argc, char** argv)
                  * least 120 frames (after a warm-up pass), with OpenCL
                  * profiling on (as for the latency) and off (the driver may
                  * then overlap frames). */
+                double submit_ms = 0;
                 auto throughput = [&](waldboost::opencl::Engine& e) {
+                    submit_ms = 0;
                     for (const GrayImage& f : frames)
                         e.detect(f.view(), params);
                     const int total = std::max(runs * static_cast<int>(frames.size()), 120);
@@ -282,7 +285,9 @@ int main(int argc, char** argv)
                     int submitted = 0, collected = 0;
                     while (collected < total) {
                         if (submitted < total && e.can_submit()) {
+                            const auto submit_start = Clock::now();
                             e.submit(frames[submitted % frames.size()].view(), params);
+                            submit_ms += ms_since(submit_start);
                             ++submitted;
                         } else {
                             e.collect();
@@ -293,6 +298,7 @@ int main(int argc, char** argv)
                 };
                 row.engine_throughput_profiled_ms = throughput(engine);
                 row.engine_throughput_ms = throughput(unprofiled);
+                row.submit_ms = submit_ms / std::max(runs * static_cast<int>(frames.size()), 120);
 
 #ifdef HAVE_OPENCV
                 if (!no_opencv) {
@@ -357,9 +363,10 @@ int main(int argc, char** argv)
     }
     std::printf("\nPer-kernel median ms (single frame):\n\n");
     for (const Row& r : rows) {
-        std::printf("- %s %dx%d (reduction %s), device %.3f ms, %.3f ms/frame in flight with profiling:",
+        std::printf("- %s %dx%d (reduction %s), device %.3f ms, %.3f ms/frame in flight with profiling, "
+                    "host %.3f ms/frame in submit:",
                     r.classifier.c_str(), r.width, r.height, r.reduction.c_str(), r.engine_device_ms,
-                    r.engine_throughput_profiled_ms);
+                    r.engine_throughput_profiled_ms, r.submit_ms);
         for (const auto& [k, v] : r.kernels)
             std::printf(" %s %.3f;", k.c_str(), v);
         std::printf("\n");
@@ -377,11 +384,11 @@ int main(int argc, char** argv)
             const Row& r = rows[i];
             std::fprintf(f,
                          "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
-                         "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
+                         "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
                          "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
                          "\"weak_evaluated\": %.0f, \"kernels\": {",
                          r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
-                         r.engine_throughput_profiled_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
+                         r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
                          r.weak_evaluated);
             bool first = true;
             for (const auto& [k, v] : r.kernels) {
