@@ -14,14 +14,14 @@
 /* One level's pixels in the launch's linear index space. Mirrors
  * ResizeLevel in engine.cpp. */
 typedef struct {
-    uint first;        /* first linear index (pixel, or row for PYRAMID_BY_ROWS) */
+    uint first;        /* first row of the level (row-per-work-item layout) */
     int width;
     int height;
     int canvas_offset; /* of the level's top-left pixel in the canvas */
     int xtap;          /* first of its width x taps */
     int ytap;          /* first of its height y taps */
-    int pad0;
-    int pad1;
+    int canvas_x;      /* the level's top-left pixel in the canvas */
+    int canvas_y;
 } ResizeLevel;
 
 DEFINE_FIND_LEVEL(find_resize_level, ResizeLevel)
@@ -40,8 +40,9 @@ static uchar resize_pixel(__global const uchar* src, int src_pitch, int4 xt, int
 }
 
 #ifdef PYRAMID_BY_ROWS
-/* CPU devices: one work-item per output row of every level (the index space
- * counts rows, ResizeLevel.first is the level's first row). */
+/* CPU devices: the pyramid is written to a canvas, one work-item per output
+ * row of every level (the index space counts rows, ResizeLevel.first is the
+ * level's first row); then the integral image of the canvas in plain loops. */
 __kernel void build_pyramid(__global const uchar* src, int src_pitch,
                             __global uchar* canvas, int canvas_pitch,
                             __global const ResizeLevel* levels, int level_count, uint total,
@@ -57,29 +58,10 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
     for (int x = 0; x < level.width; ++x)
         out[x] = resize_pixel(src, src_pitch, taps[level.xtap + x], yt);
 }
-#else
-/* One work-item per pyramid pixel, all levels in one launch. */
-__kernel void build_pyramid(__global const uchar* src, int src_pitch,
-                            __global uchar* canvas, int canvas_pitch,
-                            __global const ResizeLevel* levels, int level_count, uint total,
-                            __global const int4* taps)
-{
-    const uint index = get_global_id(0);
-    if (index >= total)
-        return;
-    const ResizeLevel level = levels[find_resize_level(levels, level_count, index)];
-    const int local_index = (int)(index - level.first);
-    const int y = local_index / level.width;
-    const int x = local_index - y * level.width;
-    canvas[level.canvas_offset + y * canvas_pitch + x] =
-        resize_pixel(src, src_pitch, taps[level.xtap + x], taps[level.ytap + y]);
-}
-#endif
 
-#ifdef ROW_SCAN_SEQUENTIAL
-/* Row prefix sums on CPU devices: one work-item per row, a plain loop. A
- * work-group scan costs log2(group) barriers per chunk, which a CPU driver
- * runs as separate loops. */
+/* Row prefix sums: one work-item per row, a plain loop. A work-group scan
+ * costs log2(group) barriers per chunk, which a CPU driver runs as separate
+ * loops. */
 __kernel void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
                             __global uint* integral, int integral_pitch, int height)
 {
@@ -94,39 +76,6 @@ __kernel void integral_rows(__global const uchar* canvas, int width, int canvas_
         out[x] = sum;
     }
 }
-#else
-/* Row prefix sums: one work-group per canvas row, scanning it in chunks of
- * the group size. Writes row y + 1, columns 1..width of the integral image
- * (row 0 and column 0 stay zero). */
-__kernel __attribute__((reqd_work_group_size(SCAN_GROUP_SIZE, 1, 1)))
-void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
-                   __global uint* integral, int integral_pitch, int height)
-{
-    __local uint scan[SCAN_GROUP_SIZE];
-    const int row = get_group_id(0);
-    const int lid = get_local_id(0);
-    __global const uchar* in = canvas + row * canvas_pitch;
-    __global uint* out = integral + (row + 1) * integral_pitch + 1;
-
-    uint carry = 0;
-    for (int base = 0; base < width; base += SCAN_GROUP_SIZE) {
-        const int x = base + lid;
-        scan[lid] = x < width ? in[x] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        /* Hillis-Steele inclusive scan. */
-        for (int d = 1; d < SCAN_GROUP_SIZE; d <<= 1) {
-            const uint add = lid >= d ? scan[lid - d] : 0u;
-            barrier(CLK_LOCAL_MEM_FENCE);
-            scan[lid] += add;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (x < width)
-            out[x] = carry + scan[lid];
-        carry += scan[SCAN_GROUP_SIZE - 1];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-#endif
 
 /* Column prefix sums over the row sums, in three short passes so that tall
  * canvases keep the device busy. The rows are cut into bands of COLUMN_BAND
@@ -175,3 +124,190 @@ __kernel void integral_add_offsets(__global uint* integral, int width, int heigh
         return;
     integral[(y + 1) * integral_pitch + 1 + x] += band_offsets[(y / COLUMN_BAND) * width + x];
 }
+
+#else /* !PYRAMID_BY_ROWS */
+/* GPUs: the pyramid and the integral image of its canvas in three launches
+ * over bands of INTEGRAL_BAND canvas rows:
+ *   1. integral_band_sums: the band's pyramid pixels and column sums;
+ *   2. integral_band_prefix: per column, the sum of the bands above;
+ *   3. integral_bands: each band's rows, seeded with those sums, written once.
+ * The 4-byte integral image is written once and never read back here. */
+
+/* Pass 1: one work-item per 4 columns of a band. row_shelf maps a canvas
+ * row to its shelf; level_map maps a shelf and a column to the level there,
+ * or -1 in a gap. A column's level only changes with the shelf, so its
+ * taps are looked up once per shelf, keeping the loads of a pixel
+ * independent of the lookups. */
+__kernel void integral_band_sums(__global const uchar* src, int src_pitch, __global const ResizeLevel* levels,
+                                 __global const int* level_map, __global const int* row_shelf,
+                                 __global const int4* taps, int width, int height, __global uchar* canvas,
+                                 int canvas_pitch, __global uint* band_sums)
+{
+    const int x0 = get_global_id(0) * 4;
+    const int band = get_global_id(1);
+    if (x0 >= width)
+        return;
+    const int first = band * INTEGRAL_BAND;
+    const int last = min(first + INTEGRAL_BAND, height);
+    int shelf = -1;
+    int4 xt[4];
+    int top[4], rows[4], ytap[4];
+    uint4 sum = (uint4)(0u);
+    for (int y = first; y < last; ++y) {
+        const int s = row_shelf[y];
+        if (s != shelf) {
+            shelf = s;
+            for (int c = 0; c < 4; ++c) {
+                const int l = x0 + c < width ? level_map[s * width + x0 + c] : -1;
+                top[c] = 0;
+                rows[c] = 0;
+                if (l >= 0) {
+                    const ResizeLevel level = levels[l];
+                    xt[c] = taps[level.xtap + x0 + c - level.canvas_x];
+                    top[c] = level.canvas_y;
+                    rows[c] = level.height;
+                    ytap[c] = level.ytap;
+                }
+            }
+        }
+        uchar p[4];
+        for (int c = 0; c < 4; ++c) {
+            const int ly = y - top[c];
+            p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], taps[ytap[c] + ly]) : (uchar)0;
+        }
+        const uchar4 pixels = (uchar4)(p[0], p[1], p[2], p[3]);
+        vstore4(pixels, 0, canvas + y * canvas_pitch + x0); /* the pitch has room for the last 4 */
+        sum += convert_uint4(pixels);
+    }
+    const uint sums[4] = {sum.x, sum.y, sum.z, sum.w};
+    for (int c = 0; c < 4 && x0 + c < width; ++c)
+        band_sums[band * width + x0 + c] = sums[c];
+}
+
+/* Pass 2, in place: per column, the exclusive prefix sum of the band sums.
+ * A group takes PREFIX_COLUMNS columns; its PREFIX_SEGMENTS rows of items
+ * each take a run of bands, so that tall canvases keep enough loads in
+ * flight. */
+#define PREFIX_COLUMNS 32
+#define PREFIX_SEGMENTS 8
+__kernel __attribute__((reqd_work_group_size(PREFIX_COLUMNS * PREFIX_SEGMENTS, 1, 1)))
+void integral_band_prefix(__global uint* band_sums, int width, int bands)
+{
+    __local uint segment_sums[PREFIX_SEGMENTS * PREFIX_COLUMNS];
+    const int lid = get_local_id(0);
+    const int column_in_group = lid % PREFIX_COLUMNS;
+    const int segment = lid / PREFIX_COLUMNS;
+    const int x = get_group_id(0) * PREFIX_COLUMNS + column_in_group;
+    const int per_segment = (bands + PREFIX_SEGMENTS - 1) / PREFIX_SEGMENTS;
+    const int first = segment * per_segment;
+    const int last = min(first + per_segment, bands);
+    uint sum = 0;
+    if (x < width)
+        for (int b = first; b < last; ++b)
+            sum += band_sums[b * width + x];
+    segment_sums[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint before = 0;
+    for (int s = 0; s < segment; ++s)
+        before += segment_sums[s * PREFIX_COLUMNS + column_in_group];
+    if (x < width) {
+        for (int b = first; b < last; ++b) {
+            const uint value = band_sums[b * width + x];
+            band_sums[b * width + x] = before;
+            before += value;
+        }
+    }
+}
+
+/* Pass 3: one work-group per band. Each item owns INTEGRAL_COLUMNS
+ * neighbouring columns of a chunk of the canvas width and accumulates them
+ * down the band, starting from the sums of the bands above; then the rows
+ * are scanned across the items, all INTEGRAL_BAND rows at once (one
+ * segment of one row per item, segments padded against bank conflicts), and
+ * each row is written once, coalesced. */
+#define INTEGRAL_GROUP 256
+#define INTEGRAL_COLUMNS 4 /* one uchar4 of the canvas */
+#define INTEGRAL_SEGMENTS (INTEGRAL_GROUP / INTEGRAL_BAND) /* per row */
+#define INTEGRAL_SEGMENT_LENGTH (INTEGRAL_GROUP / INTEGRAL_SEGMENTS)
+#define INTEGRAL_SEGMENT_STRIDE (INTEGRAL_SEGMENT_LENGTH + 1)
+#define INTEGRAL_ROW_STRIDE (INTEGRAL_SEGMENTS * INTEGRAL_SEGMENT_STRIDE)
+#if INTEGRAL_GROUP % INTEGRAL_BAND != 0
+#error "INTEGRAL_BAND must divide INTEGRAL_GROUP"
+#endif
+
+static int total_slot(int row, int item)
+{
+    return row * INTEGRAL_ROW_STRIDE + (item / INTEGRAL_SEGMENT_LENGTH) * INTEGRAL_SEGMENT_STRIDE +
+           item % INTEGRAL_SEGMENT_LENGTH;
+}
+
+__kernel __attribute__((reqd_work_group_size(INTEGRAL_GROUP, 1, 1)))
+void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, int height,
+                    __global const uint* band_offsets, __global uint* integral, int integral_pitch)
+{
+    __local uint totals[INTEGRAL_BAND * INTEGRAL_ROW_STRIDE];
+    __local uint segment_sums[INTEGRAL_BAND * INTEGRAL_SEGMENTS];
+    __local uint carry[INTEGRAL_BAND]; /* row sums of the chunks to the left */
+    const int lid = get_local_id(0);
+    const int band = get_group_id(0);
+    const int y0 = band * INTEGRAL_BAND;
+    const int scan_row = lid / INTEGRAL_SEGMENTS;
+    const int scan_segment = lid % INTEGRAL_SEGMENTS;
+    __local uint* segment = totals + scan_row * INTEGRAL_ROW_STRIDE + scan_segment * INTEGRAL_SEGMENT_STRIDE;
+    if (lid < INTEGRAL_BAND)
+        carry[lid] = 0;
+
+    for (int base = 0; base < width; base += INTEGRAL_GROUP * INTEGRAL_COLUMNS) {
+        const int x0 = base + lid * INTEGRAL_COLUMNS;
+        uint column[INTEGRAL_COLUMNS];
+        uint prefix[INTEGRAL_BAND][INTEGRAL_COLUMNS];
+        for (int c = 0; c < INTEGRAL_COLUMNS; ++c)
+            column[c] = x0 + c < width ? band_offsets[band * width + x0 + c] : 0u;
+        for (int r = 0; r < INTEGRAL_BAND; ++r) {
+            const int y = y0 + r;
+            /* Columns past the width are zero in the canvas. */
+            const uint4 pixels = y < height && x0 < width ? convert_uint4(vload4(0, canvas + y * canvas_pitch + x0))
+                                                          : (uint4)(0u);
+            const uint p[4] = {pixels.x, pixels.y, pixels.z, pixels.w};
+            uint run = 0;
+            for (int c = 0; c < INTEGRAL_COLUMNS; ++c) {
+                column[c] += p[c];
+                run += column[c];
+                prefix[r][c] = run;
+            }
+            totals[total_slot(r, lid)] = run;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        /* Exclusive scan of every row's item totals, plus the carry. */
+        uint sum = 0;
+        for (int i = 0; i < INTEGRAL_SEGMENT_LENGTH; ++i) {
+            const uint value = segment[i];
+            segment[i] = sum;
+            sum += value;
+        }
+        segment_sums[lid] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint before = carry[scan_row];
+        for (int s = 0; s < scan_segment; ++s)
+            before += segment_sums[scan_row * INTEGRAL_SEGMENTS + s];
+        for (int i = 0; i < INTEGRAL_SEGMENT_LENGTH; ++i)
+            segment[i] += before;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (scan_segment == INTEGRAL_SEGMENTS - 1)
+            carry[scan_row] = before + sum;
+
+        for (int r = 0; r < INTEGRAL_BAND; ++r) {
+            const int y = y0 + r;
+            if (y >= height)
+                break;
+            const uint offset = totals[total_slot(r, lid)];
+            __global uint* out = integral + (y + 1) * integral_pitch + 1 + x0;
+            for (int c = 0; c < INTEGRAL_COLUMNS; ++c)
+                if (x0 + c < width)
+                    out[c] = prefix[r][c] + offset;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif

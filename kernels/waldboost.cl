@@ -10,8 +10,11 @@
  *
  *   step 1  one work-item per window position of the whole pyramid
  *   step 2  the same over the candidate list (launched any number of times)
- *   step 3  brings every candidate to the same weak-classifier index
  *   step 4  one work-group per candidate, its weak classifiers in parallel
+ *
+ * (The thesis' step 3, which brought every candidate to the same weak
+ * classifier before step 4, is not needed: step 4 starts each candidate at
+ * its own next weak classifier.)
  *
  * Nothing is ever dropped: lists are sized by device-side counters, and a
  * list that outgrows its buffer is detected by the host, which enlarges the
@@ -55,7 +58,7 @@ typedef struct {
 /* Counter slots, mirrored in engine.cpp. */
 #define COUNT_ACCEPTED 0
 #define COUNT_WEAK_EVALUATED 1
-#define COUNT_MAX_NEXT 2
+/* slot 2 is unused */
 #define COUNT_LISTS 3 /* one per list from here on */
 
 typedef struct {
@@ -210,17 +213,16 @@ static void accept(__global Accepted* accepted, uint capacity, __global uint* co
 
 /* The group's survivors that still need work go to `out` through local
  * memory: one global atomic per group and one coalesced write. Also adds the
- * group's evaluation count and tracks the largest next index. */
+ * group's evaluation count. */
 static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __global Candidate* out,
                     uint out_capacity, __global uint* counters, int out_counter, __local Candidate* buffer,
                     __local uint* shared)
 {
-    /* shared[0] = survivors, [1] = global base, [2] = evaluations, [3] = max next */
+    /* shared[0] = survivors, [1] = global base, [2] = evaluations */
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         shared[0] = 0;
         shared[2] = 0;
-        shared[3] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (evaluated)
@@ -232,15 +234,12 @@ static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __g
         cand.next = t;
         cand.sum = sum;
         buffer[k] = cand;
-        atomic_max(&shared[3], t);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
         shared[1] = shared[0] ? atomic_add(&counters[out_counter], shared[0]) : 0;
         if (shared[2])
             atomic_add(&counters[COUNT_WEAK_EVALUATED], shared[2]);
-        if (shared[0])
-            atomic_max(&counters[COUNT_MAX_NEXT], shared[3]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint lid = get_local_id(0);
@@ -286,15 +285,14 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             shared);
 }
 
-/* Steps 2 and 3 share this loop over a candidate list. The launch is a
- * fixed number of groups that loop over the list, whose length only the
- * device knows. Step 2 (target < 0) evaluates `unsync` more weak classifiers
- * and then synchronised rounds; step 3 brings every candidate to `target`. */
+/* Step 2's loop over a candidate list. The launch is a fixed number of
+ * groups that loop over the list, whose length only the device knows. Each
+ * candidate gets `unsync` more weak classifiers, then synchronised rounds. */
 static void continue_list(const Cascade* c, __global const ScanLevel* levels, int level_count,
                           __global const Candidate* in, uint in_capacity, int in_counter, __global Candidate* out,
                           uint out_capacity, int out_counter, __global Accepted* accepted, uint accepted_capacity,
                           __global uint* counters, __global uchar* first_stage_rejected, long final_threshold,
-                          int target, int unsync, int divisor, GroupState state, __local Candidate* buffer,
+                          int unsync, int divisor, GroupState state, __local Candidate* buffer,
                           __local uint* shared)
 {
     const uint count = min(counters[in_counter], in_capacity);
@@ -310,13 +308,9 @@ static void continue_list(const Cascade* c, __global const ScanLevel* levels, in
         const int origin = alive ? window_origin(levels, level_count, c->pitch, cand.index) : 0;
         uint t = cand.next, evaluated = 0;
         long sum = cand.sum;
-        if (target >= 0) {
-            advance(c, origin, target, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
-        } else {
-            advance(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
-            synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
-                                state, &shared[0]);
-        }
+        advance(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index);
+        synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
+                            state, &shared[0]);
         if (alive && t == WEAK_COUNT)
             accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
         compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
@@ -339,22 +333,8 @@ void step2_reduce(LIST_STEP_ARGS)
     GROUP_STATE_STORAGE;
     MAKE_CASCADE();
     continue_list(&c, levels, level_count, in, in_capacity, in_counter, out, out_capacity, out_counter, accepted,
-                  accepted_capacity, counters, first_stage_rejected, final_threshold, -1, STEP2_UNSYNC,
+                  accepted_capacity, counters, first_stage_rejected, final_threshold, STEP2_UNSYNC,
                   STEP2_DIVISOR, state, buffer, shared);
-}
-
-/* Step 3: brings every candidate to the largest next index any candidate
- * reached, so step 4 starts all of them at the same weak classifier. */
-__kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
-void step3_equalize(LIST_STEP_ARGS)
-{
-    __local Candidate buffer[GROUP_SIZE];
-    __local uint shared[4];
-    GROUP_STATE_STORAGE;
-    MAKE_CASCADE();
-    continue_list(&c, levels, level_count, in, in_capacity, in_counter, out, out_capacity, out_counter, accepted,
-                  accepted_capacity, counters, first_stage_rejected, final_threshold,
-                  (int)counters[COUNT_MAX_NEXT], 0, 1, state, buffer, shared);
 }
 
 /* Step 4: one work-group per candidate. Its work-items take consecutive weak

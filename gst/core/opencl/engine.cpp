@@ -35,11 +35,14 @@ constexpr double kFixedLimit = 4194304.0;       /* 2^22: headroom below 2^23 */
 /* Counter slots, mirrored in kernels/waldboost.cl. */
 constexpr int kCountAccepted = 0;
 constexpr int kCountWeakEvaluated = 1;
-constexpr int kCountMaxNext = 2;
-constexpr int kCountLists = 3;
+constexpr int kCountLists = 3; /* slot 2 is unused */
 
-/* Rows per band of the integral image's column pass. */
+/* Rows per band of the integral image's column pass (CPU layout). */
 constexpr int kColumnBand = 32;
+/* Canvas rows per band of the GPU integral image (kernels/pyramid.cl). */
+constexpr int kIntegralBand = 16;
+/* Work-group size of the GPU integral kernels. */
+constexpr size_t kIntegralGroup = 256;
 
 /* Mirrors ResizeLevel in kernels/pyramid.cl. */
 struct ResizeLevel {
@@ -49,8 +52,8 @@ struct ResizeLevel {
     cl_int canvas_offset;
     cl_int xtap;
     cl_int ytap;
-    cl_int pad0;
-    cl_int pad1;
+    cl_int canvas_x;
+    cl_int canvas_y;
 };
 
 /* Mirrors ScanLevel in kernels/waldboost.cl. */
@@ -97,13 +100,15 @@ struct Geometry {
 
     std::vector<ScaleLevel> levels;
     std::vector<int> scan_to_level; /* scan-table entry -> index into levels */
-    std::vector<ResizeLevel> resize_levels;      /* indexed by pixel */
-    std::vector<ResizeLevel> resize_levels_rows; /* the same, indexed by row */
+    std::vector<ResizeLevel> resize_levels;
+    /* GPU layout: the shelf of every canvas row, and per shelf and canvas
+     * column the level there (-1 in a gap). */
+    std::vector<cl_int> row_shelf;
+    std::vector<cl_int> level_map;
     std::vector<ScanLevel> scan_levels;
     std::vector<cl_int4> taps;
     int canvas_width = 0, canvas_height = 0;
     int integral_pitch = 0;
-    cl_uint pixels = 0;     /* pyramid pixels */
     cl_uint pyramid_rows = 0;
     cl_uint positions = 0;  /* window positions scanned */
 
@@ -130,28 +135,46 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
     g.canvas_width = g.levels.front().image_size.width;
     int x = 0, y = 0, shelf_height = 0;
     std::vector<std::pair<int, int>> placement;
+    std::vector<int> shelf_of_level, shelf_top;
     for (const ScaleLevel& level : g.levels) {
         if (x + level.image_size.width > g.canvas_width) {
             x = 0;
             y += shelf_height;
             shelf_height = 0;
         }
+        if (x == 0)
+            shelf_top.push_back(y);
         placement.emplace_back(x, y);
+        shelf_of_level.push_back(static_cast<int>(shelf_top.size()) - 1);
         x += level.image_size.width;
         shelf_height = std::max(shelf_height, level.image_size.height);
     }
     g.canvas_height = y + shelf_height;
     g.integral_pitch = g.canvas_width + 1;
+    g.row_shelf.resize(static_cast<size_t>(g.canvas_height));
+    for (size_t s = 0; s < shelf_top.size(); ++s) {
+        const int end = s + 1 < shelf_top.size() ? shelf_top[s + 1] : g.canvas_height;
+        std::fill(g.row_shelf.begin() + shelf_top[s], g.row_shelf.begin() + end, static_cast<cl_int>(s));
+    }
+    g.level_map.assign(shelf_top.size() * static_cast<size_t>(g.canvas_width), -1);
+    for (size_t i = 0; i < g.levels.size(); ++i) {
+        const size_t row = static_cast<size_t>(shelf_of_level[i]) * g.canvas_width;
+        std::fill(g.level_map.begin() + row + placement[i].first,
+                  g.level_map.begin() + row + placement[i].first + g.levels[i].image_size.width,
+                  static_cast<cl_int>(i));
+    }
 
     uint64_t pixels = 0, positions = 0, rows = 0;
     for (size_t i = 0; i < g.levels.size(); ++i) {
         const ScaleLevel& level = g.levels[i];
         const auto [cx, cy] = placement[i];
         ResizeLevel r{};
-        r.first = static_cast<cl_uint>(pixels);
+        r.first = static_cast<cl_uint>(rows);
         r.width = level.image_size.width;
         r.height = level.image_size.height;
         r.canvas_offset = cy * g.canvas_width + cx;
+        r.canvas_x = cx;
+        r.canvas_y = cy;
         r.xtap = static_cast<cl_int>(g.taps.size());
         for (const LinearTap& t : linear_taps(size.width, level.image_size.width))
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
@@ -160,8 +183,6 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
         g.resize_levels.push_back(r);
         pixels += static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
-        r.first = static_cast<cl_uint>(rows);
-        g.resize_levels_rows.push_back(r);
         rows += static_cast<uint64_t>(r.height);
 
         const int span_x = level.image_size.width - classifier.window_width + 1;
@@ -184,7 +205,6 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         integral_size > std::numeric_limits<cl_int>::max())
         throw Error("frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
                     " is too large for the OpenCL engine's 32-bit indices");
-    g.pixels = static_cast<cl_uint>(pixels);
     g.pyramid_rows = static_cast<cl_uint>(rows);
     g.positions = static_cast<cl_uint>(positions);
     return g;
@@ -211,7 +231,9 @@ ReductionParams default_reduction(const DeviceInfo& device)
          * and 76 ms with 40 or more). */
         p.group_size = 16;
         p.step1_unsync = 64;
+        p.step1_divisor = 8;
         p.step2_unsync = 64;
+        p.step2_repeats = 2;
         p.step4_group_size = 16;
     }
     const size_t max_group = std::max<size_t>(device.max_work_group_size, 1);
@@ -219,6 +241,27 @@ ReductionParams default_reduction(const DeviceInfo& device)
         p.group_size /= 2;
     while (static_cast<size_t>(p.step4_group_size) > max_group)
         p.step4_group_size /= 2;
+    return p;
+}
+
+ReductionParams default_reduction(const DeviceInfo& device, const Classifier& classifier)
+{
+    ReductionParams p = default_reduction(device);
+    if (device.type == "CPU")
+        return p;
+    /* Step 1 runs through the classifier's second rejection test: most
+     * windows die in the first two stages (7 weak classifiers in
+     * lbpcascade_frontalface, 12 in lbpcascade_frontalface_improved, the
+     * counts the H100 measurements favour), and what is left is a list short
+     * enough for step 2. At least 4 for sequences with a test after every
+     * weak classifier. */
+    int tests = 0;
+    for (size_t t = 0; t < classifier.weak.size(); ++t) {
+        if (classifier.weak[t].reject_threshold != kNoRejection && ++tests == 2) {
+            p.step1_unsync = std::clamp(static_cast<int>(t) + 1, 4, 32);
+            break;
+        }
+    }
     return p;
 }
 
@@ -249,16 +292,25 @@ struct Slot {
     cl::CommandQueue queue;
     /* Created once: clCreateKernel is not free, and a slot is only ever
      * used by one thread at a time. */
-    cl::Kernel pyramid, rows, column_bands, band_offsets, add_offsets, step1, step2, step3, step4, skip;
+    /* CPU layout: pyramid, rows, column_bands, band_offsets, add_offsets;
+     * GPU layout: band_sums, band_prefix, bands. */
+    cl::Kernel pyramid, rows, column_bands, band_offsets, add_offsets, band_sums, band_prefix, bands;
+    cl::Kernel step1, step2, step4, skip;
     std::shared_ptr<const Geometry> geometry;       /* of the frame in the slot */
     std::shared_ptr<const Geometry> buffers_for;    /* the buffers below were sized for */
-    cl::Buffer resize_levels, scan_levels, taps;
+    cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map;
     cl::Buffer source, canvas, integral, band_totals, lists[2], accepted, counters, first_stage_rejected;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
     size_t source_bytes = 0;
 
-    std::vector<uint8_t> host_source;
+    /* The frame's tight copy, in pinned (page-locked) host memory mapped
+     * once: the upload is then a plain DMA, without the driver's own copy
+     * into a staging area (NVIDIA's recommended pattern). */
+    cl::Buffer staging;
+    uint8_t* staging_data = nullptr;
+    size_t staging_capacity = 0;
+    size_t frame_bytes = 0;
     std::vector<cl_uint> host_counters;
     std::vector<AcceptedRecord> host_accepted;
     std::vector<std::pair<std::string, cl::Event>> kernel_events;
@@ -281,20 +333,32 @@ struct Engine::Impl {
     cl::Buffer features, responses, thresholds, resets;
     int first_test = 0;
     int max_in_flight = 2;
+    bool profiling = true;
     std::vector<Slot> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
     size_t next_slot = 0;
     uint64_t next_frame = 0;
     std::shared_ptr<const Geometry> geometry;
 
-    int list_count() const { return 1 + reduction.step2_repeats + 1; }
+    int list_count() const { return 1 + reduction.step2_repeats; }
     /* CPU devices build the pyramid and the row sums a row per work-item:
      * plain loops suit them better than wide parallel kernels. */
-    bool by_rows() const { return selected.info.type == "CPU"; }
+    bool rows_layout = false;
+    bool by_rows() const { return rows_layout; }
+    /* The GPU layout writes the canvas 4 pixels at a time. */
+    int canvas_pitch(const Geometry& g) const
+    {
+        return by_rows() ? g.canvas_width : static_cast<int>(round_up(g.canvas_width, 4));
+    }
 
     void upload_classifier();
     void prepare(Slot& slot, const GrayView& image, const DetectParams& params);
     void enqueue(Slot& slot);
+    static void unmap_staging(Slot& slot);
+    template <typename Launch>
+    void enqueue_rows_integral(Slot& slot, Launch& launch);
+    template <typename Launch>
+    void enqueue_band_integral(Slot& slot, Launch& launch);
     FrameResult finish(Slot& slot);
 };
 
@@ -347,7 +411,18 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         throw Error("max in flight must be 1 to 16, not " + std::to_string(config.max_in_flight));
     m.classifier = classifier;
     m.max_in_flight = config.max_in_flight;
+    m.profiling = config.profiling;
     m.selected = select_device(config.device);
+    /* The band-parallel integral image needs groups of kIntegralGroup items. */
+    m.rows_layout = m.selected.info.type == "CPU" || m.selected.info.max_work_group_size < kIntegralGroup;
+    /* Development aid: force a layout ("rows" or "bands"), e.g. to test the
+     * GPU kernels on PoCL. */
+    if (const char* layout = std::getenv("WALDBOOST_KERNEL_LAYOUT")) {
+        if (std::string_view(layout) == "rows")
+            m.rows_layout = true;
+        else if (std::string_view(layout) == "bands")
+            m.rows_layout = m.selected.info.max_work_group_size < kIntegralGroup;
+    }
     m.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, m.selected.info);
     validate(m.reduction, m.selected.info);
 
@@ -363,7 +438,6 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         };
         m.upload_classifier();
         define("GROUP_SIZE", r.group_size);
-        define("SCAN_GROUP_SIZE", r.group_size);
         define("STEP4_GROUP_SIZE", r.step4_group_size);
         define("STEP1_UNSYNC", r.step1_unsync);
         define("STEP1_DIVISOR", r.step1_divisor);
@@ -372,23 +446,30 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
         define("COLUMN_BAND", kColumnBand);
+        define("INTEGRAL_BAND", kIntegralBand);
         if (m.by_rows())
-            options += " -D ROW_SCAN_SEQUENTIAL -D PYRAMID_BY_ROWS";
+            options += " -D PYRAMID_BY_ROWS";
         /* Development aid: extra compiler options, e.g. -cl-opt-disable. */
         if (const char* extra = std::getenv("WALDBOOST_CL_OPTIONS"))
             options += std::string(" ") + extra;
         m.program = build_program(m.context, m.selected.device, source, options, &m.build_report);
         m.slots.resize(static_cast<size_t>(m.max_in_flight));
         for (Slot& slot : m.slots) {
-            slot.queue = cl::CommandQueue(m.context, m.selected.device, CL_QUEUE_PROFILING_ENABLE);
-            slot.pyramid = cl::Kernel(m.program, "build_pyramid");
-            slot.rows = cl::Kernel(m.program, "integral_rows");
-            slot.column_bands = cl::Kernel(m.program, "integral_column_bands");
-            slot.band_offsets = cl::Kernel(m.program, "integral_band_offsets");
-            slot.add_offsets = cl::Kernel(m.program, "integral_add_offsets");
+            slot.queue = cl::CommandQueue(m.context, m.selected.device,
+                                          m.profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
+            if (m.by_rows()) {
+                slot.pyramid = cl::Kernel(m.program, "build_pyramid");
+                slot.rows = cl::Kernel(m.program, "integral_rows");
+                slot.column_bands = cl::Kernel(m.program, "integral_column_bands");
+                slot.band_offsets = cl::Kernel(m.program, "integral_band_offsets");
+                slot.add_offsets = cl::Kernel(m.program, "integral_add_offsets");
+            } else {
+                slot.band_sums = cl::Kernel(m.program, "integral_band_sums");
+                slot.band_prefix = cl::Kernel(m.program, "integral_band_prefix");
+                slot.bands = cl::Kernel(m.program, "integral_bands");
+            }
             slot.step1 = cl::Kernel(m.program, "step1_scan");
             slot.step2 = cl::Kernel(m.program, "step2_reduce");
-            slot.step3 = cl::Kernel(m.program, "step3_equalize");
             slot.step4 = cl::Kernel(m.program, "step4_finish");
             slot.skip = cl::Kernel(m.program, "apply_skip_rule");
         }
@@ -397,13 +478,25 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     }
 }
 
+void Engine::Impl::unmap_staging(Slot& slot)
+{
+    if (!slot.staging_data)
+        return;
+    slot.queue.enqueueUnmapMemObject(slot.staging, slot.staging_data);
+    slot.queue.finish();
+    slot.staging_data = nullptr;
+    slot.staging_capacity = 0;
+}
+
 Engine::~Engine()
 {
     /* Let queued work finish before its buffers go away. */
     for (Slot& slot : impl_->slots) {
         try {
-            if (slot.queue())
+            if (slot.queue()) {
                 slot.queue.finish();
+                Impl::unmap_staging(slot);
+            }
         } catch (const cl::Error&) {
         }
     }
@@ -431,9 +524,18 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
     slot.geometry = geometry;
 
     /* A tight copy of the frame: the caller's buffer may go away. */
-    slot.host_source.resize(static_cast<size_t>(image.width) * static_cast<size_t>(image.height));
+    slot.frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+    if (slot.frame_bytes > slot.staging_capacity) {
+        unmap_staging(slot);
+        maybe_inject_fault("buffer-create");
+        const size_t capacity = std::max<size_t>(slot.frame_bytes, 1);
+        slot.staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
+        slot.staging_data = static_cast<uint8_t*>(
+            slot.queue.enqueueMapBuffer(slot.staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+        slot.staging_capacity = capacity;
+    }
     for (int y = 0; y < image.height; ++y)
-        std::memcpy(slot.host_source.data() + static_cast<size_t>(y) * image.width, image.row(y),
+        std::memcpy(slot.staging_data + static_cast<size_t>(y) * image.width, image.row(y),
                     static_cast<size_t>(image.width));
     if (g.scan_levels.empty())
         return;
@@ -441,23 +543,31 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
     maybe_inject_fault("buffer-create");
     if (slot.buffers_for != geometry) {
         const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-        const std::vector<ResizeLevel>& resize = by_rows() ? g.resize_levels_rows : g.resize_levels;
+        const std::vector<ResizeLevel>& resize = g.resize_levels;
         slot.resize_levels = cl::Buffer(context, ro, sizeof(ResizeLevel) * resize.size(),
                                         const_cast<ResizeLevel*>(resize.data()));
         slot.scan_levels = cl::Buffer(context, ro, sizeof(ScanLevel) * g.scan_levels.size(),
                                       const_cast<ScanLevel*>(g.scan_levels.data()));
         slot.taps = cl::Buffer(context, ro, sizeof(cl_int4) * g.taps.size(), const_cast<cl_int4*>(g.taps.data()));
-        slot.source_bytes = slot.host_source.size();
+        slot.source_bytes = slot.frame_bytes;
         slot.source = cl::Buffer(context, CL_MEM_READ_ONLY, slot.source_bytes);
-        const size_t canvas_bytes = static_cast<size_t>(g.canvas_width) * g.canvas_height;
+        const size_t canvas_bytes = static_cast<size_t>(canvas_pitch(g)) * g.canvas_height;
         slot.canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
-        /* The gaps between packed levels are never written; their values
-         * cancel out of every block sum, but they must not be uninitialised
-         * memory. */
-        slot.queue.enqueueFillBuffer(slot.canvas, cl_uchar{0}, 0, canvas_bytes);
+        if (by_rows()) {
+            /* The gaps between packed levels are never written; their values
+             * cancel out of every block sum, but they must not be
+             * uninitialised memory. */
+            slot.queue.enqueueFillBuffer(slot.canvas, cl_uchar{0}, 0, canvas_bytes);
+        } else {
+            slot.row_shelf = cl::Buffer(context, ro, sizeof(cl_int) * g.row_shelf.size(),
+                                        const_cast<cl_int*>(g.row_shelf.data()));
+            slot.level_map = cl::Buffer(context, ro, sizeof(cl_int) * g.level_map.size(),
+                                        const_cast<cl_int*>(g.level_map.data()));
+        }
         const size_t integral_bytes = sizeof(cl_uint) * g.integral_pitch * (g.canvas_height + 1);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
-        const size_t bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
+        const int band = by_rows() ? kColumnBand : kIntegralBand;
+        const size_t bands = (g.canvas_height + band - 1) / band;
         slot.band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * bands * g.canvas_width);
         /* Row 0 and column 0 of the integral image stay zero; the kernels
          * never write them. */
@@ -477,38 +587,13 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
     }
 }
 
-void Engine::Impl::enqueue(Slot& slot)
+/* CPU layout: the pyramid into a canvas, a row per work-item, then the
+ * integral image of the canvas: row sums, and the column sums in bands. */
+template <typename Launch>
+void Engine::Impl::enqueue_rows_integral(Slot& slot, Launch& launch)
 {
     const Geometry& g = *slot.geometry;
-    const ReductionParams& r = reduction;
     cl::CommandQueue& q = slot.queue;
-    slot.kernel_events.clear();
-    auto launch = [&](const char* name, cl::Kernel& kernel, size_t global, size_t local) {
-        maybe_inject_fault("enqueue");
-        cl::Event event;
-        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global),
-                               local ? cl::NDRange(local) : cl::NullRange, nullptr, &event);
-        slot.kernel_events.emplace_back(name, event);
-    };
-    auto set_cascade_args = [&](cl::Kernel& k) {
-        k.setArg(0, slot.integral);
-        k.setArg(1, static_cast<cl_int>(g.integral_pitch));
-        k.setArg(2, features);
-        k.setArg(3, responses);
-        k.setArg(4, thresholds);
-        k.setArg(5, resets);
-        k.setArg(6, static_cast<cl_long>(slot.final_threshold));
-        return 7;
-    };
-    const cl_int level_count = static_cast<cl_int>(g.scan_levels.size());
-    const cl_uint list_capacity = static_cast<cl_uint>(slot.list_capacity);
-    const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
-
-    maybe_inject_fault("enqueue");
-    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.host_source.size(), slot.host_source.data());
-    q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
-    q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
-
     cl::Kernel& pyramid = slot.pyramid;
     pyramid.setArg(0, slot.source);
     pyramid.setArg(1, static_cast<cl_int>(g.image.width));
@@ -516,12 +601,9 @@ void Engine::Impl::enqueue(Slot& slot)
     pyramid.setArg(3, static_cast<cl_int>(g.canvas_width));
     pyramid.setArg(4, slot.resize_levels);
     pyramid.setArg(5, static_cast<cl_int>(g.resize_levels.size()));
-    pyramid.setArg(6, by_rows() ? g.pyramid_rows : g.pixels);
+    pyramid.setArg(6, g.pyramid_rows);
     pyramid.setArg(7, slot.taps);
-    if (by_rows())
-        launch("build_pyramid", pyramid, round_up(g.pyramid_rows, 16), 16);
-    else
-        launch("build_pyramid", pyramid, round_up(g.pixels, 64), 64);
+    launch("build_pyramid", pyramid, round_up(g.pyramid_rows, 16), 16);
 
     cl::Kernel& rows = slot.rows;
     rows.setArg(0, slot.canvas);
@@ -530,18 +612,17 @@ void Engine::Impl::enqueue(Slot& slot)
     rows.setArg(3, slot.integral);
     rows.setArg(4, static_cast<cl_int>(g.integral_pitch));
     rows.setArg(5, static_cast<cl_int>(g.canvas_height));
-    if (by_rows())
-        launch("integral_rows", rows, round_up(g.canvas_height, 16), 16);
-    else
-        launch("integral_rows", rows, static_cast<size_t>(g.canvas_height) * r.group_size, r.group_size);
+    launch("integral_rows", rows, round_up(g.canvas_height, 16), 16);
 
     const cl_int bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
     const size_t columns = round_up(g.canvas_width, 64);
     auto launch_2d = [&](const char* name, cl::Kernel& kernel, size_t x, size_t y) {
         maybe_inject_fault("enqueue");
         cl::Event event;
-        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr, &event);
-        slot.kernel_events.emplace_back(name, event);
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr,
+                               profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back(name, event);
     };
     cl::Kernel& column_bands = slot.column_bands;
     column_bands.setArg(0, slot.integral);
@@ -564,6 +645,94 @@ void Engine::Impl::enqueue(Slot& slot)
         add.setArg(4, slot.band_totals);
         launch_2d("integral_add_offsets", add, columns, static_cast<size_t>(g.canvas_height - kColumnBand));
     }
+
+}
+
+/* GPU layout: the integral image straight from the source frame in three
+ * launches; the pyramid is never stored (kernels/pyramid.cl). */
+template <typename Launch>
+void Engine::Impl::enqueue_band_integral(Slot& slot, Launch& launch)
+{
+    const Geometry& g = *slot.geometry;
+    cl::CommandQueue& q = slot.queue;
+    const cl_int width = static_cast<cl_int>(g.canvas_width);
+    const cl_int height = static_cast<cl_int>(g.canvas_height);
+    const cl_int bands = (height + kIntegralBand - 1) / kIntegralBand;
+    auto pixel_args = [&](cl::Kernel& k) {
+        k.setArg(0, slot.source);
+        k.setArg(1, static_cast<cl_int>(g.image.width));
+        k.setArg(2, slot.resize_levels);
+        k.setArg(3, slot.level_map);
+        k.setArg(4, slot.row_shelf);
+        k.setArg(5, slot.taps);
+        k.setArg(6, width);
+        k.setArg(7, height);
+        return 8;
+    };
+    int a = pixel_args(slot.band_sums);
+    slot.band_sums.setArg(a++, slot.canvas);
+    slot.band_sums.setArg(a++, static_cast<cl_int>(canvas_pitch(g)));
+    slot.band_sums.setArg(a++, slot.band_totals);
+    {
+        maybe_inject_fault("enqueue");
+        cl::Event event;
+        q.enqueueNDRangeKernel(slot.band_sums, cl::NullRange, cl::NDRange(round_up((g.canvas_width + 3) / 4, 64), bands),
+                               cl::NDRange(64, 1), nullptr, profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back("integral_band_sums", event);
+    }
+    slot.band_prefix.setArg(0, slot.band_totals);
+    slot.band_prefix.setArg(1, width);
+    slot.band_prefix.setArg(2, bands);
+    launch("integral_band_prefix", slot.band_prefix, (g.canvas_width + 31) / 32 * kIntegralGroup, kIntegralGroup);
+    a = 0;
+    slot.bands.setArg(a++, slot.canvas);
+    slot.bands.setArg(a++, static_cast<cl_int>(canvas_pitch(g)));
+    slot.bands.setArg(a++, width);
+    slot.bands.setArg(a++, height);
+    slot.bands.setArg(a++, slot.band_totals);
+    slot.bands.setArg(a++, slot.integral);
+    slot.bands.setArg(a++, static_cast<cl_int>(g.integral_pitch));
+    launch("integral_bands", slot.bands, static_cast<size_t>(bands) * kIntegralGroup, kIntegralGroup);
+}
+
+void Engine::Impl::enqueue(Slot& slot)
+{
+    const Geometry& g = *slot.geometry;
+    const ReductionParams& r = reduction;
+    cl::CommandQueue& q = slot.queue;
+    slot.kernel_events.clear();
+    auto launch = [&](const char* name, cl::Kernel& kernel, size_t global, size_t local) {
+        maybe_inject_fault("enqueue");
+        cl::Event event;
+        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(global),
+                               local ? cl::NDRange(local) : cl::NullRange, nullptr, profiling ? &event : nullptr);
+        if (profiling)
+            slot.kernel_events.emplace_back(name, event);
+    };
+    auto set_cascade_args = [&](cl::Kernel& k) {
+        k.setArg(0, slot.integral);
+        k.setArg(1, static_cast<cl_int>(g.integral_pitch));
+        k.setArg(2, features);
+        k.setArg(3, responses);
+        k.setArg(4, thresholds);
+        k.setArg(5, resets);
+        k.setArg(6, static_cast<cl_long>(slot.final_threshold));
+        return 7;
+    };
+    const cl_int level_count = static_cast<cl_int>(g.scan_levels.size());
+    const cl_uint list_capacity = static_cast<cl_uint>(slot.list_capacity);
+    const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
+
+    maybe_inject_fault("enqueue");
+    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.frame_bytes, slot.staging_data);
+    q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
+    q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
+
+    if (by_rows())
+        enqueue_rows_integral(slot, launch);
+    else
+        enqueue_band_integral(slot, launch);
 
     cl::Kernel& step1 = slot.step1;
     int a = set_cascade_args(step1);
@@ -604,7 +773,6 @@ void Engine::Impl::enqueue(Slot& slot)
     int step_index = 1;
     for (int i = 0; i < r.step2_repeats; ++i)
         list_step(slot.step2, "step2_reduce", step_index++);
-    list_step(slot.step3, "step3_equalize", step_index++);
 
     cl::Kernel& step4 = slot.step4;
     a = set_cascade_args(step4);

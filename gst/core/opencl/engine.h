@@ -25,12 +25,18 @@ namespace waldboost::opencl {
 /* The reduction's parameters (algorithm.md). Each step stops once at most
  * 1/divisor of a work-group's windows are left and compacts the survivors. */
 struct ReductionParams {
-    int group_size = 256;     /* work-items per group in steps 1-3 (a power of two) */
-    int step1_unsync = 4;     /* weak classifiers before step 1's first synchronisation */
-    int step1_divisor = 8;
-    int step2_unsync = 8;
+    /* GPU defaults, measured on an H100 at 1920x1080 and 3840x2160 with both
+     * OpenCV LBP face cascades (docs/performance.md): step 1 runs the first
+     * weak classifiers of every window without synchronising and compacts
+     * its survivors at once (divisor 1); the synchronised rounds of the
+     * thesis' settings (4/8, 8/4 x2) cost more there than they save. */
+    int group_size = 256;     /* work-items per group in steps 1 and 2 (a power of two) */
+    int step1_unsync = 7;     /* weak classifiers before step 1's first synchronisation
+                                 (on GPUs: through the second stage, see below) */
+    int step1_divisor = 1;
+    int step2_unsync = 16;
     int step2_divisor = 4;
-    int step2_repeats = 2;    /* launches of step 2 */
+    int step2_repeats = 3;    /* launches of step 2 */
     int step4_group_size = 32; /* work-items per candidate in step 4 (a power of two) */
 
     bool operator==(const ReductionParams& o) const;
@@ -39,6 +45,9 @@ struct ReductionParams {
 /* Defaults by device class: GPUs want wide groups; a CPU device runs a
  * work-group as a loop, where small groups and short steps cost less. */
 ReductionParams default_reduction(const DeviceInfo& device);
+/* The same, with step 1's unsynchronised count fitted to the classifier's
+ * stages on GPUs. What the engine uses when nothing was tuned. */
+ReductionParams default_reduction(const DeviceInfo& device, const Classifier& classifier);
 
 /* Throws Error naming the first parameter out of range. */
 void validate(const ReductionParams& params, const DeviceInfo& device);
@@ -49,6 +58,10 @@ struct EngineConfig {
      * default_reduction() (see tuner.h). */
     std::optional<ReductionParams> reduction;
     int max_in_flight = 2;                    /* frames submitted and not yet collected */
+    /* OpenCL profiling of every kernel (FrameStats::kernels and
+     * device_milliseconds). Off, the stats carry no kernel times, and the
+     * driver is free to overlap the frames in flight. */
+    bool profiling = true;
 };
 
 struct KernelTime {
@@ -57,9 +70,9 @@ struct KernelTime {
 };
 
 struct FrameStats {
-    std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order */
+    std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order (empty without) */
     uint64_t windows = 0;                      /* positions scanned */
-    std::vector<uint64_t> candidates_after_step; /* list lengths after steps 1, 2..., 3 */
+    std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 */
     uint64_t weak_evaluated = 0;
     double weak_per_window = 0;
     uint64_t accepted = 0;                     /* windows accepted, before grouping */

@@ -128,7 +128,7 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
             return *tuned;
         }
     }
-    return default_reduction(device);
+    return default_reduction(device, classifier);
 }
 
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
@@ -168,7 +168,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     };
 
     TuningResult result;
-    ReductionParams best = default_reduction(selected.info);
+    ReductionParams best = default_reduction(selected.info, classifier);
     TuningTrial base = time(best);
     result.trials.push_back(base);
     result.default_ms = base.device_ms;
@@ -181,8 +181,8 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         std::vector<int> values;
     };
     std::vector<Axis> axes = {
-        {&ReductionParams::step1_unsync, {0, 2, 4, 8, 16, 32, 64}},
-        {&ReductionParams::step1_divisor, {2, 4, 8, 16, 32}},
+        {&ReductionParams::step1_unsync, {0, 2, 4, 8, 12, 16, 24, 32, 64}},
+        {&ReductionParams::step1_divisor, {1, 2, 4, 8, 16, 32}},
         {&ReductionParams::group_size, {16, 32, 64, 128, 256}},
         {&ReductionParams::step2_unsync, {0, 4, 8, 16, 64}},
         {&ReductionParams::step2_divisor, {2, 4, 8}},

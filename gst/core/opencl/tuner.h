@@ -32,7 +32,8 @@ std::optional<ReductionParams> load_tuned_reduction(const std::string& key, cons
 std::string save_tuned_reduction(const std::string& key, const ReductionParams& params);
 
 /* What the engine uses when no parameters are given: the cached tuned
- * parameters for this device and classifier, else default_reduction().
+ * parameters for this device and classifier, else
+ * default_reduction(device, classifier).
  * WALDBOOST_TUNING_DISABLE=1 ignores tuned parameters. */
 ReductionParams preferred_reduction(const Classifier& classifier, const DeviceInfo& device,
                                     bool* from_tuning = nullptr);

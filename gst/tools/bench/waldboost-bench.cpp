@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,12 @@ double median(std::vector<double> v)
 
 struct Row {
     std::string classifier;
+    std::string reduction; /* the engine's reduction parameters, as --reduction takes them */
     int width = 0, height = 0;
     double engine_latency_ms = 0;     /* one frame at a time, wall clock */
-    double engine_throughput_ms = 0;  /* per frame with frames in flight */
+    double engine_throughput_ms = 0;  /* per frame with frames in flight, profiling off */
+    double engine_throughput_profiled_ms = 0; /* the same with OpenCL profiling on */
+    double submit_ms = 0;             /* host time per frame in submit() (copy, enqueue), profiling off */
     double engine_device_ms = 0;      /* first kernel start to last kernel end */
     std::map<std::string, double> kernels;
     double weak_per_window = 0;
@@ -83,6 +87,7 @@ int main(int argc, char** argv)
     gchar* device = nullptr;
     gchar* sizes_text = nullptr;
     gchar* json_path = nullptr;
+    gchar* reduction_text = nullptr;
     gint runs = 5;
     gint inflight = 3;
     gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
@@ -98,6 +103,10 @@ int main(int argc, char** argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Passes over the frames per measurement (default 5)", "N"},
         {"inflight", 'i', 0, G_OPTION_ARG_INT, &inflight, "Frames in flight for the throughput figure (default 3)",
          "N"},
+        {"reduction", 'r', 0, G_OPTION_ARG_STRING, &reduction_text,
+         "Reduction parameters instead of the tuned or default ones: group size, step-1 unsynchronised count and "
+         "divisor, step-2 unsynchronised count and divisor, step-2 repeats, step-4 group size",
+         "G,U1,D1,U2,D2,R,G4"},
         {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
         {"no-opencv", 0, 0, G_OPTION_ARG_NONE, &no_opencv, "Do not time OpenCV", nullptr},
         {"no-umat", 0, 0, G_OPTION_ARG_NONE, &no_umat, "Do not time OpenCV on a UMat", nullptr},
@@ -146,6 +155,16 @@ int main(int argc, char** argv)
 #ifndef HAVE_OPENCV
     no_opencv = TRUE;
 #endif
+    std::optional<waldboost::opencl::ReductionParams> reduction;
+    if (reduction_text) {
+        waldboost::opencl::ReductionParams p;
+        if (std::sscanf(reduction_text, "%d,%d,%d,%d,%d,%d,%d", &p.group_size, &p.step1_unsync, &p.step1_divisor,
+                        &p.step2_unsync, &p.step2_divisor, &p.step2_repeats, &p.step4_group_size) != 7) {
+            std::fprintf(stderr, "waldboost-bench: --reduction needs 7 comma-separated numbers\n");
+            return 2;
+        }
+        reduction = p;
+    }
 
     std::vector<Row> rows;
     std::string device_name;
@@ -189,8 +208,19 @@ int main(int argc, char** argv)
             waldboost::opencl::EngineConfig config;
             config.device = device ? device : "auto";
             config.max_in_flight = std::max(1, inflight);
+            config.reduction = reduction;
             waldboost::opencl::Engine engine(classifier, config);
+            config.profiling = false;
+            config.reduction = engine.reduction();
+            waldboost::opencl::Engine unprofiled(classifier, config);
             device_name = waldboost::opencl::describe(engine.device());
+            const waldboost::opencl::ReductionParams& used = engine.reduction();
+            const std::string used_text = std::to_string(used.group_size) + "," + std::to_string(used.step1_unsync) +
+                                          "," + std::to_string(used.step1_divisor) + "," +
+                                          std::to_string(used.step2_unsync) + "," +
+                                          std::to_string(used.step2_divisor) + "," +
+                                          std::to_string(used.step2_repeats) + "," +
+                                          std::to_string(used.step4_group_size);
 #ifdef HAVE_OPENCV
             cv::CascadeClassifier opencv;
             if (!no_opencv && !opencv.load(path)) {
@@ -206,6 +236,7 @@ int main(int argc, char** argv)
                     frames.push_back(waldboost::resize_bilinear(src.view(), size));
                 Row row;
                 row.classifier = name;
+                row.reduction = used_text;
                 row.width = size.width;
                 row.height = size.height;
 
@@ -240,22 +271,34 @@ int main(int argc, char** argv)
                 for (auto& [k, v] : kernels)
                     row.kernels[k] = median(v);
 
-                /* Throughput: keep `inflight` frames on the device. */
-                {
-                    const int total = runs * static_cast<int>(frames.size());
+                /* Throughput: keep `inflight` frames on the device, over at
+                 * least 120 frames (after a warm-up pass), with OpenCL
+                 * profiling on (as for the latency) and off (the driver may
+                 * then overlap frames). */
+                double submit_ms = 0;
+                auto throughput = [&](waldboost::opencl::Engine& e) {
+                    submit_ms = 0;
+                    for (const GrayImage& f : frames)
+                        e.detect(f.view(), params);
+                    const int total = std::max(runs * static_cast<int>(frames.size()), 120);
                     const auto start = Clock::now();
                     int submitted = 0, collected = 0;
                     while (collected < total) {
-                        if (submitted < total && engine.can_submit()) {
-                            engine.submit(frames[submitted % frames.size()].view(), params);
+                        if (submitted < total && e.can_submit()) {
+                            const auto submit_start = Clock::now();
+                            e.submit(frames[submitted % frames.size()].view(), params);
+                            submit_ms += ms_since(submit_start);
                             ++submitted;
                         } else {
-                            engine.collect();
+                            e.collect();
                             ++collected;
                         }
                     }
-                    row.engine_throughput_ms = ms_since(start) / total;
-                }
+                    return ms_since(start) / total;
+                };
+                row.engine_throughput_profiled_ms = throughput(engine);
+                row.engine_throughput_ms = throughput(unprofiled);
+                row.submit_ms = submit_ms / std::max(runs * static_cast<int>(frames.size()), 120);
 
 #ifdef HAVE_OPENCV
                 if (!no_opencv) {
@@ -320,7 +363,10 @@ int main(int argc, char** argv)
     }
     std::printf("\nPer-kernel median ms (single frame):\n\n");
     for (const Row& r : rows) {
-        std::printf("- %s %dx%d, device %.3f ms:", r.classifier.c_str(), r.width, r.height, r.engine_device_ms);
+        std::printf("- %s %dx%d (reduction %s), device %.3f ms, %.3f ms/frame in flight with profiling, "
+                    "host %.3f ms/frame in submit:",
+                    r.classifier.c_str(), r.width, r.height, r.reduction.c_str(), r.engine_device_ms,
+                    r.engine_throughput_profiled_ms, r.submit_ms);
         for (const auto& [k, v] : r.kernels)
             std::printf(" %s %.3f;", k.c_str(), v);
         std::printf("\n");
@@ -337,12 +383,12 @@ int main(int argc, char** argv)
         for (size_t i = 0; i < rows.size(); ++i) {
             const Row& r = rows[i];
             std::fprintf(f,
-                         "  {\"classifier\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
-                         "\"engine_throughput_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
+                         "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
+                         "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
                          "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
                          "\"weak_evaluated\": %.0f, \"kernels\": {",
-                         r.classifier.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
-                         r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
+                         r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
+                         r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
                          r.weak_evaluated);
             bool first = true;
             for (const auto& [k, v] : r.kernels) {
