@@ -403,6 +403,27 @@ TEST(Engine, BadConfigurationIsAClearError)
     EXPECT_THROW(Engine(c, none), Error);
 }
 
+/* GPU defaults by device: step 1 through the second rejection test; lists
+ * for every window only where memory is plentiful. No device needed. */
+TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
+{
+    waldboost::opencl::DeviceInfo gpu;
+    gpu.type = "GPU";
+    gpu.max_work_group_size = 1024;
+    gpu.global_memory = uint64_t{80} << 30;
+    const Classifier& c = default_classifier();
+    const ReductionParams large = waldboost::opencl::default_reduction(gpu, c);
+    EXPECT_EQ(large.step1_divisor, 1);
+    /* lbpcascade_frontalface: 3 weak classifiers in stage 0, 4 in stage 1. */
+    EXPECT_EQ(large.step1_unsync, 7);
+    gpu.global_memory = uint64_t{2} << 30;
+    const ReductionParams small = waldboost::opencl::default_reduction(gpu, c);
+    EXPECT_EQ(small.step1_divisor, 8);
+    EXPECT_EQ(small.step1_unsync, 7);
+    gpu.type = "CPU";
+    EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, c) == waldboost::opencl::default_reduction(gpu));
+}
+
 TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
 {
     char dir_template[] = "/tmp/waldboost-tuning-XXXXXX";
