@@ -789,6 +789,18 @@ TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
         std::string("<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageS\xdcizeX=\"1\" type=\"X\"/>\n"),
         std::string("<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"X&#10;b.xml: loaded OK\"/>"),
         std::string("<opencv_storage><cascade><stageType>A&#13;&#10;B</stageType></cascade></opencv_storage>"),
+        /* element names of thousands of characters */
+        "<W" + std::string(3000, 'x') + "/>",
+        "<opencv_storage><c" + std::string(3000, 'y') + "/></opencv_storage>",
+        "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><s" + std::string(2000, 'z') +
+            "/></WaldBoostClassifier>",
+        /* a long name whose 40th byte is inside a two-byte character */
+        "<W" + std::string(38, 'x') + [] {
+            std::string e;
+            for (int i = 0; i < 100; ++i)
+                e += "\xc3\xa9";
+            return e;
+        }() + "/>",
     };
     for (const std::string& text : cases) {
         testing::internal::CaptureStderr();
@@ -802,6 +814,18 @@ TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
         EXPECT_EQ(printed, "") << text;
         ASSERT_FALSE(message.empty()) << text;
         EXPECT_EQ(message.rfind("bad.xml:", 0), 0u) << message;
+        EXPECT_LE(message.size(), 1024u) << message.substr(0, 200);
+        /* Valid UTF-8 (this test's characters take at most two bytes). */
+        for (size_t i = 0; i < message.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(message[i]);
+            if (c >= 0xc0) {
+                ASSERT_TRUE(i + 1 < message.size() && (static_cast<unsigned char>(message[i + 1]) & 0xc0) == 0x80)
+                    << "a cut character in: " << message;
+                ++i;
+            } else {
+                ASSERT_LT(c, 0x80) << "a stray continuation byte in: " << message;
+            }
+        }
         for (const char c : message)
             EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << "control character in: " << message;
     }

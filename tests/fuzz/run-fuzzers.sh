@@ -19,7 +19,7 @@
 # generated seeds, each target's growing corpus (corpus/TARGET), crash
 # reproducers (artifacts/TARGET) and the logs (logs/TARGET.log).
 # Exit status: 0 when every target ran clean; 1 on any crash, leak, timeout
-# (-timeout=10 s per input), out-of-memory (-rss_limit_mb=2048), property
+# (-timeout=25 s per input), out-of-memory (-rss_limit_mb=2048), property
 # violation ("==WALDBOOST FINDING==") or build failure.
 #
 # Needs clang++ with libFuzzer (Debian: clang libclang-rt-14-dev), python3,
@@ -72,9 +72,12 @@ regression_dir_of() {
   esac
 }
 # Libfuzzer flags shared by both modes. 256 KiB inputs are far below the
-# loaders' 64 MiB cap (ModelLimits::kMaxFileBytes) and keep executions fast;
-# every limit the loaders enforce is reachable well below it.
-common_flags=(-max_len=262144 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048)
+# loaders' 10,000,000-byte cap (ModelLimits::kMaxFileBytes) and keep
+# executions fast; fuzz_model_writer builds larger models itself.
+# -timeout: fuzz_model_writer's largest inputs (several MB of XML written and
+# read back under ASan) take 2-3 s alone and over 10 s on a loaded machine;
+# 25 s still catches a hang.
+common_flags=(-max_len=262144 -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=2048)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -23,7 +23,7 @@ ClassifierFormat format_of(const xml::Document& doc)
         return ClassifierFormat::WaldBoostXml;
     if (root == "opencv_storage")
         return ClassifierFormat::OpenCvCascade;
-    throw Error(doc.source() + ": not a classifier file: root element <" + root +
+    throw Error(doc.source() + ": not a classifier file: root element <" + xml::printable(root) +
                 "> is neither WaldBoostClassifier nor opencv_storage");
 }
 

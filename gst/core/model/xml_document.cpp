@@ -4,6 +4,7 @@
  */
 #include "core/model/xml_document.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -236,12 +237,16 @@ Document Document::parse(std::string_view buffer, const std::string& source)
 std::string printable(std::string_view text)
 {
     constexpr size_t kMax = 40;
+    size_t end = std::min(text.size(), kMax);
+    /* Never cut a UTF-8 sequence in two. */
+    while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80)
+        --end;
     std::string out;
-    for (size_t i = 0; i < text.size() && i < kMax; ++i) {
+    for (size_t i = 0; i < end; ++i) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
         out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
     }
-    if (text.size() > kMax)
+    if (end < text.size())
         out += "...";
     return out;
 }
@@ -261,7 +266,8 @@ long line_of(const xmlNode* node)
 
 void fail(const std::string& source, const xmlNode* node, const std::string& problem)
 {
-    throw Error(source + ":" + std::to_string(line_of(node)) + ": " + name_of(node) + ": " + problem);
+    /* Element names are the file's text too (up to 50,000 characters). */
+    throw Error(source + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
 }
 
 std::vector<const xmlNode*> child_elements(const std::string& source, const xmlNode* node)
@@ -370,7 +376,7 @@ std::string element_text(const std::string& source, const xmlNode* node)
             text += ' ';
             break;
         case XML_ELEMENT_NODE:
-            fail(source, node, "unexpected child element <" + name_of(child) + "> on line " +
+            fail(source, node, "unexpected child element <" + printable(name_of(child)) + "> on line " +
                                    std::to_string(line_of(child)));
         case XML_ENTITY_REF_NODE:
             fail(source, node, "entity references are not allowed");
