@@ -789,6 +789,11 @@ TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
         std::string("<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageS\xdcizeX=\"1\" type=\"X\"/>\n"),
         std::string("<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"X&#10;b.xml: loaded OK\"/>"),
         std::string("<opencv_storage><cascade><stageType>A&#13;&#10;B</stageType></cascade></opencv_storage>"),
+        /* attribute values of thousands of characters */
+        "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><stage resetSum=\"" +
+            std::string(3000, '7') + "\"/></WaldBoostClassifier>",
+        "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><stage posT=\"1" +
+            std::string(2000, '0') + "e-2000\"/></WaldBoostClassifier>",
         /* element names of thousands of characters */
         "<W" + std::string(3000, 'x') + "/>",
         "<opencv_storage><c" + std::string(3000, 'y') + "/></opencv_storage>",

@@ -111,7 +111,7 @@ struct Reader {
         if (const auto pos = xml::optional_attribute(node, "posT")) {
             const double value = xml::parse_double(src, node, "attribute posT", *pos);
             if (!(value >= kNoAcceptanceAbove)) {
-                fail(src, node, "attribute posT: early acceptance (posT=" + *pos +
+                fail(src, node, "attribute posT: early acceptance (posT=" + xml::printable(*pos) +
                                     ") is not supported; posT must be at least 1e30 (write 1e+50)");
             }
         }
@@ -122,7 +122,7 @@ struct Reader {
         }
         if (const auto reset = xml::optional_attribute(node, "resetSum")) {
             if (*reset != "0" && *reset != "1")
-                fail(src, node, "attribute resetSum: '" + *reset + "' is not 0 or 1");
+                fail(src, node, "attribute resetSum: " + xml::quote(*reset) + " is not 0 or 1");
             weak.reset_sum_after = *reset == "1";
         }
 
