@@ -316,6 +316,10 @@ struct Slot {
     cl::Buffer staging;
     uint8_t* staging_data = nullptr;
     size_t staging_capacity = 0;
+    /* On CPU devices a plain host copy: pinning buys nothing there, and a
+     * buffer mapped for the engine's lifetime made LeakSanitizer's exit
+     * check crash under PoCL. */
+    std::vector<uint8_t> host_staging;
     size_t frame_bytes = 0;
     std::vector<cl_uint> host_counters;
     std::vector<AcceptedRecord> host_accepted;
@@ -350,6 +354,7 @@ struct Engine::Impl {
     /* CPU devices build the pyramid and the row sums a row per work-item:
      * plain loops suit them better than wide parallel kernels. */
     bool rows_layout = false;
+    bool device_is_cpu = false;
     bool by_rows() const { return rows_layout; }
     /* The GPU layout writes the canvas 4 pixels at a time. */
     int canvas_pitch(const Geometry& g) const
@@ -420,6 +425,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     m.profiling = config.profiling;
     m.selected = select_device(config.device);
     /* The band-parallel integral image needs groups of kIntegralGroup items. */
+    m.device_is_cpu = m.selected.info.type == "CPU";
     m.rows_layout = m.selected.info.type == "CPU" || m.selected.info.max_work_group_size < kIntegralGroup;
     /* Development aid: force a layout ("rows" or "bands"), e.g. to test the
      * GPU kernels on PoCL. */
@@ -486,7 +492,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
 
 void Engine::Impl::unmap_staging(Slot& slot)
 {
-    if (!slot.staging_data)
+    if (!slot.staging_data || !slot.staging())
         return;
     slot.queue.enqueueUnmapMemObject(slot.staging, slot.staging_data);
     slot.queue.finish();
@@ -531,7 +537,11 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
 
     /* A tight copy of the frame: the caller's buffer may go away. */
     slot.frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
-    if (slot.frame_bytes > slot.staging_capacity) {
+    if (device_is_cpu && slot.frame_bytes > slot.staging_capacity) {
+        slot.host_staging.resize(slot.frame_bytes);
+        slot.staging_data = slot.host_staging.data();
+        slot.staging_capacity = slot.frame_bytes;
+    } else if (slot.frame_bytes > slot.staging_capacity) {
         unmap_staging(slot);
         maybe_inject_fault("buffer-create");
         const size_t capacity = std::max<size_t>(slot.frame_bytes, 1);
