@@ -77,52 +77,31 @@ __kernel void integral_rows(__global const uchar* canvas, int width, int canvas_
     }
 }
 
-/* Column prefix sums over the row sums, in three short passes so that tall
- * canvases keep the device busy. The rows are cut into bands of COLUMN_BAND
- * rows; neighbouring work-items take neighbouring columns, so reads and
- * writes coalesce.
- * Pass 1: each column's prefix sum within its band, and the band's total. */
-__kernel void integral_column_bands(__global uint* integral, int width, int height, int integral_pitch,
-                                    __global uint* band_totals)
+/* Column prefix sums over the row sums on CPU devices: one work-item per
+ * strip of 16 columns walks down the whole canvas with vector adds, one pass
+ * over memory (the band passes below suit GPUs, which need more parallelism
+ * than the columns give). */
+__kernel void integral_column_strips(__global uint* integral, int width, int height, int integral_pitch)
 {
-    const int x = get_global_id(0);
-    const int band = get_global_id(1);
-    if (x >= width)
+    const int x0 = get_global_id(0) * 16;
+    __global uint* p = integral + integral_pitch + 1 + x0;
+    if (x0 + 16 <= width) {
+        uint16 sum = 0;
+        for (int y = 0; y < height; ++y, p += integral_pitch) {
+            sum += vload16(0, p);
+            vstore16(sum, 0, p);
+        }
         return;
-    const int first = band * COLUMN_BAND;
-    const int last = min(first + COLUMN_BAND, height);
-    __global uint* p = integral + (first + 1) * integral_pitch + 1 + x;
-    uint sum = 0;
-    for (int y = first; y < last; ++y, p += integral_pitch) {
-        sum += *p;
-        *p = sum;
     }
-    band_totals[band * width + x] = sum;
-}
-
-/* Pass 2: per column, the exclusive prefix sum of the band totals. */
-__kernel void integral_band_offsets(__global uint* band_totals, int width, int bands)
-{
-    const int x = get_global_id(0);
-    if (x >= width)
-        return;
-    uint sum = 0;
-    for (int b = 0; b < bands; ++b) {
-        const uint total = band_totals[b * width + x];
-        band_totals[b * width + x] = sum;
-        sum += total;
+    /* The last, partial strip: the columns past the width are the next
+     * row's, another strip's to write. */
+    for (int x = 0; x < width - x0; ++x) {
+        uint sum = 0;
+        for (int y = 0; y < height; ++y) {
+            sum += p[y * integral_pitch + x];
+            p[y * integral_pitch + x] = sum;
+        }
     }
-}
-
-/* Pass 3: adds to every pixel the sum of the bands above it. */
-__kernel void integral_add_offsets(__global uint* integral, int width, int height, int integral_pitch,
-                                   __global const uint* band_offsets)
-{
-    const int x = get_global_id(0);
-    const int y = get_global_id(1) + COLUMN_BAND; /* the first band has nothing above */
-    if (x >= width || y >= height)
-        return;
-    integral[(y + 1) * integral_pitch + 1 + x] += band_offsets[(y / COLUMN_BAND) * width + x];
 }
 
 #else /* !PYRAMID_BY_ROWS */

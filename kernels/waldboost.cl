@@ -39,7 +39,7 @@ typedef struct {
     int step;       /* pixels between positions */
     int origin;     /* integral-image offset of the level's top-left pixel */
     int skip_rule;  /* OpenCV's "skip the next position after a first-stage rejection" */
-    int pad0;
+    int first_row;  /* first row of the level in a numbering of all levels' rows (scan_rows.cl) */
     int pad1;
 } ScanLevel;
 

@@ -12,6 +12,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -28,6 +29,7 @@ using namespace waldboost;
 using waldboost::opencl::Engine;
 using waldboost::opencl::EngineConfig;
 using waldboost::opencl::ReductionParams;
+using waldboost::opencl::ScanMethod;
 
 namespace {
 
@@ -44,8 +46,11 @@ float grid_value(std::mt19937& rng, float lo, float hi)
 /* Random features, tables and thresholds. With stages, thresholds come only
  * at stage ends followed by a sum reset, as in OpenCV cascades; without,
  * every weak classifier has one (a WaldBoost sequence). Thresholds follow
- * the running sum's spread so that windows die at every depth. */
-Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_count, bool stages)
+ * the running sum's spread so that windows die at every depth. With stumps,
+ * every table holds two values picked by a random subset of the codes, as
+ * OpenCV's LBP stumps do (the row scan reads those in another form). */
+Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_count, bool stages,
+                             bool stumps = false)
 {
     Classifier c;
     c.label = "random";
@@ -60,8 +65,14 @@ Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_
         w.feature.block_height = bh(rng);
         w.feature.x = std::uniform_int_distribution<int>(0, width - 3 * w.feature.block_width)(rng);
         w.feature.y = std::uniform_int_distribution<int>(0, height - 3 * w.feature.block_height)(rng);
-        for (float& r : w.responses)
-            r = grid_value(rng, -1.0f, 1.2f);
+        if (stumps) {
+            const float values[2] = {grid_value(rng, -1.0f, 1.2f), grid_value(rng, -1.0f, 1.2f)};
+            for (float& r : w.responses)
+                r = values[rng() & 1];
+        } else {
+            for (float& r : w.responses)
+                r = grid_value(rng, -1.0f, 1.2f);
+        }
         ++in_stage;
         if (!stages) {
             w.reject_threshold = grid_value(rng, -0.6f, 0.1f) * std::sqrt(static_cast<float>(t + 1));
@@ -149,11 +160,23 @@ std::vector<ReductionParams> parameter_sets()
     return sets;
 }
 
+/* The reduction with these parameters (on any device). */
 EngineConfig config_with(const ReductionParams& p)
 {
     EngineConfig config;
     config.device = test_device();
     config.reduction = p;
+    config.scan = ScanMethod::Reduction;
+    return config;
+}
+
+/* The row scan (on any device). */
+EngineConfig rows_config(int max_in_flight = 2)
+{
+    EngineConfig config;
+    config.device = test_device();
+    config.scan = ScanMethod::Rows;
+    config.max_in_flight = max_in_flight;
     return config;
 }
 
@@ -168,10 +191,12 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
     size_t compared = 0;
     for (size_t k = 0; k < windows.size(); ++k) {
         const bool stages = k % 2 == 1;
+        const bool stumps = k >= 3;
         const Classifier c = random_classifier(rng, windows[k].width, windows[k].height, 12 + 9 * static_cast<int>(k),
-                                               stages);
+                                               stages, stumps);
         const ReductionParams& p = sets[k % sets.size()];
         Engine engine(c, config_with(p));
+        Engine rows(c, rows_config());
         for (const Size& s : images) {
             const GrayImage img = random_image(rng, s.width, s.height);
             for (int stride : {0, 1, 3}) {
@@ -182,11 +207,12 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
                 const auto reference = detect_raw(c, img.view(), params);
                 const auto result = engine.detect(img.view(), params);
                 std::ostringstream what;
-                what << "classifier " << k << (stages ? " (stages)" : " (waldboost)") << " window "
-                     << windows[k].width << "x" << windows[k].height << ", image " << s.width << "x" << s.height
-                     << ", stride " << stride << ", params " << k % sets.size();
-                expect_same_windows(result.windows, reference, what.str());
+                what << "classifier " << k << (stages ? " (stages" : " (waldboost") << (stumps ? ", stumps)" : ")")
+                     << " window " << windows[k].width << "x" << windows[k].height << ", image " << s.width << "x"
+                     << s.height << ", stride " << stride;
+                expect_same_windows(result.windows, reference, what.str() + ", reduction " + std::to_string(k % sets.size()));
                 EXPECT_EQ(result.stats.discarded, 0u);
+                expect_same_windows(rows.detect(img.view(), params).windows, reference, what.str() + ", rows");
                 compared += reference.size();
             }
         }
@@ -273,6 +299,7 @@ TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
         expect_same_windows(result.windows, reference, "accept-all, group " + std::to_string(p.group_size));
         EXPECT_EQ(result.stats.accepted, result.stats.windows);
     }
+    expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, "accept-all, rows");
     EXPECT_GT(reference.size(), 50000u);
 }
 
@@ -304,6 +331,7 @@ TEST(Engine, LosesNothingOnAnImageTiledWithHundredsOfFaces)
         expect_same_windows(engine.detect(tiled.view(), params).windows, reference,
                             "tiled faces, group " + std::to_string(p.group_size));
     }
+    expect_same_windows(Engine(c, rows_config()).detect(tiled.view(), params).windows, reference, "tiled faces, rows");
     DetectParams grouped = params;
     grouped.min_neighbors = 3;
     const auto faces = group_windows(reference, grouped);
@@ -367,7 +395,7 @@ TEST(Engine, StatisticsDescribeTheReduction)
     params.min_neighbors = 0;
     DetectStats reference_stats;
     const auto reference = detect_raw(c, img.view(), params, &reference_stats);
-    Engine engine(c, EngineConfig{test_device(), std::nullopt, 1});
+    Engine engine(c, config_with(waldboost::opencl::default_reduction(waldboost::opencl::select_device(test_device()).info, c)));
     const auto result = engine.detect(img.view(), params);
     const auto& st = result.stats;
     EXPECT_EQ(st.discarded, 0u);
@@ -385,6 +413,44 @@ TEST(Engine, StatisticsDescribeTheReduction)
     for (const auto& k : st.kernels)
         EXPECT_GE(k.milliseconds, 0.0) << k.name;
     EXPECT_GT(st.device_milliseconds, 0.0);
+}
+
+TEST(Engine, StatisticsDescribeTheRowScan)
+{
+    std::mt19937 rng(5);
+    const Classifier c = random_classifier(rng, 24, 24, 40, true, true);
+    const GrayImage img = random_image(rng, 320, 240);
+    DetectParams params;
+    params.min_neighbors = 0;
+    DetectStats reference_stats;
+    const auto reference = detect_raw(c, img.view(), params, &reference_stats);
+    Engine engine(c, rows_config(1));
+    EXPECT_EQ(engine.scan_method(), ScanMethod::Rows);
+    const auto result = engine.detect(img.view(), params);
+    const auto& st = result.stats;
+    EXPECT_EQ(st.accepted, reference.size());
+    EXPECT_TRUE(st.candidates_after_step.empty()) << "the row scan keeps no candidate lists";
+    /* Every position goes through the first stage (on vectors); after it,
+     * exactly the windows OpenCV visits go on, as in the reference. */
+    int first_stage = 0;
+    while (c.weak[first_stage].reject_threshold == waldboost::kNoRejection)
+        ++first_stage;
+    ++first_stage;
+    ASSERT_GT(st.windows, reference_stats.windows) << "OpenCV's rule should skip some positions";
+    EXPECT_EQ(st.weak_evaluated,
+              reference_stats.weak_evaluated + (st.windows - reference_stats.windows) * first_stage);
+    std::vector<std::string> names;
+    for (const auto& k : st.kernels)
+        names.push_back(k.name);
+    EXPECT_NE(std::find(names.begin(), names.end(), "scan_rows"), names.end());
+    EXPECT_EQ(std::find(names.begin(), names.end(), "step1_scan"), names.end());
+}
+
+TEST(Engine, AutomaticScanIsRowsOnCpuDevicesOnly)
+{
+    Engine engine(default_classifier(), EngineConfig{test_device(), std::nullopt, 1});
+    EXPECT_EQ(engine.scan_method(), engine.device().type == "CPU" ? ScanMethod::Rows : ScanMethod::Reduction)
+        << engine.device().type;
 }
 
 TEST(Engine, BadConfigurationIsAClearError)

@@ -22,6 +22,7 @@ namespace waldboost::opencl {
 extern const std::string_view kCommonKernels;
 extern const std::string_view kPyramidKernels;
 extern const std::string_view kWaldboostKernels;
+extern const std::string_view kScanRowsKernels;
 
 namespace {
 
@@ -37,12 +38,16 @@ constexpr int kCountAccepted = 0;
 constexpr int kCountWeakEvaluated = 1;
 constexpr int kCountLists = 3; /* slot 2 is unused */
 
-/* Rows per band of the integral image's column pass (CPU layout). */
-constexpr int kColumnBand = 32;
 /* Canvas rows per band of the GPU integral image (kernels/pyramid.cl). */
 constexpr int kIntegralBand = 16;
 /* Work-group size of the GPU integral kernels. */
 constexpr size_t kIntegralGroup = 256;
+/* Rows per work-group of the row scan, and the integral image's padding
+ * for its vector reads (scan_rows.cl). */
+constexpr size_t kScanRowsGroup = 4;
+constexpr size_t kScanPadding = 64;
+/* Longs per stump record (scan_rows.cl). */
+constexpr size_t kStumpLongs = 6;
 
 /* Mirrors ResizeLevel in kernels/pyramid.cl. */
 struct ResizeLevel {
@@ -64,7 +69,7 @@ struct ScanLevel {
     cl_int step;
     cl_int origin;
     cl_int skip_rule;
-    cl_int pad0;
+    cl_int first_row;
     cl_int pad1;
 };
 
@@ -111,6 +116,7 @@ struct Geometry {
     int integral_pitch = 0;
     cl_uint pyramid_rows = 0;
     cl_uint positions = 0;  /* window positions scanned */
+    cl_uint scan_rows = 0;  /* rows of window positions, all levels (scan_rows.cl) */
 
     bool matches(Size size, const DetectParams& p) const
     {
@@ -164,7 +170,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
                   static_cast<cl_int>(i));
     }
 
-    uint64_t pixels = 0, positions = 0, rows = 0;
+    uint64_t pixels = 0, positions = 0, rows = 0, scan_rows = 0;
     for (size_t i = 0; i < g.levels.size(); ++i) {
         const ScaleLevel& level = g.levels[i];
         const auto [cx, cy] = placement[i];
@@ -196,6 +202,8 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         s.step = level.step;
         s.origin = cy * g.integral_pitch + cx;
         s.skip_rule = level.skip_after_first_stage_rejection ? 1 : 0;
+        s.first_row = static_cast<cl_int>(scan_rows);
+        scan_rows += static_cast<uint64_t>(s.rows);
         g.scan_levels.push_back(s);
         g.scan_to_level.push_back(static_cast<int>(i));
         positions += static_cast<uint64_t>(s.columns) * static_cast<uint64_t>(s.rows);
@@ -207,6 +215,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
                     " is too large for the OpenCL engine's 32-bit indices");
     g.pyramid_rows = static_cast<cl_uint>(rows);
     g.positions = static_cast<cl_uint>(positions);
+    g.scan_rows = static_cast<cl_uint>(scan_rows);
     return g;
 }
 
@@ -298,10 +307,11 @@ struct Slot {
     cl::CommandQueue queue;
     /* Created once: clCreateKernel is not free, and a slot is only ever
      * used by one thread at a time. */
-    /* CPU layout: pyramid, rows, column_bands, band_offsets, add_offsets;
+    /* CPU layout: pyramid, rows, column_strips;
      * GPU layout: band_sums, band_prefix, bands. */
-    cl::Kernel pyramid, rows, column_bands, band_offsets, add_offsets, band_sums, band_prefix, bands;
+    cl::Kernel pyramid, rows, column_strips, band_sums, band_prefix, bands;
     cl::Kernel step1, step2, step4, skip;
+    cl::Kernel scan_rows; /* instead of the four above when scanning by rows */
     std::shared_ptr<const Geometry> geometry;       /* of the frame in the slot */
     std::shared_ptr<const Geometry> buffers_for;    /* the buffers below were sized for */
     cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map;
@@ -342,6 +352,10 @@ struct Engine::Impl {
     BuildReport build_report;
     cl::Buffer features, responses, thresholds, resets;
     int first_test = 0;
+    /* Every weak classifier has at most two response values (OpenCV's
+     * stumps): the row scan then reads 48-byte stump records instead of
+     * 2 KiB tables (scan_rows.cl). */
+    bool stumps = false;
     int max_in_flight = 2;
     bool profiling = true;
     std::vector<Slot> slots;
@@ -356,6 +370,9 @@ struct Engine::Impl {
     bool rows_layout = false;
     bool device_is_cpu = false;
     bool by_rows() const { return rows_layout; }
+    /* Scan by rows (kernels/scan_rows.cl) instead of the reduction. */
+    bool scan_by_rows = false;
+
     /* The GPU layout writes the canvas 4 pixels at a time. */
     int canvas_pitch(const Geometry& g) const
     {
@@ -365,6 +382,9 @@ struct Engine::Impl {
     void upload_classifier();
     void prepare(Slot& slot, const GrayView& image, const DetectParams& params);
     void enqueue(Slot& slot);
+    template <typename Launch, typename CascadeArgs>
+    void enqueue_reduction(Slot& slot, Launch& launch, CascadeArgs& set_cascade_args);
+    void read_back(Slot& slot);
     static void unmap_staging(Slot& slot);
     template <typename Launch>
     void enqueue_rows_integral(Slot& slot, Launch& launch);
@@ -403,13 +423,39 @@ void Engine::Impl::upload_classifier()
         }
         reset_data[t] = w.reset_sum_after ? 1 : 0;
     }
+    /* Stump records after the tables: per weak classifier 256 bits (set:
+     * the code gives the second value) and the two values, 6 longs. */
+    std::vector<cl_long> stump_data(n * kStumpLongs);
+    stumps = true;
+    for (size_t t = 0; t < n && stumps; ++t) {
+        const cl_long* table = &response_data[t * 256];
+        const cl_long first = table[0];
+        cl_long second = first;
+        uint32_t bits[8] = {};
+        for (int code = 0; code < 256; ++code) {
+            if (table[code] == first)
+                continue;
+            if (second == first)
+                second = table[code];
+            if (table[code] != second) {
+                stumps = false;
+                break;
+            }
+            bits[code >> 5] |= uint32_t{1} << (code & 31);
+        }
+        std::memcpy(&stump_data[t * kStumpLongs], bits, sizeof bits);
+        stump_data[t * kStumpLongs + 4] = first;
+        stump_data[t * kStumpLongs + 5] = second;
+    }
+    if (stumps)
+        response_data.insert(response_data.end(), stump_data.begin(), stump_data.end());
     if (worst_sum >= kFixedLimit)
         throw Error("classifier responses are too large for the OpenCL engine (the sum of the largest responses "
                     "must stay below 2^22)");
     maybe_inject_fault("buffer-create");
     const cl_mem_flags ro = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
     features = cl::Buffer(context, ro, sizeof(cl_int4) * n, feature_data.data());
-    responses = cl::Buffer(context, ro, sizeof(cl_long) * n * 256, response_data.data());
+    responses = cl::Buffer(context, ro, sizeof(cl_long) * response_data.size(), response_data.data());
     thresholds = cl::Buffer(context, ro, sizeof(cl_long) * n, threshold_data.data());
     resets = cl::Buffer(context, ro, n, reset_data.data());
 }
@@ -437,12 +483,14 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     }
     m.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, m.selected.info);
     validate(m.reduction, m.selected.info);
+    m.scan_by_rows = config.scan == ScanMethod::Rows || (config.scan == ScanMethod::Auto && m.device_is_cpu);
 
     try {
         m.context = cl::Context(m.selected.device);
         const std::string source = kernel_source(kCommonKernels, "common.cl") + "\n" +
                                    kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
-                                   kernel_source(kWaldboostKernels, "waldboost.cl");
+                                   kernel_source(kWaldboostKernels, "waldboost.cl") +
+                                   (m.scan_by_rows ? "\n" + kernel_source(kScanRowsKernels, "scan_rows.cl") : "");
         const ReductionParams& r = m.reduction;
         std::string options = "-cl-std=CL1.2";
         auto define = [&](const char* name, long value) {
@@ -457,7 +505,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         define("STEP2_DIVISOR", r.step2_divisor);
         define("WEAK_COUNT", static_cast<long>(classifier.weak.size()));
         define("FIRST_TEST", m.first_test);
-        define("COLUMN_BAND", kColumnBand);
+        if (m.stumps)
+            options += " -D STUMPS";
         define("INTEGRAL_BAND", kIntegralBand);
         if (m.by_rows())
             options += " -D PYRAMID_BY_ROWS";
@@ -472,18 +521,20 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             if (m.by_rows()) {
                 slot.pyramid = cl::Kernel(m.program, "build_pyramid");
                 slot.rows = cl::Kernel(m.program, "integral_rows");
-                slot.column_bands = cl::Kernel(m.program, "integral_column_bands");
-                slot.band_offsets = cl::Kernel(m.program, "integral_band_offsets");
-                slot.add_offsets = cl::Kernel(m.program, "integral_add_offsets");
+                slot.column_strips = cl::Kernel(m.program, "integral_column_strips");
             } else {
                 slot.band_sums = cl::Kernel(m.program, "integral_band_sums");
                 slot.band_prefix = cl::Kernel(m.program, "integral_band_prefix");
                 slot.bands = cl::Kernel(m.program, "integral_bands");
             }
-            slot.step1 = cl::Kernel(m.program, "step1_scan");
-            slot.step2 = cl::Kernel(m.program, "step2_reduce");
-            slot.step4 = cl::Kernel(m.program, "step4_finish");
-            slot.skip = cl::Kernel(m.program, "apply_skip_rule");
+            if (m.scan_by_rows) {
+                slot.scan_rows = cl::Kernel(m.program, "scan_rows");
+            } else {
+                slot.step1 = cl::Kernel(m.program, "step1_scan");
+                slot.step2 = cl::Kernel(m.program, "step2_reduce");
+                slot.step4 = cl::Kernel(m.program, "step4_finish");
+                slot.skip = cl::Kernel(m.program, "apply_skip_rule");
+            }
         }
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
@@ -516,6 +567,7 @@ Engine::~Engine()
 
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
 const ReductionParams& Engine::reduction() const { return impl_->reduction; }
+ScanMethod Engine::scan_method() const { return impl_->scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction; }
 const BuildReport& Engine::build_report() const { return impl_->build_report; }
 size_t Engine::in_flight() const { return impl_->order.size(); }
 bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
@@ -580,11 +632,14 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
             slot.level_map = cl::Buffer(context, ro, sizeof(cl_int) * g.level_map.size(),
                                         const_cast<cl_int*>(g.level_map.data()));
         }
-        const size_t integral_bytes = sizeof(cl_uint) * g.integral_pitch * (g.canvas_height + 1);
+        /* Padded: the row scan reads 16 windows' corners at once, past a
+         * row's last window by up to 31 values. */
+        const size_t integral_bytes = sizeof(cl_uint) * (g.integral_pitch * (g.canvas_height + 1) + kScanPadding);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
-        const int band = by_rows() ? kColumnBand : kIntegralBand;
-        const size_t bands = (g.canvas_height + band - 1) / band;
-        slot.band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * bands * g.canvas_width);
+        if (!by_rows()) {
+            const size_t bands = (g.canvas_height + kIntegralBand - 1) / kIntegralBand;
+            slot.band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * bands * g.canvas_width);
+        }
         /* Row 0 and column 0 of the integral image stay zero; the kernels
          * never write them. */
         slot.queue.enqueueFillBuffer(slot.integral, cl_uint{0}, 0, integral_bytes);
@@ -592,7 +647,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         /* Each step keeps at most group / divisor windows of every group, so
          * this bounds every list: no list can overflow. */
         const size_t groups = (g.positions + reduction.group_size - 1) / reduction.group_size;
-        slot.list_capacity = std::max<size_t>(1, groups * (reduction.group_size / reduction.step1_divisor));
+        slot.list_capacity =
+            scan_by_rows ? 1 : std::max<size_t>(1, groups * (reduction.group_size / reduction.step1_divisor));
         for (cl::Buffer& list : slot.lists)
             list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(CandidateRecord) * slot.list_capacity);
         slot.accepted_capacity = std::max<size_t>(1024, g.positions / 256);
@@ -604,12 +660,12 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
 }
 
 /* CPU layout: the pyramid into a canvas, a row per work-item, then the
- * integral image of the canvas: row sums, and the column sums in bands. */
+ * integral image of the canvas: row sums, then column sums in strips of 16
+ * columns. */
 template <typename Launch>
 void Engine::Impl::enqueue_rows_integral(Slot& slot, Launch& launch)
 {
     const Geometry& g = *slot.geometry;
-    cl::CommandQueue& q = slot.queue;
     cl::Kernel& pyramid = slot.pyramid;
     pyramid.setArg(0, slot.source);
     pyramid.setArg(1, static_cast<cl_int>(g.image.width));
@@ -630,38 +686,12 @@ void Engine::Impl::enqueue_rows_integral(Slot& slot, Launch& launch)
     rows.setArg(5, static_cast<cl_int>(g.canvas_height));
     launch("integral_rows", rows, round_up(g.canvas_height, 16), 16);
 
-    const cl_int bands = (g.canvas_height + kColumnBand - 1) / kColumnBand;
-    const size_t columns = round_up(g.canvas_width, 64);
-    auto launch_2d = [&](const char* name, cl::Kernel& kernel, size_t x, size_t y) {
-        maybe_inject_fault("enqueue");
-        cl::Event event;
-        q.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(x, y), cl::NullRange, nullptr,
-                               profiling ? &event : nullptr);
-        if (profiling)
-            slot.kernel_events.emplace_back(name, event);
-    };
-    cl::Kernel& column_bands = slot.column_bands;
-    column_bands.setArg(0, slot.integral);
-    column_bands.setArg(1, static_cast<cl_int>(g.canvas_width));
-    column_bands.setArg(2, static_cast<cl_int>(g.canvas_height));
-    column_bands.setArg(3, static_cast<cl_int>(g.integral_pitch));
-    column_bands.setArg(4, slot.band_totals);
-    launch_2d("integral_column_bands", column_bands, columns, static_cast<size_t>(bands));
-    if (bands > 1) {
-        cl::Kernel& offsets = slot.band_offsets;
-        offsets.setArg(0, slot.band_totals);
-        offsets.setArg(1, static_cast<cl_int>(g.canvas_width));
-        offsets.setArg(2, bands);
-        launch("integral_band_offsets", offsets, columns, 0);
-        cl::Kernel& add = slot.add_offsets;
-        add.setArg(0, slot.integral);
-        add.setArg(1, static_cast<cl_int>(g.canvas_width));
-        add.setArg(2, static_cast<cl_int>(g.canvas_height));
-        add.setArg(3, static_cast<cl_int>(g.integral_pitch));
-        add.setArg(4, slot.band_totals);
-        launch_2d("integral_add_offsets", add, columns, static_cast<size_t>(g.canvas_height - kColumnBand));
-    }
-
+    cl::Kernel& strips = slot.column_strips;
+    strips.setArg(0, slot.integral);
+    strips.setArg(1, static_cast<cl_int>(g.canvas_width));
+    strips.setArg(2, static_cast<cl_int>(g.canvas_height));
+    strips.setArg(3, static_cast<cl_int>(g.integral_pitch));
+    launch("integral_column_strips", strips, round_up((g.canvas_width + 15) / 16, 4), 4);
 }
 
 /* GPU layout: the integral image straight from the source frame in three
@@ -715,7 +745,6 @@ void Engine::Impl::enqueue_band_integral(Slot& slot, Launch& launch)
 void Engine::Impl::enqueue(Slot& slot)
 {
     const Geometry& g = *slot.geometry;
-    const ReductionParams& r = reduction;
     cl::CommandQueue& q = slot.queue;
     slot.kernel_events.clear();
     auto launch = [&](const char* name, cl::Kernel& kernel, size_t global, size_t local) {
@@ -737,18 +766,44 @@ void Engine::Impl::enqueue(Slot& slot)
         return 7;
     };
     const cl_int level_count = static_cast<cl_int>(g.scan_levels.size());
-    const cl_uint list_capacity = static_cast<cl_uint>(slot.list_capacity);
     const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
 
     maybe_inject_fault("enqueue");
     q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.frame_bytes, slot.staging_data);
     q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
-    q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
+    if (!scan_by_rows)
+        q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
 
     if (by_rows())
         enqueue_rows_integral(slot, launch);
     else
         enqueue_band_integral(slot, launch);
+
+    if (scan_by_rows) {
+        cl::Kernel& k = slot.scan_rows;
+        int i = set_cascade_args(k);
+        k.setArg(i++, slot.scan_levels);
+        k.setArg(i++, level_count);
+        k.setArg(i++, g.scan_rows);
+        k.setArg(i++, slot.accepted);
+        k.setArg(i++, accepted_capacity);
+        k.setArg(i++, slot.counters);
+        k.setArg(i++, slot.first_stage_rejected);
+        launch("scan_rows", k, round_up(g.scan_rows, kScanRowsGroup), kScanRowsGroup);
+    } else {
+        enqueue_reduction(slot, launch, set_cascade_args);
+    }
+    read_back(slot);
+}
+
+template <typename Launch, typename CascadeArgs>
+void Engine::Impl::enqueue_reduction(Slot& slot, Launch& launch, CascadeArgs& set_cascade_args)
+{
+    const Geometry& g = *slot.geometry;
+    const ReductionParams& r = reduction;
+    const cl_int level_count = static_cast<cl_int>(g.scan_levels.size());
+    const cl_uint list_capacity = static_cast<cl_uint>(slot.list_capacity);
+    const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
 
     cl::Kernel& step1 = slot.step1;
     int a = set_cascade_args(step1);
@@ -811,7 +866,11 @@ void Engine::Impl::enqueue(Slot& slot)
     skip.setArg(4, slot.counters);
     skip.setArg(5, slot.first_stage_rejected);
     launch("apply_skip_rule", skip, round_up(slot.accepted_capacity, 64), 0);
+}
 
+void Engine::Impl::read_back(Slot& slot)
+{
+    cl::CommandQueue& q = slot.queue;
     /* Counters and the head of the accepted list come back with the frame;
      * the rest only when there are more accepted windows. */
     slot.host_counters.assign(kCountLists + list_count(), 0);
@@ -882,7 +941,8 @@ FrameResult Engine::Impl::finish(Slot& slot)
 
     FrameStats& st = result.stats;
     st.windows = g.positions;
-    for (int i = 0; i < list_count(); ++i)
+    st.scan = scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction;
+    for (int i = 0; !scan_by_rows && i < list_count(); ++i)
         st.candidates_after_step.push_back(slot.host_counters[kCountLists + i]);
     st.weak_evaluated = slot.host_counters[kCountWeakEvaluated];
     st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;

@@ -52,6 +52,16 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
 /* Throws Error naming the first parameter out of range. */
 void validate(const ReductionParams& params, const DeviceInfo& device);
 
+/* How the windows are scanned. The reduction (kernels/waldboost.cl) suits
+ * GPUs; CPU devices run a work-group as a loop, and there a row-by-row walk
+ * with SIMD over neighbouring windows and OpenCV's early exits is faster
+ * (kernels/scan_rows.cl). Both give the same windows. */
+enum class ScanMethod {
+    Auto,      /* rows on CPU devices, the reduction elsewhere */
+    Reduction,
+    Rows,
+};
+
 struct EngineConfig {
     std::string device = "auto";              /* see select_device() */
     /* Empty: the cached tuned parameters for this device and classifier, else
@@ -62,6 +72,7 @@ struct EngineConfig {
      * device_milliseconds). Off, the stats carry no kernel times, and the
      * driver is free to overlap the frames in flight. */
     bool profiling = true;
+    ScanMethod scan = ScanMethod::Auto;
 };
 
 struct KernelTime {
@@ -72,7 +83,8 @@ struct KernelTime {
 struct FrameStats {
     std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order (empty without) */
     uint64_t windows = 0;                      /* positions scanned */
-    std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 */
+    ScanMethod scan = ScanMethod::Reduction;   /* Rows or Reduction */
+    std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 (reduction only) */
     uint64_t weak_evaluated = 0;
     double weak_per_window = 0;
     uint64_t accepted = 0;                     /* windows accepted, before grouping */
@@ -98,7 +110,10 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     const DeviceInfo& device() const;
+    /* The reduction's parameters; unused when scanning by rows. */
     const ReductionParams& reduction() const;
+    /* Auto resolved: Rows or Reduction. */
+    ScanMethod scan_method() const;
     /* How the kernels were built: from the binary cache or from source. */
     const BuildReport& build_report() const;
 
