@@ -130,6 +130,7 @@ struct Stats {
     double weak_per_window = 0;
     guint64 windows = 0;
     std::vector<guint64> candidates;
+    std::string scan;       /* "rows" or "reduction" */
     guint64 discarded = 0;
     guint64 detections = 0;
     std::string device;     /* the device detection runs on */
@@ -259,8 +260,10 @@ static bool has_reduction_overrides(const Settings& s)
            s.step2_divisor > 0 || s.step2_repeats >= 0 || s.step4_group_size > 0;
 }
 
-/* Without overrides the engine picks tuned parameters or the device's
- * defaults itself; overrides apply on top of those. */
+/* Without overrides the engine picks its scan (by rows on CPU devices, the
+ * reduction elsewhere) and the reduction's tuned or default parameters
+ * itself. Overrides apply on top of those and select the reduction on every
+ * device: they would mean nothing to the row scan. */
 static wcl::EngineConfig engine_config(const Settings& s, const Classifier& classifier, const wcl::DeviceInfo& device)
 {
     wcl::EngineConfig config;
@@ -283,6 +286,7 @@ static wcl::EngineConfig engine_config(const Settings& s, const Classifier& clas
         if (s.step4_group_size > 0)
             r.step4_group_size = s.step4_group_size;
         config.reduction = r;
+        config.scan = wcl::ScanMethod::Reduction;
     }
     return config;
 }
@@ -495,6 +499,7 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
             st.weak_per_window = result->stats.weak_per_window;
             st.windows = result->stats.windows;
             st.candidates = result->stats.candidates_after_step;
+            st.scan = result->stats.scan == wcl::ScanMethod::Rows ? "rows" : "reduction";
             st.discarded += result->stats.discarded;
         }
     }
@@ -967,7 +972,7 @@ static GstStructure* stats_structure(const Stats& st)
                                         "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
                                         st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, "device",
                                         G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64,
-                                        st.fallbacks, nullptr);
+                                        st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
     return s;
 }
@@ -1151,8 +1156,9 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
-                           "candidates after each step, discarded candidates (always 0), the device in use and how "
-                           "many times detection fell back to a later device of the list",
+                           "candidates after each reduction step, discarded candidates (always 0), the device in use, "
+                           "how many times detection fell back to a later device of the list, and the scan (rows or "
+                           "reduction)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",

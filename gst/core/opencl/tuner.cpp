@@ -144,6 +144,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         EngineConfig config;
         config.device = device;
         config.reduction = p;
+        config.scan = ScanMethod::Reduction; /* what is tuned, also on CPU devices */
         config.max_in_flight = 1;
         Engine engine(classifier, config);
         std::vector<double> ms;

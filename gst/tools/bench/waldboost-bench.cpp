@@ -53,7 +53,7 @@ double median(std::vector<double> v)
 
 struct Row {
     std::string classifier;
-    std::string reduction; /* the engine's reduction parameters, as --reduction takes them */
+    std::string reduction; /* "rows" (the row scan), or the reduction parameters as --reduction takes them */
     int width = 0, height = 0;
     double engine_latency_ms = 0;     /* one frame at a time, wall clock */
     double engine_throughput_ms = 0;  /* per frame with frames in flight, profiling off */
@@ -88,6 +88,7 @@ int main(int argc, char** argv)
     gchar* sizes_text = nullptr;
     gchar* json_path = nullptr;
     gchar* reduction_text = nullptr;
+    gchar* scan_text = nullptr;
     gint runs = 5;
     gint inflight = 3;
     gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
@@ -107,6 +108,10 @@ int main(int argc, char** argv)
          "Reduction parameters instead of the tuned or default ones: group size, step-1 unsynchronised count and "
          "divisor, step-2 unsynchronised count and divisor, step-2 repeats, step-4 group size",
          "G,U1,D1,U2,D2,R,G4"},
+        {"scan", 0, 0, G_OPTION_ARG_STRING, &scan_text,
+         "How the engine scans: auto (rows on CPU devices, the reduction elsewhere), rows or reduction "
+         "(default auto; reduction when --reduction is given)",
+         "METHOD"},
         {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
         {"no-opencv", 0, 0, G_OPTION_ARG_NONE, &no_opencv, "Do not time OpenCV", nullptr},
         {"no-umat", 0, 0, G_OPTION_ARG_NONE, &no_umat, "Do not time OpenCV on a UMat", nullptr},
@@ -165,6 +170,21 @@ int main(int argc, char** argv)
         }
         reduction = p;
     }
+    waldboost::opencl::ScanMethod scan =
+        reduction ? waldboost::opencl::ScanMethod::Reduction : waldboost::opencl::ScanMethod::Auto;
+    if (scan_text) {
+        const std::string text = scan_text;
+        if (text == "auto")
+            scan = waldboost::opencl::ScanMethod::Auto;
+        else if (text == "rows")
+            scan = waldboost::opencl::ScanMethod::Rows;
+        else if (text == "reduction")
+            scan = waldboost::opencl::ScanMethod::Reduction;
+        else {
+            std::fprintf(stderr, "waldboost-bench: --scan must be auto, rows or reduction, not '%s'\n", scan_text);
+            return 2;
+        }
+    }
 
     std::vector<Row> rows;
     std::string device_name;
@@ -197,8 +217,12 @@ int main(int argc, char** argv)
                 const auto selected = waldboost::opencl::select_device(spec);
                 const std::string file = waldboost::opencl::save_tuned_reduction(
                     waldboost::opencl::tuning_key(selected.info, classifier), result.best);
-                std::printf("best %.3f ms (defaults %.3f ms), saved to %s\n\n", result.best_ms, result.default_ms,
+                std::printf("best %.3f ms (defaults %.3f ms), saved to %s\n", result.best_ms, result.default_ms,
                             file.c_str());
+                if (selected.info.type == "CPU")
+                    std::printf("note: CPU devices scan by rows by default; these parameters apply with "
+                                "--scan reduction\n");
+                std::printf("\n");
             }
             return 0;
         }
@@ -209,13 +233,15 @@ int main(int argc, char** argv)
             config.device = device ? device : "auto";
             config.max_in_flight = std::max(1, inflight);
             config.reduction = reduction;
+            config.scan = scan;
             waldboost::opencl::Engine engine(classifier, config);
             config.profiling = false;
             config.reduction = engine.reduction();
             waldboost::opencl::Engine unprofiled(classifier, config);
             device_name = waldboost::opencl::describe(engine.device());
             const waldboost::opencl::ReductionParams& used = engine.reduction();
-            const std::string used_text = std::to_string(used.group_size) + "," + std::to_string(used.step1_unsync) +
+            const bool by_rows = engine.scan_method() == waldboost::opencl::ScanMethod::Rows;
+            const std::string used_text = by_rows ? std::string("rows") : std::to_string(used.group_size) + "," + std::to_string(used.step1_unsync) +
                                           "," + std::to_string(used.step1_divisor) + "," +
                                           std::to_string(used.step2_unsync) + "," +
                                           std::to_string(used.step2_divisor) + "," +
@@ -363,7 +389,7 @@ int main(int argc, char** argv)
     }
     std::printf("\nPer-kernel median ms (single frame):\n\n");
     for (const Row& r : rows) {
-        std::printf("- %s %dx%d (reduction %s), device %.3f ms, %.3f ms/frame in flight with profiling, "
+        std::printf("- %s %dx%d (scan %s), device %.3f ms, %.3f ms/frame in flight with profiling, "
                     "host %.3f ms/frame in submit:",
                     r.classifier.c_str(), r.width, r.height, r.reduction.c_str(), r.engine_device_ms,
                     r.engine_throughput_profiled_ms, r.submit_ms);
