@@ -82,6 +82,62 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
     return level.origin + row * level.step * pitch + column * level.step;
 }
 
+/* Step 1's order of the windows: the work-items of a launch take the
+ * positions of each level in tiles of STEP1_TILE_W x STEP1_TILE_H positions
+ * (row-major inside a tile, tiles row-major in bands of STEP1_TILE_H rows;
+ * the last band and the last tile of a band are narrower), so that a
+ * work-group reads a compact patch of the integral image instead of a strip
+ * a few hundred pixels wide, and its survivors lie close together. This is
+ * a bijection of a level's positions onto themselves: the work-item with
+ * global id g takes the window whose linear scan index is returned, and
+ * every record keeps using the linear scan index. STEP1_TILE_H 1 is the
+ * plain linear order. */
+#ifndef STEP1_TILE_W
+#define STEP1_TILE_W 32
+#endif
+#ifndef STEP1_TILE_H
+#ifdef PYRAMID_BY_ROWS
+#define STEP1_TILE_H 1 /* CPU devices: plain rows */
+#else
+#define STEP1_TILE_H 8
+#endif
+#endif
+/* The weak classifiers before the first rejection test never reject a
+ * window: step 1 evaluates them for every window in an unrolled loop, so
+ * that all their reads are in flight at once. 0 turns this off. */
+#ifndef STEP1_PREFIX_UNROLL
+#define STEP1_PREFIX_UNROLL 1
+#endif
+#if STEP1_PREFIX_UNROLL && FIRST_TEST < STEP1_UNSYNC
+#define STEP1_PREFIX FIRST_TEST
+#elif STEP1_PREFIX_UNROLL
+#define STEP1_PREFIX STEP1_UNSYNC
+#else
+#define STEP1_PREFIX 0
+#endif
+
+static uint tiled_window(__global const ScanLevel* levels, int level_count, int pitch, uint g, int* origin)
+{
+    const ScanLevel level = levels[find_scan_level(levels, level_count, g)];
+    const int p = (int)(g - level.first);
+#if STEP1_TILE_H > 1
+    const int band_size = STEP1_TILE_H * level.columns;
+    const int band = p / band_size;
+    const int band_rows = min(STEP1_TILE_H, level.rows - band * STEP1_TILE_H);
+    const int q = p - band * band_size;
+    const int tile = q / (STEP1_TILE_W * band_rows);
+    const int tile_columns = min(STEP1_TILE_W, level.columns - tile * STEP1_TILE_W);
+    const int r = q - tile * STEP1_TILE_W * band_rows;
+    const int row = band * STEP1_TILE_H + r / tile_columns;
+    const int column = tile * STEP1_TILE_W + r % tile_columns;
+#else
+    const int row = p / level.columns;
+    const int column = p - row * level.columns;
+#endif
+    *origin = level.origin + row * level.step * pitch + column * level.step;
+    return level.first + (uint)(row * level.columns + column);
+}
+
 /* The 8-bit LBP code: bits from the most significant are the top-left, top,
  * top-right, right, bottom-right, bottom, bottom-left and left block, set when
  * that block's sum is >= the centre block's. 16 reads of the integral image. */
@@ -270,11 +326,25 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
     __local uint shared[4];
     GROUP_STATE_STORAGE;
     MAKE_CASCADE();
-    const uint index = get_global_id(0);
-    bool alive = index < total;
-    const int origin = alive ? window_origin(levels, level_count, pitch, index) : 0;
+    bool alive = get_global_id(0) < total;
+    int origin = 0;
+    const uint index = alive ? tiled_window(levels, level_count, pitch, get_global_id(0), &origin) : 0;
     uint t = 0, evaluated = 0;
     long sum = 0;
+#if STEP1_PREFIX > 0
+    if (alive) {
+        long prefix_sum = 0;
+#pragma unroll
+        for (int k = 0; k < STEP1_PREFIX; ++k) {
+            prefix_sum += response(&c, origin, k);
+            if (c.resets[k] && k + 1 < WEAK_COUNT)
+                prefix_sum = 0;
+        }
+        sum = prefix_sum;
+        t = STEP1_PREFIX;
+        evaluated = STEP1_PREFIX;
+    }
+#endif
 
     advance(&c, origin, STEP1_UNSYNC, &t, &sum, &alive, &evaluated, first_stage_rejected, index);
     synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, index, STEP1_DIVISOR, state,

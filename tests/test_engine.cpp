@@ -484,7 +484,8 @@ TEST(Tuner, SearchReturnsTheFastestTrialAndNeverChangesDetections)
                                                           [&](const auto&) { ++trials; }, 8);
     EXPECT_EQ(trials, 8);
     ASSERT_EQ(result.trials.size(), static_cast<size_t>(trials));
+    /* A trial replaces the best only when more than 1% faster. */
     for (const auto& t : result.trials)
-        EXPECT_GE(t.device_ms, result.best_ms);
+        EXPECT_GE(t.ms, result.best_ms * 0.99);
     EXPECT_LE(result.best_ms, result.default_ms);
 }
