@@ -203,7 +203,8 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     };
 
     TuningResult result;
-    ReductionParams best = default_reduction(selected.info, classifier);
+    const ReductionParams defaults = default_reduction(selected.info, classifier);
+    ReductionParams best = defaults;
     /* A first, unscored pass: the first engine of a process ran about 10%
      * slower on the H100 (clocks, first allocations), which let any later
      * trial beat the defaults. */
@@ -257,6 +258,22 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
                 best_ms = trial.ms;
                 best = p;
             }
+        }
+    }
+    /* Confirmation: throughput drifts during a search (on the H100 the
+     * defaults, timed first, still read 5-7% slower than later in the same
+     * process, and than the bench's figure), so the winner and the defaults
+     * are timed again one after the other, and the winner must still be
+     * faster by more than kMinGain. */
+    if (!(best == defaults)) {
+        const double again_default = time(defaults, false).ms;
+        const double again_best = time(best, false).ms;
+        result.default_ms = again_default;
+        if (again_best < again_default * (1.0 - kMinGain)) {
+            best_ms = again_best;
+        } else {
+            best = defaults;
+            best_ms = again_default;
         }
     }
     result.best = best;

@@ -55,11 +55,16 @@ struct TuningResult {
 
 /* Times candidate parameters on `frames` with `params` and returns the
  * fastest, by steady-state throughput with `in_flight` frames in flight and
- * profiling off (what a pipeline sees); a trial must beat the best so far by
- * more than 1% to replace it. `runs` streams per trial (about 120 frames
- * each, fewer on slow devices); max_trials > 0 stops the search early. Every
- * frame of every trial is checked to give the same windows as the defaults
- * (a sanity check: the engine is exact for any parameters). */
+ * profiling off (what a pipeline sees): a coordinate search from the
+ * defaults, where a trial must beat the best so far by more than 1% to
+ * replace it, then a confirmation where the winner, timed again right after
+ * the defaults, must still beat them by more than 1% (else the defaults are
+ * returned; best_ms and default_ms are then those last timings). `runs`
+ * streams per trial (about 120 frames each, fewer on slow devices);
+ * max_trials > 0 stops the search early. Every frame of every trial is
+ * checked to give the same windows as the defaults (a sanity check: the
+ * engine is exact for any parameters). `progress` sees the search's trials,
+ * not the unscored warm-up and confirmation passes. */
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
                             const std::vector<GrayView>& frames, const DetectParams& params, int runs = 3,
                             const std::function<void(const TuningTrial&)>& progress = {}, int max_trials = 0,
