@@ -117,6 +117,9 @@ __kernel void integral_column_strips(__global uint* integral, int width, int hei
  * or -1 in a gap. A column's level only changes with the shelf, so its
  * taps are looked up once per shelf, keeping the loads of a pixel
  * independent of the lookups. */
+#ifndef BAND_SUMS_SHARED_YTAP
+#define BAND_SUMS_SHARED_YTAP 1
+#endif
 __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __global const ResizeLevel* levels,
                                  __global const int* level_map, __global const int* row_shelf,
                                  __global const int4* taps, int width, int height, __global uchar* canvas,
@@ -139,6 +142,7 @@ __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __glo
             for (int c = 0; c < 4; ++c) {
                 const int l = x0 + c < width ? level_map[s * width + x0 + c] : -1;
                 top[c] = 0;
+                ytap[c] = 0;
                 rows[c] = 0;
                 if (l >= 0) {
                     const ResizeLevel level = levels[l];
@@ -150,10 +154,21 @@ __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __glo
             }
         }
         uchar p[4];
+#if BAND_SUMS_SHARED_YTAP
+        /* The 4 columns nearly always lie in one level: one y tap for them. */
+        const int ly0 = y - top[0];
+        const int4 yt0 = ly0 < rows[0] ? taps[ytap[0] + ly0] : (int4)(0);
+        for (int c = 0; c < 4; ++c) {
+            const int ly = y - top[c];
+            const bool same = ytap[c] == ytap[0] && top[c] == top[0];
+            p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], same ? yt0 : taps[ytap[c] + ly]) : (uchar)0;
+        }
+#else
         for (int c = 0; c < 4; ++c) {
             const int ly = y - top[c];
             p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], taps[ytap[c] + ly]) : (uchar)0;
         }
+#endif
         const uchar4 pixels = (uchar4)(p[0], p[1], p[2], p[3]);
         vstore4(pixels, 0, canvas + y * canvas_pitch + x0); /* the pitch has room for the last 4 */
         sum += convert_uint4(pixels);

@@ -537,7 +537,7 @@ TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
     unsetenv("WALDBOOST_CACHE_DIR");
 }
 
-TEST(Tuner, SearchReturnsTheFastestTrialAndNeverChangesDetections)
+TEST(Tuner, SearchKeepsOnlyFasterParametersAndNeverChangesDetections)
 {
     std::mt19937 rng(9);
     const Classifier c = random_classifier(rng, 16, 16, 12, true);
@@ -550,7 +550,14 @@ TEST(Tuner, SearchReturnsTheFastestTrialAndNeverChangesDetections)
                                                           [&](const auto&) { ++trials; }, 8);
     EXPECT_EQ(trials, 8);
     ASSERT_EQ(result.trials.size(), static_cast<size_t>(trials));
+    /* The result is the defaults or one of the trials, and no slower than
+     * the defaults (the search and its confirmation only keep a trial more
+     * than 1% faster). */
+    const ReductionParams defaults = waldboost::opencl::default_reduction(
+        waldboost::opencl::select_device(test_device()).info, c);
+    bool among_trials = result.best == defaults;
     for (const auto& t : result.trials)
-        EXPECT_GE(t.device_ms, result.best_ms);
+        among_trials = among_trials || t.params == result.best;
+    EXPECT_TRUE(among_trials);
     EXPECT_LE(result.best_ms, result.default_ms);
 }

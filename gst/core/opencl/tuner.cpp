@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -17,8 +18,20 @@ namespace waldboost::opencl {
 
 namespace {
 
-/* Bump when the meaning of a tuned file changes. */
-constexpr const char* kTuningFormat = "waldboost-tuning-1";
+/* Bump when the meaning of a tuned file changes. 2: parameters scored by
+ * throughput with frames in flight (1: single-frame device time, whose
+ * picks were slower in a pipeline). */
+constexpr const char* kTuningFormat = "waldboost-tuning-2";
+
+/* A trial replaces the best parameters only when faster by this share. */
+constexpr double kMinGain = 0.01;
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 struct KeyFileDeleter {
     void operator()(GKeyFile* k) const { g_key_file_free(k); }
@@ -133,47 +146,74 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
 
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
                             const std::vector<GrayView>& frames, const DetectParams& params, int runs,
-                            const std::function<void(const TuningTrial&)>& progress, int max_trials)
+                            const std::function<void(const TuningTrial&)>& progress, int max_trials, int in_flight)
 {
     if (frames.empty())
         throw Error("tuning needs at least one frame");
     const SelectedDevice selected = select_device(device);
     std::vector<std::vector<RawWindow>> expected;
+    auto check = [&](size_t i, const FrameResult& r) {
+        if (expected.size() <= i)
+            expected.push_back(windows_of(r));
+        else if (!same_windows(expected[i], windows_of(r)))
+            throw Error("tuning: parameters changed the detections (an engine bug)");
+    };
 
-    auto time = [&](const ReductionParams& p) {
+    /* Scores steady-state throughput, as a pipeline runs the engine and as
+     * the bench's throughput figure does: `in_flight` frames kept on the
+     * device, OpenCL profiling off (so the driver may overlap frames), the
+     * wall time of a stream of frames divided by its length; the median of
+     * `runs` streams. Single-frame device time is not the figure that
+     * matters with frames in flight (docs/performance.md). Every frame that
+     * comes back, warm-up and streams, must give the defaults' windows. */
+    auto time = [&](const ReductionParams& p, bool scored) {
         EngineConfig config;
         config.device = device;
         config.reduction = p;
         config.scan = ScanMethod::Reduction; /* what is tuned, also on CPU devices */
-        config.max_in_flight = 1;
+        config.max_in_flight = std::max(1, std::min(in_flight, 16));
+        config.profiling = false;
         Engine engine(classifier, config);
+        /* Warm-up pass, one frame at a time; its wall time sizes the streams:
+         * 120 frames, fewer on slow devices (about 0.2 s a stream), never
+         * fewer than one pass over the frames. */
+        const auto warm_start = Clock::now();
+        for (size_t i = 0; i < frames.size(); ++i)
+            check(i, engine.detect(frames[i], params));
+        const double warm_ms = std::max(ms_since(warm_start) / static_cast<double>(frames.size()), 1e-3);
+        const size_t stream = std::max(frames.size(), std::min<size_t>(120, static_cast<size_t>(200.0 / warm_ms) + 1));
         std::vector<double> ms;
-        for (int run = -1; run < runs; ++run) {
-            for (size_t i = 0; i < frames.size(); ++i) {
-                const FrameResult r = engine.detect(frames[i], params);
-                if (run < 0) {
-                    /* Warm-up pass; also the exactness check. */
-                    if (expected.size() <= i)
-                        expected.push_back(windows_of(r));
-                    else if (!same_windows(expected[i], windows_of(r)))
-                        throw Error("tuning: parameters changed the detections (an engine bug)");
-                    continue;
+        for (int run = 0; run < std::max(runs, 1); ++run) {
+            size_t submitted = 0, collected = 0;
+            const auto start = Clock::now();
+            while (collected < stream) {
+                if (submitted < stream && engine.can_submit()) {
+                    engine.submit(frames[submitted % frames.size()], params);
+                    ++submitted;
+                } else {
+                    check(collected % frames.size(), *engine.collect());
+                    ++collected;
                 }
-                ms.push_back(r.stats.device_milliseconds);
             }
+            ms.push_back(ms_since(start) / static_cast<double>(stream));
         }
         TuningTrial trial{p, median(ms)};
-        if (progress)
+        if (progress && scored)
             progress(trial);
         return trial;
     };
 
     TuningResult result;
-    ReductionParams best = default_reduction(selected.info, classifier);
-    TuningTrial base = time(best);
+    const ReductionParams defaults = default_reduction(selected.info, classifier);
+    ReductionParams best = defaults;
+    /* A first, unscored pass: the first engine of a process ran about 10%
+     * slower on the H100 (clocks, first allocations), which let any later
+     * trial beat the defaults. */
+    time(best, false);
+    TuningTrial base = time(best, true);
     result.trials.push_back(base);
-    result.default_ms = base.device_ms;
-    double best_ms = base.device_ms;
+    result.default_ms = base.ms;
+    double best_ms = base.ms;
 
     /* Coordinate search: one parameter at a time, keeping improvements. */
     const int max_group = static_cast<int>(std::min<size_t>(selected.info.max_work_group_size, 1024));
@@ -181,8 +221,18 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         int ReductionParams::*field;
         std::vector<int> values;
     };
+    /* Step 1's unsynchronised count: the ends of the first stages (after a
+     * rejection test; what the GPU defaults use) and a few round counts. */
+    std::vector<int> step1_counts = {0, 4, 16, 32, 64};
+    for (size_t t = 0, stages = 0; t < classifier.weak.size() && stages < 6; ++t)
+        if (classifier.weak[t].reject_threshold != kNoRejection) {
+            step1_counts.push_back(static_cast<int>(t) + 1);
+            ++stages;
+        }
+    std::sort(step1_counts.begin(), step1_counts.end());
+    step1_counts.erase(std::unique(step1_counts.begin(), step1_counts.end()), step1_counts.end());
     std::vector<Axis> axes = {
-        {&ReductionParams::step1_unsync, {0, 2, 4, 8, 12, 16, 24, 32, 64}},
+        {&ReductionParams::step1_unsync, step1_counts},
         {&ReductionParams::step1_divisor, {1, 2, 4, 8, 16, 32}},
         {&ReductionParams::group_size, {16, 32, 64, 128, 256}},
         {&ReductionParams::step2_unsync, {0, 4, 8, 16, 64}},
@@ -201,12 +251,30 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
             if (p.group_size > max_group || p.step4_group_size > max_group || p.step1_divisor > p.group_size ||
                 p.step2_divisor > p.group_size)
                 continue;
-            const TuningTrial trial = time(p);
+            const TuningTrial trial = time(p, true);
             result.trials.push_back(trial);
-            if (trial.device_ms < best_ms) {
-                best_ms = trial.device_ms;
+            /* Throughput figures move by a percent or so from stream to
+             * stream: a change must gain more than that to be kept. */
+            if (trial.ms < best_ms * (1.0 - kMinGain)) {
+                best_ms = trial.ms;
                 best = p;
             }
+        }
+    }
+    /* Confirmation: throughput drifts during a search (on the H100 the
+     * defaults, timed first, still read 5-7% slower than later in the same
+     * process, and than the bench's figure), so the winner and the defaults
+     * are timed again one after the other, and the winner must still be
+     * faster by more than kMinGain. */
+    if (!(best == defaults)) {
+        const double again_default = time(defaults, false).ms;
+        const double again_best = time(best, false).ms;
+        result.default_ms = again_default;
+        if (again_best < again_default * (1.0 - kMinGain)) {
+            best_ms = again_best;
+        } else {
+            best = defaults;
+            best_ms = again_default;
         }
     }
     result.best = best;

@@ -4,7 +4,8 @@
  *
  * Auto-tuning of the reduction parameters per device and classifier: a
  * coordinate search over the parameters (in the spirit of the thesis' sweep
- * of synchronisation counts), timed with OpenCL profiling on real frames.
+ * of synchronisation counts), scored by throughput with frames in flight on
+ * real frames.
  * Results are cached; the engine uses a cached result by default.
  */
 #pragma once
@@ -40,7 +41,9 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
 
 struct TuningTrial {
     ReductionParams params;
-    double device_ms = 0; /* median device time per frame */
+    /* Steady-state ms per frame: frames in flight, profiling off, the median
+     * of the streams' wall time per frame. */
+    double ms = 0;
 };
 
 struct TuningResult {
@@ -51,10 +54,20 @@ struct TuningResult {
 };
 
 /* Times candidate parameters on `frames` with `params` and returns the
- * fastest; max_trials > 0 stops the search early. Every candidate is checked to give the same windows as the
- * defaults (a sanity check: the engine is exact for any parameters). */
+ * fastest, by steady-state throughput with `in_flight` frames in flight and
+ * profiling off (what a pipeline sees): a coordinate search from the
+ * defaults, where a trial must beat the best so far by more than 1% to
+ * replace it, then a confirmation where the winner, timed again right after
+ * the defaults, must still beat them by more than 1% (else the defaults are
+ * returned; best_ms and default_ms are then those last timings). `runs`
+ * streams per trial (about 120 frames each, fewer on slow devices);
+ * max_trials > 0 stops the search early. Every frame of every trial is
+ * checked to give the same windows as the defaults (a sanity check: the
+ * engine is exact for any parameters). `progress` sees the search's trials,
+ * not the unscored warm-up and confirmation passes. */
 TuningResult tune_reduction(const Classifier& classifier, const std::string& device,
                             const std::vector<GrayView>& frames, const DetectParams& params, int runs = 3,
-                            const std::function<void(const TuningTrial&)>& progress = {}, int max_trials = 0);
+                            const std::function<void(const TuningTrial&)>& progress = {}, int max_trials = 0,
+                            int in_flight = 3);
 
 }  // namespace waldboost::opencl

@@ -61,6 +61,7 @@ struct Row {
     double submit_ms = 0;             /* host time per frame in submit() (copy, enqueue), profiling off */
     double engine_device_ms = 0;      /* first kernel start to last kernel end */
     std::map<std::string, double> kernels;
+    std::vector<double> lists; /* candidates after step 1 and each step 2 (median) */
     double weak_per_window = 0;
     double windows = 0;
     double weak_evaluated = 0;
@@ -203,17 +204,20 @@ int main(int argc, char** argv)
                 for (const GrayImage& f : frames)
                     views.push_back(f.view());
                 const std::string spec = device ? device : "auto";
-                std::printf("Tuning %s on %s at %dx%d (device ms per frame, median of %d passes):\n", path.c_str(),
-                            spec.c_str(), sizes.front().width, sizes.front().height, runs);
+                std::printf("Tuning %s on %s at %dx%d (ms per frame with %d in flight, profiling off, median of %d "
+                            "streams):\n",
+                            path.c_str(), spec.c_str(), sizes.front().width, sizes.front().height,
+                            std::max(1, inflight), runs);
                 const auto result = waldboost::opencl::tune_reduction(
                     classifier, spec, views, waldboost::DetectParams{}, runs,
                     [](const waldboost::opencl::TuningTrial& t) {
                         const auto& p = t.params;
                         std::printf("  group %3d  step1 %2d/%-2d  step2 %2d/%-2d x%d  step4 %2d: %.3f ms\n",
                                     p.group_size, p.step1_unsync, p.step1_divisor, p.step2_unsync, p.step2_divisor,
-                                    p.step2_repeats, p.step4_group_size, t.device_ms);
+                                    p.step2_repeats, p.step4_group_size, t.ms);
                         std::fflush(stdout);
-                    });
+                    },
+                    0, std::max(1, inflight));
                 const auto selected = waldboost::opencl::select_device(spec);
                 const std::string file = waldboost::opencl::save_tuned_reduction(
                     waldboost::opencl::tuning_key(selected.info, classifier), result.best);
@@ -268,6 +272,7 @@ int main(int argc, char** argv)
 
                 /* Latency: one frame at a time (after a warm-up pass). */
                 std::vector<double> latency, device_ms, weak, windows, evaluated;
+                std::vector<std::vector<double>> lists;
                 std::map<std::string, std::vector<double>> kernels;
                 for (int run = -1; run < runs; ++run) {
                     for (const GrayImage& f : frames) {
@@ -281,6 +286,10 @@ int main(int argc, char** argv)
                         weak.push_back(result.stats.weak_per_window);
                         windows.push_back(static_cast<double>(result.stats.windows));
                         evaluated.push_back(static_cast<double>(result.stats.weak_evaluated));
+                        const auto& after = result.stats.candidates_after_step;
+                        lists.resize(std::max(lists.size(), after.size()));
+                        for (size_t i = 0; i < after.size(); ++i)
+                            lists[i].push_back(static_cast<double>(after[i]));
                         std::map<std::string, int> seen;
                         for (const auto& k : result.stats.kernels) {
                             const int n = seen[k.name]++;
@@ -296,6 +305,8 @@ int main(int argc, char** argv)
                 row.weak_evaluated = median(evaluated);
                 for (auto& [k, v] : kernels)
                     row.kernels[k] = median(v);
+                for (const auto& v : lists)
+                    row.lists.push_back(median(v));
 
                 /* Throughput: keep `inflight` frames on the device, over at
                  * least 120 frames (after a warm-up pass), with OpenCL
@@ -395,6 +406,9 @@ int main(int argc, char** argv)
                     r.engine_throughput_profiled_ms, r.submit_ms);
         for (const auto& [k, v] : r.kernels)
             std::printf(" %s %.3f;", k.c_str(), v);
+        std::printf(" windows %.0f, candidates after each step", r.windows);
+        for (double n : r.lists)
+            std::printf(" %.0f", n);
         std::printf("\n");
     }
 
