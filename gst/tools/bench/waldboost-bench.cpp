@@ -406,9 +406,12 @@ int main(int argc, char** argv)
                     r.engine_throughput_profiled_ms, r.submit_ms);
         for (const auto& [k, v] : r.kernels)
             std::printf(" %s %.3f;", k.c_str(), v);
-        std::printf(" windows %.0f, candidates after each step", r.windows);
-        for (double n : r.lists)
-            std::printf(" %.0f", n);
+        std::printf(" windows %.0f", r.windows);
+        if (!r.lists.empty()) {
+            std::printf(", candidates after each step");
+            for (double n : r.lists)
+                std::printf(" %.0f", n);
+        }
         std::printf("\n");
     }
 
