@@ -1131,7 +1131,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                              "Post a \"waldboostdetect\" element message with the detections of every frame", TRUE,
                              rw));
 
-    const char* advanced = " (advanced; see docs/engine.md)";
+    const char* advanced = " (advanced: the GPU reduction; setting it selects the reduction on CPU devices too, "
+                           "which scan by rows otherwise; see docs/engine.md)";
     auto reduction = [&](guint id, const char* name, const char* nick, const char* blurb, int min, int max, int def) {
         const std::string text = std::string(blurb) + advanced;
         g_object_class_install_property(
@@ -1140,7 +1141,7 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                              static_cast<GParamFlags>(G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING)));
     };
     reduction(PROP_GROUP_SIZE, "group-size", "Group size",
-              "Work-items per group in reduction steps 1-3, a power of two; 0 = device default", 0, 4096, 0);
+              "Work-items per group in reduction steps 1 and 2, a power of two; 0 = device default", 0, 4096, 0);
     reduction(PROP_STEP1_UNSYNC, "step1-unsync", "Step 1 unsynchronised",
               "Weak classifiers before step 1 synchronises; -1 = default", -1, 65535, -1);
     reduction(PROP_STEP1_DIVISOR, "step1-divisor", "Step 1 divisor",
