@@ -7,6 +7,10 @@
  * flight, detections (a classifier that accepts every window, written to a
  * temporary file), burned boxes, overlay metas, messages, a flush, a
  * renegotiation, a classifier change while playing and a failing start.
+ * With WALDBOOST_CL_FAULT set (meson's element-lifecycle-faults-valgrind
+ * sets enqueue:12+) it runs the device-fault scenario instead: fallback to
+ * the next device with frames in flight, their resubmission, the last
+ * device failing too, the frames dropped, and a restart.
  * Exits 0 when every step did what it should; valgrind judges the memory.
  */
 #include <gst/gst.h>
@@ -176,6 +180,57 @@ finish (GstHarness * h, GstBus * bus)
   gst_harness_teardown (h);
 }
 
+/* Every OpenCL enqueue from the N-th on fails (WALDBOOST_CL_FAULT=enqueue:N+)
+ * and the device list names the same device twice: the first engine fails
+ * while frames are in flight, they move to the second, which fails too. */
+static void
+run_fault_scenario (const gchar * classifier)
+{
+  GstElement *e = gst_element_factory_make ("waldboostdetect", NULL);
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *m;
+  GstFlowReturn flow = GST_FLOW_OK;
+  guint warnings = 0, errors = 0, pushed = 0, i;
+
+  if (!e) {
+    g_printerr ("lifecycle: no waldboostdetect element (GST_PLUGIN_PATH?)\n");
+    exit (2);
+  }
+  g_object_set (e, "max-inflight", 3, "classifier", classifier, "device", "auto, auto", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "draw", "burn");
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_element_set_bus (h->element, bus);
+  set_caps (h, GST_VIDEO_FORMAT_I420, W, H);
+  while (flow == GST_FLOW_OK && pushed < 16)
+    flow = gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, W, H, pushed++));
+  CHECK (flow == GST_FLOW_ERROR, "the pushes never failed (%s)", gst_flow_get_name (flow));
+  drain (h, NULL, NULL);
+  while ((m = gst_bus_pop (bus))) {
+    warnings += GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING;
+    errors += GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR;
+    gst_message_unref (m);
+  }
+  CHECK (warnings == 1 && errors == 1, "%u warnings and %u errors, expected a fallback and an error",
+      warnings, errors);
+
+  /* A restart builds a new engine, which fails at once: its error too
+   * must leave nothing behind. */
+  CHECK (gst_element_set_state (h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "to NULL");
+  gst_element_set_state (h->element, GST_STATE_PLAYING);
+  gst_harness_push_event (h, gst_event_new_stream_start ("again"));
+  set_caps (h, GST_VIDEO_FORMAT_I420, W, H);
+  for (i = 0; i < 2; i++)
+    gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, W, H, i));
+  drain (h, NULL, NULL);
+  while ((m = gst_bus_pop (bus)))
+    gst_message_unref (m);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -186,6 +241,11 @@ main (int argc, char **argv)
 
   gst_init (&argc, &argv);
   accept_all = write_accept_all_classifier ();
+
+  if (g_getenv ("WALDBOOST_CL_FAULT")) {
+    run_fault_scenario (accept_all);
+    goto done;
+  }
 
   /* 1. Default classifier, frames in flight, EOS drains them. */
   h = harness ("", "auto", 2, FALSE, &bus);
@@ -275,6 +335,7 @@ main (int argc, char **argv)
     gst_object_unref (e);
   }
 
+done:
   g_unlink (accept_all);
   g_free (accept_all);
   gst_deinit ();
