@@ -692,7 +692,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         slot.accepted_capacity = std::max<size_t>(1024, g.positions / 256);
         slot.accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(AcceptedRecord) * slot.accepted_capacity);
         slot.counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (kCountLists + list_count()));
-        slot.first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, g.positions);
+        /* The row scan applies the skip rule itself and never touches it. */
+        slot.first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, scan_by_rows ? 1 : g.positions);
         slot.buffers_for = geometry;
     }
 }
