@@ -44,10 +44,10 @@ constexpr int kCountLists = 3; /* slot 2 is unused */
 constexpr int kIntegralBand = 16;
 /* Work-group size of the GPU integral kernels. */
 constexpr size_t kIntegralGroup = 256;
-/* Rows per work-group of the row scan, and the integral image's padding
- * for its vector reads (scan_rows.cl). */
+/* Rows per work-group of the row scan, and its windows per vector
+ * (scan_rows.cl). */
 constexpr size_t kScanRowsGroup = 4;
-constexpr size_t kScanPadding = 64;
+constexpr size_t kScanLanes = 16;
 /* Longs per stump record (scan_rows.cl). */
 constexpr size_t kStumpLongs = 6;
 
@@ -670,9 +670,14 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
             slot.level_map = cl::Buffer(context, ro, sizeof(cl_int) * g.level_map.size(),
                                         const_cast<cl_int*>(g.level_map.data()));
         }
-        /* Padded: the row scan reads 16 windows' corners at once, past a
-         * row's last window by up to 31 values. */
-        const size_t integral_bytes = sizeof(cl_uint) * (g.integral_pitch * (g.canvas_height + 1) + kScanPadding);
+        /* Padded: the row scan reads 16 windows' corners at once, up to 16
+         * steps past a row's last window (31 values at step 2). */
+        int max_step = 1;
+        for (const ScanLevel& s : g.scan_levels)
+            max_step = std::max(max_step, static_cast<int>(s.step));
+        const size_t padding = kScanLanes * (static_cast<size_t>(max_step) + 1);
+        const size_t integral_bytes =
+            sizeof(cl_uint) * (static_cast<size_t>(g.integral_pitch) * (g.canvas_height + 1) + padding);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
         if (!by_rows()) {
             const size_t bands = (g.canvas_height + kIntegralBand - 1) / kIntegralBand;
