@@ -218,7 +218,15 @@ void integral_band_prefix(__global uint* band_sums, int width, int bands)
  * down the band, starting from the sums of the bands above; then the rows
  * are scanned across the items, all INTEGRAL_BAND rows at once (one
  * segment of one row per item, segments padded against bank conflicts), and
- * each row is written once, coalesced. */
+ * each row is written once, coalesced.
+ *
+ * Writing the integral image is most of this pass's memory traffic, so an
+ * item writes its 4 values as one aligned 16-byte store (the integral image
+ * starts at integral_origin, which puts column 1 of every row on a multiple
+ * of 4 values), and row_widths[y] says how many columns of integral row
+ * y + 1 any level reads: the shelves' tails are gaps, never read and not
+ * written (a fifth of a 4K frame's canvas). On the H100 this pass went from
+ * 0.135 to 0.115 ms at 4K. */
 #define INTEGRAL_GROUP 256
 #define INTEGRAL_COLUMNS 4 /* one uchar4 of the canvas */
 #define INTEGRAL_SEGMENTS (INTEGRAL_GROUP / INTEGRAL_BAND) /* per row */
@@ -237,7 +245,8 @@ static int total_slot(int row, int item)
 
 __kernel __attribute__((reqd_work_group_size(INTEGRAL_GROUP, 1, 1)))
 void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, int height,
-                    __global const uint* band_offsets, __global uint* integral, int integral_pitch)
+                    __global const uint* band_offsets, __global const int* row_widths, __global uint* integral,
+                    int integral_origin, int integral_pitch)
 {
     __local uint totals[INTEGRAL_BAND * INTEGRAL_ROW_STRIDE];
     __local uint segment_sums[INTEGRAL_BAND * INTEGRAL_SEGMENTS];
@@ -250,8 +259,13 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
     __local uint* segment = totals + scan_row * INTEGRAL_ROW_STRIDE + scan_segment * INTEGRAL_SEGMENT_STRIDE;
     if (lid < INTEGRAL_BAND)
         carry[lid] = 0;
+    /* Chunks right of every row's written width are skipped whole: the
+     * carry only flows to the right. */
+    int band_width = 0;
+    for (int r = 0; r < INTEGRAL_BAND && y0 + r < height; ++r)
+        band_width = max(band_width, row_widths[y0 + r]);
 
-    for (int base = 0; base < width; base += INTEGRAL_GROUP * INTEGRAL_COLUMNS) {
+    for (int base = 0; base < band_width; base += INTEGRAL_GROUP * INTEGRAL_COLUMNS) {
         const int x0 = base + lid * INTEGRAL_COLUMNS;
         uint column[INTEGRAL_COLUMNS];
         uint prefix[INTEGRAL_BAND][INTEGRAL_COLUMNS];
@@ -295,11 +309,12 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
             const int y = y0 + r;
             if (y >= height)
                 break;
+            if (x0 >= row_widths[y])
+                continue;
+            /* Past the width only the pitch's padding columns are written. */
             const uint offset = totals[total_slot(r, lid)];
-            __global uint* out = integral + (y + 1) * integral_pitch + 1 + x0;
-            for (int c = 0; c < INTEGRAL_COLUMNS; ++c)
-                if (x0 + c < width)
-                    out[c] = prefix[r][c] + offset;
+            *(__global uint4*)(integral + integral_origin + (y + 1) * integral_pitch + 1 + x0) =
+                (uint4)(prefix[r][0], prefix[r][1], prefix[r][2], prefix[r][3]) + offset;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -80,15 +80,7 @@ static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
 }
 
 #ifdef STUMPS
-/* A stump record (engine.cpp): 256 bits, a set bit meaning the code's
- * response is the second value, then the two values. 48 bytes instead of a
- * 2 KiB table keep the whole classifier in the first-level cache. */
-#define STUMP_LONGS 6
-static __global const long* stump(const Cascade* c, int t)
-{
-    return c->responses + WEAK_COUNT * 256 + t * STUMP_LONGS;
-}
-
+/* Stump records: stump() in waldboost.cl. */
 static long16 responses_of(const Cascade* c, int t, int16 codes)
 {
     __global const long* s = stump(c, t);

@@ -261,18 +261,25 @@ TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
     WALDBOOST_REQUIRE_FILE(path);
     const GrayImage img = waldboost::tools::load_gray_image(path);
     const Classifier& c = default_classifier();
-    Engine engine(c, EngineConfig{test_device(), std::nullopt, 2});
     DetectParams params;
     const auto reference = detect(c, img.view(), params);
     DetectParams raw_params = params;
     raw_params.min_neighbors = 0;
-    expect_same_windows(engine.detect(img.view(), raw_params).windows, detect_raw(c, img.view(), raw_params),
-                        "astronaut raw");
-    const auto result = engine.detect(img.view(), params);
-    ASSERT_EQ(result.detections.size(), reference.size());
-    for (size_t i = 0; i < reference.size(); ++i) {
-        EXPECT_EQ(result.detections[i].rect, reference[i].rect);
-        EXPECT_EQ(result.detections[i].neighbors, reference[i].neighbors);
+    const auto reference_raw = detect_raw(c, img.view(), raw_params);
+    /* Both scans, whichever the device would pick: each reads the cascade
+     * in its own form (tables or stump records, vectors or not). */
+    for (const ScanMethod scan : {ScanMethod::Reduction, ScanMethod::Rows}) {
+        SCOPED_TRACE(scan == ScanMethod::Rows ? "row scan" : "reduction");
+        EngineConfig config{test_device(), std::nullopt, 2};
+        config.scan = scan;
+        Engine engine(c, config);
+        expect_same_windows(engine.detect(img.view(), raw_params).windows, reference_raw, "astronaut raw");
+        const auto result = engine.detect(img.view(), params);
+        ASSERT_EQ(result.detections.size(), reference.size());
+        for (size_t i = 0; i < reference.size(); ++i) {
+            EXPECT_EQ(result.detections[i].rect, reference[i].rect);
+            EXPECT_EQ(result.detections[i].neighbors, reference[i].neighbors);
+        }
     }
     EXPECT_GE(reference.size(), 1u);
 }
@@ -413,6 +420,30 @@ TEST(Engine, StatisticsDescribeTheReduction)
     for (const auto& k : st.kernels)
         EXPECT_GE(k.milliseconds, 0.0) << k.name;
     EXPECT_GT(st.device_milliseconds, 0.0);
+
+    /* Kernels and transfers on one device clock, in the queue's order: the
+     * frame's upload ends before its first kernel starts, every kernel
+     * starts after the one before it ended, and the results are read back
+     * after the last. */
+    ASSERT_FALSE(st.transfers.empty());
+    EXPECT_EQ(st.transfers.front().name, "upload");
+    EXPECT_EQ(st.transfers.back().name, "read accepted");
+    for (const auto* list : {&st.kernels, &st.transfers})
+        for (const auto& k : *list)
+            EXPECT_LE(k.start_ns, k.end_ns) << k.name;
+    EXPECT_LE(st.transfers.front().end_ns, st.kernels.front().start_ns);
+    for (size_t i = 1; i < st.kernels.size(); ++i)
+        EXPECT_LE(st.kernels[i - 1].end_ns, st.kernels[i].start_ns) << st.kernels[i].name;
+    EXPECT_LE(st.kernels.back().end_ns, st.transfers.back().start_ns);
+    EXPECT_NEAR(st.device_milliseconds, (st.kernels.back().end_ns - st.kernels.front().start_ns) * 1e-6, 1e-9);
+
+    /* Without profiling there are no times at all. */
+    EngineConfig quiet = config_with(engine.reduction());
+    quiet.profiling = false;
+    Engine unprofiled(c, quiet);
+    const auto plain = unprofiled.detect(img.view(), params).stats;
+    EXPECT_TRUE(plain.kernels.empty());
+    EXPECT_TRUE(plain.transfers.empty());
 }
 
 TEST(Engine, StatisticsDescribeTheRowScan)

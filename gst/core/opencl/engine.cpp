@@ -112,9 +112,16 @@ struct Geometry {
      * column the level there (-1 in a gap). */
     std::vector<cl_int> row_shelf;
     std::vector<cl_int> level_map;
+    /* GPU layout: per canvas row y, the columns of integral row y + 1 that
+     * any level reads (a multiple of 4); the shelves' tails are gaps. */
+    std::vector<cl_int> row_widths;
     std::vector<ScanLevel> scan_levels;
     std::vector<cl_int4> taps;
     int canvas_width = 0, canvas_height = 0;
+    /* Where the integral image's row 0, column 0 lies in its buffer, and
+     * values per row. The GPU layout aligns column 1 of every row to 16
+     * bytes for vector stores (kernels/pyramid.cl). */
+    int integral_origin = 0;
     int integral_pitch = 0;
     cl_uint pyramid_rows = 0;
     cl_uint positions = 0;  /* window positions scanned */
@@ -127,7 +134,7 @@ struct Geometry {
     }
 };
 
-Geometry make_geometry(Size size, const Classifier& classifier, const DetectParams& params)
+Geometry make_geometry(Size size, const Classifier& classifier, const DetectParams& params, bool band_layout)
 {
     Geometry g;
     g.image = size;
@@ -158,7 +165,14 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         shelf_height = std::max(shelf_height, level.image_size.height);
     }
     g.canvas_height = y + shelf_height;
-    g.integral_pitch = g.canvas_width + 1;
+    if (band_layout) {
+        /* Row pitch a multiple of 32 values (128 bytes) with room for the
+         * last item's 4 columns; column 1 of row 0 at value 4. */
+        g.integral_origin = 3;
+        g.integral_pitch = static_cast<int>(round_up(static_cast<size_t>(g.canvas_width) + 4, 32));
+    } else {
+        g.integral_pitch = g.canvas_width + 1;
+    }
     g.row_shelf.resize(static_cast<size_t>(g.canvas_height));
     for (size_t s = 0; s < shelf_top.size(); ++s) {
         const int end = s + 1 < shelf_top.size() ? shelf_top[s + 1] : g.canvas_height;
@@ -202,7 +216,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         s.columns = (span_x + level.step - 1) / level.step;
         s.rows = (span_y + level.step - 1) / level.step;
         s.step = level.step;
-        s.origin = cy * g.integral_pitch + cx;
+        s.origin = g.integral_origin + cy * g.integral_pitch + cx;
         s.skip_rule = level.skip_after_first_stage_rejection ? 1 : 0;
         s.first_row = static_cast<cl_int>(scan_rows);
         scan_rows += static_cast<uint64_t>(s.rows);
@@ -210,7 +224,19 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         g.scan_to_level.push_back(static_cast<int>(i));
         positions += static_cast<uint64_t>(s.columns) * static_cast<uint64_t>(s.rows);
     }
-    const uint64_t integral_size = static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
+    if (band_layout) {
+        /* A level at (cx, cy) of size w x h reads integral rows cy to cy + h,
+         * columns up to cx + w: integral row y + 1 is canvas row y's. */
+        g.row_widths.assign(static_cast<size_t>(g.canvas_height), 0);
+        for (size_t i = 0; i < g.levels.size(); ++i) {
+            const auto [cx, cy] = placement[i];
+            const int right = static_cast<int>(round_up(static_cast<size_t>(cx + g.levels[i].image_size.width), 4));
+            for (int row = std::max(cy - 1, 0); row < cy + g.levels[i].image_size.height; ++row)
+                g.row_widths[static_cast<size_t>(row)] = std::max(g.row_widths[static_cast<size_t>(row)], right);
+        }
+    }
+    const uint64_t integral_size =
+        static_cast<uint64_t>(g.integral_origin) + static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
     if (positions > std::numeric_limits<cl_uint>::max() / 2 || pixels > std::numeric_limits<cl_int>::max() ||
         integral_size > std::numeric_limits<cl_int>::max())
         throw Error("frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) +
@@ -354,7 +380,7 @@ struct Slot {
     cl::Kernel scan_rows; /* instead of the four above when scanning by rows */
     std::shared_ptr<const Geometry> geometry;       /* of the frame in the slot */
     std::shared_ptr<const Geometry> buffers_for;    /* the buffers below were sized for */
-    cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map;
+    cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map, row_widths, group_levels;
     cl::Buffer source, canvas, integral, band_totals, lists[2], accepted, counters, first_stage_rejected;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
@@ -374,6 +400,7 @@ struct Slot {
     std::vector<cl_uint> host_counters;
     std::vector<AcceptedRecord> host_accepted;
     std::vector<std::pair<std::string, cl::Event>> kernel_events;
+    std::vector<std::pair<std::string, cl::Event>> transfer_events;
     cl::Event done;
 
     bool busy = false;
@@ -424,7 +451,8 @@ struct Engine::Impl {
     void enqueue(Slot& slot);
     template <typename Launch, typename CascadeArgs>
     void enqueue_reduction(Slot& slot, Launch& launch, CascadeArgs& set_cascade_args);
-    void read_back(Slot& slot);
+    template <typename Transfer>
+    void read_back(Slot& slot, Transfer& transfer);
     static void unmap_staging(Slot& slot);
     template <typename Launch>
     void enqueue_rows_integral(Slot& slot, Launch& launch);
@@ -616,7 +644,7 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
 {
     const Size size{image.width, image.height};
     if (!geometry || !geometry->matches(size, params))
-        geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params));
+        geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, !by_rows()));
     const Geometry& g = *geometry;
 
     slot.params = params;
@@ -669,6 +697,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
                                         const_cast<cl_int*>(g.row_shelf.data()));
             slot.level_map = cl::Buffer(context, ro, sizeof(cl_int) * g.level_map.size(),
                                         const_cast<cl_int*>(g.level_map.data()));
+            slot.row_widths = cl::Buffer(context, ro, sizeof(cl_int) * g.row_widths.size(),
+                                         const_cast<cl_int*>(g.row_widths.data()));
         }
         /* Padded: the row scan reads 16 windows' corners at once, up to 16
          * steps past a row's last window (31 values at step 2). */
@@ -677,7 +707,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
             max_step = std::max(max_step, static_cast<int>(s.step));
         const size_t padding = kScanLanes * (static_cast<size_t>(max_step) + 1);
         const size_t integral_bytes =
-            sizeof(cl_uint) * (static_cast<size_t>(g.integral_pitch) * (g.canvas_height + 1) + padding);
+            sizeof(cl_uint) * (static_cast<size_t>(g.integral_origin) +
+                               static_cast<size_t>(g.integral_pitch) * (g.canvas_height + 1) + padding);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
         if (!by_rows()) {
             const size_t bands = (g.canvas_height + kIntegralBand - 1) / kIntegralBand;
@@ -699,6 +730,15 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         slot.counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (kCountLists + list_count()));
         /* The row scan applies the skip rule itself and never touches it. */
         slot.first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, scan_by_rows ? 1 : g.positions);
+        /* The level of every step-1 group's first window (step1_scan). */
+        std::vector<cl_int> group_levels(scan_by_rows ? 1 : groups, 0);
+        for (size_t i = 0; !scan_by_rows && i < groups; ++i) {
+            const cl_uint first = static_cast<cl_uint>(i * reduction.group_size);
+            const auto it = std::upper_bound(g.scan_levels.begin(), g.scan_levels.end(), first,
+                                             [](cl_uint index, const ScanLevel& s) { return index < s.first; });
+            group_levels[i] = static_cast<cl_int>(it - g.scan_levels.begin()) - 1;
+        }
+        slot.group_levels = cl::Buffer(context, ro, sizeof(cl_int) * group_levels.size(), group_levels.data());
         slot.buffers_for = geometry;
     }
 }
@@ -781,7 +821,9 @@ void Engine::Impl::enqueue_band_integral(Slot& slot, Launch& launch)
     slot.bands.setArg(a++, width);
     slot.bands.setArg(a++, height);
     slot.bands.setArg(a++, slot.band_totals);
+    slot.bands.setArg(a++, slot.row_widths);
     slot.bands.setArg(a++, slot.integral);
+    slot.bands.setArg(a++, static_cast<cl_int>(g.integral_origin));
     slot.bands.setArg(a++, static_cast<cl_int>(g.integral_pitch));
     launch("integral_bands", slot.bands, static_cast<size_t>(bands) * kIntegralGroup, kIntegralGroup);
 }
@@ -791,6 +833,14 @@ void Engine::Impl::enqueue(Slot& slot)
     const Geometry& g = *slot.geometry;
     cl::CommandQueue& q = slot.queue;
     slot.kernel_events.clear();
+    slot.transfer_events.clear();
+    /* The event of a transfer, when profiling. */
+    auto transfer = [&](const char* name) -> cl::Event* {
+        if (!profiling)
+            return nullptr;
+        slot.transfer_events.emplace_back(name, cl::Event());
+        return &slot.transfer_events.back().second;
+    };
     auto launch = [&](const char* name, cl::Kernel& kernel, size_t global, size_t local) {
         maybe_inject_fault("enqueue");
         cl::Event event;
@@ -813,10 +863,12 @@ void Engine::Impl::enqueue(Slot& slot)
     const cl_uint accepted_capacity = static_cast<cl_uint>(slot.accepted_capacity);
 
     maybe_inject_fault("enqueue");
-    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.frame_bytes, slot.staging_data);
-    q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()));
+    q.enqueueWriteBuffer(slot.source, CL_FALSE, 0, slot.frame_bytes, slot.staging_data, nullptr, transfer("upload"));
+    q.enqueueFillBuffer(slot.counters, cl_uint{0}, 0, sizeof(cl_uint) * (kCountLists + list_count()), nullptr,
+                        transfer("fill counters"));
     if (!scan_by_rows)
-        q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions);
+        q.enqueueFillBuffer(slot.first_stage_rejected, cl_uchar{0}, 0, g.positions, nullptr,
+                            transfer("fill first_stage_rejected"));
 
     if (by_rows())
         enqueue_rows_integral(slot, launch);
@@ -837,7 +889,7 @@ void Engine::Impl::enqueue(Slot& slot)
     } else {
         enqueue_reduction(slot, launch, set_cascade_args);
     }
-    read_back(slot);
+    read_back(slot, transfer);
 }
 
 template <typename Launch, typename CascadeArgs>
@@ -861,6 +913,7 @@ void Engine::Impl::enqueue_reduction(Slot& slot, Launch& launch, CascadeArgs& se
     step1.setArg(a++, accepted_capacity);
     step1.setArg(a++, slot.counters);
     step1.setArg(a++, slot.first_stage_rejected);
+    step1.setArg(a++, slot.group_levels);
     launch("step1_scan", step1, round_up(g.positions, r.group_size), r.group_size);
 
     /* Persistent launches for the list steps: enough groups to fill the
@@ -912,7 +965,8 @@ void Engine::Impl::enqueue_reduction(Slot& slot, Launch& launch, CascadeArgs& se
     launch("apply_skip_rule", skip, round_up(slot.accepted_capacity, 64), 0);
 }
 
-void Engine::Impl::read_back(Slot& slot)
+template <typename Transfer>
+void Engine::Impl::read_back(Slot& slot, Transfer& transfer)
 {
     cl::CommandQueue& q = slot.queue;
     /* Counters and the head of the accepted list come back with the frame;
@@ -921,9 +975,11 @@ void Engine::Impl::read_back(Slot& slot)
     slot.host_accepted.resize(std::min<size_t>(slot.accepted_capacity, 4096));
     maybe_inject_fault("map");
     q.enqueueReadBuffer(slot.counters, CL_FALSE, 0, sizeof(cl_uint) * slot.host_counters.size(),
-                        slot.host_counters.data());
+                        slot.host_counters.data(), nullptr, transfer("read counters"));
     q.enqueueReadBuffer(slot.accepted, CL_FALSE, 0, sizeof(AcceptedRecord) * slot.host_accepted.size(),
                         slot.host_accepted.data(), nullptr, &slot.done);
+    if (cl::Event* event = transfer("read accepted"))
+        *event = slot.done;
     q.flush();
 }
 
@@ -994,13 +1050,18 @@ FrameResult Engine::Impl::finish(Slot& slot)
     st.discarded = 0;
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
-    for (auto& [name, event] : slot.kernel_events) {
+    auto timed = [](const std::string& name, cl::Event& event) {
         const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
         const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-        st.kernels.push_back({name, static_cast<double>(end - start) * 1e-6});
-        first = std::min(first, start);
-        last = std::max(last, end);
+        return KernelTime{name, static_cast<double>(end - start) * 1e-6, start, end};
+    };
+    for (auto& [name, event] : slot.kernel_events) {
+        st.kernels.push_back(timed(name, event));
+        first = std::min<cl_ulong>(first, st.kernels.back().start_ns);
+        last = std::max<cl_ulong>(last, st.kernels.back().end_ns);
     }
+    for (auto& [name, event] : slot.transfer_events)
+        st.transfers.push_back(timed(name, event));
     st.device_milliseconds = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
     return result;
 }

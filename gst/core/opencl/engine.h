@@ -78,10 +78,14 @@ struct EngineConfig {
 struct KernelTime {
     std::string name;
     double milliseconds = 0;
+    /* Start and end on the device's clock (nanoseconds), shared by every
+     * queue of the device: frames in flight can be laid on one timeline. */
+    uint64_t start_ns = 0, end_ns = 0;
 };
 
 struct FrameStats {
     std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order (empty without) */
+    std::vector<KernelTime> transfers;         /* the frame's upload, fills and read-backs, likewise */
     uint64_t windows = 0;                      /* positions scanned */
     ScanMethod scan = ScanMethod::Reduction;   /* Rows or Reduction */
     std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 (reduction only) */
