@@ -51,6 +51,76 @@ double median(std::vector<double> v)
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
+/* Where the device's time goes with frames in flight, from the profiled
+ * throughput run's kernel and transfer times on the device clock: per
+ * frame, the span from the first kernel to the last, the time some kernel
+ * ran, and the time two or more ran at once (frames overlapping). */
+struct Timeline {
+    double span_ms = 0, busy_ms = 0, concurrent_ms = 0, upload_ms = 0;
+    int frames = 0;
+};
+
+Timeline summarize_timeline(const std::vector<waldboost::opencl::FrameStats>& frames)
+{
+    std::vector<std::pair<uint64_t, int>> edges; /* +1 at a kernel's start, -1 at its end */
+    Timeline t;
+    for (const auto& f : frames) {
+        for (const auto& k : f.kernels) {
+            edges.emplace_back(k.start_ns, 1);
+            edges.emplace_back(k.end_ns, -1);
+        }
+        for (const auto& x : f.transfers)
+            if (x.name == "upload")
+                t.upload_ms += x.milliseconds;
+    }
+    if (edges.empty())
+        return t;
+    std::sort(edges.begin(), edges.end());
+    int running = 0;
+    uint64_t busy = 0, concurrent = 0;
+    for (size_t i = 0; i + 1 < edges.size(); ++i) {
+        running += edges[i].second;
+        const uint64_t length = edges[i + 1].first - edges[i].first;
+        busy += running > 0 ? length : 0;
+        concurrent += running > 1 ? length : 0;
+    }
+    t.frames = static_cast<int>(frames.size());
+    const double n = std::max(1, t.frames);
+    t.span_ms = static_cast<double>(edges.back().first - edges.front().first) * 1e-6 / n;
+    t.busy_ms = static_cast<double>(busy) * 1e-6 / n;
+    t.concurrent_ms = static_cast<double>(concurrent) * 1e-6 / n;
+    t.upload_ms /= n;
+    return t;
+}
+
+/* The same frames as a Chrome trace (chrome://tracing, Perfetto): one row
+ * per slot of frames in flight, times in microseconds from the first. */
+bool write_trace(const std::string& path, const std::vector<waldboost::opencl::FrameStats>& frames, int inflight)
+{
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f)
+        return false;
+    uint64_t origin = UINT64_MAX;
+    for (const auto& s : frames)
+        for (const auto* list : {&s.kernels, &s.transfers})
+            for (const auto& k : *list)
+                origin = std::min(origin, k.start_ns);
+    std::fprintf(f, "{\"traceEvents\": [\n");
+    bool first = true;
+    for (size_t i = 0; i < frames.size(); ++i)
+        for (const auto* list : {&frames[i].kernels, &frames[i].transfers})
+            for (const auto& k : *list) {
+                std::fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, \"ts\": %.3f, "
+                             "\"dur\": %.3f, \"args\": {\"frame\": %zu}}",
+                             first ? "" : ",\n", k.name.c_str(), static_cast<int>(i % std::max(1, inflight)),
+                             static_cast<double>(k.start_ns - origin) * 1e-3,
+                             static_cast<double>(k.end_ns - k.start_ns) * 1e-3, i);
+                first = false;
+            }
+    std::fprintf(f, "\n]}\n");
+    return std::fclose(f) == 0;
+}
+
 struct Row {
     std::string classifier;
     std::string reduction; /* "rows" (the row scan), or the reduction parameters as --reduction takes them */
@@ -60,6 +130,7 @@ struct Row {
     double engine_throughput_profiled_ms = 0; /* the same with OpenCL profiling on */
     double submit_ms = 0;             /* host time per frame in submit() (copy, enqueue), profiling off */
     double engine_device_ms = 0;      /* first kernel start to last kernel end */
+    Timeline timeline;                /* of the profiled run with frames in flight */
     std::map<std::string, double> kernels;
     std::vector<double> lists; /* candidates after step 1 and each step 2 (median) */
     double weak_per_window = 0;
@@ -90,8 +161,10 @@ int main(int argc, char** argv)
     gchar* json_path = nullptr;
     gchar* reduction_text = nullptr;
     gchar* scan_text = nullptr;
+    gchar* trace_dir = nullptr;
     gint runs = 5;
     gint inflight = 3;
+    gint stride = 0;
     gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
     gchar** images = nullptr;
     const GOptionEntry entries[] = {
@@ -105,6 +178,10 @@ int main(int argc, char** argv)
         {"runs", 'n', 0, G_OPTION_ARG_INT, &runs, "Passes over the frames per measurement (default 5)", "N"},
         {"inflight", 'i', 0, G_OPTION_ARG_INT, &inflight, "Frames in flight for the throughput figure (default 3)",
          "N"},
+        {"stride", 0, 0, G_OPTION_ARG_INT, &stride,
+         "Pixels between windows at every scale (default 0: OpenCV's rule, 2 below scale 2 and 1 above); "
+         "OpenCV has no such setting, so another stride needs --no-opencv",
+         "N"},
         {"reduction", 'r', 0, G_OPTION_ARG_STRING, &reduction_text,
          "Reduction parameters instead of the tuned or default ones: group size, step-1 unsynchronised count and "
          "divisor, step-2 unsynchronised count and divisor, step-2 repeats, step-4 group size",
@@ -114,6 +191,10 @@ int main(int argc, char** argv)
          "(default auto; reduction when --reduction is given)",
          "METHOD"},
         {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
+        {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace_dir,
+         "Write the profiled run with frames in flight of every classifier and size as a Chrome trace "
+         "(trace-CLASSIFIER-WxH.json) into this folder",
+         "DIR"},
         {"no-opencv", 0, 0, G_OPTION_ARG_NONE, &no_opencv, "Do not time OpenCV", nullptr},
         {"no-umat", 0, 0, G_OPTION_ARG_NONE, &no_umat, "Do not time OpenCV on a UMat", nullptr},
         {"tune", 't', 0, G_OPTION_ARG_NONE, &tune,
@@ -185,6 +266,12 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "waldboost-bench: --scan must be auto, rows or reduction, not '%s'\n", scan_text);
             return 2;
         }
+    }
+
+    if (stride < 0 || (stride != 0 && !no_opencv && !tune)) {
+        std::fprintf(stderr, "waldboost-bench: --stride must be 0 or more, and other than 0 only with --no-opencv "
+                             "(OpenCV always scans by its own rule)\n");
+        return 2;
     }
 
     std::vector<Row> rows;
@@ -259,6 +346,7 @@ int main(int argc, char** argv)
             }
 #endif
             waldboost::DetectParams params; /* scale 1.1, min size = window, min-neighbors 3 */
+            params.stride = stride;
             const std::string name = path.substr(path.find_last_of('/') + 1);
             for (const waldboost::Size& size : sizes) {
                 std::vector<GrayImage> frames;
@@ -308,34 +396,54 @@ int main(int argc, char** argv)
                 for (const auto& v : lists)
                     row.lists.push_back(median(v));
 
-                /* Throughput: keep `inflight` frames on the device, over at
-                 * least 120 frames (after a warm-up pass), with OpenCL
-                 * profiling on (as for the latency) and off (the driver may
-                 * then overlap frames). */
-                double submit_ms = 0;
-                auto throughput = [&](waldboost::opencl::Engine& e) {
-                    submit_ms = 0;
+                /* Throughput: keep `inflight` frames on the device for at
+                 * least 120 frames and 200 ms (after a warm-up pass); the
+                 * median of `runs` such stretches, with OpenCL profiling on
+                 * (as for the latency) and off (the driver may then overlap
+                 * frames). The profiled stretches give the timeline. */
+                std::vector<waldboost::opencl::FrameStats> traced;
+                auto throughput = [&](waldboost::opencl::Engine& e, double* submit_ms, bool timeline) {
                     for (const GrayImage& f : frames)
                         e.detect(f.view(), params);
-                    const int total = std::max(runs * static_cast<int>(frames.size()), 120);
-                    const auto start = Clock::now();
-                    int submitted = 0, collected = 0;
-                    while (collected < total) {
-                        if (submitted < total && e.can_submit()) {
-                            const auto submit_start = Clock::now();
-                            e.submit(frames[submitted % frames.size()].view(), params);
-                            submit_ms += ms_since(submit_start);
-                            ++submitted;
-                        } else {
-                            e.collect();
-                            ++collected;
+                    std::vector<double> stretches;
+                    int all_frames = 0;
+                    double all_submit_ms = 0;
+                    for (int run = 0; run < std::max(1, runs); ++run) {
+                        const bool keep = timeline && run == std::max(1, runs) - 1;
+                        if (keep)
+                            traced.clear();
+                        const auto start = Clock::now();
+                        int submitted = 0, collected = 0;
+                        while (collected < 120 || collected < submitted || ms_since(start) < 200) {
+                            if ((submitted < 120 || ms_since(start) < 200) && e.can_submit()) {
+                                const auto submit_start = Clock::now();
+                                e.submit(frames[submitted % frames.size()].view(), params);
+                                all_submit_ms += ms_since(submit_start);
+                                ++submitted;
+                            } else {
+                                auto result = e.collect();
+                                if (keep)
+                                    traced.push_back(std::move(result->stats));
+                                ++collected;
+                            }
                         }
+                        stretches.push_back(ms_since(start) / collected);
+                        all_frames += collected;
                     }
-                    return ms_since(start) / total;
+                    if (submit_ms)
+                        *submit_ms = all_submit_ms / all_frames;
+                    return median(stretches);
                 };
-                row.engine_throughput_profiled_ms = throughput(engine);
-                row.engine_throughput_ms = throughput(unprofiled);
-                row.submit_ms = submit_ms / std::max(runs * static_cast<int>(frames.size()), 120);
+                row.engine_throughput_profiled_ms = throughput(engine, nullptr, true);
+                row.timeline = summarize_timeline(traced);
+                if (trace_dir) {
+                    const std::string file = std::string(trace_dir) + "/trace-" + name.substr(0, name.rfind('.')) +
+                                             "-" + std::to_string(size.width) + "x" + std::to_string(size.height) +
+                                             ".json";
+                    if (!write_trace(file, traced, inflight))
+                        std::fprintf(stderr, "waldboost-bench: cannot write %s\n", file.c_str());
+                }
+                row.engine_throughput_ms = throughput(unprofiled, &row.submit_ms, false);
 
 #ifdef HAVE_OPENCV
                 if (!no_opencv) {
@@ -407,6 +515,10 @@ int main(int argc, char** argv)
         for (const auto& [k, v] : r.kernels)
             std::printf(" %s %.3f;", k.c_str(), v);
         std::printf(" windows %.0f", r.windows);
+        if (r.timeline.frames)
+            std::printf(", timeline in flight (profiled, per frame): span %.3f ms, kernels running %.3f ms, "
+                        "two or more at once %.3f ms, upload %.3f ms",
+                        r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms, r.timeline.upload_ms);
         if (!r.lists.empty()) {
             std::printf(", candidates after each step");
             for (double n : r.lists)
@@ -429,10 +541,12 @@ int main(int argc, char** argv)
                          "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
                          "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
                          "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
-                         "\"weak_evaluated\": %.0f, \"kernels\": {",
+                         "\"weak_evaluated\": %.0f, \"timeline_span_ms\": %.4f, \"timeline_busy_ms\": %.4f, "
+                         "\"timeline_concurrent_ms\": %.4f, \"timeline_upload_ms\": %.4f, \"kernels\": {",
                          r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
                          r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
-                         r.weak_evaluated);
+                         r.weak_evaluated, r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms,
+                         r.timeline.upload_ms);
             bool first = true;
             for (const auto& [k, v] : r.kernels) {
                 std::fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", k.c_str(), v);
