@@ -414,17 +414,20 @@ int main(int argc, char** argv)
                             traced.clear();
                         const auto start = Clock::now();
                         int submitted = 0, collected = 0;
-                        while (collected < 120 || collected < submitted || ms_since(start) < 200) {
-                            if ((submitted < 120 || ms_since(start) < 200) && e.can_submit()) {
+                        for (;;) {
+                            const bool more = submitted < 120 || ms_since(start) < 200;
+                            if (more && e.can_submit()) {
                                 const auto submit_start = Clock::now();
                                 e.submit(frames[submitted % frames.size()].view(), params);
                                 all_submit_ms += ms_since(submit_start);
                                 ++submitted;
-                            } else {
+                            } else if (collected < submitted) {
                                 auto result = e.collect();
                                 if (keep)
                                     traced.push_back(std::move(result->stats));
                                 ++collected;
+                            } else {
+                                break;
                             }
                         }
                         stretches.push_back(ms_since(start) / collected);
