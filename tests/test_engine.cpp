@@ -10,6 +10,7 @@
  * answer every time. Runs on whatever device "auto" picks (PoCL in CI);
  * WALDBOOST_TEST_DEVICE selects another.
  */
+#include <glib.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -526,6 +527,7 @@ TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
     char dir_template[] = "/tmp/waldboost-tuning-XXXXXX";
     ASSERT_NE(mkdtemp(dir_template), nullptr);
     setenv("WALDBOOST_CACHE_DIR", dir_template, 1);
+    unsetenv("WALDBOOST_TUNING_DISABLE"); /* this test is about the cache in use */
     const Classifier& c = default_classifier();
     const auto device = waldboost::opencl::select_device(test_device());
     const std::string key = waldboost::opencl::tuning_key(device.info, c);
@@ -561,7 +563,11 @@ TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
         std::fputs("[reduction]\ngroup-size=100\nstep1-unsync=4\n", f);
         std::fclose(f);
     }
+    /* Quietly: a GLib warning (e.g. an error set over another) aborts. */
+    const GLogLevelFlags fatal = g_log_set_always_fatal(
+        static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL | G_LOG_FLAG_FATAL));
     EXPECT_FALSE(waldboost::opencl::load_tuned_reduction(key, device.info));
+    g_log_set_always_fatal(fatal);
     EXPECT_TRUE(Engine(c, EngineConfig{test_device(), std::nullopt, 1}).reduction() ==
                 waldboost::opencl::default_reduction(device.info, c));
     std::remove(file.c_str());

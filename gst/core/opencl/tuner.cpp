@@ -81,9 +81,10 @@ std::optional<ReductionParams> load_tuned_reduction(const std::string& key, cons
     if (!g_key_file_load_from_file(file.get(), path.c_str(), G_KEY_FILE_NONE, nullptr))
         return std::nullopt;
     GError* error = nullptr;
+    /* After the first missing or malformed key, the rest are not read:
+     * GLib must never be handed an error that is already set. */
     auto get = [&](const char* name) {
-        const int v = g_key_file_get_integer(file.get(), "reduction", name, &error);
-        return v;
+        return error ? 0 : g_key_file_get_integer(file.get(), "reduction", name, &error);
     };
     ReductionParams p;
     p.group_size = get("group-size");
