@@ -22,3 +22,19 @@
         }                                                                                                \
         return lo;                                                                                       \
     }
+
+/* The integral image's values (-D INTEGRAL_BITS=16 or 32). Block sums are
+ * differences of four values taken modulo 2^INTEGRAL_BITS, exact while no
+ * block can sum to 2^INTEGRAL_BITS or more: the engine picks 16 bits when
+ * the classifier's largest block is at most 257 pixels (257 x 255 < 2^16),
+ * which halves the bytes every window reads (engine.cpp). */
+#if INTEGRAL_BITS == 16
+typedef ushort integral_t;
+#define INTEGRAL_MASK 0xFFFFu
+/* An aligned store of 4 values (the engine aligns them). */
+#define STORE_INTEGRAL4(values, p) (*(__global ushort4*)(p) = convert_ushort4((values) & (uint4)(INTEGRAL_MASK)))
+#else
+typedef uint integral_t;
+#define INTEGRAL_MASK 0xFFFFFFFFu
+#define STORE_INTEGRAL4(values, p) (*(__global uint4*)(p) = (values))
+#endif

@@ -7,8 +7,8 @@
  *
  * All levels are packed into one canvas. A single integral image of the
  * canvas serves every level: a block sum is a difference of four corners, so
- * whatever lies outside the block cancels out. Sums wrap modulo 2^32, which
- * keeps every block sum exact.
+ * whatever lies outside the block cancels out. Sums wrap modulo 2^32 (or
+ * 2^16, INTEGRAL_BITS in common.cl), which keeps every block sum exact.
  */
 
 /* One level's pixels in the launch's linear index space. Mirrors
@@ -245,7 +245,7 @@ static int total_slot(int row, int item)
 
 __kernel __attribute__((reqd_work_group_size(INTEGRAL_GROUP, 1, 1)))
 void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, int height,
-                    __global const uint* band_offsets, __global const int* row_widths, __global uint* integral,
+                    __global const uint* band_offsets, __global const int* row_widths, __global integral_t* integral,
                     int integral_origin, int integral_pitch)
 {
     __local uint totals[INTEGRAL_BAND * INTEGRAL_ROW_STRIDE];
@@ -313,8 +313,8 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
                 continue;
             /* Past the width only the pitch's padding columns are written. */
             const uint offset = totals[total_slot(r, lid)];
-            *(__global uint4*)(integral + integral_origin + (y + 1) * integral_pitch + 1 + x0) =
-                (uint4)(prefix[r][0], prefix[r][1], prefix[r][2], prefix[r][3]) + offset;
+            STORE_INTEGRAL4((uint4)(prefix[r][0], prefix[r][1], prefix[r][2], prefix[r][3]) + offset,
+                            integral + integral_origin + (y + 1) * integral_pitch + 1 + x0);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -62,7 +62,7 @@ typedef struct {
 #define COUNT_LISTS 3 /* one per list from here on */
 
 typedef struct {
-    __global const uint* integral;
+    __global const integral_t* integral;
     int pitch;
     __global const int4* features;  /* x, y, block width, block height */
     __global const long* responses; /* WEAK_COUNT x 256 */
@@ -127,14 +127,15 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
  * that block's sum is >= the centre block's. 16 reads of the integral image. */
 static int lbp_code(const Cascade* c, int origin, int4 f)
 {
-    __global const uint* p = c->integral + origin + f.y * c->pitch + f.x;
+    __global const integral_t* p = c->integral + origin + f.y * c->pitch + f.x;
     const int dx = f.z;
     const int dy = f.w * c->pitch;
     uint r[4][4];
     for (int j = 0; j < 4; ++j, p += dy)
         for (int i = 0; i < 4; ++i)
             r[j][i] = p[i * dx];
-#define BLOCK(col, row) (r[row][col] - r[row][(col) + 1] - r[(row) + 1][col] + r[(row) + 1][(col) + 1])
+#define BLOCK(col, row) \
+    ((r[row][col] - r[row][(col) + 1] - r[(row) + 1][col] + r[(row) + 1][(col) + 1]) & INTEGRAL_MASK)
     const uint centre = BLOCK(1, 1);
     return (BLOCK(0, 0) >= centre) << 7 | (BLOCK(1, 0) >= centre) << 6 | (BLOCK(2, 0) >= centre) << 5 |
            (BLOCK(2, 1) >= centre) << 4 | (BLOCK(2, 2) >= centre) << 3 | (BLOCK(1, 2) >= centre) << 2 |
@@ -346,7 +347,7 @@ static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __g
 }
 
 #define CASCADE_ARGS                                                                                         \
-    __global const uint *integral, int pitch, __global const int4 *features, __global const long *responses, \
+    __global const integral_t *integral, int pitch, __global const int4 *features, __global const long *responses, \
         __global const long *thresholds, __global const uchar *resets, long final_threshold
 #define MAKE_CASCADE()                                                                                       \
     Cascade c;                                                                                               \

@@ -285,6 +285,43 @@ TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
     EXPECT_GE(reference.size(), 1u);
 }
 
+TEST(Engine, BlockSumsNearSixteenBitsStayExact)
+{
+    /* GPUs keep 16-bit integral values when no block can sum to 2^16 (at
+     * most 257 pixels) and 32 bits otherwise. Bright noise puts 17x17 block
+     * sums (289 pixels) on both sides of 2^16, where 16-bit values would
+     * flip comparisons; 16x16 blocks come close to it and stay exact. */
+    std::mt19937 rng(65536);
+    for (const int side : {16, 17}) {
+        /* Lenient thresholds: many windows are accepted, and their scores
+         * (from 256-entry tables) show any code that came out different. */
+        Classifier c = random_classifier(rng, 3 * side + 2, 3 * side + 2, 12, true);
+        for (WeakClassifier& w : c.weak) {
+            w.feature.block_width = w.feature.block_height = side;
+            w.feature.x = static_cast<int>(rng() % 3);
+            w.feature.y = static_cast<int>(rng() % 3);
+            if (w.reject_threshold != waldboost::kNoRejection)
+                w.reject_threshold -= 2.0f;
+        }
+        c.final_threshold = c.weak.back().reject_threshold;
+        GrayImage img(150, 110);
+        std::uniform_int_distribution<int> bright(200, 255);
+        for (uint8_t& v : img.pixels)
+            v = static_cast<uint8_t>(bright(rng));
+        DetectParams params;
+        params.min_neighbors = 0;
+        params.scale_factor = 1.05;
+        const auto reference = detect_raw(c, img.view(), params);
+        const std::vector<ReductionParams> sets = parameter_sets();
+        for (const ReductionParams& p : {sets[0], sets[2]}) {
+            Engine engine(c, config_with(p));
+            expect_same_windows(engine.detect(img.view(), params).windows, reference,
+                                "blocks " + std::to_string(side) + "x" + std::to_string(side));
+        }
+        EXPECT_GT(reference.size(), 100u) << "blocks " << side;
+    }
+}
+
 TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
 {
     /* A classifier that accepts every window, with a threshold after every

@@ -439,6 +439,10 @@ struct Engine::Impl {
     bool by_rows() const { return rows_layout; }
     /* Scan by rows (kernels/scan_rows.cl) instead of the reduction. */
     bool scan_by_rows = false;
+    /* Bits per integral-image value: 16 where every block sum fits
+     * (kernels/common.cl), else 32. */
+    int integral_bits = 32;
+    size_t integral_value_bytes() const { return static_cast<size_t>(integral_bits / 8); }
 
     /* The GPU layout writes the canvas 4 pixels at a time. */
     int canvas_pitch(const Geometry& g) const
@@ -552,6 +556,20 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     m.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, m.selected.info);
     validate(m.reduction, m.selected.info);
     m.scan_by_rows = config.scan == ScanMethod::Rows || (config.scan == ScanMethod::Auto && m.device_is_cpu);
+    /* 16-bit integral values halve the bytes every window reads (on the
+     * H100 at 4K, frontalface: see docs/engine.md). Block sums are taken
+     * modulo 2^16, exact while a block holds at most 257 pixels (257 x 255
+     * < 2^16): OpenCV's 24x24 and 45x45 face cascades qualify. Only the GPU
+     * layout and the reduction read them; the CPU kernels keep 32 bits. */
+    int64_t largest_block = 0;
+    for (const WeakClassifier& w : classifier.weak)
+        largest_block = std::max(largest_block, int64_t{w.feature.block_width} * w.feature.block_height);
+    if (!m.rows_layout && !m.scan_by_rows && largest_block * 255 <= 0xFFFF)
+        m.integral_bits = 16;
+    /* Development aid: WALDBOOST_INTEGRAL_BITS=32 keeps 32-bit values, for
+     * measurements. */
+    if (const char* bits = std::getenv("WALDBOOST_INTEGRAL_BITS"); bits && std::string_view(bits) == "32")
+        m.integral_bits = 32;
 
     try {
         m.context = cl::Context(m.selected.device);
@@ -576,6 +594,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         if (m.stumps)
             options += " -D STUMPS";
         define("INTEGRAL_BAND", kIntegralBand);
+        define("INTEGRAL_BITS", m.integral_bits);
         if (m.by_rows())
             options += " -D PYRAMID_BY_ROWS";
         /* Development aid: extra compiler options, e.g. -cl-opt-disable. */
@@ -707,8 +726,8 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
             max_step = std::max(max_step, static_cast<int>(s.step));
         const size_t padding = kScanLanes * (static_cast<size_t>(max_step) + 1);
         const size_t integral_bytes =
-            sizeof(cl_uint) * (static_cast<size_t>(g.integral_origin) +
-                               static_cast<size_t>(g.integral_pitch) * (g.canvas_height + 1) + padding);
+            integral_value_bytes() * (static_cast<size_t>(g.integral_origin) +
+                                      static_cast<size_t>(g.integral_pitch) * (g.canvas_height + 1) + padding);
         slot.integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
         if (!by_rows()) {
             const size_t bands = (g.canvas_height + kIntegralBand - 1) / kIntegralBand;
@@ -716,7 +735,10 @@ void Engine::Impl::prepare(Slot& slot, const GrayView& image, const DetectParams
         }
         /* Row 0 and column 0 of the integral image stay zero; the kernels
          * never write them. */
-        slot.queue.enqueueFillBuffer(slot.integral, cl_uint{0}, 0, integral_bytes);
+        if (integral_bits == 16)
+            slot.queue.enqueueFillBuffer(slot.integral, cl_ushort{0}, 0, integral_bytes);
+        else
+            slot.queue.enqueueFillBuffer(slot.integral, cl_uint{0}, 0, integral_bytes);
 
         /* Each step keeps at most group / divisor windows of every group, so
          * this bounds every list: no list can overflow. */
