@@ -19,7 +19,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/model/default_classifier.h"
+#include "core/embedded/default_classifier.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"

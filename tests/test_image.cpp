@@ -9,7 +9,7 @@
 
 #include <random>
 
-#include "core/reference/image.h"
+#include "core/detection/image.h"
 
 using namespace waldboost;
 

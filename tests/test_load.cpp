@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/model/default_classifier.h"
+#include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
 #include "test_support.h"

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/model/default_classifier.h"
+#include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
 
 using namespace waldboost;

@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "core/model/classifier_io.h"
-#include "core/model/default_classifier.h"
+#include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
 

@@ -18,7 +18,9 @@
 #include "core/model/model.h"
 #include "core/opencl/device.h"
 #include "core/opencl/program_cache.h"
-#include "core/reference/detector.h"
+#include "core/detection/grouping.h"
+#include "core/detection/scales.h"
+#include "core/detection/types.h"
 
 namespace waldboost::opencl {
 

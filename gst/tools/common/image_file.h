@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "core/reference/image.h"
+#include "core/detection/image.h"
 
 namespace waldboost::tools {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/model/classifier_io.h"
-#include "core/model/default_classifier.h"
+#include "core/embedded/default_classifier.h"
 #include "core/opencl/engine.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"

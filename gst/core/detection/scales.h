@@ -1,0 +1,30 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pyramid detectMultiScale scans: its scales, sizes and steps.
+ */
+#pragma once
+
+#include <vector>
+
+#include "core/detection/types.h"
+#include "core/model/model.h"
+
+namespace waldboost {
+
+/* One level of the pyramid, with OpenCV's geometry. */
+struct ScaleLevel {
+    float scale = 1.0f;   /* original pixels per scaled pixel */
+    Size image_size;      /* round(original size / scale) */
+    Size window_size;     /* round(classifier window * scale), in original pixels */
+    int step = 1;         /* distance between scanned positions, both axes */
+    /* OpenCV's rule: a window rejected in the first stage also skips the
+     * next position in its row. */
+    bool skip_after_first_stage_rejection = false;
+};
+
+/* The levels detectMultiScale would scan; throws Error for bad parameters. */
+std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, const DetectParams& params);
+
+}  // namespace waldboost
