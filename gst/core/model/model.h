@@ -18,14 +18,9 @@
 #include <string>
 #include <vector>
 
-namespace waldboost {
+#include "core/error.h"
 
-/* Every error the core reports: a message a user can act on. For classifier
- * files the message starts with the file name and, where known, the line. */
-class Error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+namespace waldboost {
 
 /* Multi-block LBP feature: a 3x3 grid of equal blocks of block_width x
  * block_height pixels whose top-left corner is (x, y) inside the window. */
