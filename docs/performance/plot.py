@@ -3,7 +3,7 @@
 """Plots waldboost-bench JSON results: ms per frame against resolution for
 the engine and OpenCV, one PNG per input file and classifier.
 
-    docs/performance/plot.py docs/performance/bench-h100-gpu.json [...]
+    docs/performance/plot.py docs/performance/bench-h100-gpu-round5.json [...]
 
 Needs gnuplot (Debian: gnuplot-nox). Writes NAME-CLASSIFIER.png next to
 each JSON file."""
