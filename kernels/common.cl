@@ -2,8 +2,9 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Helpers shared by the kernel files (OpenCL C 1.2); the engine builds
- * common.cl, pyramid.cl and waldboost.cl as one program, in that order.
+ * Helpers shared by the kernel files (OpenCL C 1.2). The engine builds one
+ * program of shared.h, common.cl, lbp.cl, pyramid.cl, waldboost.cl and (on
+ * CPU devices) scan_rows.cl, in that order.
  */
 
 /* Defines `name`, which returns the index of the last entry of a table

@@ -11,18 +11,8 @@
  * 2^16, INTEGRAL_BITS in common.cl), which keeps every block sum exact.
  */
 
-/* One level's pixels in the launch's linear index space. Mirrors
- * ResizeLevel in engine.cpp. */
-typedef struct {
-    uint first;        /* first row of the level (row-per-work-item layout) */
-    int width;
-    int height;
-    int canvas_offset; /* of the level's top-left pixel in the canvas */
-    int xtap;          /* first of its width x taps */
-    int ytap;          /* first of its height y taps */
-    int canvas_x;      /* the level's top-left pixel in the canvas */
-    int canvas_y;
-} ResizeLevel;
+/* ResizeLevel (kernels/shared.h): one level's pixels in the launch's linear
+ * index space. */
 
 DEFINE_FIND_LEVEL(find_resize_level, ResizeLevel)
 
@@ -117,9 +107,6 @@ __kernel void integral_column_strips(__global uint* integral, int width, int hei
  * or -1 in a gap. A column's level only changes with the shelf, so its
  * taps are looked up once per shelf, keeping the loads of a pixel
  * independent of the lookups. */
-#ifndef BAND_SUMS_SHARED_YTAP
-#define BAND_SUMS_SHARED_YTAP 1
-#endif
 __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __global const ResizeLevel* levels,
                                  __global const int* level_map, __global const int* row_shelf,
                                  __global const int4* taps, int width, int height, __global uchar* canvas,
@@ -154,7 +141,6 @@ __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __glo
             }
         }
         uchar p[4];
-#if BAND_SUMS_SHARED_YTAP
         /* The 4 columns nearly always lie in one level: one y tap for them. */
         const int ly0 = y - top[0];
         const int4 yt0 = ly0 < rows[0] ? taps[ytap[0] + ly0] : (int4)(0);
@@ -163,12 +149,6 @@ __kernel void integral_band_sums(__global const uchar* src, int src_pitch, __glo
             const bool same = ytap[c] == ytap[0] && top[c] == top[0];
             p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], same ? yt0 : taps[ytap[c] + ly]) : (uchar)0;
         }
-#else
-        for (int c = 0; c < 4; ++c) {
-            const int ly = y - top[c];
-            p[c] = ly < rows[c] ? resize_pixel(src, src_pitch, xt[c], taps[ytap[c] + ly]) : (uchar)0;
-        }
-#endif
         const uchar4 pixels = (uchar4)(p[0], p[1], p[2], p[3]);
         vstore4(pixels, 0, canvas + y * canvas_pitch + x0); /* the pitch has room for the last 4 */
         sum += convert_uint4(pixels);
@@ -227,14 +207,13 @@ void integral_band_prefix(__global uint* band_sums, int width, int bands)
  * y + 1 any level reads: the shelves' tails are gaps, never read and not
  * written (a fifth of a 4K frame's canvas). On the H100 this pass went from
  * 0.135 to 0.115 ms at 4K. */
-#define INTEGRAL_GROUP 256
 #define INTEGRAL_COLUMNS 4 /* one uchar4 of the canvas */
 #define INTEGRAL_SEGMENTS (INTEGRAL_GROUP / INTEGRAL_BAND) /* per row */
 #define INTEGRAL_SEGMENT_LENGTH (INTEGRAL_GROUP / INTEGRAL_SEGMENTS)
 #define INTEGRAL_SEGMENT_STRIDE (INTEGRAL_SEGMENT_LENGTH + 1)
 #define INTEGRAL_ROW_STRIDE (INTEGRAL_SEGMENTS * INTEGRAL_SEGMENT_STRIDE)
 #if INTEGRAL_GROUP % INTEGRAL_BAND != 0
-#error "INTEGRAL_BAND must divide INTEGRAL_GROUP"
+#error "INTEGRAL_BAND must divide INTEGRAL_GROUP (kernels/shared.h)"
 #endif
 
 static int total_slot(int row, int item)

@@ -25,7 +25,7 @@
  * lbpcascade_frontalface: 10% fewer cycles than 4 and 5% fewer than 1).
  */
 
-#define LANES 16
+#define LANES SCAN_LANES /* kernels/shared.h */
 #define MIN_LANES 2
 
 /* Integral-image values at p, p + step, ... p + 15 step: the same corner of
@@ -43,30 +43,10 @@ static uint16 load_lanes(__global const uint* p, int step)
     return vload16(0, v);
 }
 
-/* lbp_code() of waldboost.cl with its 16 reads written out: CPU compilers
- * otherwise keep the loop and an array on the stack. LATTICE_ROWS points
- * p0..p3 at the rows of feature f's 4x4 corner lattice (dx apart), and
- * LBP_CODE builds the code from the corner values a0..d3 (rows a to d),
- * BIT(comparison, bit) turning each comparison into its bit. */
-#define LATTICE_ROWS(c, origin, f)                                                                           \
-    __global const uint* p0 = (c)->integral + (origin) + (f).y * (c)->pitch + (f).x;                        \
-    const int dx = (f).z;                                                                                    \
-    __global const uint* p1 = p0 + (f).w * (c)->pitch;                                                       \
-    __global const uint* p2 = p1 + (f).w * (c)->pitch;                                                       \
-    __global const uint* p3 = p2 + (f).w * (c)->pitch
-#define LBP_CODE(BIT)                                                                                        \
-    (BIT(a0 - a1 - b0 + b1 >= centre, 128) | BIT(a1 - a2 - b1 + b2 >= centre, 64) |                         \
-     BIT(a2 - a3 - b2 + b3 >= centre, 32) | BIT(b2 - b3 - c2 + c3 >= centre, 16) |                          \
-     BIT(c2 - c3 - d2 + d3 >= centre, 8) | BIT(c1 - c2 - d1 + d2 >= centre, 4) |                            \
-     BIT(c0 - c1 - d0 + d1 >= centre, 2) | BIT(b0 - b1 - c0 + c1 >= centre, 1))
-/* A true vector comparison is -1 (all bits set), a scalar one 1. */
-#define VECTOR_BIT(comparison, bit) ((comparison) & (bit))
-#define SCALAR_BIT(comparison, bit) ((comparison) ? (bit) : 0)
-
-/* The codes of 16 windows `step` apart. */
+/* The codes of 16 windows `step` apart (kernels/lbp.cl). */
 static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
 {
-    LATTICE_ROWS(c, origin, f);
+    LBP_LATTICE_ROWS(c->integral, c->pitch, origin, f);
     const uint16 a0 = load_lanes(p0, step), a1 = load_lanes(p0 + dx, step), a2 = load_lanes(p0 + 2 * dx, step),
                  a3 = load_lanes(p0 + 3 * dx, step);
     const uint16 b0 = load_lanes(p1, step), b1 = load_lanes(p1 + dx, step), b2 = load_lanes(p1 + 2 * dx, step),
@@ -75,8 +55,8 @@ static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
                  c3 = load_lanes(p2 + 3 * dx, step);
     const uint16 d0 = load_lanes(p3, step), d1 = load_lanes(p3 + dx, step), d2 = load_lanes(p3 + 2 * dx, step),
                  d3 = load_lanes(p3 + 3 * dx, step);
-    const uint16 centre = b1 - b2 - c1 + c2;
-    return LBP_CODE(VECTOR_BIT);
+    const uint16 centre = LBP_CENTRE;
+    return LBP_CODE(LBP_VECTOR_BIT);
 }
 
 #ifdef STUMPS
@@ -97,22 +77,10 @@ static long16 responses_of(const Cascade* c, int t, int16 codes)
     return select((long16)s[4], (long16)s[5], -second);
 }
 
-/* The code of one window. */
-static int lbp_code_unrolled(const Cascade* c, int origin, int4 f)
-{
-    LATTICE_ROWS(c, origin, f);
-    const uint a0 = p0[0], a1 = p0[dx], a2 = p0[2 * dx], a3 = p0[3 * dx];
-    const uint b0 = p1[0], b1 = p1[dx], b2 = p1[2 * dx], b3 = p1[3 * dx];
-    const uint c0 = p2[0], c1 = p2[dx], c2 = p2[2 * dx], c3 = p2[3 * dx];
-    const uint d0 = p3[0], d1 = p3[dx], d2 = p3[2 * dx], d3 = p3[3 * dx];
-    const uint centre = b1 - b2 - c1 + c2;
-    return LBP_CODE(SCALAR_BIT);
-}
-
 static long stump_response(const Cascade* c, int origin, int t)
 {
     __global const long* s = stump(c, t);
-    const int code = lbp_code_unrolled(c, origin, c->features[t]);
+    const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
     const uint word = ((__global const uint*)s)[code >> 5];
     return s[4 + ((word >> (code & 31)) & 1)];
 }

@@ -31,35 +31,7 @@
 
 #define NO_THRESHOLD LONG_MIN
 
-/* Mirrors ScanLevel in engine.cpp. */
-typedef struct {
-    uint first;     /* first linear scan index of the level */
-    int columns;    /* scan positions per row */
-    int rows;
-    int step;       /* pixels between positions */
-    int origin;     /* integral-image offset of the level's top-left pixel */
-    int skip_rule;  /* OpenCV's "skip the next position after a first-stage rejection" */
-    int first_row;  /* first row of the level in a numbering of all levels' rows (scan_rows.cl) */
-    int pad1;
-} ScanLevel;
-
-typedef struct {
-    uint index;  /* linear scan index */
-    uint next;   /* next weak classifier to evaluate */
-    long sum;    /* running sum so far */
-} Candidate;
-
-typedef struct {
-    uint index;
-    uint hidden; /* set by apply_skip_rule: OpenCV would not have visited it */
-    long score;  /* final sum minus the final threshold */
-} Accepted;
-
-/* Counter slots, mirrored in engine.cpp. */
-#define COUNT_ACCEPTED 0
-#define COUNT_WEAK_EVALUATED 1
-/* slot 2 is unused */
-#define COUNT_LISTS 3 /* one per list from here on */
+/* ScanLevel, Candidate, Accepted and the counter slots: kernels/shared.h. */
 
 typedef struct {
     __global const integral_t* integral;
@@ -87,23 +59,11 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
     return level_window_origin(levels[find_scan_level(levels, level_count, index)], pitch, index);
 }
 
-/* Step 1's groups take consecutive windows: the host gives each group the
- * level of its first window, and a work-item walks on from there (past a
- * few levels only at the smallest scales), instead of a binary search of
- * dependent loads per window. On the H100 step 1 went from 0.623 to 0.600 ms
- * at 4K (frontalface). STEP1_GROUP_LEVELS 0 searches, for measurements. */
-#ifndef STEP1_GROUP_LEVELS
-#define STEP1_GROUP_LEVELS 1
-#endif
-
 /* Step 1 evaluates the weak classifiers through the first rejection test
  * for every window (none of them but the last can end a window) in a loop
  * unrolled at compile time, so that all their reads are in flight at once.
- * STEP1_PREFIX_UNROLL 0 turns this off, for measurements. */
-#ifndef STEP1_PREFIX_UNROLL
-#define STEP1_PREFIX_UNROLL 1
-#endif
-#if !STEP1_PREFIX_UNROLL || FIRST_TEST >= 16 || FIRST_TEST >= WEAK_COUNT
+ */
+#if FIRST_TEST >= 16 || FIRST_TEST >= WEAK_COUNT
 #define STEP1_PREFIX 0
 #elif FIRST_TEST + 1 <= STEP1_UNSYNC
 #define STEP1_PREFIX (FIRST_TEST + 1)
@@ -111,44 +71,20 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
 #define STEP1_PREFIX STEP1_UNSYNC
 #endif
 
-/* STEP1_REPACK (see step1_scan; 0 turns it off, for measurements): used
+/* STEP1_REPACK (see step1_scan): used
  * where step 1 has divisor 1 (the GPU defaults) and more unsynchronised weak
  * classifiers after the unrolled first stage. */
-#ifndef STEP1_REPACK
+#if STEP1_DIVISOR == 1 && STEP1_PREFIX > 0 && STEP1_PREFIX < STEP1_UNSYNC && STEP1_PREFIX < WEAK_COUNT
 #define STEP1_REPACK 1
-#endif
-#if STEP1_REPACK && !(STEP1_DIVISOR == 1 && STEP1_PREFIX > 0 && STEP1_PREFIX < STEP1_UNSYNC && STEP1_PREFIX < WEAK_COUNT)
-#undef STEP1_REPACK
+#else
 #define STEP1_REPACK 0
 #endif
-
-/* The 8-bit LBP code: bits from the most significant are the top-left, top,
- * top-right, right, bottom-right, bottom, bottom-left and left block, set when
- * that block's sum is >= the centre block's. 16 reads of the integral image. */
-static int lbp_code(const Cascade* c, int origin, int4 f)
-{
-    __global const integral_t* p = c->integral + origin + f.y * c->pitch + f.x;
-    const int dx = f.z;
-    const int dy = f.w * c->pitch;
-    uint r[4][4];
-    for (int j = 0; j < 4; ++j, p += dy)
-        for (int i = 0; i < 4; ++i)
-            r[j][i] = p[i * dx];
-#define BLOCK(col, row) \
-    ((r[row][col] - r[row][(col) + 1] - r[(row) + 1][col] + r[(row) + 1][(col) + 1]) & INTEGRAL_MASK)
-    const uint centre = BLOCK(1, 1);
-    return (BLOCK(0, 0) >= centre) << 7 | (BLOCK(1, 0) >= centre) << 6 | (BLOCK(2, 0) >= centre) << 5 |
-           (BLOCK(2, 1) >= centre) << 4 | (BLOCK(2, 2) >= centre) << 3 | (BLOCK(1, 2) >= centre) << 2 |
-           (BLOCK(0, 2) >= centre) << 1 | (BLOCK(0, 1) >= centre);
-#undef BLOCK
-}
 
 #ifdef STUMPS
 /* A stump record (engine.cpp), after the WEAK_COUNT tables: 256 bits, a set
  * bit meaning the code's response is the second value, then the two values.
  * 48 bytes instead of a 2 KiB table keep the whole classifier in the
  * first-level cache. */
-#define STUMP_LONGS 6
 static __global const long* stump(const Cascade* c, int t)
 {
     return c->responses + WEAK_COUNT * 256 + t * STUMP_LONGS;
@@ -159,16 +95,12 @@ static __global const long* stump(const Cascade* c, int t)
  * then hit one 32-byte word array, and the two values do not wait for the
  * code, where a 2 KiB table takes loads from up to 16 cache lines. On the
  * H100 at 4K (frontalface): step 1 0.630 -> 0.620 ms, step 2 0.304 -> 0.301,
- * step 4 0.033 -> 0.031 (STUMP_RECORDS 0 reads the tables, for
- * measurements). */
-#ifndef STUMP_RECORDS
-#define STUMP_RECORDS 1
-#endif
+ * step 4 0.033 -> 0.031. */
 
 static long response(const Cascade* c, int origin, int t)
 {
-    const int code = lbp_code(c, origin, c->features[t]);
-#if defined(STUMPS) && STUMP_RECORDS
+    const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
+#ifdef STUMPS
     /* The values do not depend on the code: only the word's load waits for
      * the integral image's. */
     __global const long* s = stump(c, t);
@@ -186,11 +118,7 @@ static long response(const Cascade* c, int origin, int t)
  * sum reset, none of which can end the window, are evaluated as one
  * segment, in a loop without exits whose reads the compiler can issue
  * together. On the H100 this helps step 2 (0.294 against 0.310 ms at 4K)
- * and slows step 1 (0.796 against 0.715 ms), so only step 2 uses it
- * (STEP2_SEGMENTS 0 turns it off, for measurements). */
-#ifndef STEP2_SEGMENTS
-#define STEP2_SEGMENTS 1
-#endif
+ * and slows step 1 (0.796 against 0.715 ms), so only step 2 uses it. */
 static void advance_by(const Cascade* c, int origin, int stop, uint* t, long* sum, bool* alive, uint* evaluated,
                        __global uchar* first_stage_rejected, uint index, bool segments)
 {
@@ -371,14 +299,15 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
     MAKE_CASCADE();
     const uint index = get_global_id(0);
     bool alive = index < total;
-#if STEP1_GROUP_LEVELS
+    /* Step 1's groups take consecutive windows: the host gives each group
+     * the level of its first window, and a work-item walks on from there
+     * (past a few levels only at the smallest scales), instead of a binary
+     * search of dependent loads per window (on the H100 at 4K, step 1 went
+     * from 0.623 to 0.600 ms). */
     int level = group_levels[get_group_id(0)];
     while (level + 1 < level_count && levels[level + 1].first <= index)
         ++level;
     const int origin = alive ? level_window_origin(levels[level], pitch, index) : 0;
-#else
-    const int origin = alive ? window_origin(levels, level_count, pitch, index) : 0;
-#endif
     uint t = 0, evaluated = 0;
     long sum = 0;
 #if STEP1_PREFIX > 0
@@ -483,7 +412,7 @@ static void continue_list(const Cascade* c, __global const ScanLevel* levels, in
         uint t = cand.next, evaluated = 0;
         long sum = cand.sum;
         advance_by(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
-                   STEP2_SEGMENTS);
+                   true);
         synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
                             state, &shared[0]);
         if (alive && t == WEAK_COUNT)

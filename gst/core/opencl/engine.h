@@ -77,6 +77,10 @@ struct FrameResult {
     FrameStats stats;
 };
 
+/* The engine's OpenCL program: kernels/shared.h and the .cl files in build
+ * order (scan_rows.cl only when scanning by rows). */
+std::string kernel_program_source(bool with_row_scan);
+
 class Engine {
 public:
     /* Selects the device, builds the kernels (through the binary cache) and

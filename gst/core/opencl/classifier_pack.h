@@ -1,0 +1,59 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The classifier as the kernels read it: features, response tables in fixed
+ * point, rejection thresholds and sum resets, and for OpenCV's stumps
+ * compact stump records. Packing is pure (tested without a device); the
+ * upload makes the device's read-only buffers of one packed classifier.
+ */
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/opencl/cl.h"
+
+namespace waldboost::opencl {
+
+/* Running sums are int64 with this many fraction bits: exact (and so
+ * order-independent) for every response that is a multiple of 2^-40, which
+ * covers any float of magnitude >= 2^-17, and room for sums up to 2^23. */
+constexpr int kFixedShift = 40;
+constexpr double kFixedScale = 1099511627776.0; /* 2^40 */
+constexpr double kFixedLimit = 4194304.0;       /* 2^22: headroom below 2^23 */
+
+/* The smallest fixed-point value >= value. */
+int64_t to_fixed_ceil(double value);
+
+struct PackedClassifier {
+    size_t weak_count = 0;
+    std::vector<cl_int4> features;    /* LBP: x, y, block width, block height */
+    /* weak_count tables of 256 responses; with stumps, then one stump record
+     * (STUMP_LONGS longs, kernels/shared.h) per weak classifier. */
+    std::vector<cl_long> responses;
+    std::vector<cl_long> thresholds;  /* LONG_MIN: no rejection test */
+    std::vector<cl_uchar> resets;
+    /* Index of the first weak classifier with a rejection test (weak_count
+     * when none has). */
+    int first_test = 0;
+    /* Every weak classifier has at most two response values (OpenCV's
+     * stumps), so the stump records follow the tables. */
+    bool stumps = false;
+    /* Pixels in the largest feature block: bounds every block sum. */
+    int64_t largest_block = 0;
+};
+
+/* Throws Error (UnsupportedClassifier) for values beyond the fixed-point
+ * range. */
+PackedClassifier pack_classifier(const Classifier& classifier);
+
+/* A packed classifier in the device's memory. */
+struct DeviceClassifier {
+    cl::Buffer features, responses, thresholds, resets;
+};
+
+DeviceClassifier upload_classifier(const cl::Context& context, const PackedClassifier& packed);
+
+}  // namespace waldboost::opencl

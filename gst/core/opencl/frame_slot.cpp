@@ -1,0 +1,180 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/opencl/frame_slot.h"
+
+#include <algorithm>
+#include <cstring>
+#include <system_error>
+#include <thread>
+
+#include "core/opencl/device.h"
+#include "core/opencl/environment.h"
+
+namespace waldboost::opencl {
+
+FrameSlot::FrameSlot(const cl::Context& context, const cl::Device& device, const cl::Program& program,
+                     const EnginePlan& plan)
+{
+    queue = cl::CommandQueue(context, device, plan.profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
+    if (plan.rows_layout) {
+        pyramid = BoundKernel(program, "build_pyramid");
+        rows = BoundKernel(program, "integral_rows");
+        column_strips = BoundKernel(program, "integral_column_strips");
+    } else {
+        band_sums = BoundKernel(program, "integral_band_sums");
+        band_prefix = BoundKernel(program, "integral_band_prefix");
+        bands = BoundKernel(program, "integral_bands");
+    }
+    if (plan.scan_by_rows) {
+        scan_rows = BoundKernel(program, "scan_rows");
+    } else {
+        step1 = BoundKernel(program, "step1_scan");
+        step2 = BoundKernel(program, "step2_reduce");
+        step4 = BoundKernel(program, "step4_finish");
+        skip = BoundKernel(program, "apply_skip_rule");
+    }
+}
+
+FrameSlot::~FrameSlot()
+{
+    /* Let queued work finish before its buffers go away. */
+    try {
+        if (queue()) {
+            queue.finish();
+            unmap_staging();
+        }
+    } catch (const cl::Error&) {
+    }
+}
+
+void FrameSlot::unmap_staging()
+{
+    if (!staging_data || !staging())
+        return;
+    queue.enqueueUnmapMemObject(staging, staging_data);
+    queue.finish();
+    staging_data = nullptr;
+    staging_capacity = 0;
+}
+
+void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
+                        std::shared_ptr<const Geometry> frame_geometry, const GrayView& image)
+{
+    geometry = std::move(frame_geometry);
+    frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+    if (plan.device_is_cpu && frame_bytes > staging_capacity) {
+        host_staging.resize(frame_bytes);
+        staging_data = host_staging.data();
+        staging_capacity = frame_bytes;
+    } else if (frame_bytes > staging_capacity) {
+        unmap_staging();
+        maybe_inject_fault("buffer-create");
+        const size_t capacity = std::max<size_t>(frame_bytes, 1);
+        staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
+        staging_data =
+            static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+        staging_capacity = capacity;
+    }
+    copy_frame(staging_data, image);
+    if (geometry->scan_levels.empty())
+        return;
+    maybe_inject_fault("buffer-create");
+    if (buffers_for != geometry)
+        size_buffers(context, plan);
+}
+
+void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
+{
+    const Geometry& g = *geometry;
+    const ReductionParams& r = plan.reduction;
+    auto read_only = [&](const auto& values) {
+        using Value = typename std::decay_t<decltype(values)>::value_type;
+        return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(Value) * values.size(),
+                          const_cast<Value*>(values.data()));
+    };
+    resize_levels = read_only(g.resize_levels);
+    scan_levels = read_only(g.scan_levels);
+    taps = read_only(g.taps);
+    source = cl::Buffer(context, CL_MEM_READ_ONLY, frame_bytes);
+    const size_t canvas_bytes = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
+    canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
+    if (plan.rows_layout) {
+        /* The gaps between packed levels are never written; their values
+         * cancel out of every block sum, but they must not be uninitialised
+         * memory. */
+        queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, canvas_bytes);
+    } else {
+        row_shelf = read_only(g.row_shelf);
+        level_map = read_only(g.level_map);
+        row_widths = read_only(g.row_widths);
+        const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
+        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * band_count * g.canvas_width);
+    }
+    const size_t integral_bytes = plan.integral_value_bytes() * integral_buffer_values(g);
+    integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
+    /* Row 0 and column 0 of the integral image stay zero; the kernels never
+     * write them. */
+    if (plan.integral_bits == 16)
+        queue.enqueueFillBuffer(integral, cl_ushort{0}, 0, integral_bytes);
+    else
+        queue.enqueueFillBuffer(integral, cl_uint{0}, 0, integral_bytes);
+
+    /* Each step keeps at most group / divisor windows of every group, so
+     * this bounds every list: no list can overflow. */
+    const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
+    list_capacity = plan.scan_by_rows ? 1 : std::max<size_t>(1, groups * (r.group_size / r.step1_divisor));
+    for (cl::Buffer& list : lists)
+        list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Candidate) * list_capacity);
+    accepted_capacity = std::max<size_t>(1024, g.positions / 256);
+    accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
+    counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (COUNT_LISTS + plan.list_count()));
+    /* The row scan applies the skip rule itself and never touches it. */
+    first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, plan.scan_by_rows ? 1 : g.positions);
+    group_levels = read_only(plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, r.group_size));
+    buffers_for = geometry;
+}
+
+void FrameSlot::grow_accepted(const cl::Context& context, size_t count)
+{
+    maybe_inject_fault("buffer-create");
+    accepted_capacity = round_up(count + count / 4, 1024);
+    accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
+}
+
+/* One thread's copy took 1.0-1.5 ms of a 4K frame's submit() on the H100
+ * host, about as long as the device's work on it, so large frames are
+ * copied by a few threads, one band of rows each. */
+void copy_frame(uint8_t* dst, const GrayView& image)
+{
+    const size_t width = static_cast<size_t>(image.width);
+    auto copy_rows = [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            std::memcpy(dst + static_cast<size_t>(y) * width, image.row(y), width);
+    };
+    const int max_threads =
+        environment::copy_threads(static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)));
+    constexpr size_t kBytesPerThread = size_t{2} << 20;
+    const int threads = static_cast<int>(
+        std::min<size_t>(max_threads, std::max<size_t>(1, width * image.height / kBytesPerThread)));
+    if (threads <= 1) {
+        copy_rows(0, image.height);
+        return;
+    }
+    std::vector<std::thread> helpers;
+    const int band = (image.height + threads - 1) / threads;
+    try {
+        for (int i = 1; i < threads; ++i)
+            helpers.emplace_back(copy_rows, std::min(i * band, image.height), std::min((i + 1) * band, image.height));
+    } catch (const std::system_error&) {
+        /* No thread to be had: the rest is copied here. */
+    }
+    const int done_by_helpers = static_cast<int>(helpers.size());
+    copy_rows(0, band);
+    copy_rows(std::min((done_by_helpers + 1) * band, image.height), image.height);
+    for (std::thread& helper : helpers)
+        helper.join();
+}
+
+}  // namespace waldboost::opencl

@@ -1,0 +1,110 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One frame in flight: its own command queue, kernel objects and buffers,
+ * so that the upload of the next frame overlaps this one's kernels. The
+ * engine (engine.cpp) keeps max_in_flight slots and queues frames through
+ * them; launches.cpp enqueues a prepared slot's work.
+ */
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/detection/image.h"
+#include "core/detection/types.h"
+#include "core/opencl/cl.h"
+#include "core/opencl/geometry.h"
+#include "core/opencl/kernel_args.h"
+#include "core/opencl/reduction.h"
+#include "shared.h"
+
+namespace waldboost::opencl {
+
+/* What the engine decided at set-up; every frame's buffers and launches
+ * follow it. */
+struct EnginePlan {
+    ReductionParams reduction;
+    /* CPU layout: the pyramid into a canvas and the integral image a row per
+     * work-item (plain loops suit CPU devices); else the GPU's band-parallel
+     * integral image straight from the frame. */
+    bool rows_layout = false;
+    /* Scan by rows (kernels/scan_rows.cl) instead of the reduction. */
+    bool scan_by_rows = false;
+    bool device_is_cpu = false;
+    /* Bits per integral-image value: 16 where every block sum fits
+     * (kernels/common.cl), else 32. */
+    int integral_bits = 32;
+    bool profiling = true;
+    size_t compute_units = 1;
+
+    bool band_layout() const { return !rows_layout; }
+    int list_count() const { return 1 + reduction.step2_repeats; }
+    size_t integral_value_bytes() const { return static_cast<size_t>(integral_bits / 8); }
+};
+
+struct FrameSlot {
+    cl::CommandQueue queue;
+    /* Created once per slot: clCreateKernel is not free, and a slot is only
+     * ever used by one thread at a time. CPU layout: pyramid, rows,
+     * column_strips; GPU layout: band_sums, band_prefix, bands. The
+     * reduction: step1, step2, step4, skip; or scan_rows. */
+    BoundKernel pyramid, rows, column_strips, band_sums, band_prefix, bands;
+    BoundKernel step1, step2, step4, skip, scan_rows;
+
+    std::shared_ptr<const Geometry> geometry;    /* of the frame in the slot */
+    std::shared_ptr<const Geometry> buffers_for; /* the buffers below were sized for */
+    cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map, row_widths, group_levels;
+    cl::Buffer source, canvas, integral, band_totals, lists[2], accepted, counters, first_stage_rejected;
+    size_t list_capacity = 0;
+    size_t accepted_capacity = 0;
+
+    /* The frame's tight copy, in pinned (page-locked) host memory mapped
+     * once: the upload is then a plain DMA, without the driver's own copy
+     * into a staging area (NVIDIA's recommended pattern). On CPU devices a
+     * plain host copy: pinning buys nothing there, and a buffer mapped for
+     * the engine's lifetime made LeakSanitizer's exit check crash under
+     * PoCL. */
+    cl::Buffer staging;
+    std::vector<uint8_t> host_staging;
+    uint8_t* staging_data = nullptr;
+    size_t staging_capacity = 0;
+    size_t frame_bytes = 0;
+
+    std::vector<cl_uint> host_counters;
+    std::vector<shared::Accepted> host_accepted;
+    std::vector<std::pair<std::string, cl::Event>> kernel_events;
+    std::vector<std::pair<std::string, cl::Event>> transfer_events;
+    cl::Event done;
+
+    uint64_t frame = 0;
+    DetectParams params;
+    int64_t final_threshold = 0;
+    int reruns = 0;
+
+    FrameSlot(const cl::Context& context, const cl::Device& device, const cl::Program& program,
+              const EnginePlan& plan);
+    ~FrameSlot();
+    FrameSlot(const FrameSlot&) = delete;
+    FrameSlot& operator=(const FrameSlot&) = delete;
+
+    /* Copies the frame into the staging memory (the caller's buffer may go
+     * away) and sizes the buffers for its geometry. */
+    void prepare(const cl::Context& context, const EnginePlan& plan, std::shared_ptr<const Geometry> frame_geometry,
+                 const GrayView& image);
+    /* A larger accepted list, after it overflowed. */
+    void grow_accepted(const cl::Context& context, size_t count);
+
+private:
+    void size_buffers(const cl::Context& context, const EnginePlan& plan);
+    void unmap_staging();
+};
+
+/* The frame's tight copy; large frames by a few threads. */
+void copy_frame(uint8_t* dst, const GrayView& image);
+
+}  // namespace waldboost::opencl

@@ -1,0 +1,246 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/opencl/launches.h"
+
+#include <algorithm>
+
+#include "core/opencl/device.h"
+
+namespace waldboost::opencl {
+
+namespace {
+
+/* One frame's launches on its slot's queue, with their events kept when
+ * profiling. */
+class FrameLaunches {
+public:
+    FrameLaunches(FrameSlot& slot, const EnginePlan& plan, const DeviceClassifier& classifier)
+        : slot_(slot), plan_(plan), classifier_(classifier), g_(*slot.geometry)
+    {
+        slot_.kernel_events.clear();
+        slot_.transfer_events.clear();
+    }
+
+    void run()
+    {
+        upload();
+        if (plan_.rows_layout)
+            rows_integral();
+        else
+            band_integral();
+        if (plan_.scan_by_rows)
+            row_scan();
+        else
+            reduction();
+        read_back();
+    }
+
+private:
+    FrameSlot& slot_;
+    const EnginePlan& plan_;
+    const DeviceClassifier& classifier_;
+    const Geometry& g_;
+
+    /* The event of a transfer, when profiling. */
+    cl::Event* transfer(const char* name)
+    {
+        if (!plan_.profiling)
+            return nullptr;
+        slot_.transfer_events.emplace_back(name, cl::Event());
+        return &slot_.transfer_events.back().second;
+    }
+
+    void launch(BoundKernel& kernel, const cl::NDRange& global, const cl::NDRange& local)
+    {
+        maybe_inject_fault("enqueue");
+        cl::Kernel& ready = kernel.ready();
+        cl::Event event;
+        slot_.queue.enqueueNDRangeKernel(ready, cl::NullRange, global, local, nullptr,
+                                         plan_.profiling ? &event : nullptr);
+        if (plan_.profiling)
+            slot_.kernel_events.emplace_back(std::string(kernel.name()), event);
+    }
+
+    void launch(BoundKernel& kernel, size_t global, size_t local)
+    {
+        launch(kernel, cl::NDRange(global), local ? cl::NDRange(local) : cl::NullRange);
+    }
+
+    /* The classifier and the integral image, as every scan kernel takes them. */
+    BoundKernel& cascade_args(BoundKernel& k)
+    {
+        return k.set("integral", slot_.integral)
+            .set("pitch", static_cast<cl_int>(g_.integral_pitch))
+            .set("features", classifier_.features)
+            .set("responses", classifier_.responses)
+            .set("thresholds", classifier_.thresholds)
+            .set("resets", classifier_.resets)
+            .set("final_threshold", static_cast<cl_long>(slot_.final_threshold))
+            .set("levels", slot_.scan_levels)
+            .set("level_count", static_cast<cl_int>(g_.scan_levels.size()))
+            .set("accepted", slot_.accepted)
+            .set("accepted_capacity", static_cast<cl_uint>(slot_.accepted_capacity))
+            .set("counters", slot_.counters)
+            .set("first_stage_rejected", slot_.first_stage_rejected);
+    }
+
+    void upload()
+    {
+        cl::CommandQueue& q = slot_.queue;
+        maybe_inject_fault("enqueue");
+        q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
+                             transfer("upload"));
+        q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * (COUNT_LISTS + plan_.list_count()),
+                            nullptr, transfer("fill counters"));
+        if (!plan_.scan_by_rows)
+            q.enqueueFillBuffer(slot_.first_stage_rejected, cl_uchar{0}, 0, g_.positions, nullptr,
+                                transfer("fill first_stage_rejected"));
+    }
+
+    /* CPU layout: the pyramid into a canvas, a row per work-item, then the
+     * integral image of the canvas: row sums, then column sums in strips of
+     * 16 columns. */
+    void rows_integral()
+    {
+        const cl_int width = static_cast<cl_int>(g_.canvas_width);
+        const cl_int height = static_cast<cl_int>(g_.canvas_height);
+        const cl_int integral_pitch = static_cast<cl_int>(g_.integral_pitch);
+        slot_.pyramid.set("src", slot_.source)
+            .set("src_pitch", static_cast<cl_int>(g_.image.width))
+            .set("canvas", slot_.canvas)
+            .set("canvas_pitch", width)
+            .set("levels", slot_.resize_levels)
+            .set("level_count", static_cast<cl_int>(g_.resize_levels.size()))
+            .set("total", g_.pyramid_rows)
+            .set("taps", slot_.taps);
+        launch(slot_.pyramid, round_up(g_.pyramid_rows, 16), 16);
+
+        slot_.rows.set("canvas", slot_.canvas)
+            .set("width", width)
+            .set("canvas_pitch", width)
+            .set("integral", slot_.integral)
+            .set("integral_pitch", integral_pitch)
+            .set("height", height);
+        launch(slot_.rows, round_up(g_.canvas_height, 16), 16);
+
+        slot_.column_strips.set("integral", slot_.integral)
+            .set("width", width)
+            .set("height", height)
+            .set("integral_pitch", integral_pitch);
+        launch(slot_.column_strips, round_up((g_.canvas_width + 15) / 16, 4), 4);
+    }
+
+    /* GPU layout: the integral image straight from the source frame in three
+     * launches; the pyramid is never stored (kernels/pyramid.cl). */
+    void band_integral()
+    {
+        const cl_int width = static_cast<cl_int>(g_.canvas_width);
+        const cl_int height = static_cast<cl_int>(g_.canvas_height);
+        const cl_int band_count = (height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
+        const cl_int pitch = static_cast<cl_int>(canvas_pitch(g_, true));
+        slot_.band_sums.set("src", slot_.source)
+            .set("src_pitch", static_cast<cl_int>(g_.image.width))
+            .set("levels", slot_.resize_levels)
+            .set("level_map", slot_.level_map)
+            .set("row_shelf", slot_.row_shelf)
+            .set("taps", slot_.taps)
+            .set("width", width)
+            .set("height", height)
+            .set("canvas", slot_.canvas)
+            .set("canvas_pitch", pitch)
+            .set("band_sums", slot_.band_totals);
+        launch(slot_.band_sums, cl::NDRange(round_up((g_.canvas_width + 3) / 4, 64), band_count), cl::NDRange(64, 1));
+
+        slot_.band_prefix.set("band_sums", slot_.band_totals).set("width", width).set("bands", band_count);
+        launch(slot_.band_prefix, (g_.canvas_width + 31) / 32 * INTEGRAL_GROUP, INTEGRAL_GROUP);
+
+        slot_.bands.set("canvas", slot_.canvas)
+            .set("canvas_pitch", pitch)
+            .set("width", width)
+            .set("height", height)
+            .set("band_offsets", slot_.band_totals)
+            .set("row_widths", slot_.row_widths)
+            .set("integral", slot_.integral)
+            .set("integral_origin", static_cast<cl_int>(g_.integral_origin))
+            .set("integral_pitch", static_cast<cl_int>(g_.integral_pitch));
+        launch(slot_.bands, static_cast<size_t>(band_count) * INTEGRAL_GROUP, INTEGRAL_GROUP);
+    }
+
+    void row_scan()
+    {
+        cascade_args(slot_.scan_rows).set("total_rows", g_.scan_rows);
+        launch(slot_.scan_rows, round_up(g_.scan_rows, SCAN_ROWS_GROUP), SCAN_ROWS_GROUP);
+    }
+
+    void reduction()
+    {
+        const ReductionParams& r = plan_.reduction;
+        const cl_uint list_capacity = static_cast<cl_uint>(slot_.list_capacity);
+
+        cascade_args(slot_.step1)
+            .set("total", g_.positions)
+            .set("out", slot_.lists[0])
+            .set("out_capacity", list_capacity)
+            .set("out_counter", static_cast<cl_int>(COUNT_LISTS))
+            .set("group_levels", slot_.group_levels);
+        launch(slot_.step1, round_up(g_.positions, r.group_size), r.group_size);
+
+        /* Persistent launches for the list steps: enough groups to fill the
+         * device; each loops over a list whose length only the device knows.
+         * List i's length is counter COUNT_LISTS + i. */
+        const size_t compute_units = std::max<size_t>(1, plan_.compute_units);
+        int in_list = 0, counter = COUNT_LISTS;
+        for (int i = 0; i < r.step2_repeats; ++i, ++counter, in_list = 1 - in_list) {
+            cascade_args(slot_.step2)
+                .set("in", slot_.lists[in_list])
+                .set("in_capacity", list_capacity)
+                .set("in_counter", static_cast<cl_int>(counter))
+                .set("out", slot_.lists[1 - in_list])
+                .set("out_capacity", list_capacity)
+                .set("out_counter", static_cast<cl_int>(counter + 1));
+            launch(slot_.step2, compute_units * 4 * r.group_size, r.group_size);
+        }
+
+        cascade_args(slot_.step4)
+            .set("in", slot_.lists[in_list])
+            .set("in_capacity", list_capacity)
+            .set("in_counter", static_cast<cl_int>(counter));
+        launch(slot_.step4, compute_units * 8 * r.step4_group_size, r.step4_group_size);
+
+        slot_.skip.set("levels", slot_.scan_levels)
+            .set("level_count", static_cast<cl_int>(g_.scan_levels.size()))
+            .set("accepted", slot_.accepted)
+            .set("accepted_capacity", static_cast<cl_uint>(slot_.accepted_capacity))
+            .set("counters", slot_.counters)
+            .set("first_stage_rejected", slot_.first_stage_rejected);
+        launch(slot_.skip, round_up(slot_.accepted_capacity, 64), 0);
+    }
+
+    /* Counters and the head of the accepted list come back with the frame;
+     * the rest only when there are more accepted windows. */
+    void read_back()
+    {
+        cl::CommandQueue& q = slot_.queue;
+        slot_.host_counters.assign(COUNT_LISTS + plan_.list_count(), 0);
+        slot_.host_accepted.resize(std::min<size_t>(slot_.accepted_capacity, 4096));
+        maybe_inject_fault("map");
+        q.enqueueReadBuffer(slot_.counters, CL_FALSE, 0, sizeof(cl_uint) * slot_.host_counters.size(),
+                            slot_.host_counters.data(), nullptr, transfer("read counters"));
+        q.enqueueReadBuffer(slot_.accepted, CL_FALSE, 0, sizeof(shared::Accepted) * slot_.host_accepted.size(),
+                            slot_.host_accepted.data(), nullptr, &slot_.done);
+        if (cl::Event* event = transfer("read accepted"))
+            *event = slot_.done;
+        q.flush();
+    }
+};
+
+}  // namespace
+
+void enqueue_frame(FrameSlot& slot, const EnginePlan& plan, const DeviceClassifier& classifier)
+{
+    FrameLaunches(slot, plan, classifier).run();
+}
+
+}  // namespace waldboost::opencl

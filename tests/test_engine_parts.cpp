@@ -1,0 +1,284 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The engine's parts on their own: the frame geometry (pure arithmetic,
+ * checked against plan_scales and its own invariants), the classifier
+ * packing (checked against the model), and the kernels' parameter lists
+ * the host binds by name (checked against the OpenCL compiler's own
+ * argument information, on the device "auto" picks: PoCL in CI).
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "core/embedded/default_classifier.h"
+#include "core/opencl/classifier_pack.h"
+#include "core/opencl/device.h"
+#include "core/opencl/engine.h"
+#include "core/opencl/geometry.h"
+#include "core/opencl/kernel_args.h"
+#include "test_support.h"
+
+using namespace waldboost;
+using namespace waldboost::opencl;
+
+namespace {
+
+struct GeometryCase {
+    Size size;
+    double scale_factor;
+    int stride;
+    bool band_layout;
+};
+
+const GeometryCase kGeometryCases[] = {
+    {{640, 480}, 1.1, 0, true},   {{640, 480}, 1.1, 0, false}, {{1920, 1080}, 1.1, 0, true},
+    {{1920, 1080}, 1.25, 3, false}, {{333, 97}, 1.05, 1, true},  {{24, 24}, 1.1, 0, true},
+    {{25, 400}, 1.2, 2, false},
+};
+
+}  // namespace
+
+TEST(Geometry, LevelsArePackedInsideTheCanvasWithoutOverlap)
+{
+    const Classifier& classifier = default_classifier();
+    for (const GeometryCase& c : kGeometryCases) {
+        DetectParams params;
+        params.scale_factor = c.scale_factor;
+        params.stride = c.stride;
+        const Geometry g = make_geometry(c.size, classifier, params, c.band_layout);
+        const std::vector<ScaleLevel> levels = plan_scales(c.size, classifier, params);
+        ASSERT_EQ(g.resize_levels.size(), levels.size());
+        std::vector<int> owner(static_cast<size_t>(g.canvas_width) * g.canvas_height, -1);
+        uint32_t rows = 0;
+        for (size_t i = 0; i < levels.size(); ++i) {
+            const shared::ResizeLevel& r = g.resize_levels[i];
+            EXPECT_EQ(r.width, levels[i].image_size.width);
+            EXPECT_EQ(r.height, levels[i].image_size.height);
+            EXPECT_EQ(r.first, rows);
+            EXPECT_EQ(r.canvas_offset, r.canvas_y * g.canvas_width + r.canvas_x);
+            rows += static_cast<uint32_t>(r.height);
+            ASSERT_GE(r.canvas_x, 0);
+            ASSERT_LE(r.canvas_x + r.width, g.canvas_width);
+            ASSERT_LE(r.canvas_y + r.height, g.canvas_height);
+            for (int y = r.canvas_y; y < r.canvas_y + r.height; ++y) {
+                for (int x = r.canvas_x; x < r.canvas_x + r.width; ++x) {
+                    int& o = owner[static_cast<size_t>(y) * g.canvas_width + x];
+                    ASSERT_EQ(o, -1) << "levels " << o << " and " << i << " overlap";
+                    o = static_cast<int>(i);
+                }
+                if (c.band_layout) {
+                    /* The GPU pass finds a pixel's level through its shelf. */
+                    const int shelf = g.row_shelf[static_cast<size_t>(y)];
+                    for (int x = r.canvas_x; x < r.canvas_x + r.width; ++x)
+                        ASSERT_EQ(g.level_map[static_cast<size_t>(shelf) * g.canvas_width + x], static_cast<int>(i));
+                    /* Integral row y + 1 is written as far as the level reads. */
+                    ASSERT_GE(g.row_widths[static_cast<size_t>(y)], r.canvas_x + r.width);
+                }
+            }
+        }
+        EXPECT_EQ(g.pyramid_rows, rows);
+        if (c.band_layout && !levels.empty()) {
+            /* Column 1 of every integral row on a 16-byte boundary. */
+            EXPECT_EQ((g.integral_origin + 1) % 4, 0);
+            EXPECT_EQ(g.integral_pitch % 32, 0);
+            EXPECT_GE(g.integral_pitch, g.canvas_width + 1);
+        }
+    }
+}
+
+TEST(Geometry, ScanIndicesDecodeToTheReferencesWindowPositions)
+{
+    const Classifier& classifier = default_classifier();
+    for (const GeometryCase& c : kGeometryCases) {
+        DetectParams params;
+        params.scale_factor = c.scale_factor;
+        params.stride = c.stride;
+        const Geometry g = make_geometry(c.size, classifier, params, c.band_layout);
+        const std::vector<ScaleLevel> levels = plan_scales(c.size, classifier, params);
+        /* The reference scans x = 0, step, ... while the window fits. */
+        uint32_t index = 0;
+        size_t scanned = 0;
+        for (size_t l = 0; l < levels.size(); ++l) {
+            const ScaleLevel& level = levels[l];
+            const int span_x = level.image_size.width - classifier.window_width + 1;
+            const int span_y = level.image_size.height - classifier.window_height + 1;
+            if (span_x <= 0 || span_y <= 0)
+                continue;
+            const shared::ScanLevel& s = g.scan_levels.at(scanned);
+            EXPECT_EQ(g.scan_to_level[scanned], static_cast<int>(l));
+            EXPECT_EQ(s.first, index);
+            EXPECT_EQ(s.step, level.step);
+            ++scanned;
+            for (int y = 0; y < span_y; y += level.step) {
+                for (int x = 0; x < span_x; x += level.step, ++index) {
+                    if (index % 97 != 0 && x != 0 && y != 0 && x + level.step < span_x)
+                        continue; /* a sample, edges always */
+                    const RawWindow w = window_at(g, index, 1.5f);
+                    ASSERT_EQ(w.level, static_cast<int>(l));
+                    ASSERT_EQ(w.x, x);
+                    ASSERT_EQ(w.y, y);
+                    ASSERT_EQ(w.rect.x, cv_round(static_cast<float>(x) * level.scale));
+                    ASSERT_EQ(w.rect.y, cv_round(static_cast<float>(y) * level.scale));
+                    ASSERT_EQ(w.rect.width, level.window_size.width);
+                    ASSERT_EQ(w.score, 1.5f);
+                }
+            }
+        }
+        EXPECT_EQ(g.scan_levels.size(), scanned);
+        EXPECT_EQ(g.positions, index);
+
+        /* Every step-1 group starts in the level that holds its first window. */
+        const std::vector<cl_int> group_levels = group_first_levels(g, 64);
+        EXPECT_EQ(group_levels.size(), (g.positions + 63) / 64);
+        for (size_t i = 0; i < group_levels.size(); ++i) {
+            const shared::ScanLevel& s = g.scan_levels[static_cast<size_t>(group_levels[i])];
+            const uint32_t first = static_cast<uint32_t>(i * 64);
+            ASSERT_LE(s.first, first);
+            ASSERT_LT(first, s.first + static_cast<uint32_t>(s.columns * s.rows));
+        }
+    }
+}
+
+TEST(Geometry, FramesBeyondThe32BitIndicesAreRefusedWithTheLimitNamed)
+{
+    DetectParams params;
+    params.scale_factor = 1.01;
+    try {
+        make_geometry({16000, 16000}, default_classifier(), params, true);
+        FAIL() << "a 16000x16000 frame at scale 1.01 was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::FrameTooLarge);
+        EXPECT_NE(std::string(e.what()).find("16000x16000"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("scale factor"), std::string::npos) << e.what();
+    }
+    params.scale_factor = 0.5;
+    try {
+        make_geometry({640, 480}, default_classifier(), params, true);
+        FAIL() << "scale factor 0.5 was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+    }
+}
+
+TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
+{
+    /* The default classifier is an OpenCV stump cascade. */
+    const Classifier& classifier = default_classifier();
+    const PackedClassifier p = pack_classifier(classifier);
+    const size_t n = classifier.weak.size();
+    ASSERT_EQ(p.weak_count, n);
+    ASSERT_TRUE(p.stumps);
+    ASSERT_EQ(p.responses.size(), n * 256 + n * STUMP_LONGS);
+    int first_test = -1;
+    for (size_t t = 0; t < n; ++t) {
+        const WeakClassifier& w = classifier.weak[t];
+        EXPECT_EQ(p.features[t].s[0], w.feature.x);
+        EXPECT_EQ(p.features[t].s[3], w.feature.block_height);
+        const cl_long* record = &p.responses[n * 256 + t * STUMP_LONGS];
+        for (int code = 0; code < 256; ++code) {
+            const cl_long fixed = p.responses[t * 256 + code];
+            /* Exact: OpenCV's responses are floats far above 2^-17. */
+            ASSERT_EQ(static_cast<double>(fixed) / kFixedScale, static_cast<double>(w.responses[code]));
+            const uint32_t word = static_cast<uint32_t>(record[code >> 6] >> ((code >> 5 & 1) * 32));
+            ASSERT_EQ(fixed, record[4 + ((word >> (code & 31)) & 1)]) << "weak " << t << " code " << code;
+        }
+        if (w.reject_threshold == kNoRejection) {
+            EXPECT_EQ(p.thresholds[t], std::numeric_limits<cl_long>::min());
+        } else {
+            EXPECT_GE(static_cast<double>(p.thresholds[t]) / kFixedScale, w.reject_threshold);
+            EXPECT_LT(static_cast<double>(p.thresholds[t] - 1) / kFixedScale, w.reject_threshold);
+            if (first_test < 0)
+                first_test = static_cast<int>(t);
+        }
+        EXPECT_EQ(p.resets[t], w.reset_sum_after ? 1 : 0);
+    }
+    EXPECT_EQ(p.first_test, first_test);
+
+    /* Three values in one table: no stump records. */
+    Classifier tables = classifier;
+    tables.weak[3].responses[7] = 0.125f;
+    tables.weak[3].responses[8] = -0.25f;
+    tables.weak[3].responses[9] = 0.5f;
+    const PackedClassifier q = pack_classifier(tables);
+    EXPECT_FALSE(q.stumps);
+    EXPECT_EQ(q.responses.size(), n * 256);
+
+    Classifier far = classifier;
+    far.weak[0].reject_threshold = 5e6f;
+    try {
+        pack_classifier(far);
+        FAIL() << "a threshold beyond 2^22 was packed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
+    }
+}
+
+/* The parameter lists generated from the .cl files against what the OpenCL
+ * compiler reports for the same source (-cl-kernel-arg-info). */
+TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
+{
+    const SelectedDevice selected = select_device(waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"));
+    const cl::Context context(selected.device);
+    const std::string common = "-cl-std=CL1.2 -cl-kernel-arg-info -D GROUP_SIZE=16 -D STEP4_GROUP_SIZE=16 "
+                               "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 "
+                               "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
+    std::set<std::string> compiled;
+    for (const char* layout : {"", " -D PYRAMID_BY_ROWS"}) {
+        cl::Program program(context, kernel_program_source(true));
+        try {
+            program.build({selected.device}, (common + layout).c_str());
+        } catch (const cl::Error&) {
+            FAIL() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(selected.device);
+        }
+        std::vector<cl::Kernel> kernels;
+        program.createKernels(&kernels);
+        for (cl::Kernel& kernel : kernels) {
+            const std::string name = kernel.getInfo<CL_KERNEL_FUNCTION_NAME>().c_str();
+            compiled.insert(name);
+            const KernelSignature& signature = kernel_signature(name);
+            const cl_uint count = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
+            ASSERT_EQ(signature.params.size(), count) << name;
+            for (cl_uint i = 0; i < count; ++i) {
+                const KernelParam& param = signature.params[i];
+                const std::string arg_name = kernel.getArgInfo<CL_KERNEL_ARG_NAME>(i).c_str();
+                EXPECT_EQ(param.name, arg_name) << name << " argument " << i;
+                const cl_kernel_arg_address_qualifier space = kernel.getArgInfo<CL_KERNEL_ARG_ADDRESS_QUALIFIER>(i);
+                const std::string type = kernel.getArgInfo<CL_KERNEL_ARG_TYPE_NAME>(i).c_str();
+                switch (param.type) {
+                case ArgType::Buffer:
+                    EXPECT_TRUE(space == CL_KERNEL_ARG_ADDRESS_GLOBAL || space == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+                        << name << " " << arg_name;
+                    break;
+                case ArgType::Local: EXPECT_EQ(space, CL_KERNEL_ARG_ADDRESS_LOCAL) << name << " " << arg_name; break;
+                case ArgType::Int: EXPECT_EQ(type, "int") << name << " " << arg_name; break;
+                case ArgType::UInt: EXPECT_EQ(type, "uint") << name << " " << arg_name; break;
+                case ArgType::Long: EXPECT_EQ(type, "long") << name << " " << arg_name; break;
+                case ArgType::ULong: EXPECT_EQ(type, "ulong") << name << " " << arg_name; break;
+                case ArgType::Float: EXPECT_EQ(type, "float") << name << " " << arg_name; break;
+                }
+            }
+        }
+    }
+    for (const KernelSignature& s : kernel_signatures())
+        EXPECT_EQ(compiled.count(std::string(s.kernel)), 1u) << s.kernel << " was not compiled";
+
+    /* Binding mistakes are caught before a launch. */
+    cl::Program program(context, kernel_program_source(false));
+    program.build({selected.device}, (common + " -D PYRAMID_BY_ROWS").c_str());
+    BoundKernel rows(program, "integral_rows");
+    EXPECT_THROW(rows.set("no_such_parameter", cl_int{1}), std::logic_error);
+    EXPECT_THROW(rows.set("width", cl_uint{1}), std::logic_error);         /* declared int */
+    EXPECT_THROW(rows.set("canvas", cl_int{1}), std::logic_error);         /* declared a buffer */
+    const cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
+    rows.set("canvas", buffer).set("width", cl_int{4}).set("canvas_pitch", cl_int{4}).set("integral", buffer);
+    rows.set("integral_pitch", cl_int{5});
+    EXPECT_THROW(rows.ready(), std::logic_error); /* height never set */
+    rows.set("height", cl_int{1});
+    EXPECT_NO_THROW(rows.ready());
+    EXPECT_THROW(BoundKernel(program, "no_such_kernel"), std::logic_error);
+}
