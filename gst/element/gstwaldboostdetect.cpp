@@ -80,22 +80,15 @@ struct Settings {
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
-    /* Reduction overrides; 0 (sizes) or -1 (counts) = the device default. */
-    int group_size = 0;
-    int step1_unsync = -1;
-    int step1_divisor = -1;
-    int step2_unsync = -1;
-    int step2_divisor = -1;
-    int step2_repeats = -1;
-    int step4_group_size = 0;
+    /* Reduction overrides (the `reduction` property and its aliases); each
+     * one unset = the engine's tuned or default value. */
+    wcl::ReductionOverrides reduction;
 
     /* Changes that need a new engine (and so a drained queue). */
     bool engine_differs(const Settings& o) const
     {
         return classifier_path != o.classifier_path || device != o.device || max_inflight != o.max_inflight ||
-               group_size != o.group_size || step1_unsync != o.step1_unsync || step1_divisor != o.step1_divisor ||
-               step2_unsync != o.step2_unsync || step2_divisor != o.step2_divisor ||
-               step2_repeats != o.step2_repeats || step4_group_size != o.step4_group_size;
+               reduction != o.reduction;
     }
 };
 
@@ -187,14 +180,11 @@ enum {
     PROP_COLOR,
     PROP_LINE_WIDTH,
     PROP_POST_MESSAGES,
-    PROP_GROUP_SIZE,
-    PROP_STEP1_UNSYNC,
-    PROP_STEP1_DIVISOR,
-    PROP_STEP2_UNSYNC,
-    PROP_STEP2_DIVISOR,
-    PROP_STEP2_REPEATS,
-    PROP_STEP4_GROUP_SIZE,
+    PROP_REDUCTION,
     PROP_STATS,
+    /* The reduction's alias properties, one per row of wcl::kReductionParams:
+     * PROP_REDUCTION_ALIAS + the row's index. Keep last. */
+    PROP_REDUCTION_ALIAS,
 };
 
 /* The luma plane of these formats is the grayscale image. */
@@ -254,12 +244,6 @@ static void post_setup_error(GstWaldboostDetect* self, const Settings& s, const 
     }
 }
 
-static bool has_reduction_overrides(const Settings& s)
-{
-    return s.group_size > 0 || s.step1_unsync >= 0 || s.step1_divisor > 0 || s.step2_unsync >= 0 ||
-           s.step2_divisor > 0 || s.step2_repeats >= 0 || s.step4_group_size > 0;
-}
-
 /* Without overrides the engine picks its scan (by rows on CPU devices, the
  * reduction elsewhere) and the reduction's tuned or default parameters
  * itself. Overrides apply on top of those and select the reduction on every
@@ -269,23 +253,8 @@ static wcl::EngineConfig engine_config(const Settings& s, const Classifier& clas
     wcl::EngineConfig config;
     config.device = s.device;
     config.max_in_flight = s.max_inflight;
-    if (has_reduction_overrides(s)) {
-        wcl::ReductionParams r = wcl::preferred_reduction(classifier, device);
-        if (s.group_size > 0)
-            r.group_size = s.group_size;
-        if (s.step1_unsync >= 0)
-            r.step1_unsync = s.step1_unsync;
-        if (s.step1_divisor > 0)
-            r.step1_divisor = s.step1_divisor;
-        if (s.step2_unsync >= 0)
-            r.step2_unsync = s.step2_unsync;
-        if (s.step2_divisor > 0)
-            r.step2_divisor = s.step2_divisor;
-        if (s.step2_repeats >= 0)
-            r.step2_repeats = s.step2_repeats;
-        if (s.step4_group_size > 0)
-            r.step4_group_size = s.step4_group_size;
-        config.reduction = r;
+    if (!s.reduction.empty()) {
+        config.reduction = wcl::apply(wcl::preferred_reduction(classifier, device), s.reduction);
         config.scan = wcl::ScanMethod::Reduction;
     }
     return config;
@@ -900,6 +869,86 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
 }
 
 /* ------------------------------------------------------------------------ */
+/* The reduction property and its aliases                                   */
+
+/* The alias properties (group-size ... step4-group-size) keep the values the
+ * separate properties had for "not set": 0 for the work-group sizes (no
+ * power of two), -1 for the others. A value below 1 is also "not set" where
+ * the table's minimum is 1 or more (0 for a divisor), as it was. Any other
+ * value in the alias' range is stored as given and checked against the
+ * table and the device when the engine is set up, as before. */
+static int alias_unset(const wcl::ReductionParam& r) { return r.power_of_two ? 0 : -1; }
+static int alias_first_set(const wcl::ReductionParam& r) { return std::min(r.min, 1); }
+
+static std::string alias_blurb(const wcl::ReductionParam& r)
+{
+    const int unset = alias_unset(r), last = alias_first_set(r) - 1;
+    const std::string values = unset == last       ? std::to_string(unset)
+                               : unset + 1 == last ? std::to_string(unset) + " or " + std::to_string(last)
+                                                   : std::to_string(unset) + " to " + std::to_string(last);
+    return std::string(r.blurb) + " (alias of the reduction property's " + r.name + " field; " + values +
+           " = default)";
+}
+
+static std::string reduction_blurb()
+{
+    std::string fields;
+    for (const wcl::ReductionParam& r : wcl::kReductionParams)
+        fields += std::string(fields.empty() ? "" : ", ") + r.name + " (" + std::to_string(r.min) + " to " +
+                  std::to_string(r.max) + (r.power_of_two ? ", a power of two)" : ")");
+    return "Reduction parameters (advanced: how the GPU reduction splits its work, never what it finds; see "
+           "docs/engine.md), a structure with any of the int fields " +
+           fields +
+           ", e.g. \"reduction, group-size=(int)128, step2-unsync=(int)64\". A missing field keeps the tuned or "
+           "default value; NULL = none set. Setting it replaces every field, and selects the reduction on CPU "
+           "devices too (they scan by rows otherwise). An unknown field or a value out of range is refused and "
+           "the previous setting stays (the debug log says why); limits of the device and divisors above the "
+           "group size are errors when the engine starts";
+}
+
+/* The overrides as the `reduction` property gives them: NULL when none is set. */
+static GstStructure* reduction_structure(const wcl::ReductionOverrides& o)
+{
+    if (o.empty())
+        return nullptr;
+    GstStructure* st = gst_structure_new_empty("reduction");
+    for (size_t i = 0; i < wcl::kReductionParams.size(); ++i)
+        if (o.values[i])
+            gst_structure_set(st, wcl::kReductionParams[i].name, G_TYPE_INT, *o.values[i], nullptr);
+    return st;
+}
+
+/* Reads a `reduction` structure (NULL: none set); false with the reason in
+ * `why` when a field is unknown, not an int or out of the table's range. */
+static bool reduction_from_structure(const GstStructure* st, wcl::ReductionOverrides* out, std::string* why)
+{
+    wcl::ReductionOverrides o;
+    const int n = st ? gst_structure_n_fields(st) : 0;
+    for (int f = 0; f < n; ++f) {
+        const gchar* name = gst_structure_nth_field_name(st, static_cast<guint>(f));
+        const wcl::ReductionParam* r = wcl::find_reduction_param(name);
+        if (!r) {
+            *why = std::string("no field \"") + name + "\" (the fields: " + wcl::reduction_names() + ")";
+            return false;
+        }
+        const GValue* v = gst_structure_get_value(st, name);
+        if (!G_VALUE_HOLDS_INT(v)) {
+            *why = std::string(name) + " must be an int, not a " + G_VALUE_TYPE_NAME(v);
+            return false;
+        }
+        try {
+            wcl::check_reduction_value(*r, g_value_get_int(v));
+        } catch (const std::exception& e) {
+            *why = e.what();
+            return false;
+        }
+        o.values[static_cast<size_t>(r - wcl::kReductionParams.data())] = g_value_get_int(v);
+    }
+    *out = o;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* GObject                                                                  */
 
 static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec)
@@ -946,14 +995,31 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_COLOR: s.color = g_value_get_uint(value); break;
     case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
-    case PROP_GROUP_SIZE: s.group_size = g_value_get_int(value); break;
-    case PROP_STEP1_UNSYNC: s.step1_unsync = g_value_get_int(value); break;
-    case PROP_STEP1_DIVISOR: s.step1_divisor = g_value_get_int(value); break;
-    case PROP_STEP2_UNSYNC: s.step2_unsync = g_value_get_int(value); break;
-    case PROP_STEP2_DIVISOR: s.step2_divisor = g_value_get_int(value); break;
-    case PROP_STEP2_REPEATS: s.step2_repeats = g_value_get_int(value); break;
-    case PROP_STEP4_GROUP_SIZE: s.step4_group_size = g_value_get_int(value); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
+    case PROP_REDUCTION: {
+        const GstStructure* st = gst_value_get_structure(value);
+        wcl::ReductionOverrides o;
+        std::string why;
+        if (reduction_from_structure(st, &o, &why)) {
+            s.reduction = o;
+        } else {
+            gchar* text = gst_structure_to_string(st);
+            GST_WARNING_OBJECT(self, "reduction \"%s\" refused: %s; the previous setting is kept", text, why.c_str());
+            g_free(text);
+        }
+        break;
+    }
+    default:
+        if (prop_id >= PROP_REDUCTION_ALIAS && prop_id < PROP_REDUCTION_ALIAS + wcl::kReductionParams.size()) {
+            const size_t i = prop_id - PROP_REDUCTION_ALIAS;
+            const int v = g_value_get_int(value);
+            if (v >= alias_first_set(wcl::kReductionParams[i]))
+                s.reduction.values[i] = v;
+            else
+                s.reduction.values[i].reset();
+            break;
+        }
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
     }
 }
 
@@ -1007,15 +1073,16 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_COLOR: g_value_set_uint(value, s.color); break;
     case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
-    case PROP_GROUP_SIZE: g_value_set_int(value, s.group_size); break;
-    case PROP_STEP1_UNSYNC: g_value_set_int(value, s.step1_unsync); break;
-    case PROP_STEP1_DIVISOR: g_value_set_int(value, s.step1_divisor); break;
-    case PROP_STEP2_UNSYNC: g_value_set_int(value, s.step2_unsync); break;
-    case PROP_STEP2_DIVISOR: g_value_set_int(value, s.step2_divisor); break;
-    case PROP_STEP2_REPEATS: g_value_set_int(value, s.step2_repeats); break;
-    case PROP_STEP4_GROUP_SIZE: g_value_set_int(value, s.step4_group_size); break;
+    case PROP_REDUCTION: g_value_take_boxed(value, reduction_structure(s.reduction)); break;
     case PROP_STATS: g_value_take_boxed(value, stats_structure(self->priv->stats)); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
+    default:
+        if (prop_id >= PROP_REDUCTION_ALIAS && prop_id < PROP_REDUCTION_ALIAS + wcl::kReductionParams.size()) {
+            const size_t i = prop_id - PROP_REDUCTION_ALIAS;
+            g_value_set_int(value, s.reduction.values[i].value_or(alias_unset(wcl::kReductionParams[i])));
+            break;
+        }
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        break;
     }
 }
 
@@ -1131,28 +1198,20 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                              "Post a \"waldboostdetect\" element message with the detections of every frame", TRUE,
                              rw));
 
-    const char* advanced = " (advanced: the GPU reduction; setting it selects the reduction on CPU devices too, "
-                           "which scan by rows otherwise; see docs/engine.md)";
-    auto reduction = [&](guint id, const char* name, const char* nick, const char* blurb, int min, int max, int def) {
-        const std::string text = std::string(blurb) + advanced;
+    /* The reduction's parameters: one structure property, and the separate
+     * properties of earlier versions as aliases of its fields, both from
+     * the table (core/opencl/reduction.h). */
+    g_object_class_install_property(
+        gobject_class, PROP_REDUCTION,
+        g_param_spec_boxed("reduction", "Reduction parameters", g_intern_string(reduction_blurb().c_str()),
+                           GST_TYPE_STRUCTURE, rw));
+    for (size_t i = 0; i < wcl::kReductionParams.size(); ++i) {
+        const wcl::ReductionParam& r = wcl::kReductionParams[i];
         g_object_class_install_property(
-            gobject_class, id,
-            g_param_spec_int(name, nick, g_intern_string(text.c_str()), min, max, def,
-                             static_cast<GParamFlags>(G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING)));
-    };
-    reduction(PROP_GROUP_SIZE, "group-size", "Group size",
-              "Work-items per group in reduction steps 1 and 2, a power of two; 0 = device default", 0, 4096, 0);
-    reduction(PROP_STEP1_UNSYNC, "step1-unsync", "Step 1 unsynchronised",
-              "Weak classifiers before step 1 synchronises; -1 = default", -1, 65535, -1);
-    reduction(PROP_STEP1_DIVISOR, "step1-divisor", "Step 1 divisor",
-              "Step 1 stops when 1/divisor of a group is left; -1 = default", -1, 4096, -1);
-    reduction(PROP_STEP2_UNSYNC, "step2-unsync", "Step 2 unsynchronised",
-              "Weak classifiers before step 2 synchronises; -1 = default", -1, 65535, -1);
-    reduction(PROP_STEP2_DIVISOR, "step2-divisor", "Step 2 divisor",
-              "Step 2 stops when 1/divisor of a group is left; -1 = default", -1, 4096, -1);
-    reduction(PROP_STEP2_REPEATS, "step2-repeats", "Step 2 repeats", "Launches of step 2; -1 = default", -1, 16, -1);
-    reduction(PROP_STEP4_GROUP_SIZE, "step4-group-size", "Step 4 group size",
-              "Work-items per candidate in step 4, a power of two; 0 = device default", 0, 4096, 0);
+            gobject_class, static_cast<guint>(PROP_REDUCTION_ALIAS + i),
+            g_param_spec_int(r.name, r.nick, g_intern_string(alias_blurb(r).c_str()), alias_unset(r), r.max,
+                             alias_unset(r), rw));
+    }
     g_object_class_install_property(
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",

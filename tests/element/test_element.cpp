@@ -1872,6 +1872,10 @@ GST_START_TEST(test_prop_reduction)
         {{"group-size", "32"}, {"step1-unsync", "2"}, {"step1-divisor", "4"}, {"step2-unsync", "4"},
          {"step2-divisor", "2"}, {"step2-repeats", "1"}, {"step4-group-size", "8"}},
         {{"group-size", "8"}, {"step1-unsync", "0"}, {"step2-repeats", "0"}, {"step4-group-size", "4"}},
+        /* The same through the reduction property, and mixed with an alias. */
+        {{"reduction", "reduction, group-size=(int)32, step1-unsync=(int)2, step1-divisor=(int)4, "
+                       "step2-unsync=(int)4, step2-divisor=(int)2, step2-repeats=(int)1, step4-group-size=(int)8"}},
+        {{"reduction", "reduction, group-size=64, step1-unsync=0, step2-repeats=0"}, {"step4-group-size", "4"}},
     };
     for (const Props& s : sets) {
         check_props(s, img, want, "reduction overrides");
@@ -1879,6 +1883,155 @@ GST_START_TEST(test_prop_reduction)
         s0.emplace_back("min-neighbors", "0");
         check_props(s0, img, want0, "reduction overrides, min-neighbors=0");
     }
+}
+GST_END_TEST;
+
+/* Collects the waldboostdetect category's warnings in the debug log while
+ * alive (the element reports refused settings there; GstCheck makes a
+ * g_warning fatal, so a refusal must not use one). */
+class DebugWarnings {
+public:
+    DebugWarnings()
+    {
+        GSList* all = gst_debug_get_all_categories();
+        for (GSList* l = all; l; l = l->next)
+            if (g_str_equal(gst_debug_category_get_name(static_cast<GstDebugCategory*>(l->data)), "waldboostdetect"))
+                category_ = static_cast<GstDebugCategory*>(l->data);
+        g_slist_free(all);
+        fail_unless(category_ != nullptr, "no waldboostdetect debug category (create an element first)");
+        before_ = gst_debug_category_get_threshold(category_);
+        gst_debug_category_set_threshold(category_, std::max(before_, GST_LEVEL_WARNING));
+        gst_debug_add_log_function(&DebugWarnings::log, this, nullptr);
+    }
+    ~DebugWarnings()
+    {
+        gst_debug_remove_log_function_by_data(this);
+        gst_debug_category_set_threshold(category_, before_);
+    }
+    /* The warnings since the last call, one per line. */
+    std::string take()
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        std::string text;
+        text.swap(text_);
+        return text;
+    }
+
+private:
+    static void log(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint, GObject*,
+                    GstDebugMessage* message, gpointer data)
+    {
+        auto* self = static_cast<DebugWarnings*>(data);
+        if (category != self->category_ || level != GST_LEVEL_WARNING)
+            return;
+        std::lock_guard<std::mutex> guard(self->lock_);
+        self->text_ += std::string(gst_debug_message_get(message)) + "\n";
+    }
+    GstDebugCategory* category_ = nullptr;
+    GstDebugLevel before_ = GST_LEVEL_NONE;
+    std::mutex lock_;
+    std::string text_;
+};
+
+/* `reduction` as text ("" for NULL). */
+static std::string reduction_text(GstElement* e)
+{
+    GstStructure* st = nullptr;
+    g_object_get(e, "reduction", &st, nullptr);
+    if (!st)
+        return "";
+    gchar* text = gst_structure_to_string(st);
+    std::string out = text;
+    g_free(text);
+    gst_structure_free(st);
+    return out;
+}
+
+#define CHECK_REDUCTION(e, want)                                                                        \
+    do {                                                                                                \
+        const std::string got_ = reduction_text(e);                                                     \
+        fail_unless(got_ == (want), "reduction reads \"%s\", not \"%s\"", got_.c_str(),                 \
+                    std::string(want).c_str());                                                         \
+    } while (0)
+
+static int int_property(GstElement* e, const char* name)
+{
+    int v = 0;
+    g_object_get(e, name, &v, nullptr);
+    return v;
+}
+
+/* The reduction property and the seven aliases read and write the same
+ * setting; a field the table does not know, or a value out of its range, is
+ * refused with a warning in the debug log and changes nothing. */
+GST_START_TEST(test_prop_reduction_structure)
+{
+    GstElement* e = make_element({});
+    DebugWarnings warnings;
+    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "reduction");
+    fail_unless(spec && G_PARAM_SPEC_VALUE_TYPE(spec) == GST_TYPE_STRUCTURE, "reduction is not a GstStructure");
+    fail_unless(spec->flags & GST_PARAM_MUTABLE_PLAYING, "reduction is not mutable in PLAYING");
+    CHECK_REDUCTION(e, ""); /* NULL: nothing set */
+
+    gst_util_set_object_arg(G_OBJECT(e), "reduction", "reduction, group-size=(int)128, step2-unsync=(int)64");
+    fail_unless_equals_int(int_property(e, "group-size"), 128);
+    fail_unless_equals_int(int_property(e, "step2-unsync"), 64);
+    fail_unless_equals_int(int_property(e, "step1-unsync"), -1);
+    fail_unless_equals_int(int_property(e, "step1-divisor"), -1);
+    fail_unless_equals_int(int_property(e, "step4-group-size"), 0);
+    CHECK_REDUCTION(e, "reduction, group-size=(int)128, step2-unsync=(int)64;");
+
+    /* Aliases write the same fields. */
+    g_object_set(e, "step2-repeats", 2, "step1-unsync", 0, nullptr);
+    CHECK_REDUCTION(e, "reduction, group-size=(int)128, step1-unsync=(int)0, step2-unsync=(int)64, "
+                              "step2-repeats=(int)2;");
+    g_object_set(e, "group-size", 0, "step1-unsync", -1, nullptr);
+    CHECK_REDUCTION(e, "reduction, step2-unsync=(int)64, step2-repeats=(int)2;");
+    /* 0 is "not set" for a divisor, as it was. */
+    g_object_set(e, "step1-divisor", 0, nullptr);
+    fail_unless_equals_int(int_property(e, "step1-divisor"), -1);
+    CHECK_REDUCTION(e, "reduction, step2-unsync=(int)64, step2-repeats=(int)2;");
+    fail_unless(warnings.take().empty());
+
+    /* Refused: the previous setting stays, the debug log says why. */
+    const std::string before = reduction_text(e);
+    struct Bad {
+        const char* text;
+        const char* why;
+    };
+    const Bad bad[] = {
+        {"reduction, group-sise=(int)128", "no field \"group-sise\""},
+        {"reduction, group-size=(int)128, step2-repeats=(int)17", "step2-repeats"},
+        {"reduction, step2-unsync=(int)-1", "step2-unsync"},
+        {"reduction, group-size=(int)100", "power of two"},
+        {"reduction, step4-group-size=(int)8192", "step4-group-size"},
+        {"reduction, step1-divisor=(int)0", "step1-divisor"},
+        {"reduction, group-size=(string)big", "group-size must be an int"},
+    };
+    for (const Bad& b : bad) {
+        GstStructure* st = gst_structure_from_string(b.text, nullptr);
+        fail_unless(st != nullptr, "%s does not parse", b.text);
+        g_object_set(e, "reduction", st, nullptr);
+        gst_structure_free(st);
+        fail_unless(reduction_text(e) == before, "%s changed the setting to %s", b.text, reduction_text(e).c_str());
+        const std::string log = warnings.take();
+        fail_unless(contains(log, "refused") && contains(log, b.why), "%s: the debug log says \"%s\"", b.text,
+                    log.c_str());
+    }
+    fail_unless_equals_int(int_property(e, "step2-repeats"), 2);
+
+    /* Setting it replaces every field; an empty structure or NULL clears them. */
+    gst_util_set_object_arg(G_OBJECT(e), "reduction", "reduction, step4-group-size=(int)16");
+    CHECK_REDUCTION(e, "reduction, step4-group-size=(int)16;");
+    fail_unless_equals_int(int_property(e, "step2-repeats"), -1);
+    gst_util_set_object_arg(G_OBJECT(e), "reduction", "reduction");
+    CHECK_REDUCTION(e, "");
+    g_object_set(e, "step4-group-size", 16, nullptr);
+    g_object_set(e, "reduction", nullptr, nullptr);
+    fail_unless_equals_int(int_property(e, "step4-group-size"), 0);
+    CHECK_REDUCTION(e, "");
+    fail_unless(warnings.take().empty());
+    gst_object_unref(e);
 }
 GST_END_TEST;
 
@@ -2169,6 +2322,52 @@ GST_START_TEST(test_live_classifier_change)
     fail_unless_equals_int(out.size(), 7);
     for (int k = 0; k < 7; ++k)
         CHECK_BOXES(out[k], want[k], "frame " + std::to_string(k) + " across classifier changes");
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* Changing the reduction while playing, through the property or an alias,
+ * builds a new engine at the next frame (as the seven separate properties
+ * did); the detections stay those of the core. */
+GST_START_TEST(test_live_reduction_change)
+{
+    GstHarness* h =
+        harness_with({{"draw", "none"}, {"max-inflight", "1"}, {"reduction", "reduction, step2-repeats=1"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    /* Step-2 launches of the last frame: the candidate lists less one. */
+    auto step2_launches = [&]() {
+        GstStructure* st = nullptr;
+        g_object_get(h->element, "stats", &st, nullptr);
+        fail_unless(st && g_str_equal(gst_structure_get_string(st, "scan"), "reduction"));
+        const int n = static_cast<int>(gst_value_array_get_size(gst_structure_get_value(st, "candidates")));
+        gst_structure_free(st);
+        return n - 1;
+    };
+    std::vector<std::vector<Box>> want;
+    auto push = [&]() {
+        const int k = static_cast<int>(want.size());
+        want.push_back(expected_boxes(core(face_frame(k)), "face"));
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    };
+    push();
+    fail_unless_equals_int(step2_launches(), 1);
+    g_object_set(h->element, "step2-repeats", 2, nullptr);
+    push();
+    fail_unless_equals_int(step2_launches(), 2);
+    gst_util_set_object_arg(G_OBJECT(h->element), "reduction", "reduction, group-size=(int)32, step2-repeats=(int)0");
+    push();
+    fail_unless_equals_int(step2_launches(), 0);
+    fail_unless_equals_int(int_property(h->element, "group-size"), 32);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), want.size());
+    for (size_t k = 0; k < out.size(); ++k)
+        CHECK_BOXES(out[k], want[k], "frame " + std::to_string(k) + " across reduction changes");
     fail_if(pop_error(bus).found);
     unref_all(out);
     gst_element_set_bus(h->element, nullptr);
@@ -2730,13 +2929,14 @@ static Suite* waldboost_suite(bool data)
     add_case("properties", true,
              {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_prop_classifier_files),
               NAMED(test_prop_label_and_device), NAMED(test_prop_detect_params), NAMED(test_prop_roi),
-              NAMED(test_prop_reduction), NAMED(test_prop_stats)});
+              NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
              {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
               NAMED(test_draw_color_and_line_width)});
     add_case("live", true,
              {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
-              NAMED(test_live_classifier_change), NAMED(test_live_property_thread)});
+              NAMED(test_live_classifier_change), NAMED(test_live_reduction_change),
+              NAMED(test_live_property_thread)});
     add_case("errors", false,
              {NAMED(test_error_missing_classifier), NAMED(test_error_malformed_classifier),
               NAMED(test_error_haar_cascade), NAMED(test_error_no_such_device), NAMED(test_error_bad_reduction),

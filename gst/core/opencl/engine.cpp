@@ -85,17 +85,11 @@ void Engine::Impl::choose_plan(const EngineConfig& config)
 
 std::string Engine::Impl::build_options() const
 {
-    const ReductionParams& r = plan.reduction;
     std::string options = "-cl-std=CL1.2";
     auto define = [&](const char* name, long value) {
         options += std::string(" -D ") + name + "=" + std::to_string(value);
     };
-    define("GROUP_SIZE", r.group_size);
-    define("STEP4_GROUP_SIZE", r.step4_group_size);
-    define("STEP1_UNSYNC", r.step1_unsync);
-    define("STEP1_DIVISOR", r.step1_divisor);
-    define("STEP2_UNSYNC", r.step2_unsync);
-    define("STEP2_DIVISOR", r.step2_divisor);
+    options += build_defines(plan.reduction);
     define("WEAK_COUNT", static_cast<long>(packed.weak_count));
     define("FIRST_TEST", packed.first_test);
     if (packed.stumps)

@@ -5,15 +5,51 @@
 #include "core/opencl/reduction.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "core/error.h"
 
 namespace waldboost::opencl {
 
 bool ReductionParams::operator==(const ReductionParams& o) const
 {
-    return group_size == o.group_size && step1_unsync == o.step1_unsync && step1_divisor == o.step1_divisor &&
-           step2_unsync == o.step2_unsync && step2_divisor == o.step2_divisor && step2_repeats == o.step2_repeats &&
-           step4_group_size == o.step4_group_size;
+    for (const ReductionParam& param : kReductionParams)
+        if (param.get(*this) != param.get(o))
+            return false;
+    return true;
+}
+
+const ReductionParam* find_reduction_param(std::string_view name)
+{
+    for (const ReductionParam& param : kReductionParams)
+        if (name == param.name)
+            return &param;
+    return nullptr;
+}
+
+bool ReductionOverrides::empty() const
+{
+    return std::none_of(values.begin(), values.end(), [](const std::optional<int>& v) { return v.has_value(); });
+}
+
+ReductionParams apply(ReductionParams base, const ReductionOverrides& overrides)
+{
+    for (size_t i = 0; i < kReductionParams.size(); ++i)
+        if (overrides.values[i])
+            kReductionParams[i].set(base, *overrides.values[i]);
+    return base;
+}
+
+ReductionOverrides overrides_of(const ReductionParams& params)
+{
+    ReductionOverrides o;
+    for (size_t i = 0; i < kReductionParams.size(); ++i)
+        o.values[i] = kReductionParams[i].get(params);
+    return o;
 }
 
 ReductionParams default_reduction(const DeviceInfo& device)
@@ -33,11 +69,12 @@ ReductionParams default_reduction(const DeviceInfo& device)
         p.step2_repeats = 2;
         p.step4_group_size = 16;
     }
+    /* Work-group sizes (powers of two) halved to what the device runs. */
     const size_t max_group = std::max<size_t>(device.max_work_group_size, 1);
-    while (static_cast<size_t>(p.group_size) > max_group)
-        p.group_size /= 2;
-    while (static_cast<size_t>(p.step4_group_size) > max_group)
-        p.step4_group_size /= 2;
+    for (const ReductionParam& param : kReductionParams)
+        if (param.work_group)
+            while (static_cast<size_t>(param.get(p)) > max_group && param.get(p) > 1)
+                param.set(p, param.get(p) / 2);
     return p;
 }
 
@@ -68,25 +105,197 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
     return p;
 }
 
-static bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+namespace {
+
+bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::string lower(std::string text)
+{
+    for (char& c : text)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+/* "reduction parameter group-size (group size)" */
+std::string subject(const ReductionParam& param)
+{
+    return std::string("reduction parameter ") + param.name + " (" + lower(param.nick) + ")";
+}
+
+std::string range_text(const ReductionParam& param, int max)
+{
+    return std::string(param.power_of_two ? "a power of two from " : "from ") + std::to_string(param.min) + " to " +
+           std::to_string(max);
+}
+
+void check_range(const ReductionParam& param, int value, int max)
+{
+    if (value < param.min || value > max || (param.power_of_two && !power_of_two(value)))
+        throw Error(ErrorKind::BadParameter,
+                    subject(param) + " must be " + range_text(param, max) + ", not " + std::to_string(value));
+}
+
+const ReductionParam& row_of(int ReductionParams::*member)
+{
+    for (const ReductionParam& param : kReductionParams)
+        if (param.member == member)
+            return param;
+    throw Error(ErrorKind::BadParameter, "reduction parameter table: a rule names a parameter not in the table");
+}
+
+std::string_view trim(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
+}
+
+std::optional<int> parse_int(std::string_view text)
+{
+    text = trim(text);
+    if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
+    int value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator)
+{
+    std::vector<std::string_view> items;
+    size_t pos = 0;
+    while (true) {
+        const size_t next = text.find(separator, pos);
+        items.push_back(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+        if (next == std::string_view::npos)
+            return items;
+        pos = next + 1;
+    }
+}
+
+}  // namespace
+
+void check_reduction_value(const ReductionParam& param, int value) { check_range(param, value, param.max); }
+
+std::string describe_range(const ReductionParam& param) { return range_text(param, param.max); }
 
 void validate(const ReductionParams& p, const DeviceInfo& device)
 {
-    auto fail = [](const std::string& what) { throw Error("reduction parameter " + what); };
-    const int max_group = static_cast<int>(std::min<size_t>(device.max_work_group_size, 4096));
-    if (!power_of_two(p.group_size) || p.group_size < 8 || p.group_size > max_group)
-        fail("group size must be a power of two from 8 to " + std::to_string(max_group) + ", not " +
-             std::to_string(p.group_size));
-    if (!power_of_two(p.step4_group_size) || p.step4_group_size > max_group)
-        fail("step-4 group size must be a power of two up to " + std::to_string(max_group) + ", not " +
-             std::to_string(p.step4_group_size));
-    if (p.step1_unsync < 0 || p.step1_unsync > 65535 || p.step2_unsync < 0 || p.step2_unsync > 65535)
-        fail("unsynchronised weak classifier counts must be 0 to 65535");
-    if (p.step1_divisor < 1 || p.step1_divisor > p.group_size || p.step2_divisor < 1 ||
-        p.step2_divisor > p.group_size)
-        fail("divisors must be 1 to the group size");
-    if (p.step2_repeats < 0 || p.step2_repeats > 16)
-        fail("step-2 repeats must be 0 to 16, not " + std::to_string(p.step2_repeats));
+    const int max_group = static_cast<int>(std::min<size_t>(device.max_work_group_size, INT32_MAX));
+    /* Each parameter on its own, then the rules between them, so that a bad
+     * group size is named before a divisor compared with it. */
+    for (const ReductionParam& param : kReductionParams)
+        check_range(param, param.get(p), param.work_group ? std::min(param.max, max_group) : param.max);
+    for (const ReductionParam& param : kReductionParams) {
+        if (!param.at_most || param.get(p) <= p.*param.at_most)
+            continue;
+        const ReductionParam& bound = row_of(param.at_most);
+        throw Error(ErrorKind::BadParameter, subject(param) + " must be at most " + bound.name + " (" +
+                                                 std::to_string(bound.get(p)) + "), not " +
+                                                 std::to_string(param.get(p)));
+    }
+}
+
+bool is_valid(const ReductionParams& params, const DeviceInfo& device)
+{
+    try {
+        validate(params, device);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+std::string build_defines(const ReductionParams& params)
+{
+    std::string options;
+    for (const ReductionParam& param : kReductionParams)
+        if (param.define)
+            options += std::string(" -D ") + param.define + "=" + std::to_string(param.get(params));
+    return options;
+}
+
+std::string to_string(const ReductionParams& params)
+{
+    std::string text;
+    for (const ReductionParam& param : kReductionParams)
+        text += (text.empty() ? "" : ",") + std::to_string(param.get(params));
+    return text;
+}
+
+std::string to_string(const ReductionOverrides& overrides)
+{
+    std::string text;
+    for (size_t i = 0; i < kReductionParams.size(); ++i)
+        if (overrides.values[i])
+            text += (text.empty() ? "" : ",") + std::string(kReductionParams[i].name) + "=" +
+                    std::to_string(*overrides.values[i]);
+    return text;
+}
+
+std::string reduction_names()
+{
+    std::string text;
+    for (const ReductionParam& param : kReductionParams)
+        text += (text.empty() ? "" : ",") + std::string(param.name);
+    return text;
+}
+
+ReductionOverrides parse_reduction_overrides(std::string_view text)
+{
+    ReductionOverrides overrides;
+    if (trim(text).empty())
+        return overrides;
+    const std::string quoted = "\"" + std::string(text) + "\"";
+    const std::vector<std::string_view> items = split(text, ',');
+    const bool named = text.find('=') != std::string_view::npos;
+    if (!named) {
+        if (items.size() != kReductionParams.size())
+            throw Error(ErrorKind::BadParameter,
+                        "reduction parameters: give " + std::to_string(kReductionParams.size()) +
+                            " comma-separated numbers (" + reduction_names() + ") or name=value pairs, not " +
+                            quoted);
+        for (size_t i = 0; i < items.size(); ++i) {
+            const std::optional<int> value = parse_int(items[i]);
+            if (!value)
+                throw Error(ErrorKind::BadParameter, subject(kReductionParams[i]) + ": \"" +
+                                                         std::string(trim(items[i])) + "\" is not a whole number");
+            check_reduction_value(kReductionParams[i], *value);
+            overrides.values[i] = *value;
+        }
+        return overrides;
+    }
+    for (std::string_view item : items) {
+        const size_t eq = item.find('=');
+        if (eq == std::string_view::npos)
+            throw Error(ErrorKind::BadParameter, "reduction parameters: \"" + std::string(trim(item)) +
+                                                     "\" is not name=value (in " + quoted +
+                                                     "; the names: " + reduction_names() + ")");
+        const std::string_view name = trim(item.substr(0, eq));
+        const ReductionParam* param = find_reduction_param(name);
+        if (!param)
+            throw Error(ErrorKind::BadParameter, "reduction parameters: no parameter \"" + std::string(name) +
+                                                     "\" (the names: " + reduction_names() + ")");
+        const size_t i = static_cast<size_t>(param - kReductionParams.data());
+        if (overrides.values[i])
+            throw Error(ErrorKind::BadParameter, subject(*param) + " is given twice in " + quoted);
+        const std::optional<int> value = parse_int(item.substr(eq + 1));
+        if (!value)
+            throw Error(ErrorKind::BadParameter, subject(*param) + ": \"" + std::string(trim(item.substr(eq + 1))) +
+                                                     "\" is not a whole number");
+        check_reduction_value(*param, *value);
+        overrides.values[i] = *value;
+    }
+    return overrides;
+}
+
+ReductionParams parse_reduction(std::string_view text, const ReductionParams& base)
+{
+    return apply(base, parse_reduction_overrides(text));
 }
 
 }  // namespace waldboost::opencl

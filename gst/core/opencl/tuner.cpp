@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
 #include "core/model/classifier_io.h"
 
@@ -20,7 +21,9 @@ namespace {
 
 /* Bump when the meaning of a tuned file changes. 2: parameters scored by
  * throughput with frames in flight (1: single-frame device time, whose
- * picks were slower in a pipeline). */
+ * picks were slower in a pipeline). The [reduction] group has one key per
+ * row of kReductionParams, named as the row: renaming a row, or adding
+ * one (older files lack its key and would be ignored), changes the files. */
 constexpr const char* kTuningFormat = "waldboost-tuning-2";
 
 /* A trial replaces the best parameters only when faster by this share. */
@@ -86,14 +89,10 @@ std::optional<ReductionParams> load_tuned_reduction(const std::string& key, cons
     auto get = [&](const char* name) {
         return error ? 0 : g_key_file_get_integer(file.get(), "reduction", name, &error);
     };
+    /* One key per parameter of the table, named as in the table. */
     ReductionParams p;
-    p.group_size = get("group-size");
-    p.step1_unsync = get("step1-unsync");
-    p.step1_divisor = get("step1-divisor");
-    p.step2_unsync = get("step2-unsync");
-    p.step2_divisor = get("step2-divisor");
-    p.step2_repeats = get("step2-repeats");
-    p.step4_group_size = get("step4-group-size");
+    for (const ReductionParam& param : kReductionParams)
+        param.set(p, get(param.name));
     if (error) {
         g_error_free(error);
         return std::nullopt; /* incomplete or damaged: ignore it */
@@ -113,13 +112,8 @@ std::string save_tuned_reduction(const std::string& key, const ReductionParams& 
         throw Error("cannot create the tuning folder " + dir);
     std::unique_ptr<GKeyFile, KeyFileDeleter> file(g_key_file_new());
     g_key_file_set_string(file.get(), "reduction", "format", kTuningFormat);
-    g_key_file_set_integer(file.get(), "reduction", "group-size", p.group_size);
-    g_key_file_set_integer(file.get(), "reduction", "step1-unsync", p.step1_unsync);
-    g_key_file_set_integer(file.get(), "reduction", "step1-divisor", p.step1_divisor);
-    g_key_file_set_integer(file.get(), "reduction", "step2-unsync", p.step2_unsync);
-    g_key_file_set_integer(file.get(), "reduction", "step2-divisor", p.step2_divisor);
-    g_key_file_set_integer(file.get(), "reduction", "step2-repeats", p.step2_repeats);
-    g_key_file_set_integer(file.get(), "reduction", "step4-group-size", p.step4_group_size);
+    for (const ReductionParam& param : kReductionParams)
+        g_key_file_set_integer(file.get(), "reduction", param.name, param.get(p));
     const std::string path = dir + "/" + key + ".ini";
     GError* error = nullptr;
     if (!g_key_file_save_to_file(file.get(), path.c_str(), &error)) {
@@ -204,6 +198,43 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         return trial;
     };
 
+    /* The coordinate search's candidate values, by the table's names, in
+     * the order searched; every parameter of the table needs its own.
+     * Step 1's unsynchronised count: the ends of the first stages (after a
+     * rejection test; what the GPU defaults use) and a few round counts. */
+    std::vector<int> step1_counts = {0, 4, 16, 32, 64};
+    for (size_t t = 0, stages = 0; t < classifier.weak.size() && stages < 6; ++t)
+        if (classifier.weak[t].reject_threshold != kNoRejection) {
+            step1_counts.push_back(static_cast<int>(t) + 1);
+            ++stages;
+        }
+    std::sort(step1_counts.begin(), step1_counts.end());
+    step1_counts.erase(std::unique(step1_counts.begin(), step1_counts.end()), step1_counts.end());
+    const std::vector<std::pair<const char*, std::vector<int>>> candidates = {
+        {"step1-unsync", step1_counts},
+        {"step1-divisor", {1, 2, 4, 8, 16, 32}},
+        {"group-size", {16, 32, 64, 128, 256}},
+        {"step2-unsync", {0, 4, 8, 16, 64}},
+        {"step2-divisor", {2, 4, 8}},
+        {"step2-repeats", {0, 1, 2, 3}},
+        {"step4-group-size", {8, 16, 32, 64}},
+    };
+    struct Axis {
+        const ReductionParam* param;
+        const std::vector<int>* values;
+    };
+    std::vector<Axis> axes;
+    for (const auto& [name, values] : candidates) {
+        const ReductionParam* param = find_reduction_param(name);
+        if (!param)
+            throw Error(ErrorKind::BadParameter, std::string("tuning: no reduction parameter ") + name);
+        axes.push_back({param, &values});
+    }
+    for (const ReductionParam& param : kReductionParams)
+        if (std::none_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.param == &param; }))
+            throw Error(ErrorKind::BadParameter,
+                        std::string("tuning: no candidate values for the reduction parameter ") + param.name);
+
     TuningResult result;
     const ReductionParams defaults = default_reduction(selected.info, classifier);
     ReductionParams best = defaults;
@@ -216,41 +247,18 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     result.default_ms = base.ms;
     double best_ms = base.ms;
 
-    /* Coordinate search: one parameter at a time, keeping improvements. */
-    const int max_group = static_cast<int>(std::min<size_t>(selected.info.max_work_group_size, 1024));
-    struct Axis {
-        int ReductionParams::*field;
-        std::vector<int> values;
-    };
-    /* Step 1's unsynchronised count: the ends of the first stages (after a
-     * rejection test; what the GPU defaults use) and a few round counts. */
-    std::vector<int> step1_counts = {0, 4, 16, 32, 64};
-    for (size_t t = 0, stages = 0; t < classifier.weak.size() && stages < 6; ++t)
-        if (classifier.weak[t].reject_threshold != kNoRejection) {
-            step1_counts.push_back(static_cast<int>(t) + 1);
-            ++stages;
-        }
-    std::sort(step1_counts.begin(), step1_counts.end());
-    step1_counts.erase(std::unique(step1_counts.begin(), step1_counts.end()), step1_counts.end());
-    std::vector<Axis> axes = {
-        {&ReductionParams::step1_unsync, step1_counts},
-        {&ReductionParams::step1_divisor, {1, 2, 4, 8, 16, 32}},
-        {&ReductionParams::group_size, {16, 32, 64, 128, 256}},
-        {&ReductionParams::step2_unsync, {0, 4, 8, 16, 64}},
-        {&ReductionParams::step2_divisor, {2, 4, 8}},
-        {&ReductionParams::step2_repeats, {0, 1, 2, 3}},
-        {&ReductionParams::step4_group_size, {8, 16, 32, 64}},
-    };
+    /* Coordinate search: one parameter at a time, keeping improvements.
+     * Candidates the device cannot run (validate(): a group beyond its
+     * work-group limit, a divisor beyond the group) are skipped. */
     for (const Axis& axis : axes) {
-        for (int value : axis.values) {
+        for (int value : *axis.values) {
             ReductionParams p = best;
-            if (p.*axis.field == value)
+            if (axis.param->get(p) == value)
                 continue;
-            p.*axis.field = value;
+            axis.param->set(p, value);
             if (max_trials > 0 && static_cast<int>(result.trials.size()) >= max_trials)
                 break;
-            if (p.group_size > max_group || p.step4_group_size > max_group || p.step1_divisor > p.group_size ||
-                p.step2_divisor > p.group_size)
+            if (!is_valid(p, selected.info))
                 continue;
             const TuningTrial trial = time(p, true);
             result.trials.push_back(trial);

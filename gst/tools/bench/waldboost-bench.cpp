@@ -167,6 +167,11 @@ int main(int argc, char** argv)
     gint stride = 0;
     gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
     gchar** images = nullptr;
+    const std::string reduction_help =
+        "Reduction parameters instead of the tuned or default ones: all of them as comma-separated numbers in the "
+        "order " + waldboost::opencl::reduction_names() +
+        " (as the results print them), or some as name=value pairs (e.g. group-size=128,step2-unsync=64) that "
+        "replace those values of the tuned or default parameters";
     const GOptionEntry entries[] = {
         {"classifier", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &classifiers,
          "OpenCV LBP cascade or WaldBoost XML (repeatable; default: lbpcascade_frontalface and "
@@ -182,10 +187,7 @@ int main(int argc, char** argv)
          "Pixels between windows at every scale (default 0: OpenCV's rule, 2 below scale 2 and 1 above); "
          "OpenCV has no such setting, so another stride needs --no-opencv",
          "N"},
-        {"reduction", 'r', 0, G_OPTION_ARG_STRING, &reduction_text,
-         "Reduction parameters instead of the tuned or default ones: group size, step-1 unsynchronised count and "
-         "divisor, step-2 unsynchronised count and divisor, step-2 repeats, step-4 group size",
-         "G,U1,D1,U2,D2,R,G4"},
+        {"reduction", 'r', 0, G_OPTION_ARG_STRING, &reduction_text, reduction_help.c_str(), "PARAMS"},
         {"scan", 0, 0, G_OPTION_ARG_STRING, &scan_text,
          "How the engine scans: auto (rows on CPU devices, the reduction elsewhere), rows or reduction "
          "(default auto; reduction when --reduction is given)",
@@ -242,18 +244,18 @@ int main(int argc, char** argv)
 #ifndef HAVE_OPENCV
     no_opencv = TRUE;
 #endif
-    std::optional<waldboost::opencl::ReductionParams> reduction;
+    /* Applied per classifier, on top of its tuned or default parameters. */
+    waldboost::opencl::ReductionOverrides reduction;
     if (reduction_text) {
-        waldboost::opencl::ReductionParams p;
-        if (std::sscanf(reduction_text, "%d,%d,%d,%d,%d,%d,%d", &p.group_size, &p.step1_unsync, &p.step1_divisor,
-                        &p.step2_unsync, &p.step2_divisor, &p.step2_repeats, &p.step4_group_size) != 7) {
-            std::fprintf(stderr, "waldboost-bench: --reduction needs 7 comma-separated numbers\n");
+        try {
+            reduction = waldboost::opencl::parse_reduction_overrides(reduction_text);
+        } catch (const waldboost::Error& e) {
+            std::fprintf(stderr, "waldboost-bench: --reduction: %s\n", e.what());
             return 2;
         }
-        reduction = p;
     }
     waldboost::opencl::ScanMethod scan =
-        reduction ? waldboost::opencl::ScanMethod::Reduction : waldboost::opencl::ScanMethod::Auto;
+        reduction.empty() ? waldboost::opencl::ScanMethod::Auto : waldboost::opencl::ScanMethod::Reduction;
     if (scan_text) {
         const std::string text = scan_text;
         if (text == "auto")
@@ -295,20 +297,19 @@ int main(int argc, char** argv)
                             "streams):\n",
                             path.c_str(), spec.c_str(), sizes.front().width, sizes.front().height,
                             std::max(1, inflight), runs);
+                std::printf("  (%s)\n", waldboost::opencl::reduction_names().c_str());
                 const auto result = waldboost::opencl::tune_reduction(
                     classifier, spec, views, waldboost::DetectParams{}, runs,
                     [](const waldboost::opencl::TuningTrial& t) {
-                        const auto& p = t.params;
-                        std::printf("  group %3d  step1 %2d/%-2d  step2 %2d/%-2d x%d  step4 %2d: %.3f ms\n",
-                                    p.group_size, p.step1_unsync, p.step1_divisor, p.step2_unsync, p.step2_divisor,
-                                    p.step2_repeats, p.step4_group_size, t.ms);
+                        std::printf("  %s: %.3f ms\n", waldboost::opencl::to_string(t.params).c_str(), t.ms);
                         std::fflush(stdout);
                     },
                     0, std::max(1, inflight));
                 const auto selected = waldboost::opencl::select_device(spec);
                 const std::string file = waldboost::opencl::save_tuned_reduction(
                     waldboost::opencl::tuning_key(selected.info, classifier), result.best);
-                std::printf("best %.3f ms (defaults %.3f ms), saved to %s\n", result.best_ms, result.default_ms,
+                std::printf("best %s: %.3f ms (defaults %.3f ms), saved to %s\n",
+                            waldboost::opencl::to_string(result.best).c_str(), result.best_ms, result.default_ms,
                             file.c_str());
                 if (selected.info.type == "CPU")
                     std::printf("note: CPU devices scan by rows by default; these parameters apply with "
@@ -323,7 +324,11 @@ int main(int argc, char** argv)
             waldboost::opencl::EngineConfig config;
             config.device = device ? device : "auto";
             config.max_in_flight = std::max(1, inflight);
-            config.reduction = reduction;
+            if (!reduction.empty())
+                config.reduction = waldboost::opencl::apply(
+                    waldboost::opencl::preferred_reduction(classifier,
+                                                           waldboost::opencl::select_device(config.device).info),
+                    reduction);
             config.scan = scan;
             waldboost::opencl::Engine engine(classifier, config);
             config.profiling = false;
@@ -332,12 +337,7 @@ int main(int argc, char** argv)
             device_name = waldboost::opencl::describe(engine.device());
             const waldboost::opencl::ReductionParams& used = engine.reduction();
             const bool by_rows = engine.scan_method() == waldboost::opencl::ScanMethod::Rows;
-            const std::string used_text = by_rows ? std::string("rows") : std::to_string(used.group_size) + "," + std::to_string(used.step1_unsync) +
-                                          "," + std::to_string(used.step1_divisor) + "," +
-                                          std::to_string(used.step2_unsync) + "," +
-                                          std::to_string(used.step2_divisor) + "," +
-                                          std::to_string(used.step2_repeats) + "," +
-                                          std::to_string(used.step4_group_size);
+            const std::string used_text = by_rows ? std::string("rows") : waldboost::opencl::to_string(used);
 #ifdef HAVE_OPENCV
             cv::CascadeClassifier opencv;
             if (!no_opencv && !opencv.load(path)) {
