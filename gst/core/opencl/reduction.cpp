@@ -72,7 +72,7 @@ static bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 void validate(const ReductionParams& p, const DeviceInfo& device)
 {
-    auto fail = [](const std::string& what) { throw Error("reduction parameter " + what); };
+    auto fail = [](const std::string& what) { throw Error(ErrorKind::BadParameter, "reduction parameter " + what); };
     const int max_group = static_cast<int>(std::min<size_t>(device.max_work_group_size, 4096));
     if (!power_of_two(p.group_size) || p.group_size < 8 || p.group_size > max_group)
         fail("group size must be a power of two from 8 to " + std::to_string(max_group) + ", not " +
