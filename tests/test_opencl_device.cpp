@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/opencl/device.h"
+#include "core/opencl/engine.h"
 #include "core/opencl/program_cache.h"
 
 using namespace waldboost;
@@ -45,6 +46,19 @@ std::string error_of(F&& f)
         f();
     } catch (const Error& e) {
         return e.what();
+    }
+    ADD_FAILURE() << "no waldboost::Error thrown";
+    return "";
+}
+
+/* The kind's name of the Error `f` throws ("" when it throws none). */
+template <typename F>
+std::string kind_of(F&& f)
+{
+    try {
+        f();
+    } catch (const Error& e) {
+        return to_string(e.kind());
     }
     ADD_FAILURE() << "no waldboost::Error thrown";
     return "";
@@ -305,7 +319,7 @@ TEST(DevicesDeathTest, NoPlatformIsAnEmptyListAndAnActionableError)
                 select_device("auto");
             } catch (const Error& e) {
                 std::fprintf(stderr, "%s\n", e.what());
-                std::_Exit(0);
+                std::_Exit(e.kind() == ErrorKind::NoDevice ? 0 : 4);
             }
             std::_Exit(3);
         },
@@ -325,6 +339,75 @@ TEST(Errors, NamesOpenClErrorCodes)
     EXPECT_EQ(error_name(-12345), "OpenCL error -12345");
     EXPECT_STREQ(to_error(cl::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer"), "allocating the image").what(),
                  "allocating the image: clCreateBuffer failed with CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)");
+}
+
+/* The kinds callers report by (the element's GStreamer error codes). */
+TEST(Errors, OpenClCodesMapToKinds)
+{
+    for (cl_int code : {CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                        CL_INVALID_BUFFER_SIZE})
+        EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::OutOfResources)) << error_name(code);
+    for (cl_int code : {CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUILD_OPTIONS})
+        EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::KernelBuild)) << error_name(code);
+    for (cl_int code : {CL_DEVICE_NOT_FOUND, CL_DEVICE_NOT_AVAILABLE, -1001})
+        EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::NoDevice)) << error_name(code);
+    for (cl_int code : {CL_INVALID_VALUE, CL_INVALID_COMMAND_QUEUE, CL_INVALID_KERNEL_ARGS, CL_MAP_FAILURE, -12345})
+        EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::Device)) << error_name(code);
+    EXPECT_STREQ(to_string(to_error(cl::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer"), "x").kind()),
+                 to_string(ErrorKind::OutOfResources));
+    EXPECT_STREQ(to_string(to_error(cl::Error(CL_INVALID_KERNEL_ARGS, "clEnqueueNDRangeKernel"), "x").kind()),
+                 to_string(ErrorKind::Device));
+}
+
+/* Nothing matching a spec (or no device at all) is NoDevice. */
+TEST(Errors, NoMatchingDeviceIsNoDevice)
+{
+    for (const char* spec : {"no-such-device", "99:99"}) {
+        SCOPED_TRACE(spec);
+        EXPECT_EQ(kind_of([&] { select_device(spec); }), to_string(ErrorKind::NoDevice));
+    }
+}
+
+/* A valid 24x24 classifier of one weak classifier. */
+Classifier one_weak_classifier()
+{
+    Classifier classifier;
+    classifier.label = "test";
+    classifier.window_width = classifier.window_height = 24;
+    WeakClassifier weak;
+    weak.feature = {0, 0, 8, 8};
+    weak.responses.fill(0.5f);
+    classifier.weak.push_back(weak);
+    return classifier;
+}
+
+/* The injected fault is CL_OUT_OF_RESOURCES: a failed allocation, here the
+ * engine's upload of the classifier, is OutOfResources. */
+TEST(ErrorsDeathTest, InjectedAllocationFaultIsOutOfResources)
+{
+    SKIP_WITHOUT_DEVICES();
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            g_setenv("WALDBOOST_CL_FAULT", "buffer-create", TRUE);
+            g_setenv("WALDBOOST_CACHE_DISABLE", "1", TRUE);
+            g_setenv("WALDBOOST_TUNING_DISABLE", "1", TRUE);
+            try {
+                maybe_inject_fault("buffer-create");
+                std::_Exit(1);
+            } catch (const cl::Error& e) {
+                if (to_error(e, "allocating").kind() != ErrorKind::OutOfResources)
+                    std::_Exit(2);
+            }
+            try {
+                Engine engine(one_weak_classifier(), EngineConfig{});
+            } catch (const Error& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                std::_Exit(e.kind() == ErrorKind::OutOfResources ? 0 : 4);
+            }
+            std::_Exit(3);
+        },
+        ::testing::ExitedWithCode(0), "buffer-create failed with CL_OUT_OF_RESOURCES");
 }
 
 TEST(Errors, ParsesOpenClVersions)
@@ -354,7 +437,8 @@ TEST(ErrorsDeathTest, InjectedProgramBuildFaultIsAnError)
                 build_program(context, selected.device, scale_source(), "", off);
             } catch (const Error& e) {
                 std::fprintf(stderr, "%s\n", e.what());
-                std::_Exit(0);
+                /* A failed build is KernelBuild whatever the code. */
+                std::_Exit(e.kind() == ErrorKind::KernelBuild ? 0 : 4);
             }
             std::_Exit(1);
         },
@@ -513,6 +597,7 @@ TEST_F(ProgramCache, BuildErrorNamesTheDeviceAndTheCompilerMessage)
         << message;
     EXPECT_NE(message.find("undeclared_thing"), std::string::npos) << message;
     EXPECT_TRUE(files_in(dir_.path).empty());
+    EXPECT_EQ(kind_of([&] { build(source, "", nullptr); }), to_string(ErrorKind::KernelBuild));
 }
 
 TEST_F(ProgramCache, UnwritableDirectoryIsANoteNotAnError)
@@ -596,5 +681,6 @@ TEST(KernelSource, EmbeddedUnlessKernelDirIsSet)
 
     const std::string message = error_of([] { kernel_source("embedded text", "missing.cl"); });
     EXPECT_NE(message.find(dir.path + "/missing.cl"), std::string::npos) << message;
+    EXPECT_EQ(kind_of([] { kernel_source("embedded text", "missing.cl"); }), to_string(ErrorKind::Io));
     g_unsetenv("WALDBOOST_KERNEL_DIR");
 }

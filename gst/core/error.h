@@ -45,8 +45,6 @@ inline const char* to_string(ErrorKind kind)
 class Error : public std::runtime_error {
 public:
     Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
-    /* Transitional, until every throw names its kind. */
-    explicit Error(const std::string& message) : Error(ErrorKind::BadParameter, message) {}
     ErrorKind kind() const { return kind_; }
 
 private:

@@ -39,8 +39,10 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/model/classifier_io.h"
 #include "core/embedded/default_classifier.h"
+#include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 
@@ -220,27 +222,212 @@ static GType gst_waldboost_grouping_get_type()
 /* ------------------------------------------------------------------------ */
 /* Engine set-up and errors                                                 */
 
-/* Posts the right GStreamer error for a failure to set up detection. */
-static void post_setup_error(GstWaldboostDetect* self, const Settings& s, const std::string& what, bool classifier)
+using waldboost::ErrorKind;
+
+namespace {
+
+/* Where a failure happened: loading the classifier, setting up the engine
+ * on a device, or detecting while streaming. */
+enum class Phase { Load, Setup, Streaming };
+
+}  // namespace
+
+/* The kind of a failure: a waldboost::Error's own, set where the core threw
+ * it; an OpenCL error that reached us unwrapped as the device layer would
+ * classify it; running out of memory; else `otherwise`. */
+static ErrorKind kind_of(const std::exception& e, ErrorKind otherwise)
 {
-    if (classifier) {
-        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
-                          ("Could not load the classifier \"%s\".", s.classifier_path.c_str()), ("%s", what.c_str()));
-    } else if (what.find("build failed") != std::string::npos) {
-        GST_ERROR_OBJECT(self, "kernel build log: %s", what.c_str());
-        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("Could not build the OpenCL kernels for the device \"%s\".", s.device.c_str()),
-                          ("%s", what.c_str()));
-    } else if (what.find("no OpenCL device") != std::string::npos) {
+    if (const auto* error = dynamic_cast<const waldboost::Error*>(&e))
+        return error->kind();
+    if (const auto* cl_error = dynamic_cast<const cl::Error*>(&e))
+        return wcl::error_kind(cl_error->err());
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        return ErrorKind::OutOfResources;
+    return otherwise;
+}
+
+/* Whether another device of the list may succeed where one failed with
+ * `kind`: not for a classifier, a file or a frame, which every device would
+ * refuse alike. Parameters only at set-up, where the reduction's limits are
+ * the device's (its largest work group). */
+static bool another_device_may_help(ErrorKind kind, Phase phase)
+{
+    switch (kind) {
+    case ErrorKind::NoDevice:
+    case ErrorKind::KernelBuild:
+    case ErrorKind::OutOfResources:
+    case ErrorKind::Device:
+        return true;
+    case ErrorKind::BadParameter:
+        return phase == Phase::Setup;
+    case ErrorKind::ClassifierFile:
+    case ErrorKind::UnsupportedClassifier:
+    case ErrorKind::FrameTooLarge:
+    case ErrorKind::Io:
+        return false;
+    }
+    return false;
+}
+
+/* A core message for a main (user-visible) message: one line, short. A
+ * kernel build failure is "... failed on DEVICE:" and then the build log;
+ * its first line joins the first line of the log. The whole text stays in
+ * the debug string. */
+static std::string reason_of(const std::string& what)
+{
+    constexpr size_t kMax = 300;
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start <= what.size() && lines.size() < 2) {
+        size_t end = what.find('\n', start);
+        if (end == std::string::npos)
+            end = what.size();
+        std::string line = what.substr(start, end - start);
+        while (!line.empty() && g_ascii_isspace(line.back()))
+            line.pop_back();
+        if (!line.empty())
+            lines.push_back(line);
+        start = end + 1;
+    }
+    std::string reason = lines.empty() ? std::string("unknown error") : lines[0];
+    if (lines.size() > 1 && reason.back() == ':')
+        reason += " " + lines[1];
+    if (reason.size() > kMax) {
+        /* Never cut a UTF-8 sequence in two. */
+        size_t cut = kMax;
+        while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xc0) == 0x80)
+            --cut;
+        reason = reason.substr(0, cut) + "...";
+    }
+    return reason;
+}
+
+/* The loaders' messages start with the file name, which the main message
+ * gives already: "PATH: cannot open: ..." -> "cannot open: ...",
+ * "PATH:12: featureType: ..." -> "line 12: featureType: ...". */
+static std::string without_path(const std::string& reason, const std::string& path)
+{
+    if (path.empty() || reason.compare(0, path.size(), path) != 0 || reason.size() <= path.size() ||
+        reason[path.size()] != ':')
+        return reason;
+    const size_t rest = path.size() + 1;
+    size_t digits = rest;
+    while (digits < reason.size() && g_ascii_isdigit(reason[digits]))
+        ++digits;
+    if (digits > rest && reason.compare(digits, 2, ": ") == 0)
+        return "line " + reason.substr(rest, digits - rest) + reason.substr(digits);
+    return reason.substr(reason[rest] == ' ' ? rest + 1 : rest);
+}
+
+/* Posts the GStreamer error for a failure of kind `kind` with the core's
+ * message `what` (`device`: the device spec it happened on). The error's
+ * domain and code follow the kind, never the message's text; the main
+ * message says what failed and the core's reason (on one line), the debug
+ * string the whole core message (a kernel build log included).
+ *
+ *   ClassifierFile         RESOURCE NOT_FOUND when the file is not there (as
+ *                          filesrc), else RESOURCE OPEN_READ: it cannot be
+ *                          read or holds no valid classifier.
+ *   UnsupportedClassifier  RESOURCE SETTINGS: the file is a valid classifier
+ *                          and was read; the setting that names it is what
+ *                          must change. Not STREAM WRONG_TYPE, which would
+ *                          blame the video stream (an application may
+ *                          treat STREAM errors as "cannot play this media").
+ *   NoDevice               RESOURCE NOT_FOUND, with the install hint.
+ *   KernelBuild            LIBRARY INIT: the OpenCL compiler (a library)
+ *                          could not make the kernels.
+ *   OutOfResources         RESOURCE NO_SPACE_LEFT.
+ *   BadParameter           RESOURCE SETTINGS: a property value, or one the
+ *                          device's limits refuse (reduction group sizes).
+ *   FrameTooLarge          STREAM FORMAT: the caps negotiated, but frames of
+ *                          this size are beyond what the engine can index;
+ *                          the stream must change (scale it down, or roi).
+ *   Device                 RESOURCE FAILED: an OpenCL call failed.
+ *   Io                     RESOURCE OPEN_READ: a file detection needs (the
+ *                          kernel sources of WALDBOOST_KERNEL_DIR). */
+static void post_error(GstWaldboostDetect* self, const Settings& s, ErrorKind kind, const std::string& what,
+                       const std::string& device, Phase phase)
+{
+    const std::string& path = s.classifier_path;
+    const std::string classifier = path.empty() ? "the embedded classifier" : "\"" + path + "\"";
+    const std::string reason = reason_of(what);
+    const char* detail = what.c_str();
+    GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), detail);
+    switch (kind) {
+    case ErrorKind::ClassifierFile: {
+        const std::string why = without_path(reason, path);
+        if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
+            GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                              ("Could not load the classifier %s: %s", classifier.c_str(), why.c_str()),
+                              ("%s", detail));
+        else
+            GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+                              ("Could not load the classifier %s: %s", classifier.c_str(), why.c_str()),
+                              ("%s", detail));
+        break;
+    }
+    case ErrorKind::UnsupportedClassifier: {
+        const std::string why = without_path(reason, path);
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                          ("The classifier %s cannot be used: %s", classifier.c_str(), why.c_str()), ("%s", detail));
+        break;
+    }
+    case ErrorKind::NoDevice:
         GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                          ("No usable OpenCL device for device=\"%s\". Install an OpenCL driver (for the CPU, "
+                          ("No usable OpenCL device for device=\"%s\": %s. Install an OpenCL driver (for the CPU, "
                            "pocl-opencl-icd) and list devices with waldboost-devices or clinfo.",
-                           s.device.c_str()),
-                          ("%s", what.c_str()));
-    } else if (what.find("OUT_OF") != std::string::npos || what.find("ALLOCATION") != std::string::npos) {
-        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of OpenCL device memory."), ("%s", what.c_str()));
-    } else {
-        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not set up detection: %s", what.c_str()),
-                          ("%s", what.c_str()));
+                           device.c_str(), reason.c_str()),
+                          ("%s", detail));
+        break;
+    case ErrorKind::KernelBuild:
+        GST_ERROR_OBJECT(self, "kernel build log: %s", detail);
+        GST_ELEMENT_ERROR(self, LIBRARY, INIT,
+                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device.c_str(),
+                           reason.c_str()),
+                          ("%s", detail));
+        break;
+    case ErrorKind::OutOfResources:
+        if (phase == Phase::Load)
+            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
+                              ("Out of memory loading the classifier %s: %s", classifier.c_str(), reason.c_str()),
+                              ("%s", detail));
+        else
+            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
+                              ("Out of memory or other OpenCL resources on the device \"%s\" (a lower "
+                               "max-inflight, smaller frames or another device may help): %s",
+                               device.c_str(), reason.c_str()),
+                              ("%s", detail));
+        break;
+    case ErrorKind::BadParameter:
+        if (phase == Phase::Streaming)
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not detect with the current settings: %s",
+                                                         reason.c_str()),
+                              ("%s", detail));
+        else
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not set up detection: %s", reason.c_str()),
+                              ("%s", detail));
+        break;
+    case ErrorKind::FrameTooLarge:
+        GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                          ("The frame is too large for detection: %s. Scale the video down or set a smaller roi.",
+                           reason.c_str()),
+                          ("%s", detail));
+        break;
+    case ErrorKind::Device:
+        if (phase == Phase::Streaming)
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+                              ("OpenCL detection failed on the device \"%s\": %s", device.c_str(), reason.c_str()),
+                              ("%s", detail));
+        else
+            GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
+                              ("Could not set up detection on the OpenCL device \"%s\": %s", device.c_str(),
+                               reason.c_str()),
+                              ("%s", detail));
+        break;
+    case ErrorKind::Io:
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not read a file detection needs: %s", reason.c_str()),
+                          ("%s", detail));
+        break;
     }
 }
 
@@ -289,13 +476,14 @@ static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t
             return TRUE;
         } catch (const std::exception& e) {
             p->engine.reset();
-            if (i + 1 == specs.size()) {
-                post_setup_error(self, s, e.what(), false);
+            const ErrorKind kind = kind_of(e, ErrorKind::Device);
+            if (i + 1 == specs.size() || !another_device_may_help(kind, Phase::Setup)) {
+                post_error(self, s, kind, e.what(), specs[i], Phase::Setup);
                 return FALSE;
             }
             GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
-                                ("OpenCL device \"%s\" failed; falling back to \"%s\".", specs[i].c_str(),
-                                 specs[i + 1].c_str()),
+                                ("OpenCL device \"%s\" failed (%s); falling back to \"%s\".", specs[i].c_str(),
+                                 reason_of(e.what()).c_str(), specs[i + 1].c_str()),
                                 ("%s", e.what()));
         }
     }
@@ -310,7 +498,7 @@ static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
         p->classifier = s.classifier_path.empty() ? waldboost::default_classifier()
                                                   : waldboost::load_classifier_file(s.classifier_path);
     } catch (const std::exception& e) {
-        post_setup_error(self, s, e.what(), true);
+        post_error(self, s, kind_of(e, ErrorKind::ClassifierFile), e.what(), s.device, Phase::Load);
         return FALSE;
     }
     if (!build_engine(self, s, 0))
@@ -509,19 +697,23 @@ static void drop_pending(GstWaldboostDetect* self)
     p->engine.reset();
 }
 
-/* The engine failed while streaming: moves on to the next device of the
- * list and runs every frame in flight again there, in order, so that none
- * is lost. Without a device left, posts the error and returns false. */
+/* The engine failed while streaming: when another device may do better
+ * (the failure is the device's, not the frame's or the settings'), moves on
+ * to the next device of the list and runs every frame in flight again
+ * there, in order, so that none is lost. Without a device left, or for a
+ * failure no device would avoid (a frame too large), posts the error and
+ * returns false. */
 static bool fall_back(GstWaldboostDetect* self, const std::exception& failure)
 {
     WaldboostDetectPrivate* p = self->priv;
     const std::vector<std::string> specs = wcl::split_device_list(p->active.device);
     std::string why = failure.what();
-    while (p->device_position + 1 < specs.size()) {
+    ErrorKind kind = kind_of(failure, ErrorKind::Device);
+    while (another_device_may_help(kind, Phase::Streaming) && p->device_position + 1 < specs.size()) {
         const size_t failed = p->device_position;
         GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
-                            ("OpenCL device \"%s\" failed while streaming; falling back to \"%s\".",
-                             specs[failed].c_str(), specs[failed + 1].c_str()),
+                            ("OpenCL device \"%s\" failed while streaming (%s); falling back to \"%s\".",
+                             specs[failed].c_str(), reason_of(why).c_str(), specs[failed + 1].c_str()),
                             ("%s", why.c_str()));
         p->engine.reset();
         if (!build_engine(self, p->active, failed + 1))
@@ -533,9 +725,11 @@ static bool fall_back(GstWaldboostDetect* self, const std::exception& failure)
             return true;
         } catch (const std::exception& e) {
             why = e.what();
+            kind = kind_of(e, ErrorKind::Device);
         }
     }
-    GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("OpenCL detection failed."), ("%s", why.c_str()));
+    const std::string device = p->device_position < specs.size() ? specs[p->device_position] : p->active.device;
+    post_error(self, p->active, kind, why, device, Phase::Streaming);
     return false;
 }
 

@@ -718,6 +718,8 @@ int helper_start_fails(GQuark domain, int code, const char* in_message)
     HELPER_CHECK(info.domain == domain && info.code == code, "error %s/%d, expected %s/%d",
                  g_quark_to_string(info.domain), info.code, g_quark_to_string(domain), code);
     HELPER_CHECK(contains(info.message, in_message), "the message does not say \"%s\"", in_message);
+    /* The reason, not only the debug text: the injected fault's code. */
+    HELPER_CHECK(contains(info.message, "CL_OUT_OF_RESOURCES"), "the message does not give the reason");
     HELPER_CHECK(gst_element_set_state(e, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "cannot go back to NULL");
     gst_element_set_bus(e, nullptr);
     gst_object_unref(bus);
@@ -745,6 +747,11 @@ int helper_streaming_fault(const char* call)
             info.debug.c_str());
     HELPER_CHECK(info.domain == GST_RESOURCE_ERROR, "error domain %s", g_quark_to_string(info.domain));
     HELPER_CHECK(contains(info.debug, call), "the debug text does not name the failed call");
+    /* The injected fault is CL_OUT_OF_RESOURCES: out of resources, said in
+     * the main message with the call that failed. */
+    HELPER_CHECK(info.code == GST_RESOURCE_ERROR_NO_SPACE_LEFT, "error code %d, not NO_SPACE_LEFT", info.code);
+    HELPER_CHECK(contains(info.message, call) && contains(info.message, "CL_OUT_OF_RESOURCES"),
+                 "the message does not give the reason");
     GstBuffer* leaked = gst_harness_try_pull(h);
     HELPER_CHECK(leaked == nullptr, "the failed frame came out");
 
@@ -904,6 +911,8 @@ int helper_fallback_exhausted()
     const ErrorInfo& error = log.errors[0];
     HELPER_CHECK(error.domain == GST_RESOURCE_ERROR && contains(error.debug, "enqueue"),
                  "not an error naming the failed call: %s", error.text().c_str());
+    HELPER_CHECK(error.code == GST_RESOURCE_ERROR_NO_SPACE_LEFT && contains(error.message, "enqueue"),
+                 "not an out-of-resources error saying why: %s", error.text().c_str());
     g_print("error: %s\n", error.text().c_str());
 
     HELPER_CHECK(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS, "to NULL failed");
@@ -2504,6 +2513,65 @@ GST_START_TEST(test_error_bad_reduction)
 }
 GST_END_TEST;
 
+/* The GError code follows the kind of the core's error, and the main
+ * message (what a user sees) carries the core's reason, not only the debug
+ * text. */
+GST_START_TEST(test_error_kinds_of_classifier_errors)
+{
+    const std::string missing = "/nonexistent/waldboost-test/no-such-classifier.xml";
+    ErrorInfo err = start_failure({{"classifier", missing}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s/%d: %s",
+                g_quark_to_string(err.domain), err.code, err.text().c_str());
+    fail_unless(contains(err.message, missing) && contains(err.message, "cannot open"), "no reason: %s",
+                err.text().c_str());
+
+    gchar* path = nullptr;
+    const int fd = g_file_open_tmp("waldboost-bad-XXXXXX.xml", &path, nullptr);
+    fail_unless(fd >= 0);
+    close(fd);
+    fail_unless(g_file_set_contents(path, "<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageSizeX=\"24\"", -1,
+                                    nullptr));
+    err = start_failure({{"classifier", path}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_OPEN_READ, "%s/%d: %s",
+                g_quark_to_string(err.domain), err.code, err.text().c_str());
+    fail_unless(contains(err.message, path) && contains(err.message, "not well-formed XML"), "no reason: %s",
+                err.text().c_str());
+    g_unlink(path);
+    g_free(path);
+
+    /* A valid classifier of a kind this build cannot run: the setting must
+     * change (RESOURCE SETTINGS), and the message says why. */
+    const std::string haar = haar_cascade("haarcascade_frontalface_default");
+    if (file_exists(haar)) {
+        err = start_failure({{"classifier", haar}});
+        fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_SETTINGS, "%s/%d: %s",
+                    g_quark_to_string(err.domain), err.code, err.text().c_str());
+        fail_unless(contains(err.message, haar) && contains(err.message, "HAAR") &&
+                        contains(err.message, "not supported"),
+                    "the main message does not say HAAR is not supported: %s", err.text().c_str());
+    } else {
+        g_print("skipping the Haar cascade: %s missing\n", haar.c_str());
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_error_kinds_of_device_and_settings_errors)
+{
+    ErrorInfo err = start_failure({{"device", "no-such-device"}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s/%d: %s",
+                g_quark_to_string(err.domain), err.code, err.text().c_str());
+    /* The core's reason (what there is) and the install hint. */
+    fail_unless(contains(err.message, "no OpenCL device") && contains(err.message, "Install an OpenCL driver"),
+                "no reason or hint: %s", err.text().c_str());
+
+    err = start_failure({{"group-size", "48"}});
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_SETTINGS, "%s/%d: %s",
+                g_quark_to_string(err.domain), err.code, err.text().c_str());
+    fail_unless(contains(err.message, "group size"), "the main message does not name the parameter: %s",
+                err.text().c_str());
+}
+GST_END_TEST;
+
 static void check_fault(const char* mode)
 {
     std::string output;
@@ -2943,7 +3011,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
               NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),
               NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
-              NAMED(test_error_classifier_while_playing)});
+              NAMED(test_error_classifier_while_playing), NAMED(test_error_kinds_of_classifier_errors),
+              NAMED(test_error_kinds_of_device_and_settings_errors)});
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
     add_case("fallback", true,
              {NAMED(test_fallback_at_start), NAMED(test_fallback_on_enqueue), NAMED(test_fallback_on_wait),

@@ -13,9 +13,10 @@ namespace waldboost {
 std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, const DetectParams& params)
 {
     if (!(params.scale_factor > 1.0) || !std::isfinite(params.scale_factor))
-        throw Error("scale factor must be a finite number above 1, not " + std::to_string(params.scale_factor));
+        throw Error(ErrorKind::BadParameter,
+                    "scale factor must be a finite number above 1, not " + std::to_string(params.scale_factor));
     if (params.stride < 0)
-        throw Error("stride must be 0 (OpenCV's rule) or a positive number of pixels");
+        throw Error(ErrorKind::BadParameter, "stride must be 0 (OpenCV's rule) or a positive number of pixels");
 
     const Size window{classifier.window_width, classifier.window_height};
     const Size min_size = params.min_size.width > 0 || params.min_size.height > 0 ? params.min_size : window;

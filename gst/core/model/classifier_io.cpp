@@ -23,8 +23,9 @@ ClassifierFormat format_of(const xml::Document& doc)
         return ClassifierFormat::WaldBoostXml;
     if (root == "opencv_storage")
         return ClassifierFormat::OpenCvCascade;
-    throw Error(doc.source() + ": not a classifier file: root element <" + xml::printable(root) +
-                "> is neither WaldBoostClassifier nor opencv_storage");
+    throw Error(ErrorKind::ClassifierFile, doc.source() + ": not a classifier file: root element <" +
+                                               xml::printable(root) +
+                                               "> is neither WaldBoostClassifier nor opencv_storage");
 }
 
 /* Locale independent; 9 significant digits make every float round-trip. */
@@ -47,14 +48,14 @@ const xmlChar* x(const char* s)
 void set(xmlNodePtr node, const char* name, const std::string& value)
 {
     if (!xmlNewProp(node, x(name), x(value.c_str())))
-        throw Error("write_waldboost_xml: out of memory");
+        throw Error(ErrorKind::OutOfResources, "write_waldboost_xml: out of memory");
 }
 
 xmlNodePtr add_child(xmlNodePtr parent, const char* name)
 {
     xmlNodePtr child = xmlNewChild(parent, nullptr, x(name), nullptr);
     if (!child)
-        throw Error("write_waldboost_xml: out of memory");
+        throw Error(ErrorKind::OutOfResources, "write_waldboost_xml: out of memory");
     return child;
 }
 
@@ -87,10 +88,10 @@ std::string write_waldboost_xml(const Classifier& classifier)
 
     std::unique_ptr<xmlDoc, DocFree> doc(xmlNewDoc(x("1.0")));
     if (!doc)
-        throw Error("write_waldboost_xml: out of memory");
+        throw Error(ErrorKind::OutOfResources, "write_waldboost_xml: out of memory");
     xmlNodePtr root = xmlNewDocNode(doc.get(), nullptr, x("WaldBoostClassifier"), nullptr);
     if (!root)
-        throw Error("write_waldboost_xml: out of memory");
+        throw Error(ErrorKind::OutOfResources, "write_waldboost_xml: out of memory");
     xmlDocSetRootElement(doc.get(), root);
 
     /* xmlNewProp stores raw text; the serialiser escapes it. */
@@ -104,9 +105,10 @@ std::string write_waldboost_xml(const Classifier& classifier)
     /* The prediction values are nearly all of the file: stop as soon as they
      * alone exceed the file limit, rather than format a huge model. */
     const auto too_large = [](size_t bytes) {
-        return Error("classifier to write: it would take more than " + std::to_string(bytes) +
-                     " bytes, more than the " + std::to_string(ModelLimits::kMaxFileBytes) +
-                     "-byte limit for classifier files");
+        return Error(ErrorKind::ClassifierFile, "classifier to write: it would take more than " +
+                                                    std::to_string(bytes) + " bytes, more than the " +
+                                                    std::to_string(ModelLimits::kMaxFileBytes) +
+                                                    "-byte limit for classifier files");
     };
     size_t value_bytes = 0;
     std::string values;
@@ -142,7 +144,7 @@ std::string write_waldboost_xml(const Classifier& classifier)
     xmlDocDumpFormatMemoryEnc(doc.get(), &memory, &size, "UTF-8", 1);
     if (!memory || size <= 0) {
         xmlFree(memory);
-        throw Error("write_waldboost_xml: serialising the classifier failed");
+        throw Error(ErrorKind::ClassifierFile, "write_waldboost_xml: serialising the classifier failed");
     }
     std::string text(reinterpret_cast<const char*>(memory), static_cast<size_t>(size));
     xmlFree(memory);

@@ -20,7 +20,11 @@ enum class ClassifierFormat {
 
 /* Loads a classifier, detecting the format from the content, and validates
  * it. Throws Error with a message naming `path`, the line or element and the
- * problem (including "not supported" for Haar and other cascade kinds). */
+ * problem. Its kind: UnsupportedClassifier for a valid classifier this build
+ * cannot run (a Haar or HOG cascade, deeper trees, early acceptance...: the
+ * message says "not supported"), ClassifierFile for any other problem with
+ * the file (missing, unreadable, too large, not XML, invalid), and
+ * OutOfResources when libxml2 runs out of memory. */
 Classifier load_classifier_file(const std::string& path);
 
 /* Same for a buffer already in memory; `source_name` is used in messages. */

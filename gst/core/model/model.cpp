@@ -96,7 +96,9 @@ std::string label_problem(const std::string& label)
 
 void validate(const Classifier& classifier, const std::string& source)
 {
-    const auto fail = [&](const std::string& problem) { throw Error(source + ": " + problem); };
+    const auto fail = [&](const std::string& problem) {
+        throw Error(ErrorKind::ClassifierFile, source + ": " + problem);
+    };
 
     const std::string label = label_problem(classifier.label);
     if (!label.empty())

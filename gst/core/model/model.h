@@ -68,9 +68,10 @@ struct ModelLimits {
     static constexpr size_t kMaxLabelLength = 256;
 };
 
-/* Throws Error naming `source` (a file name or "<embedded>") and the first
- * problem: an empty model, a non-finite value, a feature outside the window,
- * a block of size 0, a label too long, or a limit exceeded. */
+/* Throws Error (ErrorKind::ClassifierFile) naming `source` (a file name or
+ * "<embedded>") and the first problem: an empty model, a non-finite value, a
+ * feature outside the window, a block of size 0, a label too long, or a limit
+ * exceeded. */
 void validate(const Classifier& classifier, const std::string& source);
 
 }  // namespace waldboost

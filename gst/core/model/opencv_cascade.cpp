@@ -102,7 +102,8 @@ WeakClassifier read_tree(const std::string& src, const xmlNode* tree, const std:
     if (count != kStumpIntegers) {
         if (count > kStumpIntegers && count % kStumpIntegers == 0) {
             fail(src, nodes, where + ": trees with " + std::to_string(count / kStumpIntegers) +
-                                 " nodes are not supported (only depth-1 trees, maxDepth 1)");
+                                 " nodes are not supported (only depth-1 trees, maxDepth 1)",
+                 ErrorKind::UnsupportedClassifier);
         }
         fail(src, nodes, where + ": expected " + std::to_string(kStumpIntegers) +
                              " integers (left right featureIndex and 8 subset words), found " + std::to_string(count));
@@ -121,7 +122,8 @@ WeakClassifier read_tree(const std::string& src, const xmlNode* tree, const std:
     const size_t leaf_count = xml::split_tokens(leaves_text).size();
     if (leaf_count > 2)
         fail(src, leaves, where + ": " + std::to_string(leaf_count) +
-                              " leaf values: deeper trees are not supported (only depth-1 trees, 2 leaves)");
+                              " leaf values: deeper trees are not supported (only depth-1 trees, 2 leaves)",
+             ErrorKind::UnsupportedClassifier);
     const auto leaf = xml::parse_float_list(src, leaves, where, leaves_text, 2);
 
     WeakClassifier weak;
@@ -161,25 +163,29 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
     const std::string name = xml::name_of(cascade);
     const auto type_id = xml::optional_attribute(cascade, "type_id");
     if ((type_id && *type_id == "opencv-haar-classifier") || name.compare(0, 11, "haarcascade") == 0) {
-        fail(src, cascade, "old-format Haar cascades are not supported (only LBP cascades in the "
-                           "opencv_traincascade format)");
+        fail(src, cascade,
+             "old-format Haar cascades are not supported (only LBP cascades in the opencv_traincascade format)",
+             ErrorKind::UnsupportedClassifier);
     }
     if (name != "cascade")
         fail(src, cascade, "unknown element (expected <cascade> inside <opencv_storage>)");
     if (type_id && *type_id != "opencv-cascade-classifier")
         fail(src, cascade,
-             "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)");
+             "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)",
+             ErrorKind::UnsupportedClassifier);
     if (top.size() > 1)
         fail(src, top[1], "unexpected element after the cascade (one cascade per file)");
 
     const xmlNode* stage_type = xml::required_child(src, cascade, "stageType");
     const std::string stage_type_value = trimmed_text(src, stage_type);
     if (stage_type_value != "BOOST")
-        fail(src, stage_type, "stage type " + xml::printable(stage_type_value) + " is not supported (only BOOST)");
+        fail(src, stage_type, "stage type " + xml::printable(stage_type_value) + " is not supported (only BOOST)",
+             ErrorKind::UnsupportedClassifier);
     const xmlNode* feature_type = xml::required_child(src, cascade, "featureType");
     const std::string feature_type_value = trimmed_text(src, feature_type);
     if (feature_type_value != "LBP")
-        fail(src, feature_type, xml::printable(feature_type_value) + " cascades are not supported (only LBP features)");
+        fail(src, feature_type, xml::printable(feature_type_value) + " cascades are not supported (only LBP features)",
+             ErrorKind::UnsupportedClassifier);
 
     Classifier classifier;
     classifier.label = label_from_source(src);
@@ -191,7 +197,8 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
     const std::string cat_count_value = trimmed_text(src, cat_count);
     if (xml::parse_integer(src, cat_count, "value", cat_count_value, INT32_MIN, INT32_MAX) != 256)
         fail(src, cat_count,
-             "maxCatCount " + xml::printable(cat_count_value) + " is not supported (LBP cascades have 256)");
+             "maxCatCount " + xml::printable(cat_count_value) + " is not supported (LBP cascades have 256)",
+             ErrorKind::UnsupportedClassifier);
 
     const std::vector<LbpFeature> features = read_features(
         src, xml::required_child(src, cascade, "features"), classifier.window_width, classifier.window_height);

@@ -44,7 +44,8 @@ struct Reader {
             fail(src, children[0], "unknown element (LBPFeature has no child elements)");
         const auto mapping = xml::optional_attribute(node, "binMappingType");
         if (mapping && *mapping != "NONE")
-            fail(src, node, "attribute binMappingType: " + xml::quote(*mapping) + " is not supported (only NONE)");
+            fail(src, node, "attribute binMappingType: " + xml::quote(*mapping) + " is not supported (only NONE)",
+                 ErrorKind::UnsupportedClassifier);
 
         const auto integer = [&](const char* name, long long min_value) {
             return static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
@@ -112,7 +113,8 @@ struct Reader {
             const double value = xml::parse_double(src, node, "attribute posT", *pos);
             if (!(value >= kNoAcceptanceAbove)) {
                 fail(src, node, "attribute posT: early acceptance (posT=" + xml::printable(*pos) +
-                                    ") is not supported; posT must be at least 1e30 (write 1e+50)");
+                                    ") is not supported; posT must be at least 1e30 (write 1e+50)",
+                     ErrorKind::UnsupportedClassifier);
             }
         }
         if (const auto neg = xml::optional_attribute(node, "negT")) {
@@ -156,11 +158,13 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
 
     const std::string type = xml::required_attribute(src, root, "type");
     if (type != "LBP")
-        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP");
+        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP",
+             ErrorKind::UnsupportedClassifier);
     if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
         if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
             fail(src, root, "attribute minStdDev: " + xml::printable(*std_dev) +
-                                " is not supported (variance normalisation is not supported; it must be 0)");
+                                " is not supported (variance normalisation is not supported; it must be 0)",
+                 ErrorKind::UnsupportedClassifier);
         }
     }
 

@@ -117,19 +117,20 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        throw Error(path + ": cannot open: " + std::strerror(errno));
+        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: " + std::strerror(errno));
     if (S_ISDIR(st.st_mode))
-        throw Error(path + ": cannot open: is a directory");
+        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: is a directory");
     /* Regular files are checked before reading; other kinds (pipes) are
      * only bounded by the read below. */
     if (S_ISREG(st.st_mode) && static_cast<unsigned long long>(st.st_size) > max_bytes) {
-        throw Error(path + ": file is too large (" + std::to_string(st.st_size) +
-                    " bytes; the limit for classifier files is " + std::to_string(max_bytes) + " bytes)");
+        throw Error(ErrorKind::ClassifierFile, path + ": file is too large (" + std::to_string(st.st_size) +
+                                                   " bytes; the limit for classifier files is " +
+                                                   std::to_string(max_bytes) + " bytes)");
     }
 
     std::unique_ptr<FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
     if (!file)
-        throw Error(path + ": cannot open: " + std::strerror(errno));
+        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: " + std::strerror(errno));
 
     std::string data;
     if (S_ISREG(st.st_mode))
@@ -140,14 +141,15 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
         if (n > 0) {
             /* The file may have grown since stat. */
             if (data.size() + n > max_bytes) {
-                throw Error(path + ": file is too large (more than " + std::to_string(max_bytes) +
-                            " bytes, the limit for classifier files)");
+                throw Error(ErrorKind::ClassifierFile, path + ": file is too large (more than " +
+                                                           std::to_string(max_bytes) +
+                                                           " bytes, the limit for classifier files)");
             }
             data.append(buffer, n);
         }
         if (n < sizeof buffer) {
             if (std::ferror(file.get()))
-                throw Error(path + ": read error: " + std::strerror(errno));
+                throw Error(ErrorKind::ClassifierFile, path + ": read error: " + std::strerror(errno));
             break;
         }
     }
@@ -187,23 +189,24 @@ const xmlNode* Document::root() const
 Document Document::parse(std::string_view buffer, const std::string& source)
 {
     if (buffer.size() > ModelLimits::kMaxFileBytes) {
-        throw Error(source + ": too large (" + std::to_string(buffer.size()) +
-                    " bytes; the limit for classifier files is " +
-                    std::to_string(ModelLimits::kMaxFileBytes) + " bytes)");
+        throw Error(ErrorKind::ClassifierFile, source + ": too large (" + std::to_string(buffer.size()) +
+                                                   " bytes; the limit for classifier files is " +
+                                                   std::to_string(ModelLimits::kMaxFileBytes) + " bytes)");
     }
     if (buffer.find_first_not_of(" \t\r\n") == std::string_view::npos)
-        throw Error(source + ": empty file (not a classifier)");
+        throw Error(ErrorKind::ClassifierFile, source + ": empty file (not a classifier)");
     /* UTF-16/32 text would hide the markup checked below from a byte search. */
     if (buffer.find('\0') != std::string_view::npos)
-        throw Error(source + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
+        throw Error(ErrorKind::ClassifierFile,
+                    source + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
     /* Refused before parsing: no external entities, no entity expansion. */
     if (buffer.find("<!DOCTYPE") != std::string_view::npos || buffer.find("<!ENTITY") != std::string_view::npos)
-        throw Error(source + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile, source + ": DTDs and entities are not allowed in classifier files");
 
     ensure_initialized();
     std::unique_ptr<xmlParserCtxt, ParserCtxtFree> ctxt(xmlNewParserCtxt());
     if (!ctxt)
-        throw Error(source + ": out of memory creating the XML parser");
+        throw Error(ErrorKind::OutOfResources, source + ": out of memory creating the XML parser");
 
     /* No NOENT, DTDLOAD or HUGE: entities stay unexpanded and libxml2's
      * size limits stay on. BIG_LINES keeps line numbers past 65535. */
@@ -223,14 +226,14 @@ Document Document::parse(std::string_view buffer, const std::string& source)
                     message += ": " + detail;
             }
         }
-        throw Error(source + ":" + std::to_string(line) + ": " + message);
+        throw Error(ErrorKind::ClassifierFile, source + ":" + std::to_string(line) + ": " + message);
     }
     Document result(doc, source);
     /* Belt and braces: an encoding trick must not slip a DTD through. */
     if (doc->intSubset || doc->extSubset)
-        throw Error(source + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile, source + ": DTDs and entities are not allowed in classifier files");
     if (!result.root())
-        throw Error(source + ": not a classifier file: no root element");
+        throw Error(ErrorKind::ClassifierFile, source + ": not a classifier file: no root element");
     return result;
 }
 
@@ -264,10 +267,10 @@ long line_of(const xmlNode* node)
     return line > 0 ? line : 0;
 }
 
-void fail(const std::string& source, const xmlNode* node, const std::string& problem)
+void fail(const std::string& source, const xmlNode* node, const std::string& problem, ErrorKind kind)
 {
     /* Element names are the file's text too (up to 50,000 characters). */
-    throw Error(source + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
+    throw Error(kind, source + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
 }
 
 std::vector<const xmlNode*> child_elements(const std::string& source, const xmlNode* node)

@@ -5,7 +5,8 @@
  * A small RAII layer over libxml2 shared by the classifier loaders. Files
  * are untrusted: reads are size-capped, DTDs and entities are refused before
  * libxml2 sees the buffer, and the network is off. Every error is a
- * waldboost::Error of the form "<source>:<line>: <element>: <problem>".
+ * waldboost::Error of the form "<source>:<line>: <element>: <problem>", of
+ * kind ClassifierFile unless said otherwise.
  */
 #pragma once
 
@@ -65,8 +66,11 @@ std::string name_of(const xmlNode* node);
 /* The element's line number in the source (0 when unknown). */
 long line_of(const xmlNode* node);
 
-/* Throws Error "<source>:<line>: <element>: <problem>". */
-[[noreturn]] void fail(const std::string& source, const xmlNode* node, const std::string& problem);
+/* Throws Error "<source>:<line>: <element>: <problem>" of the given kind:
+ * ClassifierFile for a file that is broken, UnsupportedClassifier for a
+ * valid classifier this build cannot run (a Haar cascade, say). */
+[[noreturn]] void fail(const std::string& source, const xmlNode* node, const std::string& problem,
+                       ErrorKind kind = ErrorKind::ClassifierFile);
 
 /* All element children in document order. Comments and whitespace are
  * skipped; any other text between child elements is an error. */

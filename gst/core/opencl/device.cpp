@@ -163,7 +163,7 @@ std::string available(const Enumeration& found)
                           "; available: " + available(found);
     for (const std::string& problem : found.problems)
         message += "; not listed: " + problem;
-    throw Error(message);
+    throw Error(ErrorKind::NoDevice, message);
 }
 
 /* "P:D", digits only (a short run of them, so std::stoi cannot overflow). */
@@ -226,7 +226,7 @@ SelectedDevice select_device(const std::string& raw_spec)
             "no OpenCL device found: install an OpenCL driver (for the CPU, Debian's pocl-opencl-icd) and check with clinfo";
         for (const std::string& problem : found.problems)
             message += "; " + problem;
-        throw Error(message);
+        throw Error(ErrorKind::NoDevice, message);
     }
 
     const std::string spec = trim(raw_spec);
@@ -365,12 +365,33 @@ std::string error_name(cl_int code)
     }
 }
 
+ErrorKind error_kind(cl_int code)
+{
+    switch (code) {
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_INVALID_BUFFER_SIZE:
+        return ErrorKind::OutOfResources;
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE:
+    case CL_INVALID_BUILD_OPTIONS:
+        return ErrorKind::KernelBuild;
+    case CL_DEVICE_NOT_FOUND:
+    case CL_DEVICE_NOT_AVAILABLE:
+    case CL_PLATFORM_NOT_FOUND_KHR:
+        return ErrorKind::NoDevice;
+    default:
+        return ErrorKind::Device;
+    }
+}
+
 Error to_error(const cl::Error& error, const std::string& doing)
 {
     /* The bindings name the failed call (e.g. "clCreateBuffer") in what(). */
     const std::string call = error.what() && std::string(error.what()) != "empty" ? error.what() : "an OpenCL call";
-    return Error(doing + ": " + call + " failed with " + error_name(error.err()) + " (" + std::to_string(error.err()) +
-                 ")");
+    return Error(error_kind(error.err()), doing + ": " + call + " failed with " + error_name(error.err()) + " (" +
+                                              std::to_string(error.err()) + ")");
 }
 
 std::vector<std::string> split_device_list(const std::string& specs)

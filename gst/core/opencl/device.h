@@ -43,14 +43,14 @@ struct SelectedDevice {
     DeviceInfo info;
 };
 
-/* Picks a device by spec:
+/* Picks a device by spec (a list of specs is split_device_list's):
  *   "" or "auto"               the first GPU, else accelerator, else CPU, else any
  *   "gpu", "cpu", "accelerator" the first device of that type (any case)
  *   "P:D"                      device D of platform P (as list_devices numbers them)
  *   anything else              the first device whose name, vendor or platform
  *                              name contains the text (any case)
- * Devices below OpenCL 1.2 are never picked. Throws Error saying why nothing
- * matched and listing the devices there are. */
+ * Devices below OpenCL 1.2 are never picked. Throws Error (NoDevice) saying
+ * why nothing matched and listing the devices there are. */
 SelectedDevice select_device(const std::string& spec);
 
 /* A fallback list "gpu,cpu" as its specs in order, each trimmed of spaces;
@@ -68,8 +68,17 @@ std::pair<int, int> parse_opencl_version(const std::string& version);
 /* "CL_OUT_OF_RESOURCES" for -5; "OpenCL error N" for codes it does not know. */
 std::string error_name(cl_int code);
 
+/* The kind of error an OpenCL status code means: OutOfResources for
+ * CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE
+ * and CL_INVALID_BUFFER_SIZE; KernelBuild for CL_BUILD_PROGRAM_FAILURE,
+ * CL_COMPILER_NOT_AVAILABLE and CL_INVALID_BUILD_OPTIONS; NoDevice for
+ * CL_DEVICE_NOT_FOUND, CL_DEVICE_NOT_AVAILABLE and CL_PLATFORM_NOT_FOUND_KHR;
+ * Device for any other. */
+ErrorKind error_kind(cl_int code);
+
 /* The Error for a failed OpenCL call: "<doing>: <call> failed with
- * CL_OUT_OF_RESOURCES (-5)". `doing` says what the engine was doing. */
+ * CL_OUT_OF_RESOURCES (-5)", of the code's error_kind(). `doing` says what
+ * the engine was doing. */
 Error to_error(const cl::Error& error, const std::string& doing);
 
 /* Fault injection for testing the engine's error paths: throws

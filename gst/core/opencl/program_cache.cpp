@@ -234,9 +234,12 @@ cl::Program from_source(const cl::Context& context, const cl::Device& device, co
         std::string message = "OpenCL program build failed on " + device_name + ":";
         if (e.err() != CL_BUILD_PROGRAM_FAILURE)
             message += " clBuildProgram failed with " + error_name(e.err()) + " (" + std::to_string(e.err()) + ")";
-        throw Error(message + "\n" + trim_log(log));
+        throw Error(ErrorKind::KernelBuild, message + "\n" + trim_log(log));
     } catch (const cl::Error& e) {
-        throw to_error(e, "OpenCL program build failed on " + device_name);
+        /* Whatever the code (CL_OUT_OF_HOST_MEMORY too, and the injected
+         * fault's CL_OUT_OF_RESOURCES), the program did not build: the
+         * kernels are what is missing, and the message keeps the code. */
+        throw Error(ErrorKind::KernelBuild, to_error(e, "OpenCL program build failed on " + device_name).what());
     }
     return program;
 }
@@ -365,8 +368,8 @@ std::string kernel_source(std::string_view embedded, const char* file_name)
     GError* raw_error = nullptr;
     if (!g_file_get_contents(path.get(), &contents, &length, &raw_error)) {
         const std::unique_ptr<GError, GErrorDeleter> error(raw_error);
-        throw Error(std::string("cannot read kernel source ") + path.get() + " (WALDBOOST_KERNEL_DIR is set): " +
-                    error->message);
+        throw Error(ErrorKind::Io, std::string("cannot read kernel source ") + path.get() +
+                                       " (WALDBOOST_KERNEL_DIR is set): " + error->message);
     }
     const GCharPtr owned(contents);
     return std::string(contents, length);

@@ -109,7 +109,7 @@ std::string save_tuned_reduction(const std::string& key, const ReductionParams& 
 {
     const std::string dir = tuning_directory();
     if (g_mkdir_with_parents(dir.c_str(), 0700) != 0)
-        throw Error("cannot create the tuning folder " + dir);
+        throw Error(ErrorKind::Io, "cannot create the tuning folder " + dir);
     std::unique_ptr<GKeyFile, KeyFileDeleter> file(g_key_file_new());
     g_key_file_set_string(file.get(), "reduction", "format", kTuningFormat);
     for (const ReductionParam& param : kReductionParams)
@@ -119,7 +119,7 @@ std::string save_tuned_reduction(const std::string& key, const ReductionParams& 
     if (!g_key_file_save_to_file(file.get(), path.c_str(), &error)) {
         const std::string message = path + ": " + error->message;
         g_error_free(error);
-        throw Error("cannot save tuned parameters: " + message);
+        throw Error(ErrorKind::Io, "cannot save tuned parameters: " + message);
     }
     return path;
 }
@@ -144,14 +144,16 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
                             const std::function<void(const TuningTrial&)>& progress, int max_trials, int in_flight)
 {
     if (frames.empty())
-        throw Error("tuning needs at least one frame");
+        throw Error(ErrorKind::BadParameter, "tuning needs at least one frame");
     const SelectedDevice selected = select_device(device);
     std::vector<std::vector<RawWindow>> expected;
     auto check = [&](size_t i, const FrameResult& r) {
         if (expected.size() <= i)
             expected.push_back(windows_of(r));
         else if (!same_windows(expected[i], windows_of(r)))
-            throw Error("tuning: parameters changed the detections (an engine bug)");
+            /* Not the user's doing: the device (or its kernels) computed
+             * something else. */
+            throw Error(ErrorKind::Device, "tuning: parameters changed the detections (an engine bug)");
     };
 
     /* Scores steady-state throughput, as a pipeline runs the engine and as

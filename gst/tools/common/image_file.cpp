@@ -29,7 +29,7 @@ GrayImage load_gray_image(const std::string& path)
     if (!pixbuf) {
         const std::string message = path + ": " + (error ? error->message : "cannot decode");
         g_clear_error(&error);
-        throw Error(message);
+        throw Error(ErrorKind::Io, message);
     }
     GrayImage gray = pixbuf_to_gray(pixbuf);
     g_object_unref(pixbuf);

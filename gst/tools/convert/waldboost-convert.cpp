@@ -44,7 +44,7 @@ void write_all(int fd, const std::string& text, const std::string& name)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            throw waldboost::Error(name + ": write failed: " + std::strerror(errno));
+            throw waldboost::Error(waldboost::ErrorKind::Io, name + ": write failed: " + std::strerror(errno));
         }
         done += static_cast<size_t>(n);
     }
@@ -59,18 +59,19 @@ void write_file_atomically(const std::string& path, const std::string& text)
     name.push_back('\0');
     const int fd = ::mkstemp(name.data());
     if (fd < 0)
-        throw waldboost::Error(path + ": cannot create a temporary file: " + std::strerror(errno));
+        throw waldboost::Error(waldboost::ErrorKind::Io,
+                               path + ": cannot create a temporary file: " + std::strerror(errno));
     temp = name.data();
     try {
         /* mkstemp makes the file 0600; give it the usual mode. */
         const mode_t mask = ::umask(0);
         ::umask(mask);
         if (::fchmod(fd, 0666 & ~mask) != 0)
-            throw waldboost::Error(temp + ": chmod failed: " + std::strerror(errno));
+            throw waldboost::Error(waldboost::ErrorKind::Io, temp + ": chmod failed: " + std::strerror(errno));
         write_all(fd, text, temp);
         const int rc = ::close(fd);
         if (rc != 0)
-            throw waldboost::Error(temp + ": write failed: " + std::strerror(errno));
+            throw waldboost::Error(waldboost::ErrorKind::Io, temp + ": write failed: " + std::strerror(errno));
     } catch (...) {
         ::close(fd);
         ::unlink(temp.c_str());
@@ -79,7 +80,7 @@ void write_file_atomically(const std::string& path, const std::string& text)
     if (::rename(temp.c_str(), path.c_str()) != 0) {
         const int error = errno;
         ::unlink(temp.c_str());
-        throw waldboost::Error(path + ": cannot write: " + std::strerror(error));
+        throw waldboost::Error(waldboost::ErrorKind::Io, path + ": cannot write: " + std::strerror(error));
     }
 }
 
