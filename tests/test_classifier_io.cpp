@@ -31,8 +31,10 @@
 
 #include "core/model/classifier_io.h"
 #include "core/model/model.h"
+#include "test_support.h"
 
 using namespace waldboost;
+using waldboost_test::lbp;
 
 namespace {
 
@@ -136,10 +138,10 @@ void expect_identical(const Classifier& a, const Classifier& b, bool compare_lab
         const WeakClassifier& x = a.weak[i];
         const WeakClassifier& y = b.weak[i];
         SCOPED_TRACE("weak classifier " + std::to_string(i));
-        EXPECT_EQ(x.feature.x, y.feature.x);
-        EXPECT_EQ(x.feature.y, y.feature.y);
-        EXPECT_EQ(x.feature.block_width, y.feature.block_width);
-        EXPECT_EQ(x.feature.block_height, y.feature.block_height);
+        EXPECT_EQ(lbp(x).x, lbp(y).x);
+        EXPECT_EQ(lbp(x).y, lbp(y).y);
+        EXPECT_EQ(lbp(x).block_width, lbp(y).block_width);
+        EXPECT_EQ(lbp(x).block_height, lbp(y).block_height);
         EXPECT_EQ(bits(x.reject_threshold), bits(y.reject_threshold));
         EXPECT_EQ(x.reset_sum_after, y.reset_sum_after);
         EXPECT_EQ(std::memcmp(x.responses.data(), y.responses.data(), sizeof x.responses), 0);
@@ -328,7 +330,7 @@ std::string converter()
 WeakClassifier make_weak(int x, int y, int w, int h)
 {
     WeakClassifier weak;
-    weak.feature = {x, y, w, h};
+    weak.feature = waldboost::LbpFeature{x, y, w, h};
     for (size_t i = 0; i < weak.responses.size(); ++i)
         weak.responses[i] = static_cast<float>(i) * 0.25f - 3.0f;
     return weak;
@@ -369,24 +371,24 @@ TEST(WaldBoostXml, HistogramFileGivesExactFields)
     ASSERT_EQ(c.weak.size(), 3u);
     EXPECT_EQ(c.stage_count(), 1u);
 
-    EXPECT_EQ(c.weak[0].feature.x, 7);
-    EXPECT_EQ(c.weak[0].feature.y, 5);
-    EXPECT_EQ(c.weak[0].feature.block_width, 2);
-    EXPECT_EQ(c.weak[0].feature.block_height, 3);
+    EXPECT_EQ(lbp(c.weak[0]).x, 7);
+    EXPECT_EQ(lbp(c.weak[0]).y, 5);
+    EXPECT_EQ(lbp(c.weak[0]).block_width, 2);
+    EXPECT_EQ(lbp(c.weak[0]).block_height, 3);
     EXPECT_EQ(c.weak[0].reject_threshold, -0.0657414f);
     EXPECT_FALSE(c.weak[0].reset_sum_after);
     for (int i = 0; i < 256; ++i)
         EXPECT_EQ(c.weak[0].responses[i], static_cast<float>(-1.0 + 0.0078125 * i)) << i;
 
     EXPECT_EQ(c.weak[1].reject_threshold, kNoRejection);
-    EXPECT_EQ(c.weak[1].feature.y, 1);
-    EXPECT_EQ(c.weak[1].feature.block_height, 6);
+    EXPECT_EQ(lbp(c.weak[1]).y, 1);
+    EXPECT_EQ(lbp(c.weak[1]).block_height, 6);
     for (int i = 0; i < 256; ++i)
         EXPECT_EQ(c.weak[1].responses[i], 0.1f);
     /* A missing negT means no rejection. */
     EXPECT_EQ(c.weak[2].reject_threshold, kNoRejection);
     EXPECT_EQ(c.weak[2].responses[255], -2.0f);
-    EXPECT_EQ(c.weak[2].feature.x, 21);
+    EXPECT_EQ(lbp(c.weak[2]).x, 21);
 }
 
 TEST(WaldBoostXml, SizeAliasesAndDefaultLabel)
@@ -421,7 +423,7 @@ TEST(WaldBoostXml, DecisionTreeUsesBinMap)
     for (int i = 0; i < 256; ++i)
         EXPECT_EQ(c.weak[0].responses[i], values[(i * 7) % 3]) << i;
     EXPECT_EQ(c.weak[0].reject_threshold, -3.0f);
-    EXPECT_EQ(c.weak[0].feature.block_height, 4);
+    EXPECT_EQ(lbp(c.weak[0]).block_height, 4);
 
     const std::string bad = replace_once(text, "binMap=\"0 ", "binMap=\"3 ");
     expect_error([&] { load_classifier_memory(bad, "tree.xml"); },
@@ -548,10 +550,10 @@ TEST(OpenCvCascade, AllFiveRealCascadesMatchThePlainText)
             ASSERT_EQ(n.size(), 11u);
             ASSERT_EQ(raw.leaves[i].size(), 2u);
             const auto& rect = raw.rects.at(static_cast<size_t>(n[2]));
-            EXPECT_EQ(c.weak[i].feature.x, rect[0]);
-            EXPECT_EQ(c.weak[i].feature.y, rect[1]);
-            EXPECT_EQ(c.weak[i].feature.block_width, rect[2]);
-            EXPECT_EQ(c.weak[i].feature.block_height, rect[3]);
+            EXPECT_EQ(lbp(c.weak[i]).x, rect[0]);
+            EXPECT_EQ(lbp(c.weak[i]).y, rect[1]);
+            EXPECT_EQ(lbp(c.weak[i]).block_width, rect[2]);
+            EXPECT_EQ(lbp(c.weak[i]).block_height, rect[3]);
             int mismatches = 0;
             for (int code = 0; code < 256; ++code) {
                 const uint32_t word = static_cast<uint32_t>(static_cast<int32_t>(n[3 + code / 32]));
@@ -954,8 +956,8 @@ TEST(Validate, AcceptsAValidModelAndBoundaries)
     Classifier c = make_model();
     EXPECT_NO_THROW(validate(c, "m"));
     /* x + 3 * width == window width fits exactly. */
-    c.weak[0].feature = {0, 0, 8, 8};
-    c.weak[1].feature = {21, 21, 1, 1};
+    c.weak[0].feature = waldboost::LbpFeature{0, 0, 8, 8};
+    c.weak[1].feature = waldboost::LbpFeature{21, 21, 1, 1};
     EXPECT_NO_THROW(validate(c, "m"));
     c.label = std::string(ModelLimits::kMaxLabelLength, 'a');
     c.window_width = ModelLimits::kMaxWindowSide;
@@ -1004,16 +1006,16 @@ TEST(Validate, RejectsEachProblem)
     expect_invalid([](Classifier& c) { c.weak[0].reject_threshold = -1e35f; }, "-1e30");
     expect_invalid([nan](Classifier& c) { c.final_threshold = nan; }, "final threshold");
     expect_invalid([inf](Classifier& c) { c.final_threshold = -inf; }, "final threshold");
-    expect_invalid([](Classifier& c) { c.weak[0].feature.block_width = 0; }, "weak classifier 0: feature (x=0, y=0, 3 blocks of 0x8)");
-    expect_invalid([](Classifier& c) { c.weak[0].feature.block_height = -2; }, "empty block");
-    expect_invalid([](Classifier& c) { c.weak[1].feature.x = -1; }, "negative position");
-    expect_invalid([](Classifier& c) { c.weak[1].feature.y = -5; }, "negative position");
-    expect_invalid([](Classifier& c) { c.weak[0].feature.block_height = 9; }, "does not fit the 24x24 window");
-    expect_invalid([](Classifier& c) { c.weak[0].feature.x = 1000000000; }, "does not fit");
-    expect_invalid([](Classifier& c) { c.weak[0].feature.block_width = 1000000000; }, "does not fit");
+    expect_invalid([](Classifier& c) { lbp(c.weak[0]).block_width = 0; }, "weak classifier 0: feature (x=0, y=0, 3 blocks of 0x8)");
+    expect_invalid([](Classifier& c) { lbp(c.weak[0]).block_height = -2; }, "empty block");
+    expect_invalid([](Classifier& c) { lbp(c.weak[1]).x = -1; }, "negative position");
+    expect_invalid([](Classifier& c) { lbp(c.weak[1]).y = -5; }, "negative position");
+    expect_invalid([](Classifier& c) { lbp(c.weak[0]).block_height = 9; }, "does not fit the 24x24 window");
+    expect_invalid([](Classifier& c) { lbp(c.weak[0]).x = 1000000000; }, "does not fit");
+    expect_invalid([](Classifier& c) { lbp(c.weak[0]).block_width = 1000000000; }, "does not fit");
 
     Classifier c = make_model();
-    c.weak[1].feature = {20, 3, 4, 2};
+    c.weak[1].feature = waldboost::LbpFeature{20, 3, 4, 2};
     try {
         validate(c, "face.xml");
         ADD_FAILURE() << "no error";

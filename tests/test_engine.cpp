@@ -27,6 +27,7 @@
 #include "test_support.h"
 
 using namespace waldboost;
+using waldboost_test::lbp;
 using waldboost::opencl::Engine;
 using waldboost::opencl::EngineConfig;
 using waldboost::opencl::ReductionParams;
@@ -62,10 +63,10 @@ Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_
     for (int t = 0; t < weak_count; ++t) {
         WeakClassifier w;
         std::uniform_int_distribution<int> bw(1, std::max(1, width / 3)), bh(1, std::max(1, height / 3));
-        w.feature.block_width = bw(rng);
-        w.feature.block_height = bh(rng);
-        w.feature.x = std::uniform_int_distribution<int>(0, width - 3 * w.feature.block_width)(rng);
-        w.feature.y = std::uniform_int_distribution<int>(0, height - 3 * w.feature.block_height)(rng);
+        lbp(w).block_width = bw(rng);
+        lbp(w).block_height = bh(rng);
+        lbp(w).x = std::uniform_int_distribution<int>(0, width - 3 * lbp(w).block_width)(rng);
+        lbp(w).y = std::uniform_int_distribution<int>(0, height - 3 * lbp(w).block_height)(rng);
         if (stumps) {
             const float values[2] = {grid_value(rng, -1.0f, 1.2f), grid_value(rng, -1.0f, 1.2f)};
             for (float& r : w.responses)
@@ -297,9 +298,9 @@ TEST(Engine, BlockSumsNearSixteenBitsStayExact)
          * (from 256-entry tables) show any code that came out different. */
         Classifier c = random_classifier(rng, 3 * side + 2, 3 * side + 2, 12, true);
         for (WeakClassifier& w : c.weak) {
-            w.feature.block_width = w.feature.block_height = side;
-            w.feature.x = static_cast<int>(rng() % 3);
-            w.feature.y = static_cast<int>(rng() % 3);
+            lbp(w).block_width = lbp(w).block_height = side;
+            lbp(w).x = static_cast<int>(rng() % 3);
+            lbp(w).y = static_cast<int>(rng() % 3);
             if (w.reject_threshold != waldboost::kNoRejection)
                 w.reject_threshold -= 2.0f;
         }

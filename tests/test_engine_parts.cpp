@@ -24,6 +24,7 @@
 #include "test_support.h"
 
 using namespace waldboost;
+using waldboost_test::lbp;
 using namespace waldboost::opencl;
 
 namespace {
@@ -177,8 +178,8 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
     int first_test = -1;
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
-        EXPECT_EQ(p.features[t].s[0], w.feature.x);
-        EXPECT_EQ(p.features[t].s[3], w.feature.block_height);
+        EXPECT_EQ(p.features[t].s[0], lbp(w).x);
+        EXPECT_EQ(p.features[t].s[3], lbp(w).block_height);
         const cl_long* record = &p.responses[n * 256 + t * STUMP_LONGS];
         for (int code = 0; code < 256; ++code) {
             const cl_long fixed = p.responses[t * 256 + code];

@@ -375,7 +375,7 @@ Classifier one_weak_classifier()
     classifier.label = "test";
     classifier.window_width = classifier.window_height = 24;
     WeakClassifier weak;
-    weak.feature = {0, 0, 8, 8};
+    weak.feature = waldboost::LbpFeature{0, 0, 8, 8};
     weak.responses.fill(0.5f);
     classifier.weak.push_back(weak);
     return classifier;

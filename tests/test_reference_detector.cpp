@@ -37,7 +37,7 @@ GrayImage image_from_rows(std::initializer_list<std::initializer_list<int>> rows
 WeakClassifier constant_weak(float value, float reject = kNoRejection, bool reset = false)
 {
     WeakClassifier w;
-    w.feature = {0, 0, 1, 1};
+    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
     w.responses.fill(value);
     w.reject_threshold = reject;
     w.reset_sum_after = reset;

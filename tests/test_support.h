@@ -12,6 +12,9 @@
 
 #include <cstdlib>
 #include <string>
+#include <variant>
+
+#include "core/model/model.h"
 
 namespace waldboost_test {
 
@@ -38,6 +41,13 @@ inline std::string cascade_path(const std::string& stem)
 }
 
 inline bool test_data_required() { return env_or("WALDBOOST_REQUIRE_TEST_DATA", "0") == "1"; }
+
+/* A weak classifier's LBP feature: the tests build and read LBP classifiers. */
+inline waldboost::LbpFeature& lbp(waldboost::WeakClassifier& w) { return std::get<waldboost::LbpFeature>(w.feature); }
+inline const waldboost::LbpFeature& lbp(const waldboost::WeakClassifier& w)
+{
+    return std::get<waldboost::LbpFeature>(w.feature);
+}
 
 }  // namespace waldboost_test
 

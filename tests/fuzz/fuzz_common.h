@@ -20,6 +20,13 @@
 #include "core/model/classifier_io.h"
 #include "core/model/model.h"
 
+/* A weak classifier's LBP feature: the tests build and read LBP classifiers. */
+inline waldboost::LbpFeature& lbp(waldboost::WeakClassifier& w) { return std::get<waldboost::LbpFeature>(w.feature); }
+inline const waldboost::LbpFeature& lbp(const waldboost::WeakClassifier& w)
+{
+    return std::get<waldboost::LbpFeature>(w.feature);
+}
+
 namespace waldboost_fuzz {
 
 using waldboost::Classifier;
@@ -106,8 +113,8 @@ inline void require_identical(const Classifier& a, const Classifier& b, const ch
         const WeakClassifier& x = a.weak[i];
         const WeakClassifier& y = b.weak[i];
         const std::string where = "weak classifier " + std::to_string(i) + ": ";
-        if (x.feature.x != y.feature.x || x.feature.y != y.feature.y ||
-            x.feature.block_width != y.feature.block_width || x.feature.block_height != y.feature.block_height)
+        if (lbp(x).x != lbp(y).x || lbp(x).y != lbp(y).y ||
+            lbp(x).block_width != lbp(y).block_width || lbp(x).block_height != lbp(y).block_height)
             differ(where + "feature");
         if (bits(x.reject_threshold) != bits(y.reject_threshold))
             differ(where + "reject_threshold (" + hex_bits(x.reject_threshold) + " vs " +

@@ -112,14 +112,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         WeakClassifier weak;
         if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
             /* Anything, mostly refused by validate(). */
-            weak.feature = {in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
+            weak.feature = waldboost::LbpFeature{in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
                             in.ConsumeIntegral<int>()};
         } else {
             /* A feature that fits, on the edges as often as not. */
-            weak.feature.block_width = in.ConsumeIntegralInRange<int>(1, std::max(1, w / 3));
-            weak.feature.block_height = in.ConsumeIntegralInRange<int>(1, std::max(1, h / 3));
-            weak.feature.x = in.ConsumeIntegralInRange<int>(0, std::max(0, w - 3 * weak.feature.block_width));
-            weak.feature.y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - 3 * weak.feature.block_height));
+            lbp(weak).block_width = in.ConsumeIntegralInRange<int>(1, std::max(1, w / 3));
+            lbp(weak).block_height = in.ConsumeIntegralInRange<int>(1, std::max(1, h / 3));
+            lbp(weak).x = in.ConsumeIntegralInRange<int>(0, std::max(0, w - 3 * lbp(weak).block_width));
+            lbp(weak).y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - 3 * lbp(weak).block_height));
         }
         /* A short pattern of values repeated over the 256 codes. */
         std::vector<float> pattern(static_cast<size_t>(in.ConsumeIntegralInRange<int>(1, 8)));

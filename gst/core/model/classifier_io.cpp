@@ -131,12 +131,16 @@ std::string write_waldboost_xml(const Classifier& classifier)
             throw too_large(value_bytes);
         set(hypothesis, "predictionValues", values);
 
-        xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
-        set(feature, "positionX", std::to_string(weak.feature.x));
-        set(feature, "positionY", std::to_string(weak.feature.y));
-        set(feature, "blockWidth", std::to_string(weak.feature.block_width));
-        set(feature, "blockHeight", std::to_string(weak.feature.block_height));
-        set(feature, "binMappingType", "NONE");
+        std::visit(
+            [&](const LbpFeature& f) {
+                xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
+                set(feature, "positionX", std::to_string(f.x));
+                set(feature, "positionY", std::to_string(f.y));
+                set(feature, "blockWidth", std::to_string(f.block_width));
+                set(feature, "blockHeight", std::to_string(f.block_height));
+                set(feature, "binMappingType", "NONE");
+            },
+            weak.feature);
     }
 
     xmlChar* memory = nullptr;

@@ -68,6 +68,11 @@ std::string describe(const LbpFeature& f)
 
 }  // namespace
 
+const char* feature_type_name(const Feature& feature)
+{
+    return std::visit([](const LbpFeature&) { return "LBP"; }, feature);
+}
+
 std::string label_problem(const std::string& label)
 {
     if (label.empty())
@@ -122,17 +127,20 @@ void validate(const Classifier& classifier, const std::string& source)
     for (size_t i = 0; i < classifier.weak.size(); ++i) {
         const WeakClassifier& weak = classifier.weak[i];
         const std::string where = "weak classifier " + std::to_string(i) + ": ";
-        const LbpFeature& f = weak.feature;
-        if (f.block_width < 1 || f.block_height < 1)
-            fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
-        if (f.x < 0 || f.y < 0)
-            fail(where + describe(f) + " has a negative position");
-        /* 64-bit so that huge values cannot overflow. */
-        if (static_cast<long long>(f.x) + 3LL * f.block_width > w ||
-            static_cast<long long>(f.y) + 3LL * f.block_height > h) {
-            fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" + std::to_string(h) +
-                 " window");
-        }
+        std::visit(
+            [&](const LbpFeature& f) {
+                if (f.block_width < 1 || f.block_height < 1)
+                    fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
+                if (f.x < 0 || f.y < 0)
+                    fail(where + describe(f) + " has a negative position");
+                /* 64-bit so that huge values cannot overflow. */
+                if (static_cast<long long>(f.x) + 3LL * f.block_width > w ||
+                    static_cast<long long>(f.y) + 3LL * f.block_height > h) {
+                    fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
+                         std::to_string(h) + " window");
+                }
+            },
+            weak.feature);
         for (size_t code = 0; code < weak.responses.size(); ++code) {
             if (!std::isfinite(weak.responses[code]))
                 fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");

@@ -16,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/error.h"
@@ -34,8 +35,18 @@ struct LbpFeature {
 /* Sentinel for "no rejection after this weak classifier". */
 constexpr float kNoRejection = -std::numeric_limits<float>::infinity();
 
+/* A weak classifier's feature, as a tagged type. A new feature type is one
+ * more alternative here; every std::visit over a Feature (validation, the
+ * XML writer, the reference's evaluation, the engine's packing) then fails
+ * to compile until it handles the new type. docs/engine.md lists the
+ * places a feature type touches. */
+using Feature = std::variant<LbpFeature>;
+
+/* The name a feature type has in files and messages ("LBP"). */
+const char* feature_type_name(const Feature& feature);
+
 struct WeakClassifier {
-    LbpFeature feature;
+    Feature feature;
     /* Response added to the running sum for each 8-bit LBP code. */
     std::array<float, 256> responses{};
     /* The window is rejected when the running sum, after adding this weak

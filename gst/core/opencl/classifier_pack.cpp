@@ -64,9 +64,13 @@ PackedClassifier pack_classifier(const Classifier& classifier)
     double worst_sum = 0;
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
-        const LbpFeature& f = w.feature;
-        p.features[t] = {{f.x, f.y, f.block_width, f.block_height}};
-        p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
+        /* The kernels read LBP features (kernels/lbp.cl). */
+        std::visit(
+            [&](const LbpFeature& f) {
+                p.features[t] = {{f.x, f.y, f.block_width, f.block_height}};
+                p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
+            },
+            w.feature);
         float largest = 0;
         for (int code = 0; code < 256; ++code) {
             largest = std::max(largest, std::fabs(w.responses[code]));

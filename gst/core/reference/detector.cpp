@@ -41,7 +41,9 @@ WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& 
     bool first_test = true;
     for (size_t t = 0; t < classifier.weak.size(); ++t) {
         const WeakClassifier& weak = classifier.weak[t];
-        sum += weak.responses[lbp_code(integral, wx, wy, weak.feature)];
+        const int code =
+            std::visit([&](const LbpFeature& f) { return lbp_code(integral, wx, wy, f); }, weak.feature);
+        sum += weak.responses[code];
         ++result.weak_evaluated;
         last_sum = sum;
         if (weak.reject_threshold != kNoRejection) {
