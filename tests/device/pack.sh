@@ -7,7 +7,7 @@
 # in) in SRC_DIR/build-release and packs everything a bare machine without
 # GStreamer, OpenCV or a compiler needs to test and measure it into ONE
 # archive, DEST_DIR/waldboost-device.tar.xz (DEST_DIR defaults to
-# SRC_DIR/.device, which git ignores). tests/device/run.sh unpacks and runs it
+# SRC_DIR/.device, which git ignores), with a copy of run.sh beside it. tests/device/run.sh unpacks and runs it
 # on the lent GPU machine; README.md beside this file says how.
 #
 # The archive holds (its root becomes /tmp/wb there):
@@ -214,5 +214,8 @@ if [ "$size" -gt $((limit_mib * 1048576)) ]; then
   die "the archive would be $mib MiB, over the $limit_mib MiB limit (fewer FRAMES_1080/FRAMES_4K?); nothing written"
 fi
 mv "$archive.part" "$archive"
+# the script that runs it, beside it: `bash .device/run.sh` works from a
+# checkout that lacks tests/device (run.sh takes the current folder as root)
+cp "$here/run.sh" "$dest/run.sh"
 [ "$size" -le $((want_mib * 1048576)) ] || say "warning: $mib MiB is over the $want_mib MiB aimed at"
 say "$archive: $mib MiB ($size bytes), $kind, $describe"

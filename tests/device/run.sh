@@ -3,7 +3,7 @@
 #
 # tests/device/run.sh [info|test|bench|element|element-test|all]...   (default: all)
 #
-# Runs on the lent GPU machine, from the repository root, what
+# Runs on the lent GPU machine, from the repository root (the current folder), what
 # tests/device/pack.sh packed into .device/waldboost-device.tar.xz: unpacks it
 # into /tmp/wb (again only when the archive changed), registers the NVIDIA
 # OpenCL ICD, points the dynamic loader and GStreamer into /tmp/wb only, and
@@ -42,7 +42,9 @@
 #   ELEMENT_TIMEOUT=60 [600] per pipeline
 set -uo pipefail
 
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+# the repository root is the current folder (the device tool runs commands
+# there), so that a copy of this script in .device/ works as well
+repo=$PWD
 DEVICE=${DEVICE:-gpu}
 case $DEVICE in gpu|cpu) ;; *) echo "run.sh: DEVICE must be gpu or cpu" >&2; exit 2 ;; esac
 DEV_SPEC=${DEV_SPEC:-$DEVICE}
