@@ -1,0 +1,286 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# tests/device/run.sh [info|test|bench|element|element-test|all]...   (default: all)
+#
+# Runs on the lent GPU machine, from the repository root (the current folder), what
+# tests/device/pack.sh packed into .device/waldboost-device.tar.xz: unpacks it
+# into /tmp/wb (again only when the archive changed), registers the NVIDIA
+# OpenCL ICD, points the dynamic loader and GStreamer into /tmp/wb only, and
+# runs the parts asked for. Each part prints its log and, when $OUT is set,
+# tees it into $OUT/PART.log (bench also writes $OUT/bench.json, element
+# $OUT/element.tsv). "all" is info, test, bench and element.
+#
+#   info          the machine, the OpenCL devices (waldboost-devices), the
+#                 plugin as GStreamer sees it, and a check that every packed
+#                 program and library resolves its libraries inside /tmp/wb
+#                 or from the base system (glibc, libstdc++, libgcc_s)
+#   test          test-engine on the device
+#   bench         waldboost-bench: the engine and OpenCV's CPU detectMultiScale
+#                 on the six real frames at 1920x1080 and 3840x2160
+#   element       multifilesrc ! rawvideoparse ! waldboostdetect ! fakesink at
+#                 1080p and 4K over real frames (looped), timed against the
+#                 same pipeline without waldboostdetect
+#   element-test  test-element (GstCheck); not in "all": some of its cases
+#                 ask for device=cpu, which needs a CPU OpenCL device too
+#
+# Environment (defaults for DEVICE=gpu; DEVICE=cpu has lighter ones, in brackets):
+#   DEVICE=gpu        gpu: the NVIDIA ICD only; cpu: PoCL from /etc/OpenCL/vendors
+#                     (for a dry run on a machine without GPU)
+#   DEV_SPEC          the device spec given to the tools and the element (default $DEVICE)
+#   WB_ARCHIVE        the archive (default REPO/.device/waldboost-device.tar.xz);
+#                     an archive packed with WB_PACK=bins is unpacked over
+#                     WB_BASE (default REPO/.device/baseline.tar.xz)
+#   WB_DIR=/tmp/wb    where it is unpacked;  WB_TMP=/tmp/wb-run: registry, caches, frames
+#   WB_TAG            logs go to $OUT/$WB_TAG/ (two builds in one call, e.g. WB_TAG=baseline)
+#   NVIDIA_OPENCL     the NVIDIA OpenCL library (default /usr/local/nvidia/lib64/libnvidia-opencl.so.1)
+#   TEST_FILTER       --gtest_filter for test-engine;  TEST_TIMEOUT=240 [1200]
+#   BENCH_RUNS=5 [1]  BENCH_SIZES=1920x1080,3840x2160 [640x480]  BENCH_ARGS (more options)
+#   BENCH_TIMEOUT=300 [1200]
+#   ELEMENT_SIZES="1920x1080 3840x2160"  ELEMENT_FRAMES_1080=1000 [20]  ELEMENT_FRAMES_4K=500 [5]
+#   ELEMENT_FRAMES    both counts at once;  ELEMENT_PROPS   more waldboostdetect properties
+#   ELEMENT_TIMEOUT=60 [600] per pipeline
+set -uo pipefail
+
+# the repository root is the current folder (the device tool runs commands
+# there), so that a copy of this script in .device/ works as well
+repo=$PWD
+DEVICE=${DEVICE:-gpu}
+case $DEVICE in gpu|cpu) ;; *) echo "run.sh: DEVICE must be gpu or cpu" >&2; exit 2 ;; esac
+DEV_SPEC=${DEV_SPEC:-$DEVICE}
+wb=${WB_DIR:-/tmp/wb}
+tmp=${WB_TMP:-/tmp/wb-run}
+archive=${WB_ARCHIVE:-$repo/.device/waldboost-device.tar.xz}
+base=${WB_BASE:-$repo/.device/baseline.tar.xz}
+if [ $DEVICE = gpu ]; then light=no; else light=yes; fi
+pick() { if [ $light = yes ]; then echo "$2"; else echo "$1"; fi; }
+TEST_TIMEOUT=${TEST_TIMEOUT:-$(pick 240 1200)}
+BENCH_RUNS=${BENCH_RUNS:-$(pick 5 1)}
+BENCH_SIZES=${BENCH_SIZES:-$(pick 1920x1080,3840x2160 640x480)}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-$(pick 300 1200)}
+ELEMENT_SIZES=${ELEMENT_SIZES:-1920x1080 3840x2160}
+ELEMENT_FRAMES_1080=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_1080:-$(pick 1000 20)}}
+ELEMENT_FRAMES_4K=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_4K:-$(pick 500 5)}}
+ELEMENT_TIMEOUT=${ELEMENT_TIMEOUT:-$(pick 60 600)}
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(all)
+expanded=()
+for p in "${parts[@]}"; do
+  case $p in
+    all) expanded+=(info test bench element) ;;
+    info|test|bench|element|element-test) expanded+=("$p") ;;
+    *) die "unknown part '$p' (info, test, bench, element, element-test, all)" ;;
+  esac
+done
+
+# --- unpack ------------------------------------------------------------------
+decompress() {
+  if command -v xz >/dev/null; then
+    xz -dc -T0 "$1"
+  else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer, 1 << 20)' "$1"
+  fi
+}
+unpack() {  # ARCHIVE DIR
+  rm -rf "$2" && mkdir -p "$2" && decompress "$1" | tar -C "$2" -xf - || die "could not unpack $1"
+}
+[ -f "$archive" ] || die "$archive not found (tests/device/pack.sh makes it; carry .device)"
+stamp="$(cksum < "$archive")"
+[ -f "$base" ] && stamp="$stamp $(cksum < "$base")"
+if [ "$(cat "$wb/.stamp" 2>/dev/null)" != "$stamp" ]; then
+  t0=$(date +%s.%N)
+  unpack "$archive" "$wb.new"
+  if grep -q '^kind=bins' "$wb.new/MANIFEST"; then
+    [ -f "$base" ] || die "$archive holds only binaries and needs a full archive, $base, not found"
+    unpack "$base" "$wb"
+    grep -q '^kind=full' "$wb/MANIFEST" || die "$base is not a full archive"
+    mv "$wb/MANIFEST" "$wb/MANIFEST.base"
+    cp -a "$wb.new/." "$wb/" && rm -rf "$wb.new"
+  else
+    rm -rf "$wb" && mv "$wb.new" "$wb"
+  fi
+  echo "$stamp" > "$wb/.stamp"
+  echo "run.sh: unpacked $archive into $wb in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+fi
+
+# --- environment ---------------------------------------------------------------
+rm -rf "$tmp" && mkdir -p "$tmp/cache" "$tmp/empty" "$tmp/icd" "$tmp/logs" || die "cannot make $tmp"
+: > "$tmp/empty/loaders.cache"
+if [ $DEVICE = gpu ]; then
+  nv=${NVIDIA_OPENCL:-/usr/local/nvidia/lib64/libnvidia-opencl.so.1}
+  [ -e "$nv" ] || nv=$(ldconfig -p 2>/dev/null | awk '$1 == "libnvidia-opencl.so.1" {print $NF; exit}')
+  [ -n "$nv" ] && [ -e "$nv" ] || die "the NVIDIA OpenCL library was not found (set NVIDIA_OPENCL)"
+  # as the machine's notes say; OCL_ICD_VENDORS below makes it the only ICD ours loads
+  { mkdir -p /etc/OpenCL/vendors && echo "$nv" > /etc/OpenCL/vendors/nvidia.icd; } 2>/dev/null ||
+    echo "run.sh: note: could not write /etc/OpenCL/vendors/nvidia.icd (not needed)"
+  echo "$nv" > "$tmp/icd/nvidia.icd"
+else
+  for f in /etc/OpenCL/vendors/*.icd; do
+    case $f in *nvidia*) ;; *) [ -f "$f" ] && cp "$f" "$tmp/icd/" ;; esac
+  done
+  ls "$tmp"/icd/*.icd >/dev/null 2>&1 || die "DEVICE=cpu: no ICD (PoCL) in /etc/OpenCL/vendors"
+fi
+export OCL_ICD_VENDORS=$tmp/icd
+export GST_PLUGIN_SYSTEM_PATH=$wb/gst-plugins GST_PLUGIN_SYSTEM_PATH_1_0=$wb/gst-plugins
+export GST_PLUGIN_PATH=$wb/plugin GST_PLUGIN_PATH_1_0=$wb/plugin
+export GST_PLUGIN_SCANNER=$wb/libexec/gst-plugin-scanner GST_PLUGIN_SCANNER_1_0=$wb/libexec/gst-plugin-scanner
+export GST_REGISTRY=$tmp/registry.bin GST_REGISTRY_1_0=$tmp/registry.bin
+export GST_DEBUG_NO_COLOR=1
+export XDG_CACHE_HOME=$tmp/cache
+export WALDBOOST_TUNING_DISABLE=1
+# GIO modules and gdk-pixbuf loader modules: none (PNG and JPEG are built in);
+# the MIME database that gdk-pixbuf needs to recognise a file: the packed one
+export GIO_MODULE_DIR=$tmp/empty GDK_PIXBUF_MODULE_FILE=$tmp/empty/loaders.cache
+export XDG_DATA_DIRS=$wb/share
+# Only our programs get the packed libraries: the machine's own tools keep theirs.
+libpath=$wb/lib
+[ -d /usr/local/nvidia/lib64 ] && libpath=$libpath:/usr/local/nvidia/lib64
+libpath=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+wbenv=(env "LD_LIBRARY_PATH=$libpath")
+logdir=${OUT:-$tmp/logs}${WB_TAG:+/$WB_TAG}
+mkdir -p "$logdir"
+data=$wb/data
+
+# --- parts -----------------------------------------------------------------------
+base_re='^(linux-vdso|ld-linux-x86-64|libc|libm|libmvec|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv|libutil|libanl|libnsl)\.so'
+part_info() {
+  sed -n '/^files:/q;p' "$wb/MANIFEST"
+  [ -f "$wb/MANIFEST.base" ] && { echo "(over the full archive:)"; sed -n '/^files:/q;p' "$wb/MANIFEST.base"; }
+  echo "DEVICE=$DEVICE DEV_SPEC=$DEV_SPEC OCL_ICD_VENDORS: $(cat "$tmp"/icd/*.icd | tr '\n' ' ')"
+  echo "host: $(uname -srm), $(nproc) cores, $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi -L
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv 2>/dev/null
+  else
+    echo "(no nvidia-smi)"
+  fi
+  echo "--- waldboost-devices"
+  if [ -x "$wb/bin/waldboost-devices" ]; then
+    "${wbenv[@]}" "$wb/bin/waldboost-devices" || echo "waldboost-devices failed"
+    "${wbenv[@]}" "$wb/bin/waldboost-devices" --select "$DEV_SPEC" || echo "waldboost-devices --select $DEV_SPEC failed"
+  else
+    echo "(not packed)"
+  fi
+  echo "--- GStreamer"
+  "${wbenv[@]}" "$wb/bin/gst-launch-1.0" --version | head -1
+  "${wbenv[@]}" "$wb/bin/gst-inspect-1.0" waldboostdetect | sed -n '/^Plugin Details/,/^$/p' || return 1
+  echo "plugins: $("${wbenv[@]}" "$wb/bin/gst-inspect-1.0" | awk -F: '/:/ && !/^Total count/ {print $1}' | sort -u | tr '\n' ' ')"
+  echo "--- libraries"
+  local f out bad=0 loader
+  loader=$(ls /lib64/ld-linux-x86-64.so.2 2>/dev/null || echo /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+  for f in "$wb"/bin/* "$wb"/libexec/* "$wb"/plugin/*.so "$wb"/gst-plugins/*.so "$wb"/lib/*; do
+    out=$(env "LD_LIBRARY_PATH=$wb/lib" "$loader" --list "$f" 2>&1)
+    if grep -q 'not found' <<<"$out"; then
+      echo "MISSING for ${f#$wb/}: $(grep 'not found' <<<"$out" | awk '{print $1}' | tr '\n' ' ')"
+      bad=1
+    fi
+    awk -v wb="$wb/lib/" '$2 == "=>" && $3 ~ /^\// && index($3, wb) != 1 {print $1, $3}' <<<"$out" |
+      while read -r soname path; do
+        [[ $soname =~ $base_re ]] || echo "outside the archive for ${f#$wb/}: $soname => $path"
+      done
+  done
+  [ $bad = 0 ] && echo "every packed program and library finds its libraries"
+  return $bad
+}
+
+part_test() {
+  WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data \
+  WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_REQUIRE_TEST_DATA=1 \
+    timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-engine" ${TEST_FILTER:+--gtest_filter=$TEST_FILTER}
+}
+
+part_element_test() {
+  [ -x "$wb/bin/test-element" ] || { echo "test-element was not packed"; return 1; }
+  WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data WALDBOOST_CONVERTED_DIR=$data/classifiers \
+  WALDBOOST_CACHE_DIR=$tmp/cache/element-tests CK_DEFAULT_TIMEOUT=300 \
+    timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-element"
+}
+
+part_bench() {
+  local images=("$data/messi5.jpg" "$data/astronaut.png")
+  local n
+  for n in 030 090 150 210; do images+=("$data/megamind-$n.png"); done
+  # shellcheck disable=SC2086
+  timeout -k 10 "$BENCH_TIMEOUT" "${wbenv[@]}" "$wb/bin/waldboost-bench" --device "$DEV_SPEC" \
+    --runs "$BENCH_RUNS" --no-umat --sizes "$BENCH_SIZES" \
+    -c "$data/lbpcascade_frontalface.xml" -c "$data/lbpcascade_frontalface_improved.xml" \
+    --json "$logdir/bench.json" ${BENCH_ARGS:-} "${images[@]}"
+}
+
+# gst-launch-1.0 over N buffers; prints "EXEC_S WALL_S" (EXEC_S: PLAYING to
+# EOS as gst-launch reports it, i.e. after the preroll that opens the device
+# and takes the first frame; WALL_S: the whole process).
+launch() {
+  local t0 t1 log rc
+  log=$tmp/launch.log
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2068
+  timeout -k 10 "$ELEMENT_TIMEOUT" "${wbenv[@]}" "$wb/bin/gst-launch-1.0" $@ > "$log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  if [ $rc != 0 ] || ! grep -q 'Execution ended after' "$log"; then
+    echo "gst-launch-1.0 $* failed (rc $rc):" >&2
+    tail -20 "$log" >&2
+    return 1
+  fi
+  awk -v a="$t0" -v b="$t1" '/Execution ended after/ {
+      split($4, p, ":"); printf "%.6f %.3f\n", p[1] * 3600 + p[2] * 60 + p[3], b - a; exit }' "$log"
+}
+
+part_element() {
+  local size w h n file count dir src variant pipeline r exec wall status=0
+  local tsv=$logdir/element.tsv
+  printf 'size\tvariant\tframes\texec_s\tms_per_frame\tfps\twall_s\n' > "$tsv"
+  echo "device=$DEV_SPEC ${ELEMENT_PROPS:+props: $ELEMENT_PROPS }(frames looped from $(grep '^frames=' "$wb/MANIFEST" | cut -d= -f2))"
+  echo "timed from PLAYING to EOS (gst-launch's 'Execution ended after'): the preroll, which opens the"
+  echo "device and takes the first frame, is not in it; wall is the whole gst-launch-1.0 process"
+  for size in $ELEMENT_SIZES; do
+    w=${size%x*} h=${size#*x}
+    file=$data/frames-$size.gray
+    [ -f "$file" ] || { echo "$file not packed"; status=1; continue; }
+    count=$(( $(stat -c %s "$file") / (w * h) ))
+    if [ "$h" -ge 2160 ]; then n=$ELEMENT_FRAMES_4K; else n=$ELEMENT_FRAMES_1080; fi
+    dir=$tmp/frames-$size
+    if [ ! -d "$dir" ]; then
+      mkdir -p "$dir" && split -b $((w * h)) -d -a 3 --additional-suffix=.gray "$file" "$dir/f-" || return 1
+    fi
+    src="multifilesrc location=$dir/f-%03d.gray index=0 stop-index=$((count - 1)) loop=true num-buffers=@N@ ! rawvideoparse format=gray8 width=$w height=$h framerate=30/1"
+    det="waldboostdetect device=$DEV_SPEC ${ELEMENT_PROPS:-}"
+    # warm-up: the kernels built and cached once, not timed
+    r=$(launch "${src//@N@/$(( n < 10 ? n : 10 ))} ! $det ! fakesink sync=false") || { status=1; continue; }
+    printf '%-9s %-26s %5s frames  startup+run %6.2f s (warm-up, kernels built)\n' "$size" "warm-up" \
+      "$(( n < 10 ? n : 10 ))" "${r#* }"
+    for variant in source detect queue+detect; do
+      case $variant in
+        source) pipeline="${src//@N@/$n} ! fakesink sync=false" ;;
+        detect) pipeline="${src//@N@/$n} ! $det ! fakesink sync=false" ;;
+        queue+detect) pipeline="${src//@N@/$n} ! queue max-size-buffers=4 ! $det ! fakesink sync=false" ;;
+      esac
+      r=$(launch "$pipeline") || { status=1; continue; }
+      exec=${r% *} wall=${r#* }
+      awk -v s="$size" -v v="$variant" -v n="$n" -v e="$exec" -v w="$wall" -v tsv="$tsv" 'BEGIN {
+          printf "%-9s %-26s %5d frames  %8.3f ms/frame  %8.1f fps  (%.3f s; wall %.2f s)\n", s, v, n, e * 1000 / n, n / e, e, w
+          printf "%s\t%s\t%d\t%.6f\t%.4f\t%.2f\t%.3f\n", s, v, n, e, e * 1000 / n, n / e, w >> tsv }'
+    done
+  done
+  echo "pipeline: ${src//@N@/N} [! queue] ! $det ! fakesink sync=false"
+  return $status
+}
+
+# --- run them ----------------------------------------------------------------------
+declare -A result
+overall=0
+for p in "${expanded[@]}"; do
+  echo "=== $p ($(date -u +%H:%M:%S))"
+  t0=$(date +%s.%N)
+  "part_${p//-/_}" 2>&1 | tee "$logdir/$p.log"
+  rc=${PIPESTATUS[0]}
+  secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  if [ "$rc" = 0 ]; then result[$p]="ok (${secs} s)"; else result[$p]="FAILED rc $rc (${secs} s)"; overall=1; fi
+  echo "=== $p: ${result[$p]}"
+done
+echo "=== summary ($DEVICE, $(grep '^describe=' "$wb/MANIFEST" | cut -d= -f2); logs in $logdir)"
+for p in "${expanded[@]}"; do echo "  $p: ${result[$p]}"; done
+exit $overall
