@@ -13,6 +13,8 @@
 #include <mutex>
 #include <utility>
 
+#include "core/opencl/environment.h"
+
 namespace waldboost::opencl {
 
 namespace {
@@ -425,12 +427,11 @@ struct FaultPlan {
     bool and_later = true; /* false: only `first` fails */
 };
 
-FaultPlan parse_fault_plan(const char* value)
+FaultPlan parse_fault_plan(const std::string& text)
 {
     FaultPlan plan;
-    if (!value)
+    if (text.empty())
         return plan;
-    const std::string text = value;
     const size_t colon = text.find(':');
     plan.call = text.substr(0, colon);
     if (colon == std::string::npos)
@@ -442,7 +443,7 @@ FaultPlan parse_fault_plan(const char* value)
     char* end = nullptr;
     const long n = std::strtol(count.c_str(), &end, 10);
     if (count.empty() || *end != '\0' || n < 1) {
-        std::fprintf(stderr, "waldboost: ignoring WALDBOOST_CL_FAULT=%s (expected CALL, CALL:N or CALL:N+)\n", value);
+        std::fprintf(stderr, "waldboost: ignoring WALDBOOST_CL_FAULT=%s (expected CALL, CALL:N or CALL:N+)\n", text.c_str());
         plan.call.clear();
         return plan;
     }
@@ -456,7 +457,7 @@ void maybe_inject_fault(const char* call)
 {
     /* Read once: the engine calls this on hot paths, and a test sets the
      * variable before the engine starts. */
-    static const FaultPlan plan = parse_fault_plan(std::getenv("WALDBOOST_CL_FAULT"));
+    static const FaultPlan plan = parse_fault_plan(environment::cl_fault());
     static std::atomic<long> calls{0};
     if (plan.call.empty() || plan.call != call)
         return;

@@ -13,9 +13,9 @@
 
 namespace waldboost::opencl::environment {
 
-/* WALDBOOST_CACHE_DIR: the folder for compiled kernels ("kernels/") and
- * tuning files ("tuning/") instead of $XDG_CACHE_HOME/waldboost-gst;
- * empty when unset. */
+/* WALDBOOST_CACHE_DIR: the folder for compiled kernels, and tuning files in
+ * its "tuning/" (instead of $XDG_CACHE_HOME/waldboost-gst/kernels and
+ * .../tuning); empty when unset. */
 std::string cache_dir();
 /* WALDBOOST_CACHE_DISABLE: set and other than "0": no kernel binary cache. */
 bool kernel_cache_disabled();

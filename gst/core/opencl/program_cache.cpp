@@ -21,6 +21,7 @@
 
 #include "core/model/model.h"
 #include "core/opencl/device.h"
+#include "core/opencl/environment.h"
 
 namespace waldboost::opencl {
 
@@ -266,10 +267,9 @@ void append_note(std::string& note, const std::string& text)
 CacheSettings CacheSettings::from_environment()
 {
     CacheSettings settings;
-    const char* disable = std::getenv("WALDBOOST_CACHE_DISABLE");
-    settings.enabled = !(disable && *disable && std::strcmp(disable, "0") != 0);
-    const char* directory = std::getenv("WALDBOOST_CACHE_DIR");
-    if (directory && *directory) {
+    settings.enabled = !environment::kernel_cache_disabled();
+    const std::string directory = environment::cache_dir();
+    if (!directory.empty()) {
         settings.directory = directory;
     } else {
         /* g_get_user_cache_dir: $XDG_CACHE_HOME, else ~/.cache. */
@@ -358,11 +358,11 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device, 
 
 std::string kernel_source(std::string_view embedded, const char* file_name)
 {
-    const char* directory = std::getenv("WALDBOOST_KERNEL_DIR");
-    if (!directory || !*directory)
+    const std::string directory = environment::kernel_dir();
+    if (directory.empty())
         return std::string(embedded);
 
-    const GCharPtr path(g_build_filename(directory, file_name, nullptr));
+    const GCharPtr path(g_build_filename(directory.c_str(), file_name, nullptr));
     gchar* contents = nullptr;
     gsize length = 0;
     GError* raw_error = nullptr;

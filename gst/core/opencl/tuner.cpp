@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/model/classifier_io.h"
+#include "core/opencl/environment.h"
 
 namespace waldboost::opencl {
 
@@ -72,8 +73,8 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
 
 std::string tuning_directory()
 {
-    if (const char* dir = std::getenv("WALDBOOST_CACHE_DIR"); dir && *dir)
-        return std::string(dir) + "/tuning";
+    if (const std::string dir = environment::cache_dir(); !dir.empty())
+        return dir + "/tuning";
     return std::string(g_get_user_cache_dir()) + "/waldboost-gst/tuning";
 }
 
@@ -128,8 +129,7 @@ ReductionParams preferred_reduction(const Classifier& classifier, const DeviceIn
 {
     if (from_tuning)
         *from_tuning = false;
-    const char* disable = std::getenv("WALDBOOST_TUNING_DISABLE");
-    if (!(disable && std::string(disable) == "1")) {
+    if (!environment::tuning_disabled()) {
         if (auto tuned = load_tuned_reduction(tuning_key(device, classifier), device)) {
             if (from_tuning)
                 *from_tuning = true;
