@@ -161,7 +161,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
      * device, OpenCL profiling off (so the driver may overlap frames), the
      * wall time of a stream of frames divided by its length; the median of
      * `runs` streams. Single-frame device time is not the figure that
-     * matters with frames in flight (docs/performance.md). Every frame that
+     * matters with frames in flight (docs/history.md). Every frame that
      * comes back, warm-up and streams, must give the defaults' windows. */
     auto time = [&](const ReductionParams& p, bool scored) {
         EngineConfig config;
