@@ -51,6 +51,18 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
     } else {
         g.integral_pitch = g.canvas_width + 1;
     }
+    const auto too_large = [&](const std::string& what) {
+        return Error(ErrorKind::FrameTooLarge,
+                     "a frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) + " has " + what +
+                         ", beyond the OpenCL engine's 32-bit indices: raise the scale factor, the minimum size or "
+                         "the stride, or scale the frame down");
+    };
+    /* Before any offset into the canvas or the integral image is computed
+     * in 32 bits (the canvas is smaller than the integral image). */
+    const uint64_t integral_size =
+        static_cast<uint64_t>(g.integral_origin) + static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
+    if (integral_size > std::numeric_limits<cl_int>::max())
+        throw too_large("a pyramid of " + std::to_string(integral_size) + " integral-image values (at most 2^31)");
     g.row_shelf.resize(static_cast<size_t>(g.canvas_height));
     for (size_t s = 0; s < shelf_top.size(); ++s) {
         const int end = s + 1 < shelf_top.size() ? shelf_top[s + 1] : g.canvas_height;
@@ -64,7 +76,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
                   static_cast<cl_int>(i));
     }
 
-    uint64_t pixels = 0, positions = 0, rows = 0, scan_rows = 0;
+    uint64_t positions = 0, rows = 0, scan_rows = 0;
     for (size_t i = 0; i < g.levels.size(); ++i) {
         const ScaleLevel& level = g.levels[i];
         const auto [cx, cy] = placement[i];
@@ -82,7 +94,6 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         for (const LinearTap& t : linear_taps(size.height, level.image_size.height))
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
         g.resize_levels.push_back(r);
-        pixels += static_cast<uint64_t>(r.width) * static_cast<uint64_t>(r.height);
         rows += static_cast<uint64_t>(r.height);
 
         const int span_x = level.image_size.width - classifier.window_width + 1;
@@ -113,18 +124,8 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
                 g.row_widths[static_cast<size_t>(row)] = std::max(g.row_widths[static_cast<size_t>(row)], right);
         }
     }
-    const uint64_t integral_size =
-        static_cast<uint64_t>(g.integral_origin) + static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
-    const auto too_large = [&](const std::string& what) {
-        return Error(ErrorKind::FrameTooLarge,
-                     "a frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) + " has " + what +
-                         ", beyond the OpenCL engine's 32-bit indices: raise the scale factor, the minimum size or "
-                         "the stride, or scale the frame down");
-    };
     if (positions > std::numeric_limits<cl_uint>::max() / 2)
         throw too_large(std::to_string(positions) + " window positions (at most 2^31)");
-    if (pixels > std::numeric_limits<cl_int>::max() || integral_size > std::numeric_limits<cl_int>::max())
-        throw too_large("a pyramid of " + std::to_string(integral_size) + " integral-image values (at most 2^31)");
     g.pyramid_rows = static_cast<cl_uint>(rows);
     g.positions = static_cast<cl_uint>(positions);
     g.scan_rows = static_cast<cl_uint>(scan_rows);
