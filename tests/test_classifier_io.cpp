@@ -1119,3 +1119,108 @@ TEST_F(Converter, UsageAndFailures)
     EXPECT_EQ(run(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>/dev/null"), 0);
     EXPECT_EQ(load_classifier_file(out).label, "x");
 }
+
+/* The output used to be replaced by a new 0644 regular file whatever it
+ * was: a FIFO or a device (/dev/null, as root) became a file, a 0600 file
+ * 0644, a hard link was broken and a symbolic link replaced by a file. */
+TEST_F(Converter, OutputKeepsWhatItIs)
+{
+    TempDir dir;
+    const std::string input = cascade_path("lbpcascade_frontalface");
+    const Classifier expected = load_classifier_file(input);
+    auto convert_to = [&](const std::string& output) {
+        return run("timeout 20 " + shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) +
+                   " 2>/dev/null");
+    };
+    /* The converted classifier, read back; a failure, not an exception, when
+     * it is not there, so that every case below is checked. */
+    auto expect_converted = [&](const std::string& path) {
+        try {
+            expect_identical(expected, load_classifier_file(path));
+        } catch (const Error& e) {
+            ADD_FAILURE() << e.what();
+        }
+    };
+    auto mode_of = [](const std::string& path) {
+        struct stat st {};
+        EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+        return st;
+    };
+
+    /* A FIFO (as /dev/null would be a device) is written to, not replaced. */
+    {
+        SCOPED_TRACE("FIFO");
+        const std::string fifo = dir.file("fifo");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string copy = dir.file("from-fifo.xml");
+        EXPECT_EQ(run("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
+                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(fifo) +
+                      " 2>/dev/null; status=$?; wait; exit $status"),
+                  0);
+        EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));
+        expect_converted(copy);
+    }
+
+    /* A 0600 file stays 0600 (and 0640 stays 0640). */
+    for (const mode_t mode : {mode_t{0600}, mode_t{0640}}) {
+        SCOPED_TRACE(mode);
+        const std::string path = dir.write("private-" + std::to_string(mode) + ".xml", "old");
+        ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+        EXPECT_EQ(convert_to(path), 0);
+        const struct stat st = mode_of(path);
+        EXPECT_TRUE(S_ISREG(st.st_mode));
+        EXPECT_EQ(st.st_mode & 07777, mode);
+        expect_converted(path);
+    }
+
+    /* Both names of a hard link see the new text: the link is kept. */
+    {
+        SCOPED_TRACE("hard link");
+        const std::string first = dir.write("first.xml", "old");
+        const std::string second = dir.file("second.xml");
+        ASSERT_EQ(::link(first.c_str(), second.c_str()), 0);
+        EXPECT_EQ(convert_to(second), 0);
+        const struct stat a = mode_of(first), b = mode_of(second);
+        EXPECT_EQ(a.st_ino, b.st_ino);
+        EXPECT_EQ(a.st_nlink, 2u);
+        expect_converted(first);
+    }
+
+    /* A symbolic link stays a link; its target gets the text (and keeps its
+     * mode); a dangling link's target is created. */
+    {
+        SCOPED_TRACE("symbolic link");
+        const std::string target = dir.write("target.xml", "old");
+        ASSERT_EQ(::chmod(target.c_str(), 0604), 0);
+        const std::string link = dir.file("link.xml");
+        ASSERT_EQ(::symlink("target.xml", link.c_str()), 0);
+        EXPECT_EQ(convert_to(link), 0);
+        EXPECT_TRUE(S_ISLNK(mode_of(link).st_mode));
+        EXPECT_EQ(mode_of(target).st_mode & 07777, 0604u);
+        expect_converted(target);
+
+        const std::string dangling = dir.file("dangling.xml");
+        ASSERT_EQ(::symlink("created.xml", dangling.c_str()), 0);
+        EXPECT_EQ(convert_to(dangling), 0);
+        EXPECT_TRUE(S_ISLNK(mode_of(dangling).st_mode));
+        expect_converted(dir.file("created.xml"));
+
+        /* A link to a FIFO writes into the FIFO. */
+        const std::string fifo = dir.file("fifo2");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string to_fifo = dir.file("to-fifo");
+        ASSERT_EQ(::symlink("fifo2", to_fifo.c_str()), 0);
+        const std::string copy = dir.file("from-fifo2.xml");
+        EXPECT_EQ(run("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
+                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(to_fifo) +
+                      " 2>/dev/null; status=$?; wait; exit $status"),
+                  0);
+        EXPECT_TRUE(S_ISLNK(mode_of(to_fifo).st_mode));
+        EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));
+        expect_converted(copy);
+    }
+
+    /* No temporary file is left anywhere. */
+    for (const std::string& name : dir.entries())
+        EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+}
