@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -852,6 +853,81 @@ TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
                  {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes",
                   std::to_string(ModelLimits::kMaxFileBytes)});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+}
+
+/* Runs load_classifier_file(path) in a child process and returns "KIND:
+ * MESSAGE" of its Error (or "loaded"), or "hung" when it has not returned
+ * within `seconds`: a test of something that used to block forever must
+ * not block itself. */
+std::string load_in_child(const std::string& path, int seconds)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return "pipe failed";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        std::string result;
+        try {
+            load_classifier_file(path);
+            result = "loaded";
+        } catch (const Error& e) {
+            result = std::string(to_string(e.kind())) + ": " + e.what();
+        } catch (const std::exception& e) {
+            result = std::string("other exception: ") + e.what();
+        }
+        if (::write(fds[1], result.data(), result.size()) < 0)
+            ::_exit(2);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    int status = 0;
+    bool ended = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (::waitpid(child, &status, WNOHANG) == child) {
+            ended = true;
+            break;
+        }
+        ::usleep(10000);
+    }
+    if (!ended) {
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+        ::close(fds[0]);
+        return "hung";
+    }
+    std::string result;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
+        result.append(buffer, static_cast<size_t>(n));
+    ::close(fds[0]);
+    return result;
+}
+
+/* A FIFO used to block the loader (and so the element's start, or the
+ * streaming thread when set while PLAYING): opening it waited for a writer,
+ * and with a writer that never closes, reading never ended. */
+TEST(MalformedFiles, FifosAndOtherNonRegularFilesAreRefusedAtOnce)
+{
+    TempDir dir;
+    const std::string fifo = dir.file("classifier.xml");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(load_in_child(fifo, 5), "classifier file: " + fifo + ": not a regular file");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+
+    /* A writer that keeps it open and writes a little: a pipe that never
+     * ends. */
+    const int writer = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+    ASSERT_GE(writer, 0);
+    ASSERT_EQ(::write(writer, "<?xml", 5), 5);
+    EXPECT_EQ(load_in_child(fifo, 5), "classifier file: " + fifo + ": not a regular file");
+    ::close(writer);
+
+    /* A device that never ends either. */
+    EXPECT_EQ(load_in_child("/dev/zero", 5), "classifier file: /dev/zero: not a regular file");
 }
 
 /* ===================== Error kinds ===================== */
