@@ -3,7 +3,7 @@
 """Prints the detections of waldboostdetect as JSON, one line per frame.
 
     read-detections.py [--messages] [--sink DESCRIPTION] [--output FILE]
-                       [--set PROPERTY=VALUE]... [VIDEO]
+                       [--frames N] [--set PROPERTY=VALUE]... [VIDEO]
 
 Pipeline:  uridecodebin ! videoconvert ! waldboostdetect draw=none ! SINK
 
@@ -17,6 +17,7 @@ build/testdata/Megamind.avi). Needs Debian's python3-gi, gir1.2-gstreamer-1.0
 and gir1.2-gst-plugins-base-1.0, and Debian's /usr/bin/python3.
 """
 import argparse
+import itertools
 import json
 import os
 import signal
@@ -52,21 +53,20 @@ def line_from_buffer(buffer, frame):
     """Reads the GstVideoRegionOfInterestMeta of a buffer, in the order attached.
 
     PyGObject cannot call gst_buffer_iterate_meta() (its gpointer* state), and
-    gst_buffer_get_video_region_of_interest_meta_id() finds one meta by id,
-    while all of waldboostdetect's metas have id 0. So the metas (not the
-    pixels) are copied into a new buffer, read and taken off it one by one."""
-    copy = buffer.copy_region(Gst.BufferCopyFlags.META, 0, 0)
+    Gst.Buffer.foreach_meta() hands the callback no meta (and removes the
+    first one). So the metas are counted with get_n_meta() and looked up by
+    id: waldboostdetect numbers its metas 0 to n-1 in the order of its
+    detections. Nothing is removed from the buffer."""
     detections = []
-    while True:
-        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(copy, 0)
-        if roi is None:
-            break
+    for i in range(buffer.get_n_meta(GstVideo.video_region_of_interest_meta_api_get_type())):
+        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(buffer, i)
+        if roi is None:  # not numbered by waldboostdetect (another element's metas)
+            continue
         d = {"label": GLib.quark_to_string(roi.roi_type), "x": roi.x, "y": roi.y, "width": roi.w, "height": roi.h}
         params = roi.get_param("detection")  # confidence, neighbors, score
         if params is not None:
             d.update(structure_fields(params))
         detections.append(d)
-        copy.remove_meta(roi.meta)  # frees roi
     return {"frame": frame, "timestamp": clock_time(buffer.pts), "detections": detections}
 
 
@@ -129,7 +129,11 @@ def main():
     parser.add_argument("--set", metavar="PROPERTY=VALUE", action="append", default=[],
                         help="set a waldboostdetect property (repeatable; draw=none unless set)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the JSON lines here (default: stdout)")
+    parser.add_argument("--frames", "-n", metavar="N", type=int,
+                        help="stop after the first N frames (default: the whole video)")
     args = parser.parse_args()
+    if args.frames is not None and args.frames < 1:
+        parser.error("--frames must be 1 or more")
     messages = args.messages or args.sink is not None
     args.video = args.video or os.path.join(REPO, "build", "testdata", "Megamind.avi")
 
@@ -179,7 +183,7 @@ def main():
     pipeline.set_state(Gst.State.PLAYING)
     try:
         lines = lines_from_messages(bus) if messages else lines_from_appsink(pipeline.get_by_name("sink"), bus)
-        for line in lines:
+        for line in itertools.islice(lines, args.frames):
             print(json.dumps(line), file=out, flush=True)
     except RuntimeError as error:
         sys.exit(f"read-detections: {error}")

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -854,6 +855,81 @@ TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
 }
 
+/* Runs load_classifier_file(path) in a child process and returns "KIND:
+ * MESSAGE" of its Error (or "loaded"), or "hung" when it has not returned
+ * within `seconds`: a test of something that used to block forever must
+ * not block itself. */
+std::string load_in_child(const std::string& path, int seconds)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        return "pipe failed";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(fds[0]);
+        std::string result;
+        try {
+            load_classifier_file(path);
+            result = "loaded";
+        } catch (const Error& e) {
+            result = std::string(to_string(e.kind())) + ": " + e.what();
+        } catch (const std::exception& e) {
+            result = std::string("other exception: ") + e.what();
+        }
+        if (::write(fds[1], result.data(), result.size()) < 0)
+            ::_exit(2);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    int status = 0;
+    bool ended = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (::waitpid(child, &status, WNOHANG) == child) {
+            ended = true;
+            break;
+        }
+        ::usleep(10000);
+    }
+    if (!ended) {
+        ::kill(child, SIGKILL);
+        ::waitpid(child, &status, 0);
+        ::close(fds[0]);
+        return "hung";
+    }
+    std::string result;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0)
+        result.append(buffer, static_cast<size_t>(n));
+    ::close(fds[0]);
+    return result;
+}
+
+/* A FIFO used to block the loader (and so the element's start, or the
+ * streaming thread when set while PLAYING): opening it waited for a writer,
+ * and with a writer that never closes, reading never ended. */
+TEST(MalformedFiles, FifosAndOtherNonRegularFilesAreRefusedAtOnce)
+{
+    TempDir dir;
+    const std::string fifo = dir.file("classifier.xml");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(load_in_child(fifo, 5), "classifier file: " + fifo + ": not a regular file");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+
+    /* A writer that keeps it open and writes a little: a pipe that never
+     * ends. */
+    const int writer = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+    ASSERT_GE(writer, 0);
+    ASSERT_EQ(::write(writer, "<?xml", 5), 5);
+    EXPECT_EQ(load_in_child(fifo, 5), "classifier file: " + fifo + ": not a regular file");
+    ::close(writer);
+
+    /* A device that never ends either. */
+    EXPECT_EQ(load_in_child("/dev/zero", 5), "classifier file: /dev/zero: not a regular file");
+}
+
 /* ===================== Error kinds ===================== */
 
 /* Runs `fn`, expects waldboost::Error of `kind` (the element and the tools
@@ -1118,4 +1194,109 @@ TEST_F(Converter, UsageAndFailures)
     dir.write("out.xml", "old");
     EXPECT_EQ(run(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>/dev/null"), 0);
     EXPECT_EQ(load_classifier_file(out).label, "x");
+}
+
+/* The output used to be replaced by a new 0644 regular file whatever it
+ * was: a FIFO or a device (/dev/null, as root) became a file, a 0600 file
+ * 0644, a hard link was broken and a symbolic link replaced by a file. */
+TEST_F(Converter, OutputKeepsWhatItIs)
+{
+    TempDir dir;
+    const std::string input = cascade_path("lbpcascade_frontalface");
+    const Classifier expected = load_classifier_file(input);
+    auto convert_to = [&](const std::string& output) {
+        return run("timeout 20 " + shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) +
+                   " 2>/dev/null");
+    };
+    /* The converted classifier, read back; a failure, not an exception, when
+     * it is not there, so that every case below is checked. */
+    auto expect_converted = [&](const std::string& path) {
+        try {
+            expect_identical(expected, load_classifier_file(path));
+        } catch (const Error& e) {
+            ADD_FAILURE() << e.what();
+        }
+    };
+    auto mode_of = [](const std::string& path) {
+        struct stat st {};
+        EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+        return st;
+    };
+
+    /* A FIFO (as /dev/null would be a device) is written to, not replaced. */
+    {
+        SCOPED_TRACE("FIFO");
+        const std::string fifo = dir.file("fifo");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string copy = dir.file("from-fifo.xml");
+        EXPECT_EQ(run("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
+                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(fifo) +
+                      " 2>/dev/null; status=$?; wait; exit $status"),
+                  0);
+        EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));
+        expect_converted(copy);
+    }
+
+    /* A 0600 file stays 0600 (and 0640 stays 0640). */
+    for (const mode_t mode : {mode_t{0600}, mode_t{0640}}) {
+        SCOPED_TRACE(mode);
+        const std::string path = dir.write("private-" + std::to_string(mode) + ".xml", "old");
+        ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+        EXPECT_EQ(convert_to(path), 0);
+        const struct stat st = mode_of(path);
+        EXPECT_TRUE(S_ISREG(st.st_mode));
+        EXPECT_EQ(st.st_mode & 07777, mode);
+        expect_converted(path);
+    }
+
+    /* Both names of a hard link see the new text: the link is kept. */
+    {
+        SCOPED_TRACE("hard link");
+        const std::string first = dir.write("first.xml", "old");
+        const std::string second = dir.file("second.xml");
+        ASSERT_EQ(::link(first.c_str(), second.c_str()), 0);
+        EXPECT_EQ(convert_to(second), 0);
+        const struct stat a = mode_of(first), b = mode_of(second);
+        EXPECT_EQ(a.st_ino, b.st_ino);
+        EXPECT_EQ(a.st_nlink, 2u);
+        expect_converted(first);
+    }
+
+    /* A symbolic link stays a link; its target gets the text (and keeps its
+     * mode); a dangling link's target is created. */
+    {
+        SCOPED_TRACE("symbolic link");
+        const std::string target = dir.write("target.xml", "old");
+        ASSERT_EQ(::chmod(target.c_str(), 0604), 0);
+        const std::string link = dir.file("link.xml");
+        ASSERT_EQ(::symlink("target.xml", link.c_str()), 0);
+        EXPECT_EQ(convert_to(link), 0);
+        EXPECT_TRUE(S_ISLNK(mode_of(link).st_mode));
+        EXPECT_EQ(mode_of(target).st_mode & 07777, 0604u);
+        expect_converted(target);
+
+        const std::string dangling = dir.file("dangling.xml");
+        ASSERT_EQ(::symlink("created.xml", dangling.c_str()), 0);
+        EXPECT_EQ(convert_to(dangling), 0);
+        EXPECT_TRUE(S_ISLNK(mode_of(dangling).st_mode));
+        expect_converted(dir.file("created.xml"));
+
+        /* A link to a FIFO writes into the FIFO. */
+        const std::string fifo = dir.file("fifo2");
+        ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string to_fifo = dir.file("to-fifo");
+        ASSERT_EQ(::symlink("fifo2", to_fifo.c_str()), 0);
+        const std::string copy = dir.file("from-fifo2.xml");
+        EXPECT_EQ(run("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
+                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(to_fifo) +
+                      " 2>/dev/null; status=$?; wait; exit $status"),
+                  0);
+        EXPECT_TRUE(S_ISLNK(mode_of(to_fifo).st_mode));
+        EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));
+        expect_converted(copy);
+    }
+
+    /* No temporary file is left anywhere. */
+    for (const std::string& name : dir.entries())
+        EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
 }

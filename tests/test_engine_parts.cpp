@@ -11,16 +11,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <set>
 #include <stdexcept>
 
 #include "core/embedded/default_classifier.h"
+#include "core/model/classifier_io.h"
 #include "core/opencl/classifier_pack.h"
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/geometry.h"
 #include "core/opencl/kernel_args.h"
+#include "core/opencl/tuner.h"
 #include "test_support.h"
 
 using namespace waldboost;
@@ -282,4 +285,106 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     rows.set("height", cl_int{1});
     EXPECT_NO_THROW(rows.ready());
     EXPECT_THROW(BoundKernel(program, "no_such_kernel"), std::logic_error);
+}
+
+/* ===================== the tuning cache's key ===================== */
+
+namespace {
+
+/* A valid random classifier (a WaldBoost sequence with stage-like resets). */
+Classifier random_classifier(std::mt19937& rng, int side, int weak_count)
+{
+    Classifier c;
+    c.label = "random";
+    c.window_width = c.window_height = side;
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (int t = 0; t < weak_count; ++t) {
+        WeakClassifier w;
+        LbpFeature f;
+        f.block_width = std::uniform_int_distribution<int>(1, side / 3)(rng);
+        f.block_height = std::uniform_int_distribution<int>(1, side / 3)(rng);
+        f.x = std::uniform_int_distribution<int>(0, side - 3 * f.block_width)(rng);
+        f.y = std::uniform_int_distribution<int>(0, side - 3 * f.block_height)(rng);
+        w.feature = f;
+        for (float& r : w.responses)
+            r = value(rng);
+        if (t % 7 == 6) {
+            w.reject_threshold = value(rng);
+            w.reset_sum_after = t % 14 == 13;
+        }
+        c.weak.push_back(w);
+    }
+    c.final_threshold = value(rng);
+    validate(c, "<random>");
+    return c;
+}
+
+}  // namespace
+
+/* The key once came from the model's XML, which the writer refuses past the
+ * 10 MB file limit (about 2,600 weak classifiers): such valid models could
+ * not run at all. The key now hashes the model itself. */
+TEST(TuningKey, KeysLargeModelsAndFollowsEveryFieldThatDetects)
+{
+    std::mt19937 rng(5);
+    const Classifier big = random_classifier(rng, 24, 5000);
+    ASSERT_THROW(write_waldboost_xml(big), Error); /* what the key used to need */
+
+    DeviceInfo device;
+    device.platform_name = "Platform";
+    device.device_name = "Device";
+    device.driver_version = "1.0";
+    const std::string key = tuning_key(device, big);
+    EXPECT_EQ(key.size(), 64u) << key;
+    EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos) << key;
+
+    /* Equal models, equal keys; the label does not detect. */
+    Classifier same = big;
+    same.label = "another label";
+    EXPECT_EQ(tuning_key(device, same), key);
+
+    /* Any field that detects changes the key. */
+    auto changed = [&](const std::function<void(Classifier&)>& change) {
+        Classifier c = big;
+        change(c);
+        return tuning_key(device, c);
+    };
+    EXPECT_NE(changed([](Classifier& c) { c.weak[4321].responses[17] += 0.5f; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.weak[0].responses[255] = -c.weak[0].responses[255]; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.weak[4999].reject_threshold = 0.25f; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.weak[2500].reset_sum_after = !c.weak[2500].reset_sum_after; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).x ^= 1; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).y += 1; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).block_width += 1; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).block_height += 1; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.final_threshold += 1.0f; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.window_width += 1; }), key);
+    EXPECT_NE(changed([](Classifier& c) { c.weak.pop_back(); }), key);
+    EXPECT_NE(changed([](Classifier& c) { std::swap(c.weak[10], c.weak[11]); }), key);
+
+    /* And so does the device or its driver. */
+    DeviceInfo other = device;
+    other.driver_version = "1.1";
+    EXPECT_NE(tuning_key(other, big), key);
+    other = device;
+    other.device_name = "Device2";
+    EXPECT_NE(tuning_key(other, big), key);
+
+    /* A small model keeps a key too, and it differs from the big one's. */
+    EXPECT_NE(tuning_key(device, random_classifier(rng, 24, 10)), key);
+}
+
+/* What the key is for: an engine (which looks its tuned parameters up by
+ * the key unless WALDBOOST_TUNING_DISABLE is set) runs such a model. */
+TEST(TuningKey, AnEngineRunsAModelOfFiveThousandWeakClassifiers)
+{
+    unsetenv("WALDBOOST_TUNING_DISABLE");
+    std::mt19937 rng(7);
+    const Classifier big = random_classifier(rng, 24, 5000);
+    EngineConfig config;
+    config.device = waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto");
+    Engine engine(big, config);
+    const GrayImage frame(64, 48, 128);
+    const FrameResult result = engine.detect(frame.view(), DetectParams{});
+    EXPECT_GT(result.stats.windows, 0u);
 }

@@ -452,14 +452,20 @@ TEST(ErrorsDeathTest, CountedFaultsFailTheChosenCalls)
     auto pattern = [](const char* spec) {
         g_setenv("WALDBOOST_CL_FAULT", spec, TRUE);
         std::string failed;
-        for (int i = 0; i < 6; ++i) {
-            maybe_inject_fault("map");  // another call: never fails, never counts
-            try {
-                maybe_inject_fault("enqueue");
-                failed += '.';
-            } catch (const cl::Error& e) {
-                failed += (std::string(e.what()) == "enqueue" && e.err() == CL_OUT_OF_RESOURCES) ? 'X' : '?';
+        try {
+            for (int i = 0; i < 6; ++i) {
+                maybe_inject_fault("map");  // another call: never fails, never counts
+                try {
+                    maybe_inject_fault("enqueue");
+                    failed += '.';
+                } catch (const cl::Error& e) {
+                    failed += (std::string(e.what()) == "enqueue" && e.err() == CL_OUT_OF_RESOURCES) ? 'X' : '?';
+                }
             }
+        } catch (const Error& e) {
+            /* An invalid value: the first call, whichever it is, refuses it. */
+            std::fprintf(stderr, "refused%s: %s\n", failed.empty() ? "" : " late", e.what());
+            std::_Exit(e.kind() == ErrorKind::BadParameter ? 0 : 1);
         }
         std::fprintf(stderr, "%s\n", failed.c_str());
         std::_Exit(0);
@@ -467,9 +473,86 @@ TEST(ErrorsDeathTest, CountedFaultsFailTheChosenCalls)
     EXPECT_EXIT(pattern("enqueue:3"), ::testing::ExitedWithCode(0), "^\\.\\.X\\.\\.\\.\n$");
     EXPECT_EXIT(pattern("enqueue:2+"), ::testing::ExitedWithCode(0), "^\\.XXXXX\n$");
     EXPECT_EXIT(pattern("enqueue"), ::testing::ExitedWithCode(0), "^XXXXXX\n$");
+    /* These two were once ignored with a warning (no fault at all): now
+     * refused, as every invalid value (FaultPlan.RefusesInvalidValues). */
     EXPECT_EXIT(pattern("enqueue:0"), ::testing::ExitedWithCode(0),
-                "ignoring WALDBOOST_CL_FAULT=enqueue:0.*\n\\.\\.\\.\\.\\.\\.\n$");
-    EXPECT_EXIT(pattern("enqueue:x+"), ::testing::ExitedWithCode(0), "ignoring.*\n\\.\\.\\.\\.\\.\\.\n$");
+                "^refused: WALDBOOST_CL_FAULT=\"enqueue:0\" is not valid.*\n$");
+    EXPECT_EXIT(pattern("enqueue:x+"), ::testing::ExitedWithCode(0), "^refused: WALDBOOST_CL_FAULT=.*\n$");
+    /* The silent ones: an unknown call, a stray space, no name, a huge N. */
+    EXPECT_EXIT(pattern("enqueu"), ::testing::ExitedWithCode(0), "^refused: WALDBOOST_CL_FAULT=\"enqueu\".*\n$");
+    EXPECT_EXIT(pattern("enqueue "), ::testing::ExitedWithCode(0), "^refused: WALDBOOST_CL_FAULT=\"enqueue \".*\n$");
+    EXPECT_EXIT(pattern(":3"), ::testing::ExitedWithCode(0), "^refused: WALDBOOST_CL_FAULT=\":3\".*\n$");
+    EXPECT_EXIT(pattern("enqueue:99999999999999999999"), ::testing::ExitedWithCode(0),
+                "^refused: WALDBOOST_CL_FAULT=.*too large.*\n$");
+}
+
+TEST(FaultPlan, ParsesTheValidForms)
+{
+    const FaultPlan none = parse_fault_plan("");
+    EXPECT_TRUE(none.call.empty());
+    for (const std::string& name : fault_call_names()) {
+        const FaultPlan every = parse_fault_plan(name);
+        EXPECT_EQ(every.call, name);
+        EXPECT_EQ(every.first, 1);
+        EXPECT_TRUE(every.and_later);
+    }
+    const FaultPlan once = parse_fault_plan("buffer-create:3");
+    EXPECT_EQ(once.call, "buffer-create");
+    EXPECT_EQ(once.first, 3);
+    EXPECT_FALSE(once.and_later);
+    const FaultPlan from = parse_fault_plan("wait:12+");
+    EXPECT_EQ(from.call, "wait");
+    EXPECT_EQ(from.first, 12);
+    EXPECT_TRUE(from.and_later);
+    EXPECT_EQ(parse_fault_plan("map:9223372036854775807").first, 9223372036854775807L);
+}
+
+/* Each of these once injected nothing and said nothing (or only warned), so
+ * that a fault test could pass without its fault. */
+TEST(FaultPlan, RefusesInvalidValues)
+{
+    const char* bad[] = {
+        "bogus",          "enqueu",         "Enqueue",          "buffer_create", "enqueue ",    " enqueue",
+        "enqueue\t",      ":3",             ":",                ":3+",           "enqueue:",    "enqueue:+",
+        "enqueue:0",      "enqueue:0+",     "enqueue:-1",       "enqueue:+3",    "enqueue: 3",  "enqueue:3 ",
+        "enqueue:3+ ",    "enqueue:3++",    "enqueue:x",        "enqueue:3:4",   "enqueue:0x10",
+        "enqueue:99999999999999999999",     "enqueue:9223372036854775808+",
+    };
+    for (const char* value : bad) {
+        SCOPED_TRACE(std::string("\"") + value + "\"");
+        try {
+            parse_fault_plan(value);
+            ADD_FAILURE() << "accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+            const std::string message = e.what();
+            EXPECT_NE(message.find("WALDBOOST_CL_FAULT=\"" + std::string(value) + "\""), std::string::npos) << message;
+            for (const std::string& name : fault_call_names())
+                EXPECT_NE(message.find(name), std::string::npos) << message;
+        }
+    }
+}
+
+/* Every call, including the first the engine makes when it is created,
+ * refuses an invalid value rather than run without the fault. */
+TEST(ErrorsDeathTest, InvalidFaultValueFailsEngineCreation)
+{
+    SKIP_WITHOUT_DEVICES();
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            g_setenv("WALDBOOST_CL_FAULT", "buffer-create ", TRUE);
+            g_setenv("WALDBOOST_CACHE_DISABLE", "1", TRUE);
+            g_setenv("WALDBOOST_TUNING_DISABLE", "1", TRUE);
+            try {
+                Engine engine(one_weak_classifier(), EngineConfig{});
+            } catch (const Error& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                std::_Exit(e.kind() == ErrorKind::BadParameter ? 0 : 4);
+            }
+            std::_Exit(3);
+        },
+        ::testing::ExitedWithCode(0), "WALDBOOST_CL_FAULT=\"buffer-create \" is not valid");
 }
 
 TEST(Selection, SplitsFallbackLists)

@@ -9,7 +9,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
@@ -227,6 +237,51 @@ TEST(PlanScales, RejectsBadParameters)
     EXPECT_THROW(plan_scales({100, 100}, c, p), Error);
 }
 
+/* Huge factors used to overflow the rounded window size and loop forever;
+ * a factor a hair above 1 would plan billions of levels. Each ends at once. */
+TEST(PlanScales, ExtremeScaleFactorsEndQuickly)
+{
+    Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    DetectParams p;
+    for (double factor : {1e8, 1e9, 1e300, std::numeric_limits<double>::max()}) {
+        SCOPED_TRACE(factor);
+        p.scale_factor = factor;
+        const auto start = std::chrono::steady_clock::now();
+        const std::vector<ScaleLevel> levels = plan_scales({640, 480}, c, p);
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+        /* Only the first level: the next window is far past the image. */
+        ASSERT_EQ(levels.size(), 1u);
+        EXPECT_FLOAT_EQ(levels[0].scale, 1.0f);
+        EXPECT_EQ(levels[0].window_size, (Size{24, 24}));
+    }
+    /* Also with a frame as large as an int allows: 24e8 is past it. */
+    const Size largest{std::numeric_limits<int>::max(), std::numeric_limits<int>::max()};
+    p.scale_factor = 1e8;
+    EXPECT_EQ(plan_scales(largest, c, p).size(), 1u);
+    p.scale_factor = 1e9;
+    EXPECT_EQ(plan_scales(largest, c, p).size(), 1u);
+
+    p.scale_factor = std::numeric_limits<double>::infinity();
+    EXPECT_THROW(plan_scales({640, 480}, c, p), Error);
+
+    p.scale_factor = 1 + 1e-12;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        plan_scales({640, 480}, c, p);
+        ADD_FAILURE() << "a factor of 1 + 1e-12 was accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+        EXPECT_NE(std::string(e.what()).find("too close to 1"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+
+    /* The element's extremes still plan every level. */
+    p.scale_factor = 1.01;
+    EXPECT_EQ(plan_scales({1920, 1080}, c, p).size(), 383u);
+    p.scale_factor = 10.0;
+    EXPECT_EQ(plan_scales({1920, 1080}, c, p).size(), 2u);
+}
+
 TEST(DetectLevel, AcceptEverythingVisitsEveryStridePosition)
 {
     const Classifier c = classifier_of({constant_weak(1.0f, 0.0f)}, 4);
@@ -378,4 +433,162 @@ TEST(Detect, DefaultClassifierFindsNothingOnFlatAndNoiseImages)
     EXPECT_TRUE(detect(c, flat.view(), DetectParams{}).empty());
     const GrayImage tiny(10, 10, 0);
     EXPECT_TRUE(detect(c, tiny.view(), DetectParams{}).empty());
+}
+
+/* ===================== the tools' numeric options ===================== */
+
+namespace {
+
+/* A tool's path from the test environment (tests/meson.build). */
+std::string tool_path(const char* variable)
+{
+    const char* value = std::getenv(variable);
+    return value ? value : "";
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+/* Runs a shell command; its exit status (-1 when it did not exit). */
+int run_status(const std::string& command)
+{
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_all(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+class ToolOptions : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char name[] = "/tmp/waldboost-tool-test-XXXXXX";
+        ASSERT_NE(::mkdtemp(name), nullptr);
+        dir_ = name;
+        /* A small grey PGM: the detect tool reads it through gdk-pixbuf. */
+        image_ = dir_ + "/image.pgm";
+        std::ofstream out(image_, std::ios::binary);
+        out << "P5\n64 48\n255\n" << std::string(64 * 48, '\x80');
+    }
+    void TearDown() override
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    /* `timeout`: a tool that hangs fails the test instead of hanging it. */
+    int run_tool(const std::string& tool, const std::string& args, std::string* messages)
+    {
+        const std::string log = dir_ + "/log.txt";
+        const int status = run_status("timeout 20 " + shell_quote(tool) + " " + args + " >/dev/null 2>" + shell_quote(log));
+        *messages = read_all(log);
+        return status;
+    }
+    std::string dir_;
+    std::string image_;
+};
+
+struct BadOption {
+    const char* args;
+    const char* named; /* what the message must name */
+};
+
+}  // namespace
+
+TEST_F(ToolOptions, DetectRefusesBadNumbersAsUsageErrors)
+{
+    const std::string tool = tool_path("WALDBOOST_DETECT");
+    if (tool.empty())
+        GTEST_SKIP() << "WALDBOOST_DETECT is not set";
+    const BadOption bad[] = {
+        {"--nms-iou nan", "--nms-iou"},
+        {"--nms-iou inf", "--nms-iou"},
+        {"--nms-iou -0.5", "--nms-iou"},
+        {"--nms-iou 1.5", "--nms-iou"},
+        {"--min-neighbors -5", "--min-neighbors"},
+        {"--min-size 99999999999x5", "--min-size"},
+        {"--min-size 5x99999999999", "--min-size"},
+        {"--max-size 2147483648x5", "--max-size"},
+        {"--min-size -1x5", "--min-size"},
+        {"--min-size 48x", "--min-size"},
+        {"--min-size x48", "--min-size"},
+        {"--min-size 48x48x", "--min-size"},
+        {"--min-size +48x48", "--min-size"},
+        {"--min-size ' 48x48'", "--min-size"},
+        {"--scale-factor 1", "--scale-factor"},
+        {"--scale-factor 0.5", "--scale-factor"},
+        {"--scale-factor nan", "--scale-factor"},
+        {"--scale-factor inf", "--scale-factor"},
+        {"--scale-factor 1.000000000001", "too close to 1"},
+        {"--stride -1", "--stride"},
+        {"--repeat 0", "--repeat"},
+        {"--repeat -3", "--repeat"},
+        {"--threshold nan", "--threshold"},
+        {"--threshold 1e300", "--threshold"},
+    };
+    for (const BadOption& option : bad) {
+        SCOPED_TRACE(option.args);
+        std::string messages;
+        EXPECT_EQ(run_tool(tool, std::string(option.args) + " " + shell_quote(image_), &messages), 2) << messages;
+        EXPECT_EQ(messages.rfind("waldboost-detect: ", 0), 0u) << messages;
+        EXPECT_NE(messages.find(option.named), std::string::npos) << messages;
+    }
+}
+
+/* --scale-factor 1e9 used to hang (the rounded window overflowed an int):
+ * now it scans the one level that fits. */
+TEST_F(ToolOptions, DetectWithAHugeScaleFactorEnds)
+{
+    const std::string tool = tool_path("WALDBOOST_DETECT");
+    if (tool.empty())
+        GTEST_SKIP() << "WALDBOOST_DETECT is not set";
+    for (const char* factor : {"1e8", "1e9", "1e300"}) {
+        SCOPED_TRACE(factor);
+        std::string messages;
+        const auto start = std::chrono::steady_clock::now();
+        EXPECT_EQ(run_tool(tool, std::string("--scale-factor ") + factor + " " + shell_quote(image_), &messages), 0)
+            << messages;
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+    }
+}
+
+TEST_F(ToolOptions, BenchRefusesBadNumbersAsUsageErrors)
+{
+    const std::string tool = tool_path("WALDBOOST_BENCH");
+    if (tool.empty())
+        GTEST_SKIP() << "WALDBOOST_BENCH is not set";
+    const BadOption bad[] = {
+        {"--runs 0", "--runs"},
+        {"--runs -2", "--runs"},
+        {"--inflight 0", "--inflight"},
+        {"--inflight -1", "--inflight"},
+        {"--inflight 17", "--inflight"},
+        {"--sizes 99999999999x5", "--sizes"},
+        {"--sizes 640x480junk", "--sizes"},
+        {"--sizes 0x480", "--sizes"},
+        {"--sizes 640x-480", "--sizes"},
+        {"--sizes 640x480,", "--sizes"},
+        {"--sizes ''", "--sizes"},
+        {"--stride -1", "--stride"},
+    };
+    /* The options are checked before the image is read: a missing one
+     * must not be what fails. */
+    const std::string missing = shell_quote(dir_ + "/missing.png");
+    for (const BadOption& option : bad) {
+        SCOPED_TRACE(option.args);
+        std::string messages;
+        EXPECT_EQ(run_tool(tool, std::string(option.args) + " --no-opencv " + missing, &messages), 2) << messages;
+        EXPECT_EQ(messages.rfind("waldboost-bench: ", 0), 0u) << messages;
+        EXPECT_NE(messages.find(option.named), std::string::npos) << messages;
+    }
 }

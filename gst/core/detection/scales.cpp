@@ -5,10 +5,32 @@
 #include "core/detection/scales.h"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace waldboost {
 
+namespace {
+
+/* More steps than any sensible pyramid takes: 1.01 (the element's smallest
+ * factor) from a 3-pixel window to a 65535-pixel frame is 1,000 steps. A
+ * factor this close to 1 would otherwise scan (and store) millions of
+ * nearly identical levels. */
+constexpr int kMaxScaleSteps = 10000;
+
+/* Window sides at or above this are past any image: they are compared
+ * before rounding, since an int cannot hold the rounded value. */
+constexpr double kBeyondAnyImage = 4294967296.0;
+
+/* All the digits a factor like 1 + 1e-12 needs (std::to_string gives 6). */
+std::string exact(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+}  // namespace
 
 std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, const DetectParams& params)
 {
@@ -25,11 +47,23 @@ std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, co
     std::vector<ScaleLevel> levels;
     /* The same loop as detectMultiScale: the factor grows in double, the
      * level geometry then uses it as a float. */
+    int steps = 0;
     for (double factor = 1.0;; factor *= params.scale_factor) {
-        const Size window_at_factor{cv_round(window.width * factor), cv_round(window.height * factor)};
-        if (window_at_factor.width > max_size.width || window_at_factor.height > max_size.height ||
-            window_at_factor.width > image.width || window_at_factor.height > image.height)
+        if (++steps > kMaxScaleSteps)
+            throw Error(ErrorKind::BadParameter,
+                        "scale factor " + exact(params.scale_factor) + " is too close to 1: more than " +
+                            std::to_string(kMaxScaleSteps) + " pyramid levels for a " + std::to_string(image.width) +
+                            "x" + std::to_string(image.height) + " image");
+        /* A huge factor (1e9) makes the window overflow an int after one
+         * step: stop while it is still a double (also when it is inf). */
+        const double width_at_factor = window.width * factor, height_at_factor = window.height * factor;
+        if (!(width_at_factor < kBeyondAnyImage) || !(height_at_factor < kBeyondAnyImage))
             break;
+        const long rounded_width = std::lrint(width_at_factor), rounded_height = std::lrint(height_at_factor);
+        if (rounded_width > max_size.width || rounded_height > max_size.height || rounded_width > image.width ||
+            rounded_height > image.height)
+            break;
+        const Size window_at_factor{static_cast<int>(rounded_width), static_cast<int>(rounded_height)};
         if (window_at_factor.width < min_size.width || window_at_factor.height < min_size.height)
             continue;
 

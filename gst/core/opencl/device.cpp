@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -418,40 +419,52 @@ std::vector<std::string> split_device_list(const std::string& specs)
     return out;
 }
 
-namespace {
-
-/* WALDBOOST_CL_FAULT parsed: which call, and which of its calls fail. */
-struct FaultPlan {
-    std::string call;
-    long first = 1;        /* the first failing call, counted from 1 */
-    bool and_later = true; /* false: only `first` fails */
-};
+const std::vector<std::string>& fault_call_names()
+{
+    static const std::vector<std::string> names = {"program-build", "buffer-create", "enqueue", "map", "wait"};
+    return names;
+}
 
 FaultPlan parse_fault_plan(const std::string& text)
 {
     FaultPlan plan;
     if (text.empty())
         return plan;
+    auto refuse = [&](const std::string& why) {
+        std::string names;
+        for (const std::string& name : fault_call_names())
+            names += (names.empty() ? "" : ", ") + name;
+        return Error(ErrorKind::BadParameter, "WALDBOOST_CL_FAULT=\"" + text + "\" is not valid (" + why +
+                                                  "): expected CALL, CALL:N or CALL:N+ with N from 1, and CALL one "
+                                                  "of " + names);
+    };
     const size_t colon = text.find(':');
-    plan.call = text.substr(0, colon);
+    const std::string call = text.substr(0, colon);
+    if (call.empty())
+        throw refuse("no call name");
+    const auto& names = fault_call_names();
+    if (std::find(names.begin(), names.end(), call) == names.end())
+        throw refuse("unknown call \"" + call + "\"");
+    plan.call = call;
     if (colon == std::string::npos)
         return plan;
     std::string count = text.substr(colon + 1);
     plan.and_later = !count.empty() && count.back() == '+';
     if (plan.and_later)
         count.pop_back();
+    /* Digits only: strtol alone would take " 3", "+3" and "-0". */
+    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos)
+        throw refuse("N is not a number");
+    errno = 0;
     char* end = nullptr;
     const long n = std::strtol(count.c_str(), &end, 10);
-    if (count.empty() || *end != '\0' || n < 1) {
-        std::fprintf(stderr, "waldboost: ignoring WALDBOOST_CL_FAULT=%s (expected CALL, CALL:N or CALL:N+)\n", text.c_str());
-        plan.call.clear();
-        return plan;
-    }
+    if (errno == ERANGE)
+        throw refuse("N is too large");
+    if (*end != '\0' || n < 1)
+        throw refuse("N must be 1 or more");
     plan.first = n;
     return plan;
 }
-
-}  // namespace
 
 void maybe_inject_fault(const char* call)
 {

@@ -90,7 +90,25 @@ Error to_error(const cl::Error& error, const std::string& doing);
  *             transient fault, after which a fallback device works
  *   CALL:N+   the N-th and every later one: a device that dies mid-stream
  * The variable is read once, at the first call; the count is process-wide
- * and thread-safe. */
+ * and thread-safe. An invalid value (an unknown call, stray spaces, a bad
+ * or overflowing N) makes every call throw parse_fault_plan's Error, so
+ * that a fault test cannot pass without its fault. */
 void maybe_inject_fault(const char* call);
+
+/* The call names maybe_inject_fault() is given, in the order above. */
+const std::vector<std::string>& fault_call_names();
+
+/* WALDBOOST_CL_FAULT parsed: which call, and which of its calls fail. */
+struct FaultPlan {
+    std::string call;      /* empty: no fault */
+    long first = 1;        /* the first failing call, counted from 1 */
+    bool and_later = true; /* false: only `first` fails */
+};
+
+/* Parses a WALDBOOST_CL_FAULT value ("" = no fault). Throws Error
+ * (BadParameter) naming the variable, the value and the valid call names
+ * for anything else than CALL, CALL:N or CALL:N+ with a known CALL and N
+ * from 1 to LONG_MAX, written without spaces. */
+FaultPlan parse_fault_plan(const std::string& text);
 
 }  // namespace waldboost::opencl

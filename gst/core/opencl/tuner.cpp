@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <utility>
 
@@ -63,12 +65,53 @@ bool same_windows(const std::vector<RawWindow>& a, const std::vector<RawWindow>&
 
 std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
 {
-    const std::string text = std::string(kTuningFormat) + "\n" + device.platform_name + "\n" + device.device_name +
-                             "\n" + device.driver_version + "\n" + write_waldboost_xml(classifier);
-    gchar* sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text.c_str(), static_cast<gssize>(text.size()));
-    std::string key(sum);
-    g_free(sum);
-    return key;
+    /* A SHA-256 of a canonical byte form of the device and of every field of
+     * the model that affects detection (not the label). Hashing the model
+     * itself, not its XML, keys every valid model: the XML writer refuses
+     * models over the 10 MB file limit, about 2,600 weak classifiers, while
+     * the loaders take 65,535. Numbers go in as fixed-width little-endian
+     * integers, floats as their bits, strings and lists after their length. */
+    std::unique_ptr<GChecksum, void (*)(GChecksum*)> sum(g_checksum_new(G_CHECKSUM_SHA256), g_checksum_free);
+    auto u32 = [&](uint32_t v) {
+        const guchar bytes[4] = {static_cast<guchar>(v), static_cast<guchar>(v >> 8), static_cast<guchar>(v >> 16),
+                                 static_cast<guchar>(v >> 24)};
+        g_checksum_update(sum.get(), bytes, sizeof bytes);
+    };
+    auto i32 = [&](int v) { u32(static_cast<uint32_t>(v)); };
+    auto f32 = [&](float v) {
+        uint32_t bits;
+        std::memcpy(&bits, &v, sizeof bits);
+        u32(bits);
+    };
+    auto text = [&](const std::string& s) {
+        u32(static_cast<uint32_t>(s.size()));
+        g_checksum_update(sum.get(), reinterpret_cast<const guchar*>(s.data()), static_cast<gssize>(s.size()));
+    };
+    text(kTuningFormat);
+    text(device.platform_name);
+    text(device.device_name);
+    text(device.driver_version);
+    i32(classifier.window_width);
+    i32(classifier.window_height);
+    f32(classifier.final_threshold);
+    u32(static_cast<uint32_t>(classifier.weak.size()));
+    for (const WeakClassifier& weak : classifier.weak) {
+        u32(static_cast<uint32_t>(weak.feature.index()));
+        std::visit(
+            [&](const LbpFeature& f) {
+                i32(f.x);
+                i32(f.y);
+                i32(f.block_width);
+                i32(f.block_height);
+            },
+            weak.feature);
+        u32(static_cast<uint32_t>(weak.responses.size()));
+        for (float r : weak.responses)
+            f32(r);
+        f32(weak.reject_threshold);
+        u32(weak.reset_sum_after ? 1 : 0);
+    }
+    return g_checksum_get_string(sum.get());
 }
 
 std::string tuning_directory()

@@ -228,18 +228,40 @@ int main(int argc, char** argv)
     std::vector<waldboost::Size> sizes;
     {
         const std::string text = sizes_text ? sizes_text : "640x480,1280x720,1920x1080,3840x2160";
-        size_t pos = 0;
-        while (pos < text.size()) {
+        /* Every item counts, also an empty one after a stray comma. */
+        for (size_t pos = 0; !text.empty() && pos <= text.size();) {
             const size_t comma = text.find(',', pos);
             const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            /* Decimal digits only, each side from 1 to 65535: sscanf's %d
+             * would take "99999999999" (undefined) and "64x48junk". */
             int w = 0, h = 0;
-            if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) {
-                std::fprintf(stderr, "waldboost-bench: bad size '%s'\n", item.c_str());
+            const size_t x = item.find('x');
+            auto side = [&](const std::string& digits, int* out) {
+                if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
+                    return false;
+                *out = std::stoi(digits);
+                return *out >= 1 && *out <= 65535;
+            };
+            if (x == std::string::npos || !side(item.substr(0, x), &w) || !side(item.substr(x + 1), &h)) {
+                std::fprintf(stderr, "waldboost-bench: --sizes: bad size '%s' (WIDTHxHEIGHT, each side 1 to 65535)\n",
+                             item.c_str());
                 return 2;
             }
             sizes.push_back({w, h});
-            pos = comma == std::string::npos ? text.size() : comma + 1;
+            pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
         }
+    }
+    if (sizes.empty()) {
+        std::fprintf(stderr, "waldboost-bench: --sizes needs at least one WIDTHxHEIGHT\n");
+        return 2;
+    }
+    if (runs < 1) {
+        std::fprintf(stderr, "waldboost-bench: --runs must be 1 or more\n");
+        return 2;
+    }
+    if (inflight < 1 || inflight > 16) {
+        std::fprintf(stderr, "waldboost-bench: --inflight must be 1 to 16 (the engine's limit)\n");
+        return 2;
     }
 #ifndef HAVE_OPENCV
     no_opencv = TRUE;

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,13 +74,30 @@ std::string json_string(const std::string& s)
     return out + "\"";
 }
 
+/* A side of WIDTHxHEIGHT: decimal digits only, at most an int. */
+bool parse_side(const char* begin, const char* end, int* side)
+{
+    if (begin == end)
+        return false;
+    long long value = 0;
+    for (const char* c = begin; c != end; ++c) {
+        if (*c < '0' || *c > '9')
+            return false;
+        value = value * 10 + (*c - '0');
+        if (value > std::numeric_limits<int>::max())
+            return false;
+    }
+    *side = static_cast<int>(value);
+    return true;
+}
+
 bool parse_size(const char* text, waldboost::Size* size)
 {
     if (!text)
         return true;
+    const char* x = std::strchr(text, 'x');
     int w = 0, h = 0;
-    char tail = 0;
-    if (std::sscanf(text, "%dx%d%c", &w, &h, &tail) != 2 || w < 0 || h < 0)
+    if (!x || !parse_side(text, x, &w) || !parse_side(x + 1, x + std::strlen(x), &h))
         return false;
     *size = {w, h};
     return true;
@@ -177,6 +196,26 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    /* Every number is checked here, with the option's name: what the
+     * library would refuse later, or silently misread (NaN, a negative
+     * count), is a usage error. */
+    auto usage_error = [](const char* message) {
+        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", message);
+        return 2;
+    };
+    if (!std::isfinite(options.scale_factor) || !(options.scale_factor > 1.0))
+        return usage_error("--scale-factor must be a finite number above 1 (1.1 is usual)");
+    if (options.min_neighbors < 0)
+        return usage_error("--min-neighbors must be 0 (no grouping) or more");
+    if (options.stride < 0)
+        return usage_error("--stride must be 0 (OpenCV's rule) or a positive number of pixels");
+    if (!std::isfinite(options.nms_iou) || options.nms_iou < 0.0 || options.nms_iou > 1.0)
+        return usage_error("--nms-iou must be a number from 0 to 1");
+    if (options.repeat < 1)
+        return usage_error("--repeat must be 1 or more");
+    if (options.threshold_set && !std::isfinite(static_cast<float>(options.threshold)))
+        return usage_error("--threshold is out of range");
+
     waldboost::DetectParams params;
     params.scale_factor = options.scale_factor;
     params.min_neighbors = options.min_neighbors;
@@ -185,8 +224,8 @@ int main(int argc, char** argv)
     if (options.threshold_set)
         params.final_threshold = static_cast<float>(options.threshold);
     if (!parse_size(options.min_size, &params.min_size) || !parse_size(options.max_size, &params.max_size)) {
-        std::fprintf(stderr, "waldboost-detect: sizes are written WIDTHxHEIGHT, e.g. 48x48\n");
-        return 2;
+        return usage_error("--min-size and --max-size are written WIDTHxHEIGHT, each side from 0 to 2147483647, "
+                           "e.g. 48x48");
     }
     const std::string grouping = options.grouping ? options.grouping : "opencv";
     if (grouping == "opencv")
@@ -298,6 +337,8 @@ int main(int argc, char** argv)
         return failures ? 1 : 0;
     } catch (const waldboost::Error& e) {
         std::fprintf(stderr, "waldboost-detect: %s\n", e.what());
-        return 1;
+        /* A parameter the library refuses (a scale factor so close to 1
+         * that the pyramid has too many levels) is a usage error too. */
+        return e.kind() == waldboost::ErrorKind::BadParameter ? 2 : 1;
     }
 }
