@@ -151,6 +151,9 @@ struct WaldboostDetectPrivate {
     bool overlay_meta_downstream = false;
     bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
+    /* Frames that could not be read (see warn_unreadable). */
+    guint64 unreadable_unreported = 0;
+    gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
 };
 
 struct _GstWaldboostDetect {
@@ -508,6 +511,101 @@ static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Reading frames                                                           */
+
+/* What is wrong with a mapped frame's planes, or "" when every plane lies
+ * inside the memory mapped for it. gst_video_frame_map() trusts a
+ * GstVideoMeta's offsets and strides (and its width and height): it only
+ * checks that each plane's first byte is in the buffer. A buggy or hostile
+ * upstream (an appsrc application, say) may attach a meta that claims more
+ * than the buffer holds; reading such a frame (the engine copies the luma
+ * plane) or drawing into it (draw=burn) would run past the memory. */
+static std::string plane_problem(const GstVideoFrame* frame)
+{
+    const GstVideoFormatInfo* finfo = frame->info.finfo;
+    for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(frame); ++plane) {
+        /* The plane's rows, each as wide as its components reach. */
+        guint64 row_bytes = 0, rows = 0;
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(frame); ++c) {
+            if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) != plane)
+                continue;
+            const guint64 w = static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_WIDTH(frame, c), 0));
+            const guint64 h = static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_HEIGHT(frame, c), 0));
+            if (w == 0 || h == 0)
+                continue;
+            const guint64 bytes = static_cast<guint64>(GST_VIDEO_FRAME_COMP_POFFSET(frame, c)) +
+                                  (w - 1) * static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, c), 0)) +
+                                  std::max<guint64>(1, (GST_VIDEO_FORMAT_INFO_DEPTH(finfo, c) + 7) / 8);
+            row_bytes = std::max(row_bytes, bytes);
+            rows = std::max(rows, h);
+        }
+        if (rows == 0)
+            continue;
+        const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, plane);
+        if (stride <= 0 || static_cast<guint64>(stride) < row_bytes)
+            return "plane " + std::to_string(plane) + ": the stride " + std::to_string(stride) +
+                   " is smaller than a row (" + std::to_string(row_bytes) + " bytes)";
+        /* With a GstVideoMeta each plane has its own map (the memory that
+         * holds its offset), else map[0] is the whole buffer. */
+        const GstMapInfo& map = frame->meta ? frame->map[plane] : frame->map[0];
+        const auto* data = static_cast<const guint8*>(frame->data[plane]);
+        if (!map.data || data < map.data || data > map.data + map.size)
+            return "plane " + std::to_string(plane) + " starts outside its memory";
+        const guint64 available = map.size - static_cast<guint64>(data - map.data);
+        const guint64 needed = (rows - 1) * static_cast<guint64>(stride) + row_bytes;
+        if (needed > available)
+            return "plane " + std::to_string(plane) + " needs " + std::to_string(needed) + " bytes (" +
+                   std::to_string(rows) + " rows, stride " + std::to_string(stride) + ") but its memory holds " +
+                   std::to_string(available) + " from where the plane starts";
+    }
+    return "";
+}
+
+/* Maps `buffer` as a frame of `info` whose every plane lies inside the
+ * buffer's memory. False, with the reason in `why`, when it cannot be
+ * mapped (a buffer smaller than its caps claim, a GstVideoMeta that does
+ * not match the caps or whose planes reach past the memory); the frame is
+ * then not mapped. */
+static bool map_checked_frame(GstVideoFrame* frame, GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags,
+                              std::string* why)
+{
+    const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer);
+    /* gst_video_frame_map() would only g_return_val_if_fail() on these. */
+    if (meta && (meta->format != GST_VIDEO_INFO_FORMAT(info) || meta->n_planes != GST_VIDEO_INFO_N_PLANES(info) ||
+                 meta->width < static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
+                 meta->height < static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info)))) {
+        gchar* text = g_strdup_printf("its GstVideoMeta (%s %ux%u, %u planes) does not match the caps (%s %dx%d)",
+                                      gst_video_format_to_string(meta->format), meta->width, meta->height,
+                                      meta->n_planes, GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info),
+                                      GST_VIDEO_INFO_HEIGHT(info));
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    if (!gst_video_frame_map(frame, info, buffer, flags)) {
+        gchar* text = meta ? g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes: the planes of its GstVideoMeta "
+                                             "could not be mapped (an offset past the end)",
+                                             gst_buffer_get_size(buffer))
+                           : g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
+                                             gst_buffer_get_size(buffer), GST_VIDEO_INFO_WIDTH(info),
+                                             GST_VIDEO_INFO_HEIGHT(info));
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    const std::string problem = plane_problem(frame);
+    if (!problem.empty()) {
+        gst_video_frame_unmap(frame);
+        gchar* text = g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes: its GstVideoMeta claims more: %s",
+                                      gst_buffer_get_size(buffer), problem.c_str());
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Output: metadata, drawing, messages                                      */
 
 static GstVideoOverlayRectangle* solid_rectangle(int x, int y, int w, int h, guint argb)
@@ -632,11 +730,13 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
                 gst_buffer_add_video_overlay_composition_meta(buffer, comp);
             } else {
                 GstVideoFrame frame;
-                if (gst_video_frame_map(&frame, &p->info, buffer, GST_MAP_READWRITE)) {
+                std::string why;
+                if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
                     gst_video_overlay_composition_blend(comp, &frame);
                     gst_video_frame_unmap(&frame);
                 } else {
-                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes", pending.frame);
+                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s",
+                                       pending.frame, why.c_str());
                 }
             }
             gst_video_overlay_composition_unref(comp);
@@ -663,15 +763,46 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
     p->ready.push_back(buffer);
 }
 
+/* A frame that cannot be read passes without detection, with a warning:
+ * the first one since the element started, then at most one every
+ * kUnreadableWarningInterval (with the number of such frames since), so
+ * that a stream of them does not flood the bus; every one is in the debug
+ * log. */
+constexpr gint64 kUnreadableWarningInterval = 10 * G_TIME_SPAN_SECOND;
+
+static void warn_unreadable(GstWaldboostDetect* self, const std::string& why)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    ++p->unreadable_unreported;
+    const gint64 now = g_get_monotonic_time();
+    if (p->unreadable_warned_at >= 0 && now - p->unreadable_warned_at < kUnreadableWarningInterval) {
+        GST_WARNING_OBJECT(self, "a frame could not be read; it passes without detection: %s", why.c_str());
+        return;
+    }
+    const guint64 count = p->unreadable_unreported;
+    p->unreadable_unreported = 0;
+    p->unreadable_warned_at = now;
+    if (count > 1)
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("%s (%" G_GUINT64_FORMAT " such frames since the last warning)", why.c_str(), count));
+    else
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("%s", why.c_str()));
+}
+
 /* Puts a frame on the device: its luma plane, cropped to its region of
- * interest. False when the buffer cannot be read (smaller than its caps
- * claim); throws what the engine throws. */
-static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending)
+ * interest. False, with the reason in `why`, when the buffer cannot be
+ * read (see map_checked_frame); throws what the engine throws. */
+static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending, std::string* why = nullptr)
 {
     WaldboostDetectPrivate* p = self->priv;
     GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &p->info, pending.buffer, GST_MAP_READ))
+    std::string problem;
+    if (!map_checked_frame(&frame, &p->info, pending.buffer, GST_MAP_READ, &problem)) {
+        if (why)
+            *why = problem;
         return false;
+    }
     const auto* plane = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
     const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
     const waldboost::GrayView view{plane + static_cast<size_t>(pending.roi_y) * stride + pending.roi_x,
@@ -826,6 +957,8 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
         self->priv->stats = Stats{};
     }
     self->priv->frame_count = 0;
+    self->priv->unreadable_unreported = 0;
+    self->priv->unreadable_warned_at = -1;
     return setup_engine(self, s);
 }
 
@@ -973,8 +1106,9 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
             return ret;
         }
     }
+    std::string unreadable;
     try {
-        pending.submitted = submit_to_engine(self, pending);
+        pending.submitted = submit_to_engine(self, pending, &unreadable);
     } catch (const std::exception& e) {
         /* Runs on the fallback device with the frames before it. */
         pending.submitted = true;
@@ -986,10 +1120,9 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         return release_frames(self);
     }
     if (!pending.submitted) {
-        /* A buffer smaller than its caps claim: pass it on without results. */
-        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
-                            ("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
-                             gst_buffer_get_size(input), width, height));
+        /* A buffer smaller than its caps claim, or whose GstVideoMeta
+         * claims more than it holds: pass it on unchanged, without results. */
+        warn_unreadable(self, unreadable);
     }
     p->pending.push_back(pending);
     return release_frames(self);

@@ -2640,6 +2640,106 @@ GST_START_TEST(test_error_short_buffer)
 }
 GST_END_TEST;
 
+/* A buffer whose GstVideoMeta claims planes larger than the buffer holds
+ * (a buggy or hostile upstream): 4K caps and meta on a small buffer, a huge
+ * stride, a plane offset near or past the end. The frame must pass
+ * unchanged, without detections or drawing, with a warning, and nothing
+ * may read or write past the buffer (before the fix the engine's copy read
+ * past it and draw=burn wrote past it). */
+struct BogusMeta {
+    const char* what;
+    GstVideoFormat format;
+    int caps_w, caps_h;     /* the caps and the meta's size */
+    gsize bytes;            /* what the buffer really holds */
+    guint plane;            /* the plane whose layout is changed */
+    gsize offset = G_MAXSIZE; /* unless G_MAXSIZE: that plane's offset */
+    gint stride = 0;        /* unless 0: that plane's stride */
+};
+
+static void push_bogus_meta(const BogusMeta& c, const char* draw)
+{
+    GstHarness* h = harness_with({{"draw", draw}, {"max-inflight", "2"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, c.format, c.caps_w, c.caps_h);
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, c.format, c.caps_w, c.caps_h);
+    gsize offsets[GST_VIDEO_MAX_PLANES];
+    gint strides[GST_VIDEO_MAX_PLANES];
+    for (guint i = 0; i < GST_VIDEO_MAX_PLANES; ++i) {
+        offsets[i] = GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
+        strides[i] = GST_VIDEO_INFO_PLANE_STRIDE(&info, i);
+    }
+    if (c.offset != G_MAXSIZE)
+        offsets[c.plane] = c.offset;
+    if (c.stride != 0)
+        strides[c.plane] = c.stride;
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, c.bytes, nullptr);
+    {
+        GstMapInfo map;
+        gst_buffer_map(b, &map, GST_MAP_WRITE);
+        for (gsize i = 0; i < map.size; ++i)
+            map.data[i] = static_cast<guint8>((i * 37 + 11) & 0xff);
+        gst_buffer_unmap(b, &map);
+    }
+    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, c.format, c.caps_w, c.caps_h,
+                                   GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
+    GST_BUFFER_PTS(b) = pts_of(0);
+    const std::vector<uint8_t> before = bytes_of(b);
+    /* Three such frames: one warning, not three. */
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    for (int k = 1; k < 3; ++k) {
+        GstBuffer* again = gst_buffer_copy_deep(b);
+        GST_BUFFER_PTS(again) = pts_of(k);
+        fail_unless_equals_int(gst_harness_push(h, again), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    for (int k = 0; k < 3; ++k) {
+        fail_unless_equals_int(frame_index(out[k]), k);
+        fail_unless(bytes_of(out[k]) == before, "%s, %s, draw=%s: the frame changed", c.what,
+                    gst_video_format_to_string(c.format), draw);
+        fail_unless(roi_boxes(out[k]).empty(), "%s: detections on an unreadable frame", c.what);
+        fail_unless(gst_buffer_get_video_overlay_composition_meta(out[k]) == nullptr);
+    }
+    const BusLog log = drain_bus(bus);
+    fail_unless_equals_int(log.errors.size(), 0);
+    fail_unless(log.warnings.size() == 1, "%s, %s, draw=%s: %zu warnings, expected 1", c.what,
+                gst_video_format_to_string(c.format), draw, log.warnings.size());
+    fail_unless(log.warnings[0].domain == GST_STREAM_ERROR && log.warnings[0].code == GST_STREAM_ERROR_FORMAT &&
+                    contains(log.warnings[0].message, "could not be read"),
+                "%s: warning %s", c.what, log.warnings[0].text().c_str());
+    g_print("%s, %s, draw=%s: %s\n", c.what, gst_video_format_to_string(c.format), draw,
+            log.warnings[0].text().c_str());
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
+GST_START_TEST(test_error_meta_beyond_buffer)
+{
+    GstVideoInfo i420;
+    gst_video_info_set_format(&i420, GST_VIDEO_FORMAT_I420, 64, 48);
+    const gsize i420_size = GST_VIDEO_INFO_SIZE(&i420);
+    const BogusMeta cases[] = {
+        {"4K caps and meta on a 64x48 buffer", GST_VIDEO_FORMAT_GRAY8, 3840, 2160, 64 * 48, 0},
+        {"a stride of 1 MiB", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 1 << 20},
+        {"the plane starting 64 bytes before the end", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, 64 * 47},
+        {"the plane starting past the end", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, 1 << 30},
+        {"a negative stride", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, -64},
+        {"4K caps and meta on a 64x48 buffer", GST_VIDEO_FORMAT_I420, 3840, 2160, i420_size, 0},
+        {"a U stride of 1 MiB", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 1, G_MAXSIZE, 1 << 20},
+        {"the V plane starting 10 bytes before the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 2,
+         i420_size - 10},
+        {"the luma plane overlapping the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, i420_size - 64 * 40},
+    };
+    for (const BogusMeta& c : cases)
+        for (const char* draw : {"burn", "meta"})
+            push_bogus_meta(c, draw);
+}
+GST_END_TEST;
+
 /* A classifier that cannot be loaded while PLAYING: a flow error and an
  * error message; restoring a good classifier must work again (or at least
  * fail cleanly), never crash. */
@@ -3011,6 +3111,7 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
               NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),
               NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
+              NAMED(test_error_meta_beyond_buffer),
               NAMED(test_error_classifier_while_playing), NAMED(test_error_kinds_of_classifier_errors),
               NAMED(test_error_kinds_of_device_and_settings_errors)});
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
