@@ -151,6 +151,7 @@ struct WaldboostDetectPrivate {
     bool overlay_meta_downstream = false;
     bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
+    bool pool_copy_logged = false; /* keep_upstream_pool_free said why it copies */
     /* Frames that could not be read (see warn_unreadable). */
     guint64 unreadable_unreported = 0;
     gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
@@ -959,6 +960,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->frame_count = 0;
     self->priv->unreadable_unreported = 0;
     self->priv->unreadable_warned_at = -1;
+    self->priv->pool_copy_logged = false;
     return setup_engine(self, s);
 }
 
@@ -1050,6 +1052,57 @@ static GstFlowReturn apply_settings(GstWaldboostDetect* self)
     return setup_engine(self, s) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
+/* Upstream's buffer pool may have fewer buffers than this element keeps.
+ * The element holds its input buffers until their frames leave (up to
+ * max-inflight: they go out with their metadata, and a fallback device
+ * runs them again from there). propose_allocation asks upstream for that
+ * many more, but a camera or a hardware decoder often has a fixed pool (a
+ * few buffers, a max the query cannot raise): holding every one of them
+ * would make upstream wait forever for a free buffer. So when keeping
+ * `input` would leave its pool without a free buffer (the buffers held here
+ * from that pool, this one included, reaching the pool's max), the frame is
+ * copied into memory of our own and the pool's buffer goes back at once, as
+ * v4l2src copies when its own pool runs low. max-inflight and the latency
+ * stay as set; only frames from such a pool cost a copy, and only while it
+ * is short. Holding fewer frames instead (at most the pool's max minus one)
+ * would need no copy but silently lower max-inflight and change the
+ * latency the element reports; a max-inflight below the pool's max avoids
+ * the copies. */
+static GstBuffer* keep_upstream_pool_free(GstWaldboostDetect* self, GstBuffer* input)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    GstBufferPool* pool = input->pool;
+    if (!pool)
+        return input;
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    guint max = 0;
+    const bool bounded =
+        config && gst_buffer_pool_config_get_params(config, nullptr, nullptr, nullptr, &max) && max > 0;
+    if (config)
+        gst_structure_free(config);
+    if (!bounded)
+        return input;
+    guint held = 1; /* this one */
+    for (const Pending& pending : p->pending)
+        held += pending.buffer->pool == pool;
+    for (GstBuffer* b : p->ready)
+        held += b->pool == pool;
+    if (held < max)
+        return input;
+    GstBuffer* copy = gst_buffer_copy_deep(input);
+    if (!copy)
+        return input;
+    if (!p->pool_copy_logged) {
+        GST_INFO_OBJECT(self, "upstream's pool has %u buffers and %u of them would be held here (max-inflight %d): "
+                        "copying such frames so that upstream always has a free buffer", max, held,
+                        p->active.max_inflight);
+        p->pool_copy_logged = true;
+    }
+    GST_LOG_OBJECT(self, "frame copied out of upstream's pool (%u of %u buffers held)", held, max);
+    gst_buffer_unref(input);
+    return copy;
+}
+
 static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* trans, gboolean /*is_discont*/,
                                                              GstBuffer* input)
 {
@@ -1067,6 +1120,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     }
     if (p->overlay_meta_unknown)
         query_overlay_meta_support(self);
+    input = keep_upstream_pool_free(self, input);
 
     Pending pending;
     pending.buffer = input;
@@ -1193,6 +1247,52 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         return TRUE;
     }
     return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->query(trans, direction, query);
+}
+
+/* The ALLOCATION query from upstream. The element works in place (its
+ * input buffers leave as they are, with metadata added), so GstBaseTransform
+ * passes the query on to downstream as a passthrough element would, and
+ * downstream's pool, minimum and metas reach upstream. To that minimum the
+ * element adds the buffers it keeps, as decoders add their reference
+ * frames: up to max-inflight input buffers are held until their frames
+ * leave. When downstream does not answer (fakesink, appsink), the element
+ * answers alone: a pool entry without a pool (upstream makes its own) of
+ * that minimum, and no metas (the buffers still go downstream, which said
+ * nothing about GstVideoMeta). An upstream pool that cannot grow that far is
+ * handled frame by frame (keep_upstream_pool_free). */
+static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query,
+                                                       GstQuery* query)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    GstCaps* caps = nullptr;
+    GstVideoInfo info;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    if (!caps || !gst_video_info_from_caps(&info, caps))
+        return FALSE;
+    const gboolean answered =
+        GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->propose_allocation(trans, decide_query, query);
+    guint held;
+    {
+        std::lock_guard<std::mutex> guard(self->priv->lock);
+        held = static_cast<guint>(self->priv->settings.max_inflight);
+    }
+    const guint n = gst_query_get_n_allocation_pools(query);
+    if (n == 0)
+        gst_query_add_allocation_pool(query, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
+    for (guint i = 0; i < n; ++i) {
+        GstBufferPool* pool = nullptr;
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(query, i, &pool, &size, &min, &max);
+        min += held;
+        if (max != 0 && max < min)
+            max = min;
+        gst_query_set_nth_allocation_pool(query, i, pool, size, min, max);
+        if (pool)
+            gst_object_unref(pool);
+    }
+    GST_DEBUG_OBJECT(self, "allocation: downstream %s; %u more buffers for the frames held here",
+                     answered ? "answered" : "did not answer", held);
+    return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1506,7 +1606,10 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_MAX_INFLIGHT,
         g_param_spec_int("max-inflight", "Frames in flight",
-                         "Frames on the device at once; each adds one frame of latency beyond the first", 1, 16,
+                         "Frames on the device at once; each adds one frame of latency beyond the first. Their input "
+                         "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
+                         "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry",
+                         1, 16,
                          kDefaultMaxInflight, rw));
     g_object_class_install_property(
         gobject_class, PROP_DRAW,
@@ -1563,6 +1666,7 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_waldboost_detect_generate_output);
     trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_waldboost_detect_sink_event);
     trans_class->query = GST_DEBUG_FUNCPTR(gst_waldboost_detect_query);
+    trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_waldboost_detect_propose_allocation);
     trans_class->passthrough_on_same_caps = FALSE;
     trans_class->transform_ip_on_passthrough = FALSE;
     filter_class->set_info = GST_DEBUG_FUNCPTR(gst_waldboost_detect_set_info);

@@ -1404,6 +1404,128 @@ GST_START_TEST(test_renegotiation)
 }
 GST_END_TEST;
 
+/* The ALLOCATION query: the element keeps up to max-inflight input buffers,
+ * so it asks upstream's pool for that many more than its minimum. */
+GST_START_TEST(test_allocation_asks_for_held_buffers)
+{
+    for (int mi : {1, 5, 16}) {
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}});
+        GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, 160, 120);
+        gst_harness_set_src_caps(h, gst_caps_ref(caps));
+        GstQuery* q = gst_query_new_allocation(caps, TRUE);
+        fail_unless(gst_pad_peer_query(h->srcpad, q), "max-inflight=%d: the ALLOCATION query failed", mi);
+        fail_unless(gst_query_get_n_allocation_pools(q) >= 1, "max-inflight=%d: no pool proposed", mi);
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(q, 0, nullptr, &size, &min, &max);
+        fail_unless(min >= static_cast<guint>(mi), "max-inflight=%d: the pool's minimum is %u", mi, min);
+        fail_unless(max == 0 || max >= min);
+        gst_query_unref(q);
+        gst_caps_unref(caps);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* Caps every pool in an answered ALLOCATION query at `cap` buffers, as a
+ * camera or a hardware decoder with a fixed pool would. */
+static GstPadProbeReturn cap_pool_probe(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    GstQuery* q = GST_PAD_PROBE_INFO_QUERY(info);
+    if (GST_QUERY_TYPE(q) != GST_QUERY_ALLOCATION || !(GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_PULL))
+        return GST_PAD_PROBE_OK;
+    const guint cap = GPOINTER_TO_UINT(data);
+    if (gst_query_get_n_allocation_pools(q) == 0) {
+        GstCaps* caps = nullptr;
+        GstVideoInfo vi;
+        gst_query_parse_allocation(q, &caps, nullptr);
+        if (caps && gst_video_info_from_caps(&vi, caps))
+            gst_query_add_allocation_pool(q, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&vi)), 0, cap);
+    }
+    for (guint i = 0; i < gst_query_get_n_allocation_pools(q); ++i) {
+        GstBufferPool* pool = nullptr;
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(q, i, &pool, &size, &min, &max);
+        gst_query_set_nth_allocation_pool(q, i, pool, size, std::min(min, cap), cap);
+        if (pool)
+            gst_object_unref(pool);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+/* A sink that answers the ALLOCATION query (as video sinks do), without
+ * proposing anything. */
+static GstPadProbeReturn answer_allocation_probe(GstPad*, GstPadProbeInfo* info, gpointer)
+{
+    GstQuery* q = GST_PAD_PROBE_INFO_QUERY(info);
+    return GST_QUERY_TYPE(q) == GST_QUERY_ALLOCATION ? GST_PAD_PROBE_HANDLED : GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn count_buffers_probe(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    auto* pts = static_cast<std::vector<GstClockTime>*>(data);
+    pts->push_back(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
+    return GST_PAD_PROBE_OK;
+}
+
+/* A source whose pool has fewer buffers than the element keeps
+ * (max-inflight): before, the element held every buffer of the pool and the
+ * source waited for a free one forever after `pool` frames. Now the stream
+ * runs to EOS, every frame once and in order. */
+GST_START_TEST(test_fixed_upstream_pool)
+{
+    struct Case {
+        guint pool;
+        int max_inflight;
+        bool sink_answers; /* the sink answers the ALLOCATION query (fakesink does not) */
+    };
+    for (const Case& c : {Case{4, 5, true}, Case{2, 16, true}, Case{1, 3, true}, Case{8, 5, true}, Case{4, 5, false},
+                          Case{1, 16, false}}) {
+        constexpr int kFrames = 50;
+        gchar* launch = g_strdup_printf("videotestsrc name=src num-buffers=%d ! "
+                                        "video/x-raw,format=GRAY8,width=160,height=120,framerate=30/1 ! "
+                                        "waldboostdetect max-inflight=%d ! fakesink name=sink sync=false",
+                                        kFrames, c.max_inflight);
+        GError* error = nullptr;
+        GstElement* pipeline = gst_parse_launch(launch, &error);
+        fail_unless(pipeline && !error, "%s: %s", launch, error ? error->message : "");
+        GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+        GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+        GstPad* srcpad = gst_element_get_static_pad(src, "src");
+        GstPad* sinkpad = gst_element_get_static_pad(sink, "sink");
+        gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, cap_pool_probe, GUINT_TO_POINTER(c.pool),
+                          nullptr);
+        if (c.sink_answers)
+            gst_pad_add_probe(
+                sinkpad, static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PUSH),
+                answer_allocation_probe, nullptr, nullptr);
+        std::vector<GstClockTime> pts;
+        gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers_probe, &pts, nullptr);
+        fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+        GstBus* bus = gst_element_get_bus(pipeline);
+        GstMessage* m = gst_bus_timed_pop_filtered(bus, 60 * GST_SECOND,
+                                                   static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        const bool eos = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+        const char* why = m ? "an error" : "stalled";
+        if (m)
+            gst_message_unref(m);
+        gst_element_set_state(pipeline, GST_STATE_NULL);
+        const size_t got = pts.size();
+        fail_unless(eos, "pool of %u, max-inflight=%d, the sink %s: no EOS within 60 s after %zu of %d frames (%s)",
+                    c.pool, c.max_inflight, c.sink_answers ? "answers" : "does not answer", got, kFrames, why);
+        fail_unless_equals_int(got, kFrames);
+        for (int k = 1; k < kFrames; ++k)
+            fail_unless(pts[k] > pts[k - 1], "frame %d left out of order", k);
+        g_free(launch);
+        gst_object_unref(bus);
+        gst_object_unref(srcpad);
+        gst_object_unref(sinkpad);
+        gst_object_unref(src);
+        gst_object_unref(sink);
+        gst_object_unref(pipeline);
+    }
+}
+GST_END_TEST;
+
 /* ======================================================================== */
 /* messages                                                                  */
 
@@ -3092,7 +3214,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_rois_every_format), NAMED(test_rois_odd_width)});
     add_case("streaming", true,
              {NAMED(test_in_order_delivery), NAMED(test_inflight_release_points), NAMED(test_eos_drains),
-              NAMED(test_flush), NAMED(test_renegotiation)});
+              NAMED(test_flush), NAMED(test_renegotiation), NAMED(test_allocation_asks_for_held_buffers),
+              NAMED(test_fixed_upstream_pool)});
     add_case("messages", true, {NAMED(test_messages), NAMED(test_post_messages_false), NAMED(test_latency_query)});
     add_case("properties", true,
              {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_prop_classifier_files),
