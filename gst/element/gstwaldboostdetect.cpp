@@ -1411,10 +1411,22 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
         std::vector<int> roi;
         for (guint i = 0; i < gst_value_array_get_size(value); ++i)
             roi.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
-        if (roi.empty() || (roi.size() == 4 && roi[2] > 0 && roi[3] > 0 && roi[0] >= 0 && roi[1] >= 0))
+        std::string why;
+        if (!roi.empty() && roi.size() != 4)
+            why = std::to_string(roi.size()) + (roi.size() == 1 ? " value" : " values") +
+                  ", not 4 (<x, y, width, height>) or none";
+        else if (!roi.empty() && (roi[2] <= 0 || roi[3] <= 0))
+            why = "the width and the height must be at least 1";
+        else if (!roi.empty() && (roi[0] < 0 || roi[1] < 0))
+            why = "x and y must not be negative";
+        if (why.empty()) {
             s.roi = roi;
-        else
-            GST_WARNING_OBJECT(self, "roi must be empty or <x, y, width, height> with a positive size; ignored");
+        } else {
+            std::string text;
+            for (int v : roi)
+                text += (text.empty() ? "" : ", ") + std::to_string(v);
+            GST_WARNING_OBJECT(self, "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
+        }
         break;
     }
     case PROP_MAX_INFLIGHT: s.max_inflight = g_value_get_int(value); break;
@@ -1599,7 +1611,10 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_ROI,
         gst_param_spec_array("roi", "Region of interest",
-                             "Scan only this region, <x, y, width, height> in pixels; empty = the whole frame",
+                             "Scan only this region: <x, y, width, height> in pixels (four values, width and height "
+                             "at least 1; the part inside the frame is scanned), e.g. \"<100, 50, 320, 240>\"; "
+                             "empty (<>) = the whole frame. Another number of values or a size of 0 is refused and "
+                             "the previous value stays (the debug log says why)",
                              g_param_spec_int("roi-value", "ROI value", "x, y, width or height", 0, G_MAXINT, 0,
                                               static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
                              rw));

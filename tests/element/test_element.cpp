@@ -1811,6 +1811,65 @@ GST_START_TEST(test_property_ranges)
 }
 GST_END_TEST;
 
+/* The element's WARNING lines of the debug log. */
+struct LogCapture {
+    std::mutex lock;
+    std::vector<std::string> lines;
+};
+
+static void capture_warnings(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint,
+                             GObject*, GstDebugMessage* message, gpointer data)
+{
+    if (level != GST_LEVEL_WARNING || g_strcmp0(gst_debug_category_get_name(category), "waldboostdetect") != 0)
+        return;
+    auto* capture = static_cast<LogCapture*>(data);
+    std::lock_guard<std::mutex> g(capture->lock);
+    capture->lines.push_back(gst_debug_message_get(message));
+}
+
+/* A roi of another form is refused at set time, the previous value stays,
+ * and the debug log says why; gst-inspect's blurb gives the form. */
+GST_START_TEST(test_property_roi_refused)
+{
+    GstElement* e = make_element({});
+    const gchar* blurb = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "roi"));
+    fail_unless(contains(blurb, "<x, y, width, height>") && contains(blurb, "refused") &&
+                    contains(blurb, "previous value"),
+                "the roi blurb does not give the form and what happens to others: %s", blurb);
+    LogCapture capture;
+    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_WARNING);
+    gst_debug_add_log_function(capture_warnings, &capture, nullptr);
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<10, 20, 30, 40>");
+    struct Refused {
+        const char* value;
+        const char* why;
+    };
+    for (const Refused& r : {Refused{"<1, 2, 3>", "3 values"}, Refused{"<1, 2, 3, 4, 5>", "5 values"},
+                             Refused{"<7>", "1 value"}, Refused{"<1, 2, 0, 5>", "at least 1"}}) {
+        {
+            std::lock_guard<std::mutex> g(capture.lock);
+            capture.lines.clear();
+        }
+        gst_util_set_object_arg(G_OBJECT(e), "roi", r.value);
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, GST_TYPE_ARRAY);
+        g_object_get_property(G_OBJECT(e), "roi", &v);
+        std::vector<int> kept;
+        for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+            kept.push_back(g_value_get_int(gst_value_array_get_value(&v, i)));
+        g_value_unset(&v);
+        fail_unless(kept == std::vector<int>({10, 20, 30, 40}), "roi=%s was taken", r.value);
+        std::lock_guard<std::mutex> g(capture.lock);
+        fail_unless(capture.lines.size() == 1, "roi=%s: %zu warnings in the log", r.value, capture.lines.size());
+        fail_unless(contains(capture.lines[0], "refused") && contains(capture.lines[0], r.why) &&
+                        contains(capture.lines[0], "previous value is kept"),
+                    "roi=%s: the warning does not say why: %s", r.value, capture.lines[0].c_str());
+    }
+    gst_debug_remove_log_function(capture_warnings);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 /* Runs one frame through a new element with `props` and compares its metas
  * with `want`. */
 static void check_props(const Props& props, const GrayImage& img, const std::vector<Box>& want, const char* what,
@@ -3218,7 +3277,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_fixed_upstream_pool)});
     add_case("messages", true, {NAMED(test_messages), NAMED(test_post_messages_false), NAMED(test_latency_query)});
     add_case("properties", true,
-             {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_prop_classifier_files),
+             {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_property_roi_refused),
+              NAMED(test_prop_classifier_files),
               NAMED(test_prop_label_and_device), NAMED(test_prop_detect_params), NAMED(test_prop_roi),
               NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
