@@ -151,6 +151,7 @@ struct WaldboostDetectPrivate {
     bool overlay_meta_downstream = false;
     bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
+    bool draw_meta_hinted = false; /* the draw=meta hint was posted */
     bool pool_copy_logged = false; /* keep_upstream_pool_free said why it copies */
     /* Frames that could not be read (see warn_unreadable). */
     guint64 unreadable_unreported = 0;
@@ -201,7 +202,10 @@ static GType gst_waldboost_draw_get_type()
     static GType type = 0;
     static const GEnumValue values[] = {
         {GST_WALDBOOST_DRAW_AUTO, "Overlay composition meta when downstream supports it, else burn", "auto"},
-        {GST_WALDBOOST_DRAW_META, "Attach a GstVideoOverlayCompositionMeta with the rectangles", "meta"},
+        {GST_WALDBOOST_DRAW_META,
+         "Attach a GstVideoOverlayCompositionMeta with the rectangles; they show only where an element renders that "
+         "meta (e.g. glimagesink), else nothing is drawn (an INFO message says so once)",
+         "meta"},
         {GST_WALDBOOST_DRAW_BURN, "Draw the rectangles into the frame", "burn"},
         {GST_WALDBOOST_DRAW_NONE, "Do not draw; metadata and messages only", "none"},
         {0, nullptr, nullptr}};
@@ -961,6 +965,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->unreadable_unreported = 0;
     self->priv->unreadable_warned_at = -1;
     self->priv->pool_copy_logged = false;
+    self->priv->draw_meta_hinted = false;
     return setup_engine(self, s);
 }
 
@@ -1120,6 +1125,16 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     }
     if (p->overlay_meta_unknown)
         query_overlay_meta_support(self);
+    if (p->active.draw == GST_WALDBOOST_DRAW_META && !p->overlay_meta_downstream && !p->draw_meta_hinted) {
+        /* The boxes travel as a meta that only some elements render: say
+         * so once, as an INFO message (gst-launch-1.0 prints it), since
+         * nothing fails and nothing shows. */
+        p->draw_meta_hinted = true;
+        GST_ELEMENT_INFO(self, RESOURCE, SETTINGS,
+                         ("draw=meta: nothing downstream says it renders GstVideoOverlayCompositionMeta, so the boxes "
+                          "may not be shown; draw=burn draws them into the frames."),
+                         ("downstream's ALLOCATION query does not list GstVideoOverlayCompositionMeta"));
+    }
     input = keep_upstream_pool_free(self, input);
 
     Pending pending;

@@ -2381,6 +2381,55 @@ GST_START_TEST(test_draw_auto)
 }
 GST_END_TEST;
 
+/* draw=meta with nothing downstream that takes the overlay composition
+ * meta: the boxes would not show anywhere, so an INFO message says so,
+ * once; not when downstream takes the meta, nor with draw=burn. */
+static int draw_info_messages(const Props& props, bool downstream_overlay_meta)
+{
+    GstHarness* h = harness_with(props);
+    GstBus* bus = attach_bus(h);
+    if (downstream_overlay_meta)
+        gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    set_caps(h, GST_VIDEO_FORMAT_I420, 200, 160);
+    for (int k = 0; k < 3; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_I420, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    unref_all(out);
+    int infos = 0;
+    while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_INFO)) {
+        GError* error = nullptr;
+        gst_message_parse_info(m, &error, nullptr);
+        fail_unless(contains(error->message, "draw=meta") && contains(error->message, "draw=burn"),
+                    "INFO message: %s", error->message);
+        g_error_free(error);
+        gst_message_unref(m);
+        ++infos;
+    }
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return infos;
+}
+
+GST_START_TEST(test_draw_meta_without_renderer)
+{
+    fail_unless_equals_int(draw_info_messages({{"draw", "meta"}}, false), 1);
+    fail_unless_equals_int(draw_info_messages({{"draw", "meta"}}, true), 0);
+    fail_unless_equals_int(draw_info_messages({{"draw", "burn"}}, false), 0);
+    fail_unless_equals_int(draw_info_messages({}, false), 0);
+    GstElement* e = make_element({});
+    GEnumClass* draw = G_ENUM_CLASS(g_type_class_ref(G_PARAM_SPEC_VALUE_TYPE(
+        g_object_class_find_property(G_OBJECT_GET_CLASS(e), "draw"))));
+    const GEnumValue* meta = g_enum_get_value_by_nick(draw, "meta");
+    fail_unless(meta && contains(meta->value_name, "only where an element renders"),
+                "draw=meta's description does not say who shows the boxes: %s", meta ? meta->value_name : "");
+    g_type_class_unref(draw);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_draw_color_and_line_width)
 {
     const GrayImage img = face_frame(2);
@@ -3283,6 +3332,7 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
              {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
+              NAMED(test_draw_meta_without_renderer),
               NAMED(test_draw_color_and_line_width)});
     add_case("live", true,
              {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
