@@ -1922,6 +1922,28 @@ GST_START_TEST(test_prop_classifier_files)
 }
 GST_END_TEST;
 
+/* The same cascade gives the same label embedded and read from OpenCV's
+ * file (before, "face" and "frontalface"): Debian's cascades carry their
+ * converted copies' labels. */
+GST_START_TEST(test_prop_classifier_file_labels)
+{
+    const GrayImage& img = astronaut();
+    const std::vector<Box> embedded = expected_boxes(core(img), "face");
+    fail_unless(!embedded.empty());
+    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface")}}, img, embedded,
+                "lbpcascade_frontalface.xml labels as the embedded classifier");
+    const Classifier improved = waldboost::load_classifier_file(opencv_cascade("lbpcascade_frontalface_improved"));
+    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface_improved")}}, img,
+                expected_boxes(core(img, DetectParams{}, improved), "face"),
+                "lbpcascade_frontalface_improved.xml labels as its converted copy");
+    const Classifier profile = waldboost::load_classifier_file(converted_classifier("lbpcascade_profileface"));
+    check_props({{"classifier", opencv_cascade("lbpcascade_profileface")}, {"min-neighbors", "0"}}, img,
+                expected_boxes(core(img, params_mn(0), profile), profile.label),
+                "lbpcascade_profileface.xml labels as its converted copy");
+    fail_unless_equals_string(profile.label.c_str(), "profile-face");
+}
+GST_END_TEST;
+
 GST_START_TEST(test_prop_label_and_device)
 {
     const GrayImage img = face_frame(1);
@@ -3327,7 +3349,7 @@ static Suite* waldboost_suite(bool data)
     add_case("messages", true, {NAMED(test_messages), NAMED(test_post_messages_false), NAMED(test_latency_query)});
     add_case("properties", true,
              {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_property_roi_refused),
-              NAMED(test_prop_classifier_files),
+              NAMED(test_prop_classifier_files), NAMED(test_prop_classifier_file_labels),
               NAMED(test_prop_label_and_device), NAMED(test_prop_detect_params), NAMED(test_prop_roi),
               NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
