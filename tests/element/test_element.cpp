@@ -2906,6 +2906,8 @@ struct BogusMeta {
     guint plane;            /* the plane whose layout is changed */
     gsize offset = G_MAXSIZE; /* unless G_MAXSIZE: that plane's offset */
     gint stride = 0;        /* unless 0: that plane's stride */
+    int meta_w = 0, meta_h = 0; /* unless 0: the meta's size (else the caps') */
+    GstVideoFormat meta_format = GST_VIDEO_FORMAT_UNKNOWN; /* unless UNKNOWN: the meta's format */
 };
 
 static void push_bogus_meta(const BogusMeta& c, const char* draw)
@@ -2913,8 +2915,10 @@ static void push_bogus_meta(const BogusMeta& c, const char* draw)
     GstHarness* h = harness_with({{"draw", draw}, {"max-inflight", "2"}});
     GstBus* bus = attach_bus(h);
     set_caps(h, c.format, c.caps_w, c.caps_h);
+    const GstVideoFormat meta_format = c.meta_format != GST_VIDEO_FORMAT_UNKNOWN ? c.meta_format : c.format;
+    const int meta_w = c.meta_w ? c.meta_w : c.caps_w, meta_h = c.meta_h ? c.meta_h : c.caps_h;
     GstVideoInfo info;
-    gst_video_info_set_format(&info, c.format, c.caps_w, c.caps_h);
+    gst_video_info_set_format(&info, meta_format, meta_w, meta_h);
     gsize offsets[GST_VIDEO_MAX_PLANES];
     gint strides[GST_VIDEO_MAX_PLANES];
     for (guint i = 0; i < GST_VIDEO_MAX_PLANES; ++i) {
@@ -2933,7 +2937,7 @@ static void push_bogus_meta(const BogusMeta& c, const char* draw)
             map.data[i] = static_cast<guint8>((i * 37 + 11) & 0xff);
         gst_buffer_unmap(b, &map);
     }
-    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, c.format, c.caps_w, c.caps_h,
+    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, meta_format, meta_w, meta_h,
                                    GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
     GST_BUFFER_PTS(b) = pts_of(0);
     const std::vector<uint8_t> before = bytes_of(b);
@@ -2985,6 +2989,11 @@ GST_START_TEST(test_error_meta_beyond_buffer)
         {"the V plane starting 10 bytes before the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 2,
          i420_size - 10},
         {"the luma plane overlapping the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, i420_size - 64 * 40},
+        {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 0, 3840, 2160},
+        {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, G_MAXSIZE, 0, 3840, 2160},
+        {"a meta smaller than the caps", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 0, 32, 24},
+        {"a GRAY8 meta on I420 caps", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, G_MAXSIZE, 0, 0, 0,
+         GST_VIDEO_FORMAT_GRAY8},
     };
     for (const BogusMeta& c : cases)
         for (const char* draw : {"burn", "meta"})
