@@ -1127,13 +1127,15 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         query_overlay_meta_support(self);
     if (p->active.draw == GST_WALDBOOST_DRAW_META && !p->overlay_meta_downstream && !p->draw_meta_hinted) {
         /* The boxes travel as a meta that only some elements render: say
-         * so once, as an INFO message (gst-launch-1.0 prints it), since
-         * nothing fails and nothing shows. */
+         * so once, as an INFO message (gst-launch-1.0 prints its debug
+         * text, so that says it too), since nothing fails and nothing
+         * shows. */
         p->draw_meta_hinted = true;
         GST_ELEMENT_INFO(self, RESOURCE, SETTINGS,
                          ("draw=meta: nothing downstream says it renders GstVideoOverlayCompositionMeta, so the boxes "
                           "may not be shown; draw=burn draws them into the frames."),
-                         ("downstream's ALLOCATION query does not list GstVideoOverlayCompositionMeta"));
+                         ("draw=meta: downstream's ALLOCATION query does not list GstVideoOverlayCompositionMeta, so "
+                          "the boxes may not be shown; draw=burn draws them into the frames"));
     }
     input = keep_upstream_pool_free(self, input);
 

@@ -2422,10 +2422,14 @@ static int draw_info_messages(const Props& props, bool downstream_overlay_meta)
     int infos = 0;
     while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_INFO)) {
         GError* error = nullptr;
-        gst_message_parse_info(m, &error, nullptr);
-        fail_unless(contains(error->message, "draw=meta") && contains(error->message, "draw=burn"),
-                    "INFO message: %s", error->message);
+        gchar* debug = nullptr;
+        gst_message_parse_info(m, &error, &debug);
+        /* gst-launch-1.0 prints the debug text of INFO messages. */
+        fail_unless(contains(error->message, "draw=meta") && contains(error->message, "draw=burn") && debug &&
+                        contains(debug, "draw=meta") && contains(debug, "draw=burn"),
+                    "INFO message: %s | %s", error->message, debug ? debug : "");
         g_error_free(error);
+        g_free(debug);
         gst_message_unref(m);
         ++infos;
     }
