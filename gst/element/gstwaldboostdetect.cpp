@@ -1272,7 +1272,7 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
  * downstream's pool, minimum and metas reach upstream. To that minimum the
  * element adds the buffers it keeps, as decoders add their reference
  * frames: up to max-inflight input buffers are held until their frames
- * leave. When downstream does not answer (fakesink, appsink), the element
+ * leave. When downstream does not answer (fakesink), the element
  * answers alone: a pool entry without a pool (upstream makes its own) of
  * that minimum, and no metas (the buffers still go downstream, which said
  * nothing about GstVideoMeta). An upstream pool that cannot grow that far is
