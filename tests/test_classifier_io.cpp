@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/embedded/default_classifier.h"
 #include "core/model/classifier_io.h"
 #include "core/model/model.h"
 #include "test_support.h"
@@ -296,11 +297,11 @@ struct KnownCascade {
 
 /* Counted by hand from Debian 12's opencv-data 4.6. */
 const KnownCascade kCascades[] = {
-    {"lbpcascade_frontalface", 24, 24, 20, 139, "frontalface"},
-    {"lbpcascade_frontalface_improved", 45, 45, 19, 149, "frontalface_improved"},
-    {"lbpcascade_profileface", 20, 34, 16, 130, "profileface"},
+    {"lbpcascade_frontalface", 24, 24, 20, 139, "face"},
+    {"lbpcascade_frontalface_improved", 45, 45, 19, 149, "face"},
+    {"lbpcascade_profileface", 20, 34, 16, 130, "profile-face"},
     {"lbpcascade_silverware", 12, 80, 16, 130, "silverware"},
-    {"lbpcascade_frontalcatface", 24, 24, 20, 419, "frontalcatface"},
+    {"lbpcascade_frontalcatface", 24, 24, 20, 419, "cat-face"},
 };
 
 std::string cascade_path(const std::string& stem)
@@ -588,6 +589,24 @@ TEST(OpenCvCascade, FormatDetectionAndLabels)
     EXPECT_EQ(load_classifier_memory(text, "/some/dir/lbpcascade_foo.xml").label, "foo");
     EXPECT_EQ(load_classifier_memory(text, "cascade.xml").label, "cascade");
     EXPECT_EQ(load_classifier_memory(text, "/x/").label, "object");
+}
+
+/* Debian's cascades read from OpenCV's files carry the labels of their
+ * converted copies (classifiers/meson.build), the embedded default's
+ * among them: the same cascade never detects two different labels. */
+TEST(OpenCvCascade, DebianCascadesHaveTheirConvertedCopiesLabels)
+{
+    EXPECT_EQ(default_classifier().label, "face");
+    for (const KnownCascade& known : kCascades) {
+        SCOPED_TRACE(known.stem);
+        const std::string converted = env_or("WALDBOOST_CONVERTED_DIR", "build/classifiers") + "/" + known.stem + ".xml";
+        EXPECT_EQ(load_classifier_file(cascade_path(known.stem)).label, load_classifier_file(converted).label);
+    }
+    /* The rule is the file name, wherever the file is. */
+    const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
+    EXPECT_EQ(load_classifier_memory(text, "/elsewhere/lbpcascade_frontalface.xml").label, "face");
+    EXPECT_EQ(load_classifier_memory(text, "lbpcascade_frontalcatface.xml").label, "cat-face");
+    EXPECT_EQ(load_classifier_memory(text, "lbpcascade_frontalface_v2.xml").label, "frontalface_v2");
 }
 
 TEST(OpenCvCascade, CommentsAndWhitespaceInsideValues)
@@ -1145,10 +1164,11 @@ TEST_F(Converter, RealCascadesConvertToTheSameModel)
         EXPECT_NE(summary.find(std::to_string(known.trees) + " weak classifiers"), std::string::npos) << summary;
         EXPECT_NE(summary.find(std::to_string(known.stages) + " stages"), std::string::npos) << summary;
     }
-    /* Without --label the cascade's name is kept. */
+    /* Without --label the cascade's own label is kept: for Debian's
+     * profile-face cascade the label its converted copy has. */
     const std::string output = dir.file("plain.xml");
     ASSERT_EQ(run(shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_profileface")) + " " + shell_quote(output) + " 2>/dev/null"), 0);
-    EXPECT_EQ(load_classifier_file(output).label, "profileface");
+    EXPECT_EQ(load_classifier_file(output).label, "profile-face");
 }
 
 TEST_F(Converter, WritesToStandardOutput)

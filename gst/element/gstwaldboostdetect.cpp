@@ -151,6 +151,11 @@ struct WaldboostDetectPrivate {
     bool overlay_meta_downstream = false;
     bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
+    bool draw_meta_hinted = false; /* the draw=meta hint was posted */
+    bool pool_copy_logged = false; /* keep_upstream_pool_free said why it copies */
+    /* Frames that could not be read (see warn_unreadable). */
+    guint64 unreadable_unreported = 0;
+    gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
 };
 
 struct _GstWaldboostDetect {
@@ -197,7 +202,10 @@ static GType gst_waldboost_draw_get_type()
     static GType type = 0;
     static const GEnumValue values[] = {
         {GST_WALDBOOST_DRAW_AUTO, "Overlay composition meta when downstream supports it, else burn", "auto"},
-        {GST_WALDBOOST_DRAW_META, "Attach a GstVideoOverlayCompositionMeta with the rectangles", "meta"},
+        {GST_WALDBOOST_DRAW_META,
+         "Attach a GstVideoOverlayCompositionMeta with the rectangles; they show only where an element renders that "
+         "meta (e.g. glimagesink), else nothing is drawn (an INFO message says so once)",
+         "meta"},
         {GST_WALDBOOST_DRAW_BURN, "Draw the rectangles into the frame", "burn"},
         {GST_WALDBOOST_DRAW_NONE, "Do not draw; metadata and messages only", "none"},
         {0, nullptr, nullptr}};
@@ -508,6 +516,101 @@ static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Reading frames                                                           */
+
+/* What is wrong with a mapped frame's planes, or "" when every plane lies
+ * inside the memory mapped for it. gst_video_frame_map() trusts a
+ * GstVideoMeta's offsets and strides (and its width and height): it only
+ * checks that each plane's first byte is in the buffer. A buggy or hostile
+ * upstream (an appsrc application, say) may attach a meta that claims more
+ * than the buffer holds; reading such a frame (the engine copies the luma
+ * plane) or drawing into it (draw=burn) would run past the memory. */
+static std::string plane_problem(const GstVideoFrame* frame)
+{
+    const GstVideoFormatInfo* finfo = frame->info.finfo;
+    for (guint plane = 0; plane < GST_VIDEO_FRAME_N_PLANES(frame); ++plane) {
+        /* The plane's rows, each as wide as its components reach. */
+        guint64 row_bytes = 0, rows = 0;
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(frame); ++c) {
+            if (GST_VIDEO_FORMAT_INFO_PLANE(finfo, c) != plane)
+                continue;
+            const guint64 w = static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_WIDTH(frame, c), 0));
+            const guint64 h = static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_HEIGHT(frame, c), 0));
+            if (w == 0 || h == 0)
+                continue;
+            const guint64 bytes = static_cast<guint64>(GST_VIDEO_FRAME_COMP_POFFSET(frame, c)) +
+                                  (w - 1) * static_cast<guint64>(std::max(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, c), 0)) +
+                                  std::max<guint64>(1, (GST_VIDEO_FORMAT_INFO_DEPTH(finfo, c) + 7) / 8);
+            row_bytes = std::max(row_bytes, bytes);
+            rows = std::max(rows, h);
+        }
+        if (rows == 0)
+            continue;
+        const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, plane);
+        if (stride <= 0 || static_cast<guint64>(stride) < row_bytes)
+            return "plane " + std::to_string(plane) + ": the stride " + std::to_string(stride) +
+                   " is smaller than a row (" + std::to_string(row_bytes) + " bytes)";
+        /* With a GstVideoMeta each plane has its own map (the memory that
+         * holds its offset), else map[0] is the whole buffer. */
+        const GstMapInfo& map = frame->meta ? frame->map[plane] : frame->map[0];
+        const auto* data = static_cast<const guint8*>(frame->data[plane]);
+        if (!map.data || data < map.data || data > map.data + map.size)
+            return "plane " + std::to_string(plane) + " starts outside its memory";
+        const guint64 available = map.size - static_cast<guint64>(data - map.data);
+        const guint64 needed = (rows - 1) * static_cast<guint64>(stride) + row_bytes;
+        if (needed > available)
+            return "plane " + std::to_string(plane) + " needs " + std::to_string(needed) + " bytes (" +
+                   std::to_string(rows) + " rows, stride " + std::to_string(stride) + ") but its memory holds " +
+                   std::to_string(available) + " from where the plane starts";
+    }
+    return "";
+}
+
+/* Maps `buffer` as a frame of `info` whose every plane lies inside the
+ * buffer's memory. False, with the reason in `why`, when it cannot be
+ * mapped (a buffer smaller than its caps claim, a GstVideoMeta that does
+ * not match the caps or whose planes reach past the memory); the frame is
+ * then not mapped. */
+static bool map_checked_frame(GstVideoFrame* frame, GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags,
+                              std::string* why)
+{
+    const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer);
+    /* gst_video_frame_map() would only g_return_val_if_fail() on these. */
+    if (meta && (meta->format != GST_VIDEO_INFO_FORMAT(info) || meta->n_planes != GST_VIDEO_INFO_N_PLANES(info) ||
+                 meta->width < static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
+                 meta->height < static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info)))) {
+        gchar* text = g_strdup_printf("its GstVideoMeta (%s %ux%u, %u planes) does not match the caps (%s %dx%d)",
+                                      gst_video_format_to_string(meta->format), meta->width, meta->height,
+                                      meta->n_planes, GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info),
+                                      GST_VIDEO_INFO_HEIGHT(info));
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    if (!gst_video_frame_map(frame, info, buffer, flags)) {
+        gchar* text = meta ? g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes: the planes of its GstVideoMeta "
+                                             "could not be mapped (an offset past the end)",
+                                             gst_buffer_get_size(buffer))
+                           : g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
+                                             gst_buffer_get_size(buffer), GST_VIDEO_INFO_WIDTH(info),
+                                             GST_VIDEO_INFO_HEIGHT(info));
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    const std::string problem = plane_problem(frame);
+    if (!problem.empty()) {
+        gst_video_frame_unmap(frame);
+        gchar* text = g_strdup_printf("buffer of %" G_GSIZE_FORMAT " bytes: its GstVideoMeta claims more: %s",
+                                      gst_buffer_get_size(buffer), problem.c_str());
+        *why = text;
+        g_free(text);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Output: metadata, drawing, messages                                      */
 
 static GstVideoOverlayRectangle* solid_rectangle(int x, int y, int w, int h, guint argb)
@@ -632,11 +735,13 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
                 gst_buffer_add_video_overlay_composition_meta(buffer, comp);
             } else {
                 GstVideoFrame frame;
-                if (gst_video_frame_map(&frame, &p->info, buffer, GST_MAP_READWRITE)) {
+                std::string why;
+                if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
                     gst_video_overlay_composition_blend(comp, &frame);
                     gst_video_frame_unmap(&frame);
                 } else {
-                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes", pending.frame);
+                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s",
+                                       pending.frame, why.c_str());
                 }
             }
             gst_video_overlay_composition_unref(comp);
@@ -663,15 +768,46 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
     p->ready.push_back(buffer);
 }
 
+/* A frame that cannot be read passes without detection, with a warning:
+ * the first one since the element started, then at most one every
+ * kUnreadableWarningInterval (with the number of such frames since), so
+ * that a stream of them does not flood the bus; every one is in the debug
+ * log. */
+constexpr gint64 kUnreadableWarningInterval = 10 * G_TIME_SPAN_SECOND;
+
+static void warn_unreadable(GstWaldboostDetect* self, const std::string& why)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    ++p->unreadable_unreported;
+    const gint64 now = g_get_monotonic_time();
+    if (p->unreadable_warned_at >= 0 && now - p->unreadable_warned_at < kUnreadableWarningInterval) {
+        GST_WARNING_OBJECT(self, "a frame could not be read; it passes without detection: %s", why.c_str());
+        return;
+    }
+    const guint64 count = p->unreadable_unreported;
+    p->unreadable_unreported = 0;
+    p->unreadable_warned_at = now;
+    if (count > 1)
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("%s (%" G_GUINT64_FORMAT " such frames since the last warning)", why.c_str(), count));
+    else
+        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
+                            ("%s", why.c_str()));
+}
+
 /* Puts a frame on the device: its luma plane, cropped to its region of
- * interest. False when the buffer cannot be read (smaller than its caps
- * claim); throws what the engine throws. */
-static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending)
+ * interest. False, with the reason in `why`, when the buffer cannot be
+ * read (see map_checked_frame); throws what the engine throws. */
+static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending, std::string* why = nullptr)
 {
     WaldboostDetectPrivate* p = self->priv;
     GstVideoFrame frame;
-    if (!gst_video_frame_map(&frame, &p->info, pending.buffer, GST_MAP_READ))
+    std::string problem;
+    if (!map_checked_frame(&frame, &p->info, pending.buffer, GST_MAP_READ, &problem)) {
+        if (why)
+            *why = problem;
         return false;
+    }
     const auto* plane = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));
     const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
     const waldboost::GrayView view{plane + static_cast<size_t>(pending.roi_y) * stride + pending.roi_x,
@@ -826,6 +962,10 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
         self->priv->stats = Stats{};
     }
     self->priv->frame_count = 0;
+    self->priv->unreadable_unreported = 0;
+    self->priv->unreadable_warned_at = -1;
+    self->priv->pool_copy_logged = false;
+    self->priv->draw_meta_hinted = false;
     return setup_engine(self, s);
 }
 
@@ -917,6 +1057,57 @@ static GstFlowReturn apply_settings(GstWaldboostDetect* self)
     return setup_engine(self, s) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
+/* Upstream's buffer pool may have fewer buffers than this element keeps.
+ * The element holds its input buffers until their frames leave (up to
+ * max-inflight: they go out with their metadata, and a fallback device
+ * runs them again from there). propose_allocation asks upstream for that
+ * many more, but a camera or a hardware decoder often has a fixed pool (a
+ * few buffers, a max the query cannot raise): holding every one of them
+ * would make upstream wait forever for a free buffer. So when keeping
+ * `input` would leave its pool without a free buffer (the buffers held here
+ * from that pool, this one included, reaching the pool's max), the frame is
+ * copied into memory of our own and the pool's buffer goes back at once, as
+ * v4l2src copies when its own pool runs low. max-inflight and the latency
+ * stay as set; only frames from such a pool cost a copy, and only while it
+ * is short. Holding fewer frames instead (at most the pool's max minus one)
+ * would need no copy but silently lower max-inflight and change the
+ * latency the element reports; a max-inflight below the pool's max avoids
+ * the copies. */
+static GstBuffer* keep_upstream_pool_free(GstWaldboostDetect* self, GstBuffer* input)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    GstBufferPool* pool = input->pool;
+    if (!pool)
+        return input;
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    guint max = 0;
+    const bool bounded =
+        config && gst_buffer_pool_config_get_params(config, nullptr, nullptr, nullptr, &max) && max > 0;
+    if (config)
+        gst_structure_free(config);
+    if (!bounded)
+        return input;
+    guint held = 1; /* this one */
+    for (const Pending& pending : p->pending)
+        held += pending.buffer->pool == pool;
+    for (GstBuffer* b : p->ready)
+        held += b->pool == pool;
+    if (held < max)
+        return input;
+    GstBuffer* copy = gst_buffer_copy_deep(input);
+    if (!copy)
+        return input;
+    if (!p->pool_copy_logged) {
+        GST_INFO_OBJECT(self, "upstream's pool has %u buffers and %u of them would be held here (max-inflight %d): "
+                        "copying such frames so that upstream always has a free buffer", max, held,
+                        p->active.max_inflight);
+        p->pool_copy_logged = true;
+    }
+    GST_LOG_OBJECT(self, "frame copied out of upstream's pool (%u of %u buffers held)", held, max);
+    gst_buffer_unref(input);
+    return copy;
+}
+
 static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* trans, gboolean /*is_discont*/,
                                                              GstBuffer* input)
 {
@@ -934,6 +1125,19 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     }
     if (p->overlay_meta_unknown)
         query_overlay_meta_support(self);
+    if (p->active.draw == GST_WALDBOOST_DRAW_META && !p->overlay_meta_downstream && !p->draw_meta_hinted) {
+        /* The boxes travel as a meta that only some elements render: say
+         * so once, as an INFO message (gst-launch-1.0 prints its debug
+         * text, so that says it too), since nothing fails and nothing
+         * shows. */
+        p->draw_meta_hinted = true;
+        GST_ELEMENT_INFO(self, RESOURCE, SETTINGS,
+                         ("draw=meta: nothing downstream says it renders GstVideoOverlayCompositionMeta, so the boxes "
+                          "may not be shown; draw=burn draws them into the frames."),
+                         ("draw=meta: downstream's ALLOCATION query does not list GstVideoOverlayCompositionMeta, so "
+                          "the boxes may not be shown; draw=burn draws them into the frames"));
+    }
+    input = keep_upstream_pool_free(self, input);
 
     Pending pending;
     pending.buffer = input;
@@ -973,8 +1177,9 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
             return ret;
         }
     }
+    std::string unreadable;
     try {
-        pending.submitted = submit_to_engine(self, pending);
+        pending.submitted = submit_to_engine(self, pending, &unreadable);
     } catch (const std::exception& e) {
         /* Runs on the fallback device with the frames before it. */
         pending.submitted = true;
@@ -986,10 +1191,9 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         return release_frames(self);
     }
     if (!pending.submitted) {
-        /* A buffer smaller than its caps claim: pass it on without results. */
-        GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("A frame could not be read; it passes without detection."),
-                            ("buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d frame",
-                             gst_buffer_get_size(input), width, height));
+        /* A buffer smaller than its caps claim, or whose GstVideoMeta
+         * claims more than it holds: pass it on unchanged, without results. */
+        warn_unreadable(self, unreadable);
     }
     p->pending.push_back(pending);
     return release_frames(self);
@@ -1060,6 +1264,52 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         return TRUE;
     }
     return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->query(trans, direction, query);
+}
+
+/* The ALLOCATION query from upstream. The element works in place (its
+ * input buffers leave as they are, with metadata added), so GstBaseTransform
+ * passes the query on to downstream as a passthrough element would, and
+ * downstream's pool, minimum and metas reach upstream. To that minimum the
+ * element adds the buffers it keeps, as decoders add their reference
+ * frames: up to max-inflight input buffers are held until their frames
+ * leave. When downstream does not answer (fakesink), the element
+ * answers alone: a pool entry without a pool (upstream makes its own) of
+ * that minimum, and no metas (the buffers still go downstream, which said
+ * nothing about GstVideoMeta). An upstream pool that cannot grow that far is
+ * handled frame by frame (keep_upstream_pool_free). */
+static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query,
+                                                       GstQuery* query)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    GstCaps* caps = nullptr;
+    GstVideoInfo info;
+    gst_query_parse_allocation(query, &caps, nullptr);
+    if (!caps || !gst_video_info_from_caps(&info, caps))
+        return FALSE;
+    const gboolean answered =
+        GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->propose_allocation(trans, decide_query, query);
+    guint held;
+    {
+        std::lock_guard<std::mutex> guard(self->priv->lock);
+        held = static_cast<guint>(self->priv->settings.max_inflight);
+    }
+    const guint n = gst_query_get_n_allocation_pools(query);
+    if (n == 0)
+        gst_query_add_allocation_pool(query, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
+    for (guint i = 0; i < n; ++i) {
+        GstBufferPool* pool = nullptr;
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(query, i, &pool, &size, &min, &max);
+        min += held;
+        if (max != 0 && max < min)
+            max = min;
+        gst_query_set_nth_allocation_pool(query, i, pool, size, min, max);
+        if (pool)
+            gst_object_unref(pool);
+    }
+    GST_DEBUG_OBJECT(self, "allocation: downstream %s; %u more buffers for the frames held here",
+                     answered ? "answered" : "did not answer", held);
+    return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1178,10 +1428,22 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
         std::vector<int> roi;
         for (guint i = 0; i < gst_value_array_get_size(value); ++i)
             roi.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
-        if (roi.empty() || (roi.size() == 4 && roi[2] > 0 && roi[3] > 0 && roi[0] >= 0 && roi[1] >= 0))
+        std::string why;
+        if (!roi.empty() && roi.size() != 4)
+            why = std::to_string(roi.size()) + (roi.size() == 1 ? " value" : " values") +
+                  ", not 4 (<x, y, width, height>) or none";
+        else if (!roi.empty() && (roi[2] <= 0 || roi[3] <= 0))
+            why = "the width and the height must be at least 1";
+        else if (!roi.empty() && (roi[0] < 0 || roi[1] < 0))
+            why = "x and y must not be negative";
+        if (why.empty()) {
             s.roi = roi;
-        else
-            GST_WARNING_OBJECT(self, "roi must be empty or <x, y, width, height> with a positive size; ignored");
+        } else {
+            std::string text;
+            for (int v : roi)
+                text += (text.empty() ? "" : ", ") + std::to_string(v);
+            GST_WARNING_OBJECT(self, "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
+        }
         break;
     }
     case PROP_MAX_INFLIGHT: s.max_inflight = g_value_get_int(value); break;
@@ -1366,14 +1628,20 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_ROI,
         gst_param_spec_array("roi", "Region of interest",
-                             "Scan only this region, <x, y, width, height> in pixels; empty = the whole frame",
+                             "Scan only this region: <x, y, width, height> in pixels (four values, width and height "
+                             "at least 1; the part inside the frame is scanned), e.g. \"<100, 50, 320, 240>\"; "
+                             "empty (<>) = the whole frame. Another number of values or a size of 0 is refused and "
+                             "the previous value stays (the debug log says why)",
                              g_param_spec_int("roi-value", "ROI value", "x, y, width or height", 0, G_MAXINT, 0,
                                               static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
                              rw));
     g_object_class_install_property(
         gobject_class, PROP_MAX_INFLIGHT,
         g_param_spec_int("max-inflight", "Frames in flight",
-                         "Frames on the device at once; each adds one frame of latency beyond the first", 1, 16,
+                         "Frames on the device at once; each adds one frame of latency beyond the first. Their input "
+                         "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
+                         "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry",
+                         1, 16,
                          kDefaultMaxInflight, rw));
     g_object_class_install_property(
         gobject_class, PROP_DRAW,
@@ -1430,6 +1698,7 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_waldboost_detect_generate_output);
     trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_waldboost_detect_sink_event);
     trans_class->query = GST_DEBUG_FUNCPTR(gst_waldboost_detect_query);
+    trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_waldboost_detect_propose_allocation);
     trans_class->passthrough_on_same_caps = FALSE;
     trans_class->transform_ip_on_passthrough = FALSE;
     filter_class->set_info = GST_DEBUG_FUNCPTR(gst_waldboost_detect_set_info);

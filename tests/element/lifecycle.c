@@ -6,7 +6,8 @@
  * lifecycle.sh): waldboostdetect through every state, with tiny frames in
  * flight, detections (a classifier that accepts every window, written to a
  * temporary file), burned boxes, overlay metas, messages, a flush, a
- * renegotiation, a classifier change while playing and a failing start.
+ * renegotiation, a classifier change while playing, frames whose
+ * GstVideoMeta claims more than the buffer holds, and a failing start.
  * With WALDBOOST_CL_FAULT set (meson's element-lifecycle-faults-valgrind
  * sets enqueue:12+) it runs the device-fault scenario instead: fallback to
  * the next device with frames in flight, their resubmission, the last
@@ -313,6 +314,44 @@ main (int argc, char **argv)
       drain (h, NULL, NULL);    /* frames stay in flight over the stop */
     }
     drain_messages (bus);
+  }
+  finish (h, bus);
+
+  /* 6. Buffers whose GstVideoMeta claims more than they hold (a stride a
+   *    little too large, a plane running past the end), with detections on
+   *    every window and draw=burn: they pass unread and undrawn, with a
+   *    warning; valgrind sees any read or write past them. */
+  h = harness (accept_all, "burn", 2, FALSE, &bus);
+  set_caps (h, GST_VIDEO_FORMAT_I420, W, H);
+  for (i = 0; i < 2; i++) {
+    GstVideoInfo info;
+    GstBuffer *b = make_frame (GST_VIDEO_FORMAT_I420, W, H, i);
+    gsize offsets[GST_VIDEO_MAX_PLANES];
+    gint strides[GST_VIDEO_MAX_PLANES];
+    guint p;
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W, H);
+    for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+      offsets[p] = GST_VIDEO_INFO_PLANE_OFFSET (&info, p);
+      strides[p] = GST_VIDEO_INFO_PLANE_STRIDE (&info, p);
+    }
+    if (i == 0)
+      strides[2] += 8;
+    else
+      offsets[2] = GST_VIDEO_INFO_SIZE (&info) - 16;
+    gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_I420, W, H,
+        GST_VIDEO_INFO_N_PLANES (&info), offsets, strides);
+    CHECK (gst_harness_push (h, b) == GST_FLOW_OK, "push of a frame with a bogus meta");
+  }
+  gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, W, H, 2));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  rois = 0;
+  n = drain (h, &rois, NULL);
+  CHECK (n == 3 && rois > 0, "%u frames (3 expected), %u ROI metas (the good frame's)", n, rois);
+  {
+    GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+    CHECK (m != NULL, "no warning for the frames with a bogus meta");
+    if (m)
+      gst_message_unref (m);
   }
   finish (h, bus);
 

@@ -1404,6 +1404,128 @@ GST_START_TEST(test_renegotiation)
 }
 GST_END_TEST;
 
+/* The ALLOCATION query: the element keeps up to max-inflight input buffers,
+ * so it asks upstream's pool for that many more than its minimum. */
+GST_START_TEST(test_allocation_asks_for_held_buffers)
+{
+    for (int mi : {1, 5, 16}) {
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}});
+        GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, 160, 120);
+        gst_harness_set_src_caps(h, gst_caps_ref(caps));
+        GstQuery* q = gst_query_new_allocation(caps, TRUE);
+        fail_unless(gst_pad_peer_query(h->srcpad, q), "max-inflight=%d: the ALLOCATION query failed", mi);
+        fail_unless(gst_query_get_n_allocation_pools(q) >= 1, "max-inflight=%d: no pool proposed", mi);
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(q, 0, nullptr, &size, &min, &max);
+        fail_unless(min >= static_cast<guint>(mi), "max-inflight=%d: the pool's minimum is %u", mi, min);
+        fail_unless(max == 0 || max >= min);
+        gst_query_unref(q);
+        gst_caps_unref(caps);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
+/* Caps every pool in an answered ALLOCATION query at `cap` buffers, as a
+ * camera or a hardware decoder with a fixed pool would. */
+static GstPadProbeReturn cap_pool_probe(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    GstQuery* q = GST_PAD_PROBE_INFO_QUERY(info);
+    if (GST_QUERY_TYPE(q) != GST_QUERY_ALLOCATION || !(GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_PULL))
+        return GST_PAD_PROBE_OK;
+    const guint cap = GPOINTER_TO_UINT(data);
+    if (gst_query_get_n_allocation_pools(q) == 0) {
+        GstCaps* caps = nullptr;
+        GstVideoInfo vi;
+        gst_query_parse_allocation(q, &caps, nullptr);
+        if (caps && gst_video_info_from_caps(&vi, caps))
+            gst_query_add_allocation_pool(q, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&vi)), 0, cap);
+    }
+    for (guint i = 0; i < gst_query_get_n_allocation_pools(q); ++i) {
+        GstBufferPool* pool = nullptr;
+        guint size, min, max;
+        gst_query_parse_nth_allocation_pool(q, i, &pool, &size, &min, &max);
+        gst_query_set_nth_allocation_pool(q, i, pool, size, std::min(min, cap), cap);
+        if (pool)
+            gst_object_unref(pool);
+    }
+    return GST_PAD_PROBE_OK;
+}
+
+/* A sink that answers the ALLOCATION query (as video sinks do), without
+ * proposing anything. */
+static GstPadProbeReturn answer_allocation_probe(GstPad*, GstPadProbeInfo* info, gpointer)
+{
+    GstQuery* q = GST_PAD_PROBE_INFO_QUERY(info);
+    return GST_QUERY_TYPE(q) == GST_QUERY_ALLOCATION ? GST_PAD_PROBE_HANDLED : GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn count_buffers_probe(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    auto* pts = static_cast<std::vector<GstClockTime>*>(data);
+    pts->push_back(GST_BUFFER_PTS(GST_PAD_PROBE_INFO_BUFFER(info)));
+    return GST_PAD_PROBE_OK;
+}
+
+/* A source whose pool has fewer buffers than the element keeps
+ * (max-inflight): before, the element held every buffer of the pool and the
+ * source waited for a free one forever after `pool` frames. Now the stream
+ * runs to EOS, every frame once and in order. */
+GST_START_TEST(test_fixed_upstream_pool)
+{
+    struct Case {
+        guint pool;
+        int max_inflight;
+        bool sink_answers; /* the sink answers the ALLOCATION query (fakesink does not) */
+    };
+    for (const Case& c : {Case{4, 5, true}, Case{2, 16, true}, Case{1, 3, true}, Case{8, 5, true}, Case{4, 5, false},
+                          Case{1, 16, false}}) {
+        constexpr int kFrames = 50;
+        gchar* launch = g_strdup_printf("videotestsrc name=src num-buffers=%d ! "
+                                        "video/x-raw,format=GRAY8,width=160,height=120,framerate=30/1 ! "
+                                        "waldboostdetect max-inflight=%d ! fakesink name=sink sync=false",
+                                        kFrames, c.max_inflight);
+        GError* error = nullptr;
+        GstElement* pipeline = gst_parse_launch(launch, &error);
+        fail_unless(pipeline && !error, "%s: %s", launch, error ? error->message : "");
+        GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
+        GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+        GstPad* srcpad = gst_element_get_static_pad(src, "src");
+        GstPad* sinkpad = gst_element_get_static_pad(sink, "sink");
+        gst_pad_add_probe(srcpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, cap_pool_probe, GUINT_TO_POINTER(c.pool),
+                          nullptr);
+        if (c.sink_answers)
+            gst_pad_add_probe(
+                sinkpad, static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PUSH),
+                answer_allocation_probe, nullptr, nullptr);
+        std::vector<GstClockTime> pts;
+        gst_pad_add_probe(sinkpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers_probe, &pts, nullptr);
+        fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+        GstBus* bus = gst_element_get_bus(pipeline);
+        GstMessage* m = gst_bus_timed_pop_filtered(bus, 60 * GST_SECOND,
+                                                   static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        const bool eos = m && GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS;
+        const char* why = m ? "an error" : "stalled";
+        if (m)
+            gst_message_unref(m);
+        gst_element_set_state(pipeline, GST_STATE_NULL);
+        const size_t got = pts.size();
+        fail_unless(eos, "pool of %u, max-inflight=%d, the sink %s: no EOS within 60 s after %zu of %d frames (%s)",
+                    c.pool, c.max_inflight, c.sink_answers ? "answers" : "does not answer", got, kFrames, why);
+        fail_unless_equals_int(got, kFrames);
+        for (int k = 1; k < kFrames; ++k)
+            fail_unless(pts[k] > pts[k - 1], "frame %d left out of order", k);
+        g_free(launch);
+        gst_object_unref(bus);
+        gst_object_unref(srcpad);
+        gst_object_unref(sinkpad);
+        gst_object_unref(src);
+        gst_object_unref(sink);
+        gst_object_unref(pipeline);
+    }
+}
+GST_END_TEST;
+
 /* ======================================================================== */
 /* messages                                                                  */
 
@@ -1689,6 +1811,65 @@ GST_START_TEST(test_property_ranges)
 }
 GST_END_TEST;
 
+/* The element's WARNING lines of the debug log. */
+struct LogCapture {
+    std::mutex lock;
+    std::vector<std::string> lines;
+};
+
+static void capture_warnings(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint,
+                             GObject*, GstDebugMessage* message, gpointer data)
+{
+    if (level != GST_LEVEL_WARNING || g_strcmp0(gst_debug_category_get_name(category), "waldboostdetect") != 0)
+        return;
+    auto* capture = static_cast<LogCapture*>(data);
+    std::lock_guard<std::mutex> g(capture->lock);
+    capture->lines.push_back(gst_debug_message_get(message));
+}
+
+/* A roi of another form is refused at set time, the previous value stays,
+ * and the debug log says why; gst-inspect's blurb gives the form. */
+GST_START_TEST(test_property_roi_refused)
+{
+    GstElement* e = make_element({});
+    const gchar* blurb = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "roi"));
+    fail_unless(contains(blurb, "<x, y, width, height>") && contains(blurb, "refused") &&
+                    contains(blurb, "previous value"),
+                "the roi blurb does not give the form and what happens to others: %s", blurb);
+    LogCapture capture;
+    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_WARNING);
+    gst_debug_add_log_function(capture_warnings, &capture, nullptr);
+    gst_util_set_object_arg(G_OBJECT(e), "roi", "<10, 20, 30, 40>");
+    struct Refused {
+        const char* value;
+        const char* why;
+    };
+    for (const Refused& r : {Refused{"<1, 2, 3>", "3 values"}, Refused{"<1, 2, 3, 4, 5>", "5 values"},
+                             Refused{"<7>", "1 value"}, Refused{"<1, 2, 0, 5>", "at least 1"}}) {
+        {
+            std::lock_guard<std::mutex> g(capture.lock);
+            capture.lines.clear();
+        }
+        gst_util_set_object_arg(G_OBJECT(e), "roi", r.value);
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, GST_TYPE_ARRAY);
+        g_object_get_property(G_OBJECT(e), "roi", &v);
+        std::vector<int> kept;
+        for (guint i = 0; i < gst_value_array_get_size(&v); ++i)
+            kept.push_back(g_value_get_int(gst_value_array_get_value(&v, i)));
+        g_value_unset(&v);
+        fail_unless(kept == std::vector<int>({10, 20, 30, 40}), "roi=%s was taken", r.value);
+        std::lock_guard<std::mutex> g(capture.lock);
+        fail_unless(capture.lines.size() == 1, "roi=%s: %zu warnings in the log", r.value, capture.lines.size());
+        fail_unless(contains(capture.lines[0], "refused") && contains(capture.lines[0], r.why) &&
+                        contains(capture.lines[0], "previous value is kept"),
+                    "roi=%s: the warning does not say why: %s", r.value, capture.lines[0].c_str());
+    }
+    gst_debug_remove_log_function(capture_warnings);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 /* Runs one frame through a new element with `props` and compares its metas
  * with `want`. */
 static void check_props(const Props& props, const GrayImage& img, const std::vector<Box>& want, const char* what,
@@ -1738,6 +1919,28 @@ GST_START_TEST(test_prop_classifier_files)
     const std::vector<Box> from_file = expected_boxes(core(img, DetectParams{}, fc), fc.label);
     fail_unless(from_file == expected_boxes(core(img), fc.label));
     check_props({{"classifier", frontal}}, img, from_file, "OpenCV lbpcascade_frontalface.xml");
+}
+GST_END_TEST;
+
+/* The same cascade gives the same label embedded and read from OpenCV's
+ * file (before, "face" and "frontalface"): Debian's cascades carry their
+ * converted copies' labels. */
+GST_START_TEST(test_prop_classifier_file_labels)
+{
+    const GrayImage& img = astronaut();
+    const std::vector<Box> embedded = expected_boxes(core(img), "face");
+    fail_unless(!embedded.empty());
+    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface")}}, img, embedded,
+                "lbpcascade_frontalface.xml labels as the embedded classifier");
+    const Classifier improved = waldboost::load_classifier_file(opencv_cascade("lbpcascade_frontalface_improved"));
+    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface_improved")}}, img,
+                expected_boxes(core(img, DetectParams{}, improved), "face"),
+                "lbpcascade_frontalface_improved.xml labels as its converted copy");
+    const Classifier profile = waldboost::load_classifier_file(converted_classifier("lbpcascade_profileface"));
+    check_props({{"classifier", opencv_cascade("lbpcascade_profileface")}, {"min-neighbors", "0"}}, img,
+                expected_boxes(core(img, params_mn(0), profile), profile.label),
+                "lbpcascade_profileface.xml labels as its converted copy");
+    fail_unless_equals_string(profile.label.c_str(), "profile-face");
 }
 GST_END_TEST;
 
@@ -2200,6 +2403,59 @@ GST_START_TEST(test_draw_auto)
 }
 GST_END_TEST;
 
+/* draw=meta with nothing downstream that takes the overlay composition
+ * meta: the boxes would not show anywhere, so an INFO message says so,
+ * once; not when downstream takes the meta, nor with draw=burn. */
+static int draw_info_messages(const Props& props, bool downstream_overlay_meta)
+{
+    GstHarness* h = harness_with(props);
+    GstBus* bus = attach_bus(h);
+    if (downstream_overlay_meta)
+        gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    set_caps(h, GST_VIDEO_FORMAT_I420, 200, 160);
+    for (int k = 0; k < 3; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_I420, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    unref_all(out);
+    int infos = 0;
+    while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_INFO)) {
+        GError* error = nullptr;
+        gchar* debug = nullptr;
+        gst_message_parse_info(m, &error, &debug);
+        /* gst-launch-1.0 prints the debug text of INFO messages. */
+        fail_unless(contains(error->message, "draw=meta") && contains(error->message, "draw=burn") && debug &&
+                        contains(debug, "draw=meta") && contains(debug, "draw=burn"),
+                    "INFO message: %s | %s", error->message, debug ? debug : "");
+        g_error_free(error);
+        g_free(debug);
+        gst_message_unref(m);
+        ++infos;
+    }
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return infos;
+}
+
+GST_START_TEST(test_draw_meta_without_renderer)
+{
+    fail_unless_equals_int(draw_info_messages({{"draw", "meta"}}, false), 1);
+    fail_unless_equals_int(draw_info_messages({{"draw", "meta"}}, true), 0);
+    fail_unless_equals_int(draw_info_messages({{"draw", "burn"}}, false), 0);
+    fail_unless_equals_int(draw_info_messages({}, false), 0);
+    GstElement* e = make_element({});
+    GEnumClass* draw = G_ENUM_CLASS(g_type_class_ref(G_PARAM_SPEC_VALUE_TYPE(
+        g_object_class_find_property(G_OBJECT_GET_CLASS(e), "draw"))));
+    const GEnumValue* meta = g_enum_get_value_by_nick(draw, "meta");
+    fail_unless(meta && contains(meta->value_name, "only where an element renders"),
+                "draw=meta's description does not say who shows the boxes: %s", meta ? meta->value_name : "");
+    g_type_class_unref(draw);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_draw_color_and_line_width)
 {
     const GrayImage img = face_frame(2);
@@ -2640,6 +2896,115 @@ GST_START_TEST(test_error_short_buffer)
 }
 GST_END_TEST;
 
+/* A buffer whose GstVideoMeta claims planes larger than the buffer holds
+ * (a buggy or hostile upstream): 4K caps and meta on a small buffer, a huge
+ * stride, a plane offset near or past the end. The frame must pass
+ * unchanged, without detections or drawing, with a warning, and nothing
+ * may read or write past the buffer (before the fix the engine's copy read
+ * past it and draw=burn wrote past it). */
+struct BogusMeta {
+    const char* what;
+    GstVideoFormat format;
+    int caps_w, caps_h;     /* the caps and the meta's size */
+    gsize bytes;            /* what the buffer really holds */
+    guint plane;            /* the plane whose layout is changed */
+    gsize offset = G_MAXSIZE; /* unless G_MAXSIZE: that plane's offset */
+    gint stride = 0;        /* unless 0: that plane's stride */
+    int meta_w = 0, meta_h = 0; /* unless 0: the meta's size (else the caps') */
+    GstVideoFormat meta_format = GST_VIDEO_FORMAT_UNKNOWN; /* unless UNKNOWN: the meta's format */
+};
+
+static void push_bogus_meta(const BogusMeta& c, const char* draw)
+{
+    GstHarness* h = harness_with({{"draw", draw}, {"max-inflight", "2"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, c.format, c.caps_w, c.caps_h);
+    const GstVideoFormat meta_format = c.meta_format != GST_VIDEO_FORMAT_UNKNOWN ? c.meta_format : c.format;
+    const int meta_w = c.meta_w ? c.meta_w : c.caps_w, meta_h = c.meta_h ? c.meta_h : c.caps_h;
+    GstVideoInfo info;
+    gst_video_info_set_format(&info, meta_format, meta_w, meta_h);
+    gsize offsets[GST_VIDEO_MAX_PLANES];
+    gint strides[GST_VIDEO_MAX_PLANES];
+    for (guint i = 0; i < GST_VIDEO_MAX_PLANES; ++i) {
+        offsets[i] = GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
+        strides[i] = GST_VIDEO_INFO_PLANE_STRIDE(&info, i);
+    }
+    if (c.offset != G_MAXSIZE)
+        offsets[c.plane] = c.offset;
+    if (c.stride != 0)
+        strides[c.plane] = c.stride;
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, c.bytes, nullptr);
+    {
+        GstMapInfo map;
+        gst_buffer_map(b, &map, GST_MAP_WRITE);
+        for (gsize i = 0; i < map.size; ++i)
+            map.data[i] = static_cast<guint8>((i * 37 + 11) & 0xff);
+        gst_buffer_unmap(b, &map);
+    }
+    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, meta_format, meta_w, meta_h,
+                                   GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
+    GST_BUFFER_PTS(b) = pts_of(0);
+    const std::vector<uint8_t> before = bytes_of(b);
+    /* Three such frames: one warning, not three. */
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    for (int k = 1; k < 3; ++k) {
+        GstBuffer* again = gst_buffer_copy_deep(b);
+        GST_BUFFER_PTS(again) = pts_of(k);
+        fail_unless_equals_int(gst_harness_push(h, again), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    for (int k = 0; k < 3; ++k) {
+        fail_unless_equals_int(frame_index(out[k]), k);
+        fail_unless(bytes_of(out[k]) == before, "%s, %s, draw=%s: the frame changed", c.what,
+                    gst_video_format_to_string(c.format), draw);
+        fail_unless(roi_boxes(out[k]).empty(), "%s: detections on an unreadable frame", c.what);
+        fail_unless(gst_buffer_get_video_overlay_composition_meta(out[k]) == nullptr);
+    }
+    const BusLog log = drain_bus(bus);
+    fail_unless_equals_int(log.errors.size(), 0);
+    fail_unless(log.warnings.size() == 1, "%s, %s, draw=%s: %zu warnings, expected 1", c.what,
+                gst_video_format_to_string(c.format), draw, log.warnings.size());
+    fail_unless(log.warnings[0].domain == GST_STREAM_ERROR && log.warnings[0].code == GST_STREAM_ERROR_FORMAT &&
+                    contains(log.warnings[0].message, "could not be read"),
+                "%s: warning %s", c.what, log.warnings[0].text().c_str());
+    g_print("%s, %s, draw=%s: %s\n", c.what, gst_video_format_to_string(c.format), draw,
+            log.warnings[0].text().c_str());
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
+GST_START_TEST(test_error_meta_beyond_buffer)
+{
+    GstVideoInfo i420;
+    gst_video_info_set_format(&i420, GST_VIDEO_FORMAT_I420, 64, 48);
+    const gsize i420_size = GST_VIDEO_INFO_SIZE(&i420);
+    const BogusMeta cases[] = {
+        {"4K caps and meta on a 64x48 buffer", GST_VIDEO_FORMAT_GRAY8, 3840, 2160, 64 * 48, 0},
+        {"a stride of 1 MiB", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 1 << 20},
+        {"the plane starting 64 bytes before the end", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, 64 * 47},
+        {"the plane starting past the end", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, 1 << 30},
+        {"a negative stride", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, -64},
+        {"4K caps and meta on a 64x48 buffer", GST_VIDEO_FORMAT_I420, 3840, 2160, i420_size, 0},
+        {"a U stride of 1 MiB", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 1, G_MAXSIZE, 1 << 20},
+        {"the V plane starting 10 bytes before the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 2,
+         i420_size - 10},
+        {"the luma plane overlapping the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, i420_size - 64 * 40},
+        {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 0, 3840, 2160},
+        {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, G_MAXSIZE, 0, 3840, 2160},
+        {"a meta smaller than the caps", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 0, 32, 24},
+        {"a GRAY8 meta on I420 caps", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, G_MAXSIZE, 0, 0, 0,
+         GST_VIDEO_FORMAT_GRAY8},
+    };
+    for (const BogusMeta& c : cases)
+        for (const char* draw : {"burn", "meta"})
+            push_bogus_meta(c, draw);
+}
+GST_END_TEST;
+
 /* A classifier that cannot be loaded while PLAYING: a flow error and an
  * error message; restoring a good classifier must work again (or at least
  * fail cleanly), never crash. */
@@ -2992,14 +3357,17 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_rois_every_format), NAMED(test_rois_odd_width)});
     add_case("streaming", true,
              {NAMED(test_in_order_delivery), NAMED(test_inflight_release_points), NAMED(test_eos_drains),
-              NAMED(test_flush), NAMED(test_renegotiation)});
+              NAMED(test_flush), NAMED(test_renegotiation), NAMED(test_allocation_asks_for_held_buffers),
+              NAMED(test_fixed_upstream_pool)});
     add_case("messages", true, {NAMED(test_messages), NAMED(test_post_messages_false), NAMED(test_latency_query)});
     add_case("properties", true,
-             {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_prop_classifier_files),
+             {NAMED(test_property_defaults), NAMED(test_property_ranges), NAMED(test_property_roi_refused),
+              NAMED(test_prop_classifier_files), NAMED(test_prop_classifier_file_labels),
               NAMED(test_prop_label_and_device), NAMED(test_prop_detect_params), NAMED(test_prop_roi),
               NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
              {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
+              NAMED(test_draw_meta_without_renderer),
               NAMED(test_draw_color_and_line_width)});
     add_case("live", true,
              {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
@@ -3011,6 +3379,7 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
               NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),
               NAMED(test_error_buffer_before_caps), NAMED(test_error_short_buffer),
+              NAMED(test_error_meta_beyond_buffer),
               NAMED(test_error_classifier_while_playing), NAMED(test_error_kinds_of_classifier_errors),
               NAMED(test_error_kinds_of_device_and_settings_errors)});
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});

@@ -20,9 +20,12 @@ Classifier parse_waldboost_xml(const xml::Document& doc);
 /* Root element <opencv_storage> holding a traincascade LBP cascade. */
 Classifier parse_opencv_cascade(const xml::Document& doc);
 
-/* The label an OpenCV cascade gets from its file name:
- * "/a/lbpcascade_frontalface.xml" -> "frontalface"; "object" when nothing
- * usable is left. */
+/* The label an OpenCV cascade gets from its file name: one of Debian's
+ * five LBP cascades the label of its converted copy (classifiers/meson.build:
+ * "/a/lbpcascade_frontalface.xml" -> "face", as the embedded default);
+ * another name without directory, ".xml" and a leading "lbpcascade_"
+ * ("/a/lbpcascade_cars.xml" -> "cars"); "object" when nothing usable is
+ * left. */
 std::string label_from_source(const std::string& source);
 
 /* Empty when `label` is acceptable, else what is wrong with it. */

@@ -9,6 +9,7 @@
  */
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/formats.h"
@@ -138,12 +139,25 @@ WeakClassifier read_tree(const std::string& src, const xmlNode* tree, const std:
 
 }  // namespace
 
+/* Debian's OpenCV LBP cascades (package opencv-data) by file stem, with the
+ * labels their converted copies get (the table in classifiers/meson.build,
+ * the embedded default among them): a cascade detects the same label read
+ * from OpenCV's file as converted or embedded. */
+constexpr std::pair<const char*, const char*> kDebianCascadeLabels[] = {
+    {"lbpcascade_frontalface", "face"},         {"lbpcascade_frontalface_improved", "face"},
+    {"lbpcascade_profileface", "profile-face"}, {"lbpcascade_silverware", "silverware"},
+    {"lbpcascade_frontalcatface", "cat-face"},
+};
+
 std::string label_from_source(const std::string& source)
 {
     std::string label = source.substr(source.find_last_of('/') + 1);
     const std::string suffix = ".xml";
     if (label.size() >= suffix.size() && label.compare(label.size() - suffix.size(), suffix.size(), suffix) == 0)
         label.resize(label.size() - suffix.size());
+    for (const auto& [stem, known] : kDebianCascadeLabels)
+        if (label == stem)
+            return known;
     const std::string prefix = "lbpcascade_";
     if (label.compare(0, prefix.size(), prefix) == 0)
         label.erase(0, prefix.size());
