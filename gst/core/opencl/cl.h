@@ -16,3 +16,17 @@
 #define CL_HPP_ENABLE_EXCEPTIONS
 
 #include <CL/opencl.hpp>
+
+#include <vector>
+
+namespace waldboost::opencl {
+
+/* A read-only device buffer holding a copy of `values`. */
+template <typename T>
+cl::Buffer read_only_buffer(const cl::Context& context, const std::vector<T>& values)
+{
+    return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(T) * values.size(),
+                      const_cast<T*>(values.data()));
+}
+
+}  // namespace waldboost::opencl

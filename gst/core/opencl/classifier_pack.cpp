@@ -101,13 +101,8 @@ PackedClassifier pack_classifier(const Classifier& classifier)
 DeviceClassifier upload_classifier(const cl::Context& context, const PackedClassifier& p)
 {
     maybe_inject_fault("buffer-create");
-    auto read_only = [&](const auto& values) {
-        using Value = typename std::decay_t<decltype(values)>::value_type;
-        return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(Value) * values.size(),
-                          const_cast<Value*>(values.data()));
-    };
-    return DeviceClassifier{read_only(p.features), read_only(p.responses), read_only(p.thresholds),
-                            read_only(p.resets)};
+    return DeviceClassifier{read_only_buffer(context, p.features), read_only_buffer(context, p.responses),
+                            read_only_buffer(context, p.thresholds), read_only_buffer(context, p.resets)};
 }
 
 }  // namespace waldboost::opencl

@@ -89,14 +89,9 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
 {
     const Geometry& g = *geometry;
     const ReductionParams& r = plan.reduction;
-    auto read_only = [&](const auto& values) {
-        using Value = typename std::decay_t<decltype(values)>::value_type;
-        return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(Value) * values.size(),
-                          const_cast<Value*>(values.data()));
-    };
-    resize_levels = read_only(g.resize_levels);
-    scan_levels = read_only(g.scan_levels);
-    taps = read_only(g.taps);
+    resize_levels = read_only_buffer(context, g.resize_levels);
+    scan_levels = read_only_buffer(context, g.scan_levels);
+    taps = read_only_buffer(context, g.taps);
     source = cl::Buffer(context, CL_MEM_READ_ONLY, frame_bytes);
     const size_t canvas_bytes = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
     canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
@@ -106,9 +101,9 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
          * memory. */
         queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, canvas_bytes);
     } else {
-        row_shelf = read_only(g.row_shelf);
-        level_map = read_only(g.level_map);
-        row_widths = read_only(g.row_widths);
+        row_shelf = read_only_buffer(context, g.row_shelf);
+        level_map = read_only_buffer(context, g.level_map);
+        row_widths = read_only_buffer(context, g.row_widths);
         const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
         band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * band_count * g.canvas_width);
     }
@@ -132,7 +127,7 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
     counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (COUNT_LISTS + plan.list_count()));
     /* The row scan applies the skip rule itself and never touches it. */
     first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, plan.scan_by_rows ? 1 : g.positions);
-    group_levels = read_only(plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, r.group_size));
+    group_levels = read_only_buffer(context, plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, r.group_size));
     buffers_for = geometry;
 }
 
