@@ -1054,6 +1054,11 @@ TEST(Validate, AcceptsAValidModelAndBoundaries)
     c.weak[0].feature = waldboost::LbpFeature{0, 0, 8, 8};
     c.weak[1].feature = waldboost::LbpFeature{21, 21, 1, 1};
     EXPECT_NO_THROW(validate(c, "m"));
+    /* Neighbours of the refused ranges stay valid. */
+    for (const char* label : {"\xc2\xa0", "\xe2\x80\xa9x", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xe2\x81\xaa", "visage \xc3\xa9"}) {
+        c.label = label;
+        EXPECT_NO_THROW(validate(c, "m")) << label;
+    }
     c.label = std::string(ModelLimits::kMaxLabelLength, 'a');
     c.window_width = ModelLimits::kMaxWindowSide;
     c.weak[1].reject_threshold = kNoRejection;
@@ -1078,6 +1083,14 @@ TEST(Validate, RejectsEachProblem)
     expect_invalid([](Classifier& c) { c.label = std::string(ModelLimits::kMaxLabelLength + 1, 'a'); }, "label");
     expect_invalid([](Classifier& c) { c.label = "a\nb"; }, "control character");
     expect_invalid([](Classifier& c) { c.label = "\xff"; }, "UTF-8");
+    /* C1 controls (U+009B is a terminal CSI) and bidi controls, which
+     * waldboost-convert and logs would otherwise show raw. */
+    expect_invalid([](Classifier& c) { c.label = "face\xc2\x9b" "31m"; }, "C1 control character");
+    expect_invalid([](Classifier& c) { c.label = "\xc2\x80"; }, "C1 control character");
+    expect_invalid([](Classifier& c) { c.label = "eca\xe2\x80\xae" "f"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "\xe2\x80\xaa"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "a\xe2\x81\xa6" "b"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "\xe2\x81\xa9"; }, "bidi");
     expect_invalid([](Classifier& c) { c.label = "face\xef\xbf\xbe"; }, "U+FFFE or U+FFFF");
     expect_invalid([](Classifier& c) { c.label = "\xef\xbf\xbf"; }, "U+FFFE or U+FFFF");
     expect_invalid([](Classifier& c) { c.label.clear(); }, "label is empty");
