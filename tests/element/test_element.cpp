@@ -2719,6 +2719,39 @@ GST_START_TEST(test_error_missing_classifier)
 }
 GST_END_TEST;
 
+/* The classifier path went into the error verbatim: a newline forged a
+ * second line in logs, ESC [31m coloured the terminal, a 3 KB path made a
+ * 3 KB message. */
+GST_START_TEST(test_error_classifier_path_escaped)
+{
+    const std::string long_path = "/nonexistent/" + std::string(3000, 'p') + ".xml";
+    for (const std::string& path : {std::string("a\nb\x1b[31m.xml"), std::string("/tmp/\xc2\x9b\xe2\x80\xae.xml"),
+                                    long_path}) {
+        const ErrorInfo err = start_failure({{"classifier", path}});
+        g_print("%s\n", err.message.c_str());
+        fail_unless(err.domain == GST_RESOURCE_ERROR, "domain %s", g_quark_to_string(err.domain));
+        /* The debug string is GStreamer's "file(line): function (): element:\n"
+         * and then the core's message. */
+        const size_t newline = err.debug.find('\n');
+        const std::string detail = newline == std::string::npos ? err.debug : err.debug.substr(newline + 1);
+        for (const std::string* text : {&err.message, &detail}) {
+            for (size_t i = 0; i < text->size(); ++i) {
+                const unsigned char c = static_cast<unsigned char>((*text)[i]);
+                fail_unless(c >= 0x20 && c != 0x7f, "a raw control character (0x%02x) in: %s", c, text->c_str());
+                fail_unless(!(c == 0xc2 && i + 1 < text->size() && static_cast<unsigned char>((*text)[i + 1]) <= 0x9f),
+                            "a raw C1 control in: %s", text->c_str());
+                fail_unless(!(c == 0xe2 && text->compare(i, 3, "\xe2\x80\xae") == 0), "a raw U+202E in: %s",
+                            text->c_str());
+            }
+            fail_unless(text->size() < 1024, "a message of %zu bytes", text->size());
+        }
+    }
+    const ErrorInfo err = start_failure({{"classifier", "a\nb\x1b[31m.xml"}});
+    fail_unless(contains(err.message, "a\\x0ab\\x1b[31m.xml"), "the path is not shown escaped: %s",
+                err.message.c_str());
+}
+GST_END_TEST;
+
 GST_START_TEST(test_error_malformed_classifier)
 {
     gchar* path = nullptr;
@@ -3374,7 +3407,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_live_classifier_change), NAMED(test_live_reduction_change),
               NAMED(test_live_property_thread)});
     add_case("errors", false,
-             {NAMED(test_error_missing_classifier), NAMED(test_error_malformed_classifier),
+             {NAMED(test_error_missing_classifier), NAMED(test_error_classifier_path_escaped),
+              NAMED(test_error_malformed_classifier),
               NAMED(test_error_haar_cascade), NAMED(test_error_no_such_device), NAMED(test_error_bad_reduction),
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
               NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),

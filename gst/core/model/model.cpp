@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/model/formats.h"
+#include "core/text.h"
 
 namespace waldboost {
 
@@ -115,7 +116,7 @@ std::string label_problem(const std::string& label)
 void validate(const Classifier& classifier, const std::string& source)
 {
     const auto fail = [&](const std::string& problem) {
-        throw Error(ErrorKind::ClassifierFile, source + ": " + problem);
+        throw Error(ErrorKind::ClassifierFile, printable(source) + ": " + problem);
     };
 
     const std::string label = label_problem(classifier.label);
