@@ -33,6 +33,7 @@
 #include "core/embedded/default_classifier.h"
 #include "core/model/classifier_io.h"
 #include "core/model/model.h"
+#include "core/text.h"
 #include "test_support.h"
 
 using namespace waldboost;
@@ -858,6 +859,75 @@ TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
     }
 }
 
+/* No raw control character (C0, DEL, C1, bidi control) and at most
+ * `limit` bytes: what a message made from a file's name or text may hold. */
+void expect_printable(const std::string& message, size_t limit = 1024)
+{
+    EXPECT_LE(message.size(), limit) << message.substr(0, 200);
+    for (size_t i = 0; i < message.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(message[i]);
+        EXPECT_FALSE(c < 0x20 || c == 0x7f) << "control character at " << i << " in: " << message.substr(0, 300);
+        if (c == 0xc2 && i + 1 < message.size()) {
+            EXPECT_FALSE(static_cast<unsigned char>(message[i + 1]) <= 0x9f) << "C1 control in: " << message;
+        }
+        if (c == 0xe2 && i + 2 < message.size()) {
+            const unsigned char c1 = static_cast<unsigned char>(message[i + 1]);
+            const unsigned char c2 = static_cast<unsigned char>(message[i + 2]);
+            EXPECT_FALSE((c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae) || (c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9))
+                << "bidi control in: " << message;
+        }
+    }
+}
+
+/* A classifier path (the user's, or a directory listing's) used to go into
+ * messages verbatim: a newline forged a log line, ESC [31m coloured the
+ * terminal, and a 3 KB path made a 3 KB message. */
+TEST(MalformedFiles, PathsInMessagesAreEscapedAndBounded)
+{
+    TempDir dir;
+    const std::string forged = dir.file("a\nb\x1b[31m\xc2\x9b\xe2\x80\xae.xml");
+    const std::string long_path = dir.file(std::string(3000, 'p') + ".xml");
+    /* Files that do not exist, or cannot be opened. */
+    for (const std::string& path : {forged, long_path}) {
+        const std::string message = expect_error([&] { load_classifier_file(path); }, {"cannot open"});
+        expect_printable(message, 400);
+    }
+    {
+        const std::string message = expect_error([&] { load_classifier_file(forged); }, {"\\x0a", "\\x1b[31m"});
+        EXPECT_NE(message.find("\\u{009B}\\u{202E}.xml"), std::string::npos) << message;
+    }
+    /* Files that exist: not a classifier, broken XML, an invalid model. */
+    const std::string names[] = {"n\nx\x1b]0;t\x07.xml", std::string(200, 'q') + "\xe2\x81\xa6.xml"};
+    const std::string texts[] = {
+        "<svg/>",
+        "<WaldBoostClassifier",
+        "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><bogus/></WaldBoostClassifier>",
+        "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>",
+    };
+    for (const std::string& name : names) {
+        for (const std::string& text : texts) {
+            SCOPED_TRACE(text);
+            const std::string path = dir.write(name, text);
+            expect_printable(expect_error([&] { load_classifier_file(path); }, {}), 600);
+            expect_printable(expect_error([&] { load_classifier_memory(text, name); }, {}), 600);
+        }
+    }
+    /* A path of ordinary characters is shown as it is. */
+    expect_error([&] { load_classifier_file(dir.file("no such file \xc3\xa9.xml")); },
+                 {dir.file("no such file \xc3\xa9.xml") + ": cannot open"});
+}
+
+TEST(Printable, EscapesControlsAndCutsLongText)
+{
+    EXPECT_EQ(waldboost::printable("face \xc3\xa9t\xc3\xa9 \xe4\xb8\xad"), "face \xc3\xa9t\xc3\xa9 \xe4\xb8\xad");
+    EXPECT_EQ(waldboost::printable("a\nb\x1b[31m\x7f"), "a\\x0ab\\x1b[31m\\x7f");
+    EXPECT_EQ(waldboost::printable("\xc2\x9b\xe2\x80\xae\xe2\x81\xa9\xc2\xa0"), "\\u{009B}\\u{202E}\\u{2069}\xc2\xa0");
+    EXPECT_EQ(waldboost::printable("\xff\xc3"), "\\xff\\xc3");
+    EXPECT_EQ(waldboost::printable(std::string(3000, 'x')), std::string(200, 'x') + "...");
+    EXPECT_EQ(waldboost::printable("abc\xc3\xa9", 4), "abc...");
+    EXPECT_EQ(waldboost::printable("ab\ncd", 4), "ab...");
+}
+
 TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
 {
     TempDir dir;
@@ -1054,6 +1124,11 @@ TEST(Validate, AcceptsAValidModelAndBoundaries)
     c.weak[0].feature = waldboost::LbpFeature{0, 0, 8, 8};
     c.weak[1].feature = waldboost::LbpFeature{21, 21, 1, 1};
     EXPECT_NO_THROW(validate(c, "m"));
+    /* Neighbours of the refused ranges stay valid. */
+    for (const char* label : {"\xc2\xa0", "\xe2\x80\xa9x", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xe2\x81\xaa", "visage \xc3\xa9"}) {
+        c.label = label;
+        EXPECT_NO_THROW(validate(c, "m")) << label;
+    }
     c.label = std::string(ModelLimits::kMaxLabelLength, 'a');
     c.window_width = ModelLimits::kMaxWindowSide;
     c.weak[1].reject_threshold = kNoRejection;
@@ -1078,6 +1153,14 @@ TEST(Validate, RejectsEachProblem)
     expect_invalid([](Classifier& c) { c.label = std::string(ModelLimits::kMaxLabelLength + 1, 'a'); }, "label");
     expect_invalid([](Classifier& c) { c.label = "a\nb"; }, "control character");
     expect_invalid([](Classifier& c) { c.label = "\xff"; }, "UTF-8");
+    /* C1 controls (U+009B is a terminal CSI) and bidi controls, which
+     * waldboost-convert and logs would otherwise show raw. */
+    expect_invalid([](Classifier& c) { c.label = "face\xc2\x9b" "31m"; }, "C1 control character");
+    expect_invalid([](Classifier& c) { c.label = "\xc2\x80"; }, "C1 control character");
+    expect_invalid([](Classifier& c) { c.label = "eca\xe2\x80\xae" "f"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "\xe2\x80\xaa"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "a\xe2\x81\xa6" "b"; }, "bidi");
+    expect_invalid([](Classifier& c) { c.label = "\xe2\x81\xa9"; }, "bidi");
     expect_invalid([](Classifier& c) { c.label = "face\xef\xbf\xbe"; }, "U+FFFE or U+FFFF");
     expect_invalid([](Classifier& c) { c.label = "\xef\xbf\xbf"; }, "U+FFFE or U+FFFF");
     expect_invalid([](Classifier& c) { c.label.clear(); }, "label is empty");
@@ -1214,6 +1297,23 @@ TEST_F(Converter, UsageAndFailures)
     dir.write("out.xml", "old");
     EXPECT_EQ(run(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>/dev/null"), 0);
     EXPECT_EQ(load_classifier_file(out).label, "x");
+}
+
+/* The summary line showed the paths and the label raw: a name with ESC
+ * coloured (or retitled) the user's terminal. */
+TEST_F(Converter, SummaryEscapesControlCharacters)
+{
+    TempDir dir;
+    const std::string input = dir.write("in\x1b[31m\n.xml", read_text(cascade_path("lbpcascade_frontalface")));
+    const std::string output = dir.file("out\xe2\x80\xae.xml");
+    const std::string log = dir.file("log.txt");
+    ASSERT_EQ(run(shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) + " 2>" + shell_quote(log)), 0);
+    const std::string summary = read_text(log);
+    EXPECT_NE(summary.find("in\\x1b[31m\\x0a.xml -> "), std::string::npos) << summary;
+    EXPECT_NE(summary.find("out\\u{202E}.xml: label"), std::string::npos) << summary;
+    ASSERT_FALSE(summary.empty());
+    EXPECT_EQ(summary.back(), '\n');
+    expect_printable(summary.substr(0, summary.size() - 1));
 }
 
 /* The output used to be replaced by a new 0644 regular file whatever it

@@ -45,6 +45,7 @@
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
+#include "core/text.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_waldboost_detect_debug);
 #define GST_CAT_DEFAULT gst_waldboost_detect_debug
@@ -357,13 +358,16 @@ static void post_error(GstWaldboostDetect* self, const Settings& s, ErrorKind ki
                        const std::string& device, Phase phase)
 {
     const std::string& path = s.classifier_path;
-    const std::string classifier = path.empty() ? "the embedded classifier" : "\"" + path + "\"";
+    /* The path as the core's messages show it: control characters escaped,
+     * a long one cut (it is the user's text, and may come from a file). */
+    const std::string shown_path = path.empty() ? std::string() : waldboost::printable(path);
+    const std::string classifier = path.empty() ? "the embedded classifier" : "\"" + shown_path + "\"";
     const std::string reason = reason_of(what);
     const char* detail = what.c_str();
     GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), detail);
     switch (kind) {
     case ErrorKind::ClassifierFile: {
-        const std::string why = without_path(reason, path);
+        const std::string why = without_path(reason, shown_path);
         if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
             GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
                               ("Could not load the classifier %s: %s", classifier.c_str(), why.c_str()),
@@ -375,7 +379,7 @@ static void post_error(GstWaldboostDetect* self, const Settings& s, ErrorKind ki
         break;
     }
     case ErrorKind::UnsupportedClassifier: {
-        const std::string why = without_path(reason, path);
+        const std::string why = without_path(reason, shown_path);
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
                           ("The classifier %s cannot be used: %s", classifier.c_str(), why.c_str()), ("%s", detail));
         break;

@@ -2719,6 +2719,39 @@ GST_START_TEST(test_error_missing_classifier)
 }
 GST_END_TEST;
 
+/* The classifier path went into the error verbatim: a newline forged a
+ * second line in logs, ESC [31m coloured the terminal, a 3 KB path made a
+ * 3 KB message. */
+GST_START_TEST(test_error_classifier_path_escaped)
+{
+    const std::string long_path = "/nonexistent/" + std::string(3000, 'p') + ".xml";
+    for (const std::string& path : {std::string("a\nb\x1b[31m.xml"), std::string("/tmp/\xc2\x9b\xe2\x80\xae.xml"),
+                                    long_path}) {
+        const ErrorInfo err = start_failure({{"classifier", path}});
+        g_print("%s\n", err.message.c_str());
+        fail_unless(err.domain == GST_RESOURCE_ERROR, "domain %s", g_quark_to_string(err.domain));
+        /* The debug string is GStreamer's "file(line): function (): element:\n"
+         * and then the core's message. */
+        const size_t newline = err.debug.find('\n');
+        const std::string detail = newline == std::string::npos ? err.debug : err.debug.substr(newline + 1);
+        for (const std::string* text : {&err.message, &detail}) {
+            for (size_t i = 0; i < text->size(); ++i) {
+                const unsigned char c = static_cast<unsigned char>((*text)[i]);
+                fail_unless(c >= 0x20 && c != 0x7f, "a raw control character (0x%02x) in: %s", c, text->c_str());
+                fail_unless(!(c == 0xc2 && i + 1 < text->size() && static_cast<unsigned char>((*text)[i + 1]) <= 0x9f),
+                            "a raw C1 control in: %s", text->c_str());
+                fail_unless(!(c == 0xe2 && text->compare(i, 3, "\xe2\x80\xae") == 0), "a raw U+202E in: %s",
+                            text->c_str());
+            }
+            fail_unless(text->size() < 1024, "a message of %zu bytes", text->size());
+        }
+    }
+    const ErrorInfo err = start_failure({{"classifier", "a\nb\x1b[31m.xml"}});
+    fail_unless(contains(err.message, "a\\x0ab\\x1b[31m.xml"), "the path is not shown escaped: %s",
+                err.message.c_str());
+}
+GST_END_TEST;
+
 GST_START_TEST(test_error_malformed_classifier)
 {
     gchar* path = nullptr;
@@ -3249,6 +3282,44 @@ GST_END_TEST;
 GST_START_TEST(test_fallback_start_exhausted) { check_fault_mode("fallback-start-exhausted", "program-build"); }
 GST_END_TEST;
 
+/* A frame beyond the engine's 32-bit indices is the stream's fault, not
+ * the device's: with a device list it must not fall back (every device
+ * refuses it alike) nor be reported as a device failure. 8640x4000 GRAY8
+ * (35 MB) at scale-factor 1.01 needs about 2.2e9 integral-image values
+ * (more than 2^31), the cheapest frame found: a square one needs 6000x6000,
+ * 16000x16000 a 256 MB buffer. */
+GST_START_TEST(test_fallback_not_for_too_large_frames)
+{
+    constexpr int kWidth = 8640, kHeight = 4000;
+    GstHarness* h = harness_with({{"device", "auto, auto"}, {"scale-factor", "1.01"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
+    const GstFlowReturn flow = push_frame(h, synthetic(kWidth, kHeight), GST_VIDEO_FORMAT_GRAY8, 0);
+    fail_unless(flow != GST_FLOW_OK, "a %dx%d frame at scale-factor 1.01 was accepted", kWidth, kHeight);
+    std::vector<GstBuffer*> out = pull_all(h);
+    unref_all(out);
+    const BusLog log = drain_bus(bus);
+    for (const ErrorInfo& w : log.warnings)
+        g_print("warning: %s\n", w.text().c_str());
+    fail_unless(log.warnings.empty(), "%zu warnings (a fallback?), expected none", log.warnings.size());
+    fail_unless(log.errors.size() == 1, "%zu errors, expected 1", log.errors.size());
+    const ErrorInfo& error = log.errors[0];
+    g_print("error: %s\n", error.text().c_str());
+    fail_unless(error.domain == GST_STREAM_ERROR && error.code == GST_STREAM_ERROR_FORMAT,
+                "not a STREAM FORMAT error: %s/%d: %s", g_quark_to_string(error.domain), error.code,
+                error.text().c_str());
+    fail_unless(contains(error.message, "32-bit") && contains(error.message, "8640x4000"),
+                "the message does not name the limit: %s", error.message.c_str());
+    fail_unless(contains(error.message, "scale factor") && contains(error.message, "Scale the video down"),
+                "the message does not say what to change: %s", error.message.c_str());
+    fail_unless(!contains(error.message, "device"), "reported as a device failure: %s", error.message.c_str());
+    fail_unless_equals_uint64(stats_uint64(h->element, "device-fallbacks"), 0);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* ======================================================================== */
 /* lifecycle                                                                 */
 
@@ -3374,7 +3445,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_live_classifier_change), NAMED(test_live_reduction_change),
               NAMED(test_live_property_thread)});
     add_case("errors", false,
-             {NAMED(test_error_missing_classifier), NAMED(test_error_malformed_classifier),
+             {NAMED(test_error_missing_classifier), NAMED(test_error_classifier_path_escaped),
+              NAMED(test_error_malformed_classifier),
               NAMED(test_error_haar_cascade), NAMED(test_error_no_such_device), NAMED(test_error_bad_reduction),
               NAMED(test_error_kernel_build_fault), NAMED(test_error_out_of_memory_fault),
               NAMED(test_error_enqueue_fault), NAMED(test_error_map_fault), NAMED(test_error_wait_fault),
@@ -3385,7 +3457,8 @@ static Suite* waldboost_suite(bool data)
     add_case("lifecycle", true, {NAMED(test_lifecycle_state_cycles)});
     add_case("fallback", true,
              {NAMED(test_fallback_at_start), NAMED(test_fallback_on_enqueue), NAMED(test_fallback_on_wait),
-              NAMED(test_fallback_exhausted), NAMED(test_fallback_start_exhausted)});
+              NAMED(test_fallback_exhausted), NAMED(test_fallback_start_exhausted),
+              NAMED(test_fallback_not_for_too_large_frames)});
     add_case("streams", true,
              {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),
               NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k)});

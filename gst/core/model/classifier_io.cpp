@@ -11,6 +11,7 @@
 
 #include "core/model/formats.h"
 #include "core/model/xml_document.h"
+#include "core/text.h"
 
 namespace waldboost {
 
@@ -23,7 +24,7 @@ ClassifierFormat format_of(const xml::Document& doc)
         return ClassifierFormat::WaldBoostXml;
     if (root == "opencv_storage")
         return ClassifierFormat::OpenCvCascade;
-    throw Error(ErrorKind::ClassifierFile, doc.source() + ": not a classifier file: root element <" +
+    throw Error(ErrorKind::ClassifierFile, printable(doc.source()) + ": not a classifier file: root element <" +
                                                xml::printable(root) +
                                                "> is neither WaldBoostClassifier nor opencv_storage");
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/model/formats.h"
+#include "core/text.h"
 
 namespace waldboost {
 
@@ -94,6 +95,19 @@ std::string label_problem(const std::string& label)
         if (n == 3 && c == 0xef && static_cast<unsigned char>(label[i + 1]) == 0xbf &&
             (static_cast<unsigned char>(label[i + 2]) & 0xfe) == 0xbe)
             return "the label contains U+FFFE or U+FFFF, which XML cannot hold";
+        /* C1 controls (U+0080-U+009F, C2 80 to C2 9F; U+009B is a terminal
+         * CSI) and the bidi embeddings, overrides and isolates (U+202A-U+202E,
+         * E2 80 AA-AE; U+2066-U+2069, E2 81 A6-A9), which reorder or hide
+         * what a terminal or log shows around the label. */
+        if (n == 2 && c == 0xc2 && static_cast<unsigned char>(label[i + 1]) <= 0x9f)
+            return "the label contains a C1 control character (U+0080 to U+009F)";
+        if (n == 3 && c == 0xe2) {
+            const unsigned char c1 = static_cast<unsigned char>(label[i + 1]);
+            const unsigned char c2 = static_cast<unsigned char>(label[i + 2]);
+            if ((c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae) || (c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9))
+                return "the label contains a bidi embedding, override or isolate character (U+202A to U+202E, "
+                       "U+2066 to U+2069)";
+        }
         i += n;
     }
     return {};
@@ -102,7 +116,7 @@ std::string label_problem(const std::string& label)
 void validate(const Classifier& classifier, const std::string& source)
 {
     const auto fail = [&](const std::string& problem) {
-        throw Error(ErrorKind::ClassifierFile, source + ": " + problem);
+        throw Error(ErrorKind::ClassifierFile, printable(source) + ": " + problem);
     };
 
     const std::string label = label_problem(classifier.label);

@@ -22,6 +22,8 @@
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 
+#include "core/text.h"
+
 namespace waldboost::xml {
 
 namespace {
@@ -127,19 +129,19 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
      * the name (which could be swapped in between). */
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: " + std::strerror(errno));
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: " + std::strerror(errno));
     const FdCloser closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0)
-        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: " + std::strerror(errno));
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: " + std::strerror(errno));
     if (S_ISDIR(st.st_mode))
-        throw Error(ErrorKind::ClassifierFile, path + ": cannot open: is a directory");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: is a directory");
     /* A FIFO, a pipe, a socket or a device may never end (or block the
      * reader, which may be a streaming thread): only regular files. */
     if (!S_ISREG(st.st_mode))
-        throw Error(ErrorKind::ClassifierFile, path + ": not a regular file");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": not a regular file");
     if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
-        throw Error(ErrorKind::ClassifierFile, path + ": file is too large (" + std::to_string(st.st_size) +
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": file is too large (" + std::to_string(st.st_size) +
                                                    " bytes; the limit for classifier files is " +
                                                    std::to_string(max_bytes) + " bytes)");
     }
@@ -156,13 +158,13 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            throw Error(ErrorKind::ClassifierFile, path + ": read error: " + std::strerror(errno));
+            throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": read error: " + std::strerror(errno));
         }
         if (n == 0)
             break;
         /* The file may have grown since fstat. */
         if (data.size() + static_cast<size_t>(n) > max_bytes) {
-            throw Error(ErrorKind::ClassifierFile, path + ": file is too large (more than " +
+            throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": file is too large (more than " +
                                                        std::to_string(max_bytes) +
                                                        " bytes, the limit for classifier files)");
         }
@@ -204,24 +206,24 @@ const xmlNode* Document::root() const
 Document Document::parse(std::string_view buffer, const std::string& source)
 {
     if (buffer.size() > ModelLimits::kMaxFileBytes) {
-        throw Error(ErrorKind::ClassifierFile, source + ": too large (" + std::to_string(buffer.size()) +
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": too large (" + std::to_string(buffer.size()) +
                                                    " bytes; the limit for classifier files is " +
                                                    std::to_string(ModelLimits::kMaxFileBytes) + " bytes)");
     }
     if (buffer.find_first_not_of(" \t\r\n") == std::string_view::npos)
-        throw Error(ErrorKind::ClassifierFile, source + ": empty file (not a classifier)");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": empty file (not a classifier)");
     /* UTF-16/32 text would hide the markup checked below from a byte search. */
     if (buffer.find('\0') != std::string_view::npos)
         throw Error(ErrorKind::ClassifierFile,
-                    source + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
+                    waldboost::printable(source) + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
     /* Refused before parsing: no external entities, no entity expansion. */
     if (buffer.find("<!DOCTYPE") != std::string_view::npos || buffer.find("<!ENTITY") != std::string_view::npos)
-        throw Error(ErrorKind::ClassifierFile, source + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
 
     ensure_initialized();
     std::unique_ptr<xmlParserCtxt, ParserCtxtFree> ctxt(xmlNewParserCtxt());
     if (!ctxt)
-        throw Error(ErrorKind::OutOfResources, source + ": out of memory creating the XML parser");
+        throw Error(ErrorKind::OutOfResources, waldboost::printable(source) + ": out of memory creating the XML parser");
 
     /* No NOENT, DTDLOAD or HUGE: entities stay unexpanded and libxml2's
      * size limits stay on. BIG_LINES keeps line numbers past 65535. */
@@ -241,32 +243,21 @@ Document Document::parse(std::string_view buffer, const std::string& source)
                     message += ": " + detail;
             }
         }
-        throw Error(ErrorKind::ClassifierFile, source + ":" + std::to_string(line) + ": " + message);
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ":" + std::to_string(line) + ": " + message);
     }
     Document result(doc, source);
     /* Belt and braces: an encoding trick must not slip a DTD through. */
     if (doc->intSubset || doc->extSubset)
-        throw Error(ErrorKind::ClassifierFile, source + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
     if (!result.root())
-        throw Error(ErrorKind::ClassifierFile, source + ": not a classifier file: no root element");
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": not a classifier file: no root element");
     return result;
 }
 
 std::string printable(std::string_view text)
 {
-    constexpr size_t kMax = 40;
-    size_t end = std::min(text.size(), kMax);
-    /* Never cut a UTF-8 sequence in two. */
-    while (end > 0 && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80)
-        --end;
-    std::string out;
-    for (size_t i = 0; i < end; ++i) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-    }
-    if (end < text.size())
-        out += "...";
-    return out;
+    /* Short: these are names and values inside a longer message. */
+    return waldboost::printable(text, 40);
 }
 
 std::string quote(std::string_view text) { return "'" + printable(text) + "'"; }
@@ -285,7 +276,7 @@ long line_of(const xmlNode* node)
 void fail(const std::string& source, const xmlNode* node, const std::string& problem, ErrorKind kind)
 {
     /* Element names are the file's text too (up to 50,000 characters). */
-    throw Error(kind, source + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
+    throw Error(kind, waldboost::printable(source) + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
 }
 
 std::vector<const xmlNode*> child_elements(const std::string& source, const xmlNode* node)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/model/classifier_io.h"
+#include "core/text.h"
 
 namespace {
 
@@ -198,7 +199,8 @@ int main(int argc, char** argv)
             write_output(output, text);
         }
         std::fprintf(stderr, "waldboost-convert: %s -> %s: label \"%s\", window %dx%d, %zu weak classifiers, %zu stages\n",
-                     input.c_str(), output.c_str(), classifier.label.c_str(), classifier.window_width,
+                     waldboost::printable(input).c_str(), waldboost::printable(output).c_str(),
+                     waldboost::printable(classifier.label).c_str(), classifier.window_width,
                      classifier.window_height, classifier.weak.size(), classifier.stage_count());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "waldboost-convert: %s\n", e.what());
