@@ -8,11 +8,54 @@
  */
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
 namespace waldboost {
+
+/* A code point and the bytes of its UTF-8 sequence. */
+struct Utf8Char {
+    uint32_t code = 0;
+    size_t length = 0; /* 0: not valid UTF-8 there */
+};
+
+/* The character whose UTF-8 sequence starts at text[i]; length 0 when the
+ * bytes there are not valid UTF-8 (a stray or cut-short sequence, an
+ * overlong form, a surrogate, or beyond U+10FFFF). */
+inline Utf8Char decode_utf8(std::string_view text, size_t i)
+{
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80)
+        return {c, 1};
+    size_t length = 0;
+    uint32_t code = 0;
+    if ((c & 0xe0) == 0xc0) {
+        length = 2;
+        code = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        length = 3;
+        code = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        length = 4;
+        code = c & 0x07;
+    } else {
+        return {};
+    }
+    if (i + length > text.size())
+        return {};
+    for (size_t k = 1; k < length; ++k) {
+        if ((byte(i + k) & 0xc0) != 0x80)
+            return {};
+        code = (code << 6) | (byte(i + k) & 0x3f);
+    }
+    static const uint32_t kMinCode[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < kMinCode[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+        return {};
+    return {code, length};
+}
 
 /* `text` with control characters escaped: C0 controls and DEL as \xNN,
  * C1 controls (U+0080-U+009F), bidi embeddings, overrides and isolates
@@ -23,40 +66,13 @@ namespace waldboost {
 inline std::string printable(std::string_view text, size_t max_bytes = 200)
 {
     std::string out;
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
     size_t i = 0;
     while (i < text.size()) {
-        const unsigned char c = byte(i);
-        size_t length = 1;
-        unsigned long code = c;
-        bool valid = true;
-        if (c >= 0x80) {
-            if ((c & 0xe0) == 0xc0) {
-                length = 2;
-                code = c & 0x1f;
-            } else if ((c & 0xf0) == 0xe0) {
-                length = 3;
-                code = c & 0x0f;
-            } else if ((c & 0xf8) == 0xf0) {
-                length = 4;
-                code = c & 0x07;
-            } else {
-                valid = false;
-            }
-            if (valid && i + length > text.size())
-                valid = false;
-            for (size_t k = 1; valid && k < length; ++k) {
-                if ((byte(i + k) & 0xc0) != 0x80)
-                    valid = false;
-                else
-                    code = (code << 6) | (byte(i + k) & 0x3f);
-            }
-            static const unsigned long kMinCode[] = {0, 0, 0x80, 0x800, 0x10000};
-            if (valid && (code < kMinCode[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)))
-                valid = false;
-            if (!valid)
-                length = 1;
-        }
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        const Utf8Char ch = decode_utf8(text, i);
+        const bool valid = ch.length != 0;
+        const size_t length = valid ? ch.length : 1;
+        const uint32_t code = ch.code;
         char escape[16];
         std::string_view piece;
         if (!valid || c < 0x20 || c == 0x7f) {
@@ -65,7 +81,7 @@ inline std::string printable(std::string_view text, size_t max_bytes = 200)
         } else if ((code >= 0x80 && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) ||
                    (code >= 0x2066 && code <= 0x2069) || code == 0x200e || code == 0x200f || code == 0x061c ||
                    code == 0x2028 || code == 0x2029) {
-            std::snprintf(escape, sizeof escape, "\\u{%04lX}", code);
+            std::snprintf(escape, sizeof escape, "\\u{%04lX}", static_cast<unsigned long>(code));
             piece = escape;
         } else {
             piece = text.substr(i, length);

@@ -27,40 +27,6 @@ size_t Classifier::stage_count() const
 
 namespace {
 
-/* Length of the UTF-8 sequence starting at s[i], 0 when invalid. */
-size_t utf8_sequence_length(const std::string& s, size_t i)
-{
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    size_t length = 0;
-    unsigned int code = 0;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0) {
-        length = 2;
-        code = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        length = 3;
-        code = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        length = 4;
-        code = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (i + length > s.size())
-        return 0;
-    for (size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xc0) != 0x80)
-            return 0;
-        code = (code << 6) | (byte(i + k) & 0x3f);
-    }
-    static const unsigned int kMinCode[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < kMinCode[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-        return 0;
-    return length;
-}
-
 std::string describe(const LbpFeature& f)
 {
     return "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
@@ -83,32 +49,26 @@ std::string label_problem(const std::string& label)
                std::to_string(ModelLimits::kMaxLabelLength) + ")";
     }
     for (size_t i = 0; i < label.size();) {
-        const unsigned char c = static_cast<unsigned char>(label[i]);
+        const Utf8Char ch = decode_utf8(label, i);
+        const uint32_t code = ch.code;
         /* Control characters cannot be written to XML 1.0 and read back. */
-        if (c < 0x20 || c == 0x7f)
+        if (ch.length == 1 && (code < 0x20 || code == 0x7f))
             return "the label contains a control character";
-        const size_t n = utf8_sequence_length(label, i);
-        if (n == 0)
+        if (ch.length == 0)
             return "the label is not valid UTF-8";
-        /* Nor can U+FFFE and U+FFFF (EF BF BE/BF), which XML 1.0 excludes
-         * (found by fuzzing). */
-        if (n == 3 && c == 0xef && static_cast<unsigned char>(label[i + 1]) == 0xbf &&
-            (static_cast<unsigned char>(label[i + 2]) & 0xfe) == 0xbe)
+        /* Nor can U+FFFE and U+FFFF, which XML 1.0 excludes (found by
+         * fuzzing). */
+        if (code == 0xfffe || code == 0xffff)
             return "the label contains U+FFFE or U+FFFF, which XML cannot hold";
-        /* C1 controls (U+0080-U+009F, C2 80 to C2 9F; U+009B is a terminal
-         * CSI) and the bidi embeddings, overrides and isolates (U+202A-U+202E,
-         * E2 80 AA-AE; U+2066-U+2069, E2 81 A6-A9), which reorder or hide
-         * what a terminal or log shows around the label. */
-        if (n == 2 && c == 0xc2 && static_cast<unsigned char>(label[i + 1]) <= 0x9f)
+        /* C1 controls (U+009B is a terminal CSI) and the bidi embeddings,
+         * overrides and isolates, which reorder or hide what a terminal or
+         * log shows around the label. */
+        if (code >= 0x80 && code <= 0x9f)
             return "the label contains a C1 control character (U+0080 to U+009F)";
-        if (n == 3 && c == 0xe2) {
-            const unsigned char c1 = static_cast<unsigned char>(label[i + 1]);
-            const unsigned char c2 = static_cast<unsigned char>(label[i + 2]);
-            if ((c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae) || (c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9))
-                return "the label contains a bidi embedding, override or isolate character (U+202A to U+202E, "
-                       "U+2066 to U+2069)";
-        }
-        i += n;
+        if ((code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069))
+            return "the label contains a bidi embedding, override or isolate character (U+202A to U+202E, "
+                   "U+2066 to U+2069)";
+        i += ch.length;
     }
     return {};
 }
