@@ -5,7 +5,8 @@
  * Every environment variable the core reads, in one place (docs/engine.md
  * lists them). They are for development, tests and measurements, not for
  * users' configuration. Each is read when it is used, so that a test may
- * change one between two engines; only the fault plan is read once.
+ * change one between two engines; the fault plan and the copy threads,
+ * which per-frame paths consult, are read once per process.
  */
 #pragma once
 

@@ -148,7 +148,8 @@ void copy_frame(uint8_t* dst, const GrayView& image)
         for (int y = y0; y < y1; ++y)
             std::memcpy(dst + static_cast<size_t>(y) * width, image.row(y), width);
     };
-    const int max_threads =
+    /* Read once: this runs for every frame. */
+    static const int max_threads =
         environment::copy_threads(static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)));
     constexpr size_t kBytesPerThread = size_t{2} << 20;
     const int threads = static_cast<int>(
