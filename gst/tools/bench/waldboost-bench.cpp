@@ -155,18 +155,18 @@ std::string fmt(double v, const char* f = "%.2f")
 
 int main(int argc, char** argv)
 {
-    gchar** classifiers = nullptr;
-    gchar* device = nullptr;
-    gchar* sizes_text = nullptr;
-    gchar* json_path = nullptr;
-    gchar* reduction_text = nullptr;
-    gchar* scan_text = nullptr;
-    gchar* trace_dir = nullptr;
+    g_auto(GStrv) classifiers = nullptr;
+    g_autofree gchar* device = nullptr;
+    g_autofree gchar* sizes_text = nullptr;
+    g_autofree gchar* json_path = nullptr;
+    g_autofree gchar* reduction_text = nullptr;
+    g_autofree gchar* scan_text = nullptr;
+    g_autofree gchar* trace_dir = nullptr;
     gint runs = 5;
     gint inflight = 3;
     gint stride = 0;
     gboolean no_opencv = FALSE, no_umat = FALSE, tune = FALSE;
-    gchar** images = nullptr;
+    g_auto(GStrv) images = nullptr;
     const std::string reduction_help =
         "Reduction parameters instead of the tuned or default ones: all of them as comma-separated numbers in the "
         "order " + waldboost::opencl::reduction_names() +
@@ -205,14 +205,14 @@ int main(int argc, char** argv)
          nullptr},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &images, nullptr, "IMAGE..."},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
-    GOptionContext* context = g_option_context_new("IMAGE... - benchmark the engine against OpenCV");
+    /* Freed at every return (LeakSanitizer checks the tools' exits too). */
+    g_autoptr(GOptionContext) context = g_option_context_new("IMAGE... - benchmark the engine against OpenCV");
     g_option_context_add_main_entries(context, entries, nullptr);
-    GError* error = nullptr;
+    g_autoptr(GError) error = nullptr;
     if (!g_option_context_parse(context, &argc, &argv, &error)) {
         std::fprintf(stderr, "waldboost-bench: %s\n", error->message);
         return 2;
     }
-    g_option_context_free(context);
     if (!images || !images[0]) {
         std::fprintf(stderr, "waldboost-bench: give at least one image (e.g. build/testdata/messi5.jpg)\n");
         return 2;

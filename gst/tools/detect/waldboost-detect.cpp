@@ -44,6 +44,18 @@ struct Options {
     gchar* device = nullptr;
     gint repeat = 1;
     gchar** images = nullptr;
+
+    Options() = default;
+    Options(const Options&) = delete;
+    Options& operator=(const Options&) = delete;
+    /* What GOption allocated, freed at every return (LeakSanitizer checks
+     * the tools' exits too). */
+    ~Options()
+    {
+        for (gchar* text : {classifier, min_size, max_size, grouping, annotate, device})
+            g_free(text);
+        g_strfreev(images);
+    }
 };
 
 struct PixbufDeleter {
@@ -333,7 +345,6 @@ int main(int argc, char** argv)
             }
         }
         std::printf("\n  ]\n}\n");
-        g_strfreev(options.images);
         return failures ? 1 : 0;
     } catch (const waldboost::Error& e) {
         std::fprintf(stderr, "waldboost-detect: %s\n", e.what());
