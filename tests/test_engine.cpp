@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "core/embedded/default_classifier.h"
+#include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
@@ -29,6 +30,7 @@
 using namespace waldboost;
 using waldboost_test::lbp;
 using waldboost::opencl::Engine;
+using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
 using waldboost::opencl::ReductionParams;
 using waldboost::opencl::ScanMethod;
@@ -430,6 +432,116 @@ TEST(Engine, RepeatedRunsAndTheAsynchronousQueueGiveIdenticalResults)
     }
     for (size_t i = 1; i < ids.size(); ++i)
         EXPECT_EQ(ids[i], ids[i - 1] + 1);
+}
+
+/* A memory budget for fewer frames than max_in_flight: the engine says how
+ * many frames of the size submitted last fit, a larger frame lowers that
+ * and a smaller one raises it again; a caller that keeps more in flight
+ * still gets every frame right. */
+TEST(Engine, FramesInFlightFollowTheMemoryBudget)
+{
+    std::mt19937 rng(12);
+    const Classifier c = random_classifier(rng, 20, 20, 30, true);
+    const GrayImage small = random_image(rng, 320, 240);
+    const GrayImage large = random_image(rng, 640, 480);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const std::vector<RawWindow> small_expected = detect_raw(c, small.view(), params);
+    const std::vector<RawWindow> large_expected = detect_raw(c, large.view(), params);
+
+    EngineConfig config;
+    config.device = test_device();
+    config.max_in_flight = 4;
+    uint64_t small_bytes = 0, large_bytes = 0;
+    {
+        Engine roomy(c, config);
+        EXPECT_EQ(roomy.frame_memory_bytes(), 0u);
+        EXPECT_EQ(roomy.in_flight_limit(), 4u);
+        roomy.detect(small.view(), params);
+        small_bytes = roomy.frame_memory_bytes();
+        EXPECT_EQ(roomy.in_flight_limit(), 4u);
+        roomy.detect(large.view(), params);
+        large_bytes = roomy.frame_memory_bytes();
+    }
+    /* At least the frame, its pyramid (the frame and more) and its integral
+     * image (2 or 4 bytes a pixel). */
+    EXPECT_GE(small_bytes, 4u * 320 * 240);
+    EXPECT_GE(large_bytes, 3 * small_bytes);
+
+    config.memory_budget = small_bytes * 5 / 2;
+    Engine tight(c, config);
+    auto check = [&](const GrayImage& frame, size_t limit, const std::vector<RawWindow>& expected,
+                     const std::string& what) {
+        while (tight.in_flight() >= limit) {
+            const auto r = tight.collect();
+            ASSERT_TRUE(r);
+        }
+        tight.submit(frame.view(), params);
+        EXPECT_EQ(tight.in_flight_limit(), limit) << what;
+        std::optional<FrameResult> r;
+        while (tight.in_flight())
+            r = tight.collect();
+        ASSERT_TRUE(r);
+        expect_same_windows(r->windows, expected, what);
+    };
+    check(small, 2, small_expected, "320x240, room for 2");
+    check(large, 1, large_expected, "640x480, room for 1");
+    check(small, 2, small_expected, "320x240 again");
+
+    /* Beyond the limit: submit() still takes max_in_flight frames. */
+    for (int i = 0; i < 4; ++i)
+        tight.submit(small.view(), params);
+    for (int i = 0; i < 4; ++i) {
+        const auto r = tight.collect();
+        ASSERT_TRUE(r);
+        expect_same_windows(r->windows, small_expected, "over the limit, frame " + std::to_string(i));
+    }
+    EXPECT_FALSE(tight.collect());
+}
+
+/* A failed allocation for a second frame in flight (WALDBOOST_CL_FAULT,
+ * read once per process: a fresh one) shrinks the queue to the slot that
+ * has its buffers instead of failing the frame; every frame comes back in
+ * order with the reference's windows. */
+TEST(EngineDeathTest, AFailedAllocationShrinksTheQueueInsteadOfFailing)
+{
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            /* buffer-create faults: the classifier's upload, then each
+             * slot's first frame (slot 1's is the third). */
+            g_setenv("WALDBOOST_CL_FAULT", "buffer-create:3", TRUE);
+            std::mt19937 rng(13);
+            const Classifier c = random_classifier(rng, 20, 20, 30, true);
+            std::vector<GrayImage> frames;
+            for (int i = 0; i < 5; ++i)
+                frames.push_back(random_image(rng, 200, 150));
+            DetectParams params;
+            params.min_neighbors = 0;
+            EngineConfig config;
+            config.device = test_device();
+            config.max_in_flight = 3;
+            Engine engine(c, config);
+            std::vector<std::vector<RawWindow>> results;
+            for (const GrayImage& f : frames) {
+                while (engine.in_flight() >= engine.in_flight_limit())
+                    results.push_back(engine.collect()->windows);
+                engine.submit(f.view(), params);
+            }
+            while (engine.in_flight())
+                results.push_back(engine.collect()->windows);
+            if (engine.in_flight_limit() != 1)
+                std::_Exit(2);
+            if (results.size() != frames.size())
+                std::_Exit(3);
+            for (size_t i = 0; i < frames.size(); ++i)
+                expect_same_windows(results[i], detect_raw(c, frames[i].view(), params), "frame " + std::to_string(i));
+            if (::testing::Test::HasFailure())
+                std::_Exit(4);
+            std::fprintf(stderr, "shrunk to 1\n");
+            std::_Exit(0);
+        },
+        ::testing::ExitedWithCode(0), "shrunk to 1");
 }
 
 TEST(Engine, StatisticsDescribeTheReduction)

@@ -957,6 +957,42 @@ int helper_fallback_start_exhausted()
     return 0;
 }
 
+/* An allocation for the second frame in flight fails (buffer-create:3:
+ * the classifier's upload, then each slot's first frame): the element keeps
+ * one frame in flight instead of failing, warns once, and every frame comes
+ * out in order with its detections, on the same device. */
+int helper_inflight_shrinks()
+{
+    constexpr int kFrames = 8;
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = helper_harness({{"max-inflight", "3"}}, bus);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    for (int k = 0; k < kFrames; ++k)
+        HELPER_CHECK(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k) == GST_FLOW_OK, "push %d failed", k);
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused");
+    std::vector<GstBuffer*> out = pull_all(h);
+    HELPER_CHECK(out.size() == kFrames, "%zu frames came out, expected %d", out.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        HELPER_CHECK(frame_index(out[k]) == k, "frame %d left in place %d", frame_index(out[k]), k);
+        const std::vector<Box> want = expected_boxes(core(face_frame(k)), "face");
+        HELPER_CHECK(!want.empty() && roi_boxes(out[k]) == want, "frame %d: element %s, core %s", k,
+                     describe(roi_boxes(out[k])).c_str(), describe(want).c_str());
+    }
+    unref_all(out);
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.errors.empty(), "an error although one frame in flight fits");
+    HELPER_CHECK(log.warnings.size() == 1, "%zu warnings, expected 1", log.warnings.size());
+    g_print("warning: %s\n", log.warnings[0].text().c_str());
+    HELPER_CHECK(contains(log.warnings[0].message, "max-inflight=3 does not fit") &&
+                     contains(log.warnings[0].message, "1 frames are kept"),
+                 "the warning does not say what was kept");
+    HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 0, "a fallback for a smaller queue");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
 int fault_helper(const char* mode)
 {
     gst_init(nullptr, nullptr);
@@ -977,6 +1013,8 @@ int fault_helper(const char* mode)
         status = helper_fallback_exhausted();
     else if (std::strcmp(mode, "fallback-start-exhausted") == 0)
         status = helper_fallback_start_exhausted();
+    else if (std::strcmp(mode, "inflight-shrinks") == 0)
+        status = helper_inflight_shrinks();
     else
         g_print("unknown fault helper mode %s\n", mode);
     if (status == 0)
@@ -3282,6 +3320,9 @@ GST_END_TEST;
 GST_START_TEST(test_fallback_start_exhausted) { check_fault_mode("fallback-start-exhausted", "program-build"); }
 GST_END_TEST;
 
+GST_START_TEST(test_inflight_shrinks_when_memory_runs_out) { check_fault_mode("inflight-shrinks", "buffer-create:3"); }
+GST_END_TEST;
+
 /* A frame beyond the engine's 32-bit indices is the stream's fault, not
  * the device's: with a device list it must not fall back (every device
  * refuses it alike) nor be reported as a device failure. 8640x4000 GRAY8
@@ -3458,6 +3499,7 @@ static Suite* waldboost_suite(bool data)
     add_case("fallback", true,
              {NAMED(test_fallback_at_start), NAMED(test_fallback_on_enqueue), NAMED(test_fallback_on_wait),
               NAMED(test_fallback_exhausted), NAMED(test_fallback_start_exhausted),
+              NAMED(test_inflight_shrinks_when_memory_runs_out),
               NAMED(test_fallback_not_for_too_large_frames)});
     add_case("streams", true,
              {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),

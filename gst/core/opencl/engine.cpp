@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -47,12 +48,25 @@ struct Engine::Impl {
     DeviceClassifier device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
-    size_t next_slot = 0;
+    /* Frames finished before collect() asked for them (to free a slot after
+     * an allocation failed); older than every frame in `order`. */
+    struct Early {
+        std::optional<FrameResult> result;
+        std::exception_ptr error;
+    };
+    std::deque<Early> early;
     uint64_t next_frame = 0;
     std::shared_ptr<const Geometry> geometry; /* of the last frame submitted */
+    uint64_t memory_budget = 0;
+    uint64_t frame_memory = 0; /* slot_sizes() of geometry */
+    size_t limit = 1;          /* in_flight_limit() */
 
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
+    void use_geometry(Size size, const DetectParams& params);
+    size_t free_slot() const;
+    size_t slot_after_allocation_failure(size_t failed);
+    void release_idle_slots_above_limit();
     void prepare(FrameSlot& slot, const GrayView& image, const DetectParams& params);
     FrameResult finish(FrameSlot& slot);
 };
@@ -122,6 +136,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     m.packed = pack_classifier(classifier);
     m.selected = select_device(config.device);
     m.choose_plan(config);
+    m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
+    m.limit = static_cast<size_t>(config.max_in_flight);
     try {
         m.context = cl::Context(m.selected.device);
         m.device_classifier = upload_classifier(m.context, m.packed);
@@ -140,14 +156,86 @@ const DeviceInfo& Engine::device() const { return impl_->selected.info; }
 const ReductionParams& Engine::reduction() const { return impl_->plan.reduction; }
 ScanMethod Engine::scan_method() const { return impl_->plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction; }
 const BuildReport& Engine::build_report() const { return impl_->build_report; }
-size_t Engine::in_flight() const { return impl_->order.size(); }
+size_t Engine::in_flight() const { return impl_->order.size() + impl_->early.size(); }
 bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
+size_t Engine::in_flight_limit() const { return impl_->limit; }
+uint64_t Engine::frame_memory_bytes() const { return impl_->frame_memory; }
+
+/* A new frame size (or scan) decides how many frames in flight fit: each
+ * holds its own pyramid, integral image and lists (about 300 MB at 4K on a
+ * CPU device), and an embedded box has 1-2 GB in all. */
+void Engine::Impl::use_geometry(Size size, const DetectParams& params)
+{
+    if (geometry && geometry->matches(size, params))
+        return;
+    geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
+    frame_memory = slot_sizes(*geometry, plan).total_bytes();
+    const uint64_t fit = frame_memory ? memory_budget / frame_memory : slots.size();
+    limit = static_cast<size_t>(std::clamp<uint64_t>(fit, 1, slots.size()));
+    release_idle_slots_above_limit();
+}
+
+void Engine::Impl::release_idle_slots_above_limit()
+{
+    for (size_t i = limit; i < slots.size(); ++i)
+        if (std::find(order.begin(), order.end(), i) == order.end())
+            slots[i]->release_buffers();
+}
+
+/* The lowest free slot: frames stay in the first in_flight_limit() slots
+ * while the caller keeps to that limit. */
+size_t Engine::Impl::free_slot() const
+{
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (std::find(order.begin(), order.end(), i) == order.end())
+            return i;
+    throw std::logic_error("Engine: no free slot");
+}
+
+/* An allocation for slot `failed` failed. When other slots already hold
+ * buffers for this frame size, the queue shrinks to them instead of
+ * failing: the limit drops, and if none of them is free the oldest frame
+ * is finished now (collect() returns it first). Returns the slot to use,
+ * or slots.size() when nothing smaller would work. */
+size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
+{
+    slots[failed]->release_buffers();
+    size_t ready = 0;
+    for (const auto& slot : slots)
+        ready += slot->has_buffers_for(geometry) ? 1 : 0;
+    if (ready == 0)
+        return slots.size();
+    limit = std::min(limit, ready);
+    auto idle = [&](size_t i) { return std::find(order.begin(), order.end(), i) == order.end(); };
+    for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i]->has_buffers_for(geometry) && idle(i))
+            return i;
+    if (order.empty())
+        return slots.size();
+    const size_t oldest = order.front();
+    order.pop_front();
+    Early done;
+    try {
+        done.result = finish(*slots[oldest]);
+    } catch (const cl::Error& e) {
+        done.error = std::make_exception_ptr(to_error(e, "collecting a frame"));
+    } catch (...) {
+        done.error = std::current_exception();
+    }
+    early.push_back(std::move(done));
+    return oldest;
+}
+
+/* Making the slot's buffers failed, or a launch could not get their memory
+ * (drivers that allocate at first use). CL_OUT_OF_RESOURCES from a launch
+ * is left alone: drivers also report a failing device that way. */
+static bool is_memory_shortage(const FrameSlot& slot, const cl::Error& e)
+{
+    return slot.allocation_failed || e.err() == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+}
 
 void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectParams& params)
 {
-    const Size size{image.width, image.height};
-    if (!geometry || !geometry->matches(size, params))
-        geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
     if (!std::isfinite(final) || std::fabs(final) >= kFixedLimit)
@@ -227,33 +315,55 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
     Impl& m = *impl_;
     if (!can_submit())
         throw std::logic_error("Engine::submit: max_in_flight frames are already in flight; collect() first");
-    const size_t index = m.next_slot;
-    FrameSlot& slot = *m.slots[index];
-    try {
+    m.use_geometry({image.width, image.height}, params);
+    size_t index = m.free_slot();
+    auto prepare_and_enqueue = [&](FrameSlot& slot) {
         m.prepare(slot, image, params);
         /* A frame with nothing to scan still takes its turn, so order holds. */
         if (!slot.geometry->scan_levels.empty())
             enqueue_frame(slot, m.plan, m.device_classifier);
+    };
+    try {
+        try {
+            prepare_and_enqueue(*m.slots[index]);
+        } catch (const cl::Error& e) {
+            if (!is_memory_shortage(*m.slots[index], e))
+                throw;
+            index = m.slot_after_allocation_failure(index);
+            if (index == m.slots.size())
+                throw;
+            prepare_and_enqueue(*m.slots[index]);
+        }
     } catch (const cl::Error& e) {
         throw to_error(e, "submitting a frame");
     }
+    FrameSlot& slot = *m.slots[index];
     slot.frame = m.next_frame++;
     m.order.push_back(index);
-    m.next_slot = (m.next_slot + 1) % m.slots.size();
     return slot.frame;
 }
 
 std::optional<FrameResult> Engine::collect()
 {
     Impl& m = *impl_;
+    if (!m.early.empty()) {
+        Impl::Early done = std::move(m.early.front());
+        m.early.pop_front();
+        if (done.error)
+            std::rethrow_exception(done.error);
+        return std::move(done.result);
+    }
     if (m.order.empty())
         return std::nullopt;
-    FrameSlot& slot = *m.slots[m.order.front()];
+    const size_t index = m.order.front();
     m.order.pop_front();
     try {
         /* Where a lost device shows: waiting for the frame's results. */
         maybe_inject_fault("wait");
-        return m.finish(slot);
+        FrameResult result = m.finish(*m.slots[index]);
+        if (index >= m.limit)
+            m.slots[index]->release_buffers();
+        return result;
     } catch (const cl::Error& e) {
         throw to_error(e, "collecting a frame");
     }

@@ -41,6 +41,10 @@ struct EngineConfig {
      * default_reduction() (see tuner.h). */
     std::optional<ReductionParams> reduction;
     int max_in_flight = 2;                    /* frames submitted and not yet collected */
+    /* Bytes the frames in flight may take on the device (0: three quarters
+     * of its global memory). When max_in_flight frames of a size do not
+     * fit, in_flight_limit() says how many do. */
+    uint64_t memory_budget = 0;
     /* OpenCL profiling of every kernel (FrameStats::kernels and
      * device_milliseconds). Off, the stats carry no kernel times, and the
      * driver is free to overlap the frames in flight. */
@@ -108,6 +112,15 @@ public:
     uint64_t submit(const GrayView& image, const DetectParams& params);
     size_t in_flight() const;
     bool can_submit() const;
+    /* How many frames of the size submitted last may be in flight: the
+     * configured max_in_flight, or fewer when that many do not fit the
+     * memory budget or an allocation for one more failed. Callers that keep
+     * at most this many in flight never wait for memory; submit() still
+     * takes up to max_in_flight. */
+    size_t in_flight_limit() const;
+    /* The memory one frame in flight of the size submitted last takes
+     * (device buffers and the host staging copy; 0 before the first). */
+    uint64_t frame_memory_bytes() const;
 
     /* The oldest frame in flight, waiting for it; nullopt when none is. */
     std::optional<FrameResult> collect();

@@ -64,71 +64,115 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
 {
     geometry = std::move(frame_geometry);
     frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
-    if (plan.device_is_cpu && frame_bytes > staging_capacity) {
-        host_staging.resize(frame_bytes);
-        staging_data = host_staging.data();
-        staging_capacity = frame_bytes;
-    } else if (frame_bytes > staging_capacity) {
-        unmap_staging();
-        maybe_inject_fault("buffer-create");
-        const size_t capacity = std::max<size_t>(frame_bytes, 1);
-        staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
-        staging_data =
-            static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
-        staging_capacity = capacity;
+    const bool new_staging = frame_bytes > staging_capacity;
+    const bool new_buffers = !geometry->scan_levels.empty() && buffers_for != geometry;
+    allocation_failed = false;
+    try {
+        /* One fault point per frame that allocates, on every kind of device. */
+        if (new_buffers || (new_staging && !plan.device_is_cpu))
+            maybe_inject_fault("buffer-create");
+        if (new_staging && plan.device_is_cpu) {
+            host_staging.resize(frame_bytes);
+            staging_data = host_staging.data();
+            staging_capacity = frame_bytes;
+        } else if (new_staging) {
+            unmap_staging();
+            const size_t capacity = std::max<size_t>(frame_bytes, 1);
+            staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
+            staging_data =
+                static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+            staging_capacity = capacity;
+        }
+        if (new_buffers) {
+            /* Frees the old size's buffers before making the new ones. */
+            release_buffers();
+            size_buffers(context, plan);
+        }
+    } catch (const cl::Error&) {
+        allocation_failed = true;
+        throw;
     }
     copy_frame(staging_data, image);
-    if (geometry->scan_levels.empty())
-        return;
-    maybe_inject_fault("buffer-create");
-    if (buffers_for != geometry)
-        size_buffers(context, plan);
+}
+
+size_t SlotSizes::total_bytes() const
+{
+    return 2 * frame + canvas + band_totals + integral + 2 * sizeof(shared::Candidate) * list_capacity +
+           sizeof(shared::Accepted) * accepted_capacity + first_stage_rejected + tables;
+}
+
+SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
+{
+    const ReductionParams& r = plan.reduction;
+    SlotSizes s;
+    s.frame = static_cast<size_t>(g.image.width) * static_cast<size_t>(g.image.height);
+    s.canvas = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
+    if (plan.band_layout()) {
+        const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
+        s.band_totals = sizeof(cl_uint) * band_count * g.canvas_width;
+    }
+    s.integral = plan.integral_value_bytes() * integral_buffer_values(g);
+    /* Each step keeps at most group / divisor windows of every group, so
+     * this bounds every list: no list can overflow. */
+    const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
+    s.list_capacity = plan.scan_by_rows ? 1 : std::max<size_t>(1, groups * (r.group_size / r.step1_divisor));
+    s.accepted_capacity = std::max<size_t>(1024, g.positions / 256);
+    /* The row scan applies the skip rule itself and never touches it. */
+    s.first_stage_rejected = plan.scan_by_rows ? 1 : g.positions;
+    auto bytes = [](const auto& table) { return sizeof(table[0]) * table.size(); };
+    s.tables = bytes(g.resize_levels) + bytes(g.scan_levels) + bytes(g.taps) + bytes(g.row_shelf) +
+               bytes(g.level_map) + bytes(g.row_widths) + sizeof(cl_int) * (plan.scan_by_rows ? 1 : groups);
+    return s;
 }
 
 void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
 {
     const Geometry& g = *geometry;
-    const ReductionParams& r = plan.reduction;
+    const SlotSizes sizes = slot_sizes(g, plan);
     resize_levels = read_only_buffer(context, g.resize_levels);
     scan_levels = read_only_buffer(context, g.scan_levels);
     taps = read_only_buffer(context, g.taps);
-    source = cl::Buffer(context, CL_MEM_READ_ONLY, frame_bytes);
-    const size_t canvas_bytes = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
-    canvas = cl::Buffer(context, CL_MEM_READ_WRITE, canvas_bytes);
+    source = cl::Buffer(context, CL_MEM_READ_ONLY, sizes.frame);
+    canvas = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.canvas);
     if (plan.rows_layout) {
         /* The gaps between packed levels are never written; their values
          * cancel out of every block sum, but they must not be uninitialised
          * memory. */
-        queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, canvas_bytes);
+        queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, sizes.canvas);
     } else {
         row_shelf = read_only_buffer(context, g.row_shelf);
         level_map = read_only_buffer(context, g.level_map);
         row_widths = read_only_buffer(context, g.row_widths);
-        const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
-        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * band_count * g.canvas_width);
+        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
     }
-    const size_t integral_bytes = plan.integral_value_bytes() * integral_buffer_values(g);
-    integral = cl::Buffer(context, CL_MEM_READ_WRITE, integral_bytes);
+    integral = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.integral);
     /* Row 0 and column 0 of the integral image stay zero; the kernels never
      * write them. */
     if (plan.integral_bits == 16)
-        queue.enqueueFillBuffer(integral, cl_ushort{0}, 0, integral_bytes);
+        queue.enqueueFillBuffer(integral, cl_ushort{0}, 0, sizes.integral);
     else
-        queue.enqueueFillBuffer(integral, cl_uint{0}, 0, integral_bytes);
+        queue.enqueueFillBuffer(integral, cl_uint{0}, 0, sizes.integral);
 
-    /* Each step keeps at most group / divisor windows of every group, so
-     * this bounds every list: no list can overflow. */
-    const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
-    list_capacity = plan.scan_by_rows ? 1 : std::max<size_t>(1, groups * (r.group_size / r.step1_divisor));
+    list_capacity = sizes.list_capacity;
     for (cl::Buffer& list : lists)
         list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Candidate) * list_capacity);
-    accepted_capacity = std::max<size_t>(1024, g.positions / 256);
+    accepted_capacity = sizes.accepted_capacity;
     accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
     counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (COUNT_LISTS + plan.list_count()));
-    /* The row scan applies the skip rule itself and never touches it. */
-    first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, plan.scan_by_rows ? 1 : g.positions);
-    group_levels = read_only_buffer(context, plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, r.group_size));
+    first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.first_stage_rejected);
+    group_levels = read_only_buffer(
+        context, plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, plan.reduction.group_size));
     buffers_for = geometry;
+}
+
+void FrameSlot::release_buffers()
+{
+    for (cl::Buffer* b : {&resize_levels, &scan_levels, &taps, &row_shelf, &level_map, &row_widths, &group_levels,
+                          &source, &canvas, &integral, &band_totals, &lists[0], &lists[1], &accepted, &counters,
+                          &first_stage_rejected})
+        *b = cl::Buffer();
+    list_capacity = accepted_capacity = 0;
+    buffers_for.reset();
 }
 
 void FrameSlot::grow_accepted(const cl::Context& context, size_t count)

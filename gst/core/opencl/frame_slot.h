@@ -47,6 +47,24 @@ struct EnginePlan {
     size_t integral_value_bytes() const { return static_cast<size_t>(integral_bits / 8); }
 };
 
+/* The memory one frame in flight takes: every buffer size_buffers() makes
+ * for a geometry, and the staging copy. The engine compares the total with
+ * its memory budget to tell how many frames in flight fit. */
+struct SlotSizes {
+    size_t frame = 0;                /* the source buffer, and again the staging copy */
+    size_t canvas = 0;               /* the packed pyramid levels */
+    size_t band_totals = 0;          /* GPU layout only */
+    size_t integral = 0;             /* the integral image of the canvas */
+    size_t list_capacity = 0;        /* candidates per list (two lists) */
+    size_t accepted_capacity = 0;    /* accepted windows before the list grows */
+    size_t first_stage_rejected = 0; /* a byte per window position (the reduction) */
+    size_t tables = 0;               /* the geometry's level, tap and map tables */
+
+    size_t total_bytes() const;
+};
+
+SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan);
+
 struct FrameSlot {
     cl::CommandQueue queue;
     /* Created once per slot: clCreateKernel is not free, and a slot is only
@@ -85,6 +103,8 @@ struct FrameSlot {
     DetectParams params;
     int64_t final_threshold = 0;
     int reruns = 0;
+    /* The last prepare() failed making this slot's memory (not a launch). */
+    bool allocation_failed = false;
 
     FrameSlot(const cl::Context& context, const cl::Device& device, const cl::Program& program,
               const EnginePlan& plan);
@@ -98,6 +118,11 @@ struct FrameSlot {
                  const GrayView& image);
     /* A larger accepted list, after it overflowed. */
     void grow_accepted(const cl::Context& context, size_t count);
+    /* Gives the frame buffers back (the slot is idle and above the engine's
+     * in-flight limit, or its allocation failed); the next prepare() makes
+     * them again. */
+    void release_buffers();
+    bool has_buffers_for(const std::shared_ptr<const Geometry>& g) const { return buffers_for == g; }
 
 private:
     void size_buffers(const cl::Context& context, const EnginePlan& plan);
