@@ -14,10 +14,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "core/embedded/default_classifier.h"
 #include "core/opencl/device.h"
@@ -497,6 +499,76 @@ TEST(Engine, FramesInFlightFollowTheMemoryBudget)
         expect_same_windows(r->windows, small_expected, "over the limit, frame " + std::to_string(i));
     }
     EXPECT_FALSE(tight.collect());
+}
+
+/* Engines of one process on one device share the context, the program and,
+ * for equal classifiers, the uploaded classifier; what is shared goes away
+ * with the last engine holding it. Frames of several engines, of different
+ * sizes and classifiers, interleaved and from several threads, give each
+ * engine the reference's windows. */
+TEST(Engine, EnginesOnOneDeviceShareContextProgramAndClassifier)
+{
+    std::mt19937 rng(14);
+    const Classifier a = random_classifier(rng, 20, 20, 30, true);
+    const Classifier b = random_classifier(rng, 24, 24, 40, false);
+    EngineConfig config = rows_config(2);
+    config.scan = ScanMethod::Auto;
+    {
+        Engine first(a, config);
+        EXPECT_FALSE(first.sharing().context_shared);
+        EXPECT_FALSE(first.sharing().program_shared);
+        EXPECT_FALSE(first.sharing().classifier_shared);
+        EXPECT_EQ(first.sharing().engines_on_device, 1);
+        Engine same(a, config);
+        EXPECT_TRUE(same.sharing().context_shared);
+        EXPECT_TRUE(same.sharing().program_shared);
+        EXPECT_TRUE(same.sharing().classifier_shared);
+        EXPECT_EQ(same.sharing().engines_on_device, 2);
+        Engine other(b, config);
+        EXPECT_TRUE(other.sharing().context_shared);
+        EXPECT_FALSE(other.sharing().classifier_shared);
+        EXPECT_FALSE(other.sharing().program_shared) << "another weak classifier count is another program";
+        EXPECT_EQ(first.sharing().engines_on_device, 3);
+
+        DetectParams params;
+        params.min_neighbors = 0;
+        const GrayImage small = random_image(rng, 160, 120), large = random_image(rng, 333, 201);
+        const auto a_small = detect_raw(a, small.view(), params), a_large = detect_raw(a, large.view(), params);
+        const auto b_large = detect_raw(b, large.view(), params);
+        for (int round = 0; round < 3; ++round) {
+            first.submit(small.view(), params);
+            same.submit(large.view(), params);
+            other.submit(large.view(), params);
+            expect_same_windows(first.collect()->windows, a_small, "first engine");
+            expect_same_windows(same.collect()->windows, a_large, "second engine, same classifier");
+            expect_same_windows(other.collect()->windows, b_large, "third engine, another classifier");
+        }
+
+        /* From several threads at once: set-up and frames. */
+        std::vector<std::thread> threads;
+        std::atomic<int> mismatches{0};
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                try {
+                    Engine engine(t % 2 ? b : a, config);
+                    for (int i = 0; i < 3; ++i) {
+                        const auto r = engine.detect(large.view(), params);
+                        const auto& want = t % 2 ? b_large : a_large;
+                        if (r.windows.size() != want.size())
+                            ++mismatches;
+                    }
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "thread %d: %s\n", t, e.what());
+                    ++mismatches;
+                }
+            });
+        for (std::thread& thread : threads)
+            thread.join();
+        EXPECT_EQ(mismatches.load(), 0);
+    }
+    Engine later(a, config);
+    EXPECT_FALSE(later.sharing().context_shared) << "the last engine's context outlived it";
+    EXPECT_EQ(later.sharing().engines_on_device, 1);
 }
 
 /* A failed allocation for a second frame in flight (WALDBOOST_CL_FAULT,

@@ -482,10 +482,20 @@ static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t
                     ++p->stats.fallbacks;
             }
             const wcl::BuildReport& build = p->engine->build_report();
+            const wcl::SharingReport sharing = p->engine->sharing();
             GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s",
                             wcl::describe(p->engine->device()).c_str(),
-                            build.cache_hit ? "from the cache" : "built", build.milliseconds,
-                            build.log.empty() ? "" : "; build log: ", build.log.c_str());
+                            sharing.program_shared ? "shared with another instance"
+                            : build.cache_hit      ? "from the cache"
+                                                   : "built",
+                            build.milliseconds, build.log.empty() ? "" : "; build log: ", build.log.c_str());
+            /* One context, program and classifier upload per device and
+             * process, whatever the number of instances (cameras). */
+            GST_INFO_OBJECT(self, "%ld engines in this process on this device; OpenCL context %s, program %s, "
+                            "classifier %s",
+                            sharing.engines_on_device, sharing.context_shared ? "shared" : "new",
+                            sharing.program_shared ? "shared" : "built here",
+                            sharing.classifier_shared ? "shared" : "uploaded here");
             return TRUE;
         } catch (const std::exception& e) {
             p->engine.reset();

@@ -3260,6 +3260,104 @@ GST_END_TEST;
  * background: the core's detections. min-size keeps the CPU reference's
  * share of the test short; the engine still uploads and scales the whole
  * 8K frame. */
+/* Collects the element's INFO lines that say what its engine shares. */
+static void collect_sharing_lines(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint,
+                                  GObject*, GstDebugMessage* message, gpointer user_data)
+{
+    if (level != GST_LEVEL_INFO || std::strcmp(gst_debug_category_get_name(category), "waldboostdetect") != 0)
+        return;
+    const char* text = gst_debug_message_get(message);
+    if (text && std::strstr(text, "engines in this process on this device")) {
+        auto* lines = static_cast<std::pair<std::mutex, std::vector<std::string>>*>(user_data);
+        std::lock_guard<std::mutex> guard(lines->first);
+        lines->second.push_back(text);
+    }
+}
+
+/* Several instances in one process (different frame sizes, classifiers and
+ * max-inflight), frames interleaved: each gives the core's detections for
+ * its own frames; they share one OpenCL context and, for equal classifiers,
+ * the program and the classifier's upload, as the debug log says; one
+ * instance stopping and restarting leaves the others streaming. */
+GST_START_TEST(test_streams_instances_share_one_device)
+{
+    std::pair<std::mutex, std::vector<std::string>> lines;
+    const GstDebugLevel old_level = gst_debug_get_default_threshold();
+    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_INFO);
+    gst_debug_add_log_function(collect_sharing_lines, &lines, nullptr);
+
+    const std::string profile_path = converted_classifier("lbpcascade_profileface");
+    const Classifier profile = waldboost::load_classifier_file(profile_path);
+    struct Instance {
+        Props props;
+        int width, height, x0;
+        const Classifier* classifier;
+        DetectParams params;
+        GstHarness* h = nullptr;
+    };
+    std::vector<Instance> instances = {
+        {{{"max-inflight", "2"}}, 200, 160, 110, &waldboost::default_classifier(), DetectParams{}},
+        {{{"max-inflight", "3"}}, 320, 240, 40, &waldboost::default_classifier(), DetectParams{}},
+        {{{"classifier", profile_path}, {"min-neighbors", "0"}, {"max-inflight", "1"}}, 256, 256, 60, &profile,
+         params_mn(0)},
+        {{{"max-inflight", "2"}}, 160, 200, 150, &waldboost::default_classifier(), DetectParams{}},
+    };
+    auto frame_of = [](const Instance& in, int k) { return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height); };
+    auto start = [&](Instance& in) {
+        Props props = in.props;
+        props.emplace_back("draw", "none");
+        in.h = harness_with(props);
+        set_caps(in.h, GST_VIDEO_FORMAT_GRAY8, in.width, in.height);
+    };
+    auto run_frames = [&](int first, int count, const std::vector<size_t>& which) {
+        for (int k = first; k < first + count; ++k)
+            for (size_t i : which)
+                fail_unless_equals_int(push_frame(instances[i].h, frame_of(instances[i], k), GST_VIDEO_FORMAT_GRAY8, k),
+                                       GST_FLOW_OK);
+        for (size_t i : which) {
+            /* A serialized event pushes out the frames in flight. */
+            fail_unless(gst_harness_push_event(instances[i].h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
+                                                                                   gst_structure_new_empty("drain"))));
+            std::vector<GstBuffer*> out = pull_all(instances[i].h);
+            fail_unless_equals_int(out.size(), count);
+            for (int k = 0; k < count; ++k) {
+                const Instance& in = instances[i];
+                const std::string what = "instance " + std::to_string(i) + " frame " + std::to_string(first + k);
+                CHECK_BOXES(out[k], expected_boxes(core(frame_of(in, first + k), in.params, *in.classifier),
+                                                   in.classifier->label),
+                            what.c_str());
+            }
+            unref_all(out);
+        }
+    };
+    for (Instance& in : instances)
+        start(in);
+    run_frames(0, 4, {0, 1, 2, 3});
+
+    /* Instance 1 stops and starts again; the others keep streaming. */
+    gst_harness_teardown(instances[1].h);
+    run_frames(4, 2, {0, 2, 3});
+    start(instances[1]);
+    run_frames(6, 2, {0, 1, 2, 3});
+    for (Instance& in : instances)
+        gst_harness_teardown(in.h);
+
+    gst_debug_remove_log_function(collect_sharing_lines);
+    gst_debug_set_threshold_for_name("waldboostdetect", old_level);
+    std::lock_guard<std::mutex> guard(lines.first);
+    fail_unless_equals_int(lines.second.size(), 5);
+    fail_unless(contains(lines.second[0], "1 engines") && contains(lines.second[0], "context new"), "%s",
+                lines.second[0].c_str());
+    for (size_t i = 1; i < lines.second.size(); ++i)
+        fail_unless(contains(lines.second[i], "context shared"), "instance %zu: %s", i, lines.second[i].c_str());
+    fail_unless(contains(lines.second[1], "2 engines") && contains(lines.second[1], "program shared") &&
+                    contains(lines.second[1], "classifier shared"),
+                "%s", lines.second[1].c_str());
+    fail_unless(contains(lines.second[2], "classifier uploaded here"), "%s", lines.second[2].c_str());
+    fail_unless(contains(lines.second[3], "4 engines"), "%s", lines.second[3].c_str());
+}
+GST_END_TEST;
+
 GST_START_TEST(test_streams_8k)
 {
     constexpr int kW = 7680, kH = 4320;
@@ -3503,7 +3601,8 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_fallback_not_for_too_large_frames)});
     add_case("streams", true,
              {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),
-              NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k)});
+              NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k),
+              NAMED(test_streams_instances_share_one_device)});
     return s;
 }
 

@@ -24,6 +24,7 @@
 #include "core/opencl/geometry.h"
 #include "core/opencl/launches.h"
 #include "core/opencl/program_cache.h"
+#include "core/opencl/shared_device.h"
 #include "core/opencl/tuner.h"
 
 namespace waldboost::opencl {
@@ -41,11 +42,13 @@ struct Engine::Impl {
     Classifier classifier;
     SelectedDevice selected;
     EnginePlan plan;
+    std::shared_ptr<SharedDevice> shared; /* context, program and classifier, with other engines */
+    SharingReport sharing;
     cl::Context context;
-    cl::Program program;
+    std::shared_ptr<const cl::Program> program;
     BuildReport build_report;
     PackedClassifier packed;
-    DeviceClassifier device_classifier;
+    std::shared_ptr<const DeviceClassifier> device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
     /* Frames finished before collect() asked for them (to free a slot after
@@ -139,12 +142,20 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
     m.limit = static_cast<size_t>(config.max_in_flight);
     try {
-        m.context = cl::Context(m.selected.device);
-        m.device_classifier = upload_classifier(m.context, m.packed);
-        m.program = build_program(m.context, m.selected.device, kernel_program_source(m.plan.scan_by_rows),
-                                  m.build_options(), &m.build_report);
+        m.shared = SharedDevice::of(m.selected.device, &m.sharing.context_shared);
+        m.context = m.shared->context();
+        m.device_classifier =
+            m.shared->classifier(tuning_key(m.selected.info, classifier), m.packed, &m.sharing.classifier_shared);
+        const std::string source = kernel_program_source(m.plan.scan_by_rows);
+        const std::string options = m.build_options();
+        m.program = m.shared->program(
+            source, options,
+            [&] { return build_program(m.context, m.selected.device, source, options, &m.build_report); },
+            &m.sharing.program_shared);
+        if (m.sharing.program_shared)
+            m.build_report.note = "shared with another engine on this device";
         for (int i = 0; i < config.max_in_flight; ++i)
-            m.slots.push_back(std::make_unique<FrameSlot>(m.context, m.selected.device, m.program, m.plan));
+            m.slots.push_back(std::make_unique<FrameSlot>(m.context, m.selected.device, *m.program, m.plan));
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
     }
@@ -156,6 +167,12 @@ const DeviceInfo& Engine::device() const { return impl_->selected.info; }
 const ReductionParams& Engine::reduction() const { return impl_->plan.reduction; }
 ScanMethod Engine::scan_method() const { return impl_->plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction; }
 const BuildReport& Engine::build_report() const { return impl_->build_report; }
+SharingReport Engine::sharing() const
+{
+    SharingReport report = impl_->sharing;
+    report.engines_on_device = impl_->shared->users();
+    return report;
+}
 size_t Engine::in_flight() const { return impl_->order.size() + impl_->early.size(); }
 bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
 size_t Engine::in_flight_limit() const { return impl_->limit; }
@@ -261,7 +278,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     if (accepted_count > slot.accepted_capacity) {
         slot.grow_accepted(context, accepted_count);
         ++slot.reruns;
-        enqueue_frame(slot, plan, device_classifier);
+        enqueue_frame(slot, plan, *device_classifier);
         return finish(slot);
     }
     if (accepted_count > slot.host_accepted.size()) {
@@ -321,7 +338,7 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
         m.prepare(slot, image, params);
         /* A frame with nothing to scan still takes its turn, so order holds. */
         if (!slot.geometry->scan_levels.empty())
-            enqueue_frame(slot, m.plan, m.device_classifier);
+            enqueue_frame(slot, m.plan, *m.device_classifier);
     };
     try {
         try {

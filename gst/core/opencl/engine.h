@@ -52,6 +52,15 @@ struct EngineConfig {
     ScanMethod scan = ScanMethod::Auto;
 };
 
+/* What an engine got from the other engines of the process on its device
+ * (shared_device.h) and what it had to make. */
+struct SharingReport {
+    bool context_shared = false;    /* another engine made the context */
+    bool program_shared = false;    /* another engine built the program */
+    bool classifier_shared = false; /* another engine uploaded the classifier */
+    long engines_on_device = 0;     /* engines holding this device, this one included */
+};
+
 struct KernelTime {
     std::string name;
     double milliseconds = 0;
@@ -99,8 +108,12 @@ public:
     const ReductionParams& reduction() const;
     /* Auto resolved: Rows or Reduction. */
     ScanMethod scan_method() const;
-    /* How the kernels were built: from the binary cache or from source. */
+    /* How the kernels were built: from the binary cache or from source
+     * (neither when another engine on the device had built them). */
     const BuildReport& build_report() const;
+    /* What this engine shares with the other engines of the process on its
+     * device (shared_device.h): the context, the program, the classifier. */
+    SharingReport sharing() const;
 
     /* Synchronous: submit, then collect. */
     FrameResult detect(const GrayView& image, const DetectParams& params);
