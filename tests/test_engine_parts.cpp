@@ -187,15 +187,15 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
         for (int code = 0; code < 256; ++code) {
             const cl_long fixed = p.responses[t * 256 + code];
             /* Exact: OpenCV's responses are floats far above 2^-17. */
-            ASSERT_EQ(static_cast<double>(fixed) / kFixedScale, static_cast<double>(w.responses[code]));
+            ASSERT_EQ(static_cast<double>(fixed) / p.fixed_scale(), static_cast<double>(w.responses[code]));
             const uint32_t word = static_cast<uint32_t>(record[code >> 6] >> ((code >> 5 & 1) * 32));
             ASSERT_EQ(fixed, record[4 + ((word >> (code & 31)) & 1)]) << "weak " << t << " code " << code;
         }
         if (w.reject_threshold == kNoRejection) {
             EXPECT_EQ(p.thresholds[t], std::numeric_limits<cl_long>::min());
         } else {
-            EXPECT_GE(static_cast<double>(p.thresholds[t]) / kFixedScale, w.reject_threshold);
-            EXPECT_LT(static_cast<double>(p.thresholds[t] - 1) / kFixedScale, w.reject_threshold);
+            EXPECT_GE(static_cast<double>(p.thresholds[t]) / p.fixed_scale(), w.reject_threshold);
+            EXPECT_LT(static_cast<double>(p.thresholds[t] - 1) / p.fixed_scale(), w.reject_threshold);
             if (first_test < 0)
                 first_test = static_cast<int>(t);
         }

@@ -15,9 +15,16 @@
 
 namespace waldboost::opencl {
 
-int64_t to_fixed_ceil(double value)
+double PackedClassifier::fixed_scale() const { return std::ldexp(1.0, kFixedShift + scale_shift); }
+
+int64_t PackedClassifier::fixed_ceil(double value) const
 {
-    return static_cast<int64_t>(std::ceil(value * kFixedScale));
+    return static_cast<int64_t>(std::ceil(std::ldexp(value, kFixedShift + scale_shift)));
+}
+
+double PackedClassifier::from_fixed(int64_t fixed) const
+{
+    return std::ldexp(static_cast<double>(fixed), -(kFixedShift + scale_shift));
 }
 
 namespace {
@@ -74,7 +81,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
         float largest = 0;
         for (int code = 0; code < 256; ++code) {
             largest = std::max(largest, std::fabs(w.responses[code]));
-            p.responses[t * 256 + code] = std::llround(static_cast<double>(w.responses[code]) * kFixedScale);
+            p.responses[t * 256 + code] = std::llround(std::ldexp(static_cast<double>(w.responses[code]), kFixedShift + p.scale_shift));
         }
         worst_sum += largest;
         if (w.reject_threshold == kNoRejection) {
@@ -84,7 +91,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
                 throw Error(ErrorKind::UnsupportedClassifier,
                             "classifier threshold " + std::to_string(w.reject_threshold) +
                                 " is beyond the OpenCL engine's range (|threshold| < 2^22)");
-            p.thresholds[t] = to_fixed_ceil(w.reject_threshold);
+            p.thresholds[t] = p.fixed_ceil(w.reject_threshold);
             if (p.first_test == static_cast<int>(n))
                 p.first_test = static_cast<int>(t);
         }
