@@ -54,8 +54,10 @@ struct PackedClassifier {
     double from_fixed(int64_t fixed) const;
 };
 
-/* Throws Error (UnsupportedClassifier) for values beyond the fixed-point
- * range. */
+/* Chooses scale_shift, the least k >= 0 that makes every response times 2^k
+ * a multiple of 2^-40. Throws Error (UnsupportedClassifier) when the scaled
+ * sum of the weak classifiers' largest responses, or a scaled rejection
+ * threshold, reaches 2^22: responses span too many binades. */
 PackedClassifier pack_classifier(const Classifier& classifier);
 
 /* A packed classifier in the device's memory. */
