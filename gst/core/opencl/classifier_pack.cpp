@@ -140,10 +140,11 @@ PackedClassifier pack_classifier(const Classifier& classifier)
         } else {
             if (std::ldexp(std::fabs(w.reject_threshold), p.scale_shift) >= kFixedLimit)
                 throw Error(ErrorKind::UnsupportedClassifier,
-                            "classifier threshold " + std::to_string(w.reject_threshold) +
+                            "classifier threshold " + format_float(w.reject_threshold) +
                                 " is beyond the OpenCL engine's range (|threshold| < 2^22" +
                                 (p.scale_shift ? " / 2^" + std::to_string(p.scale_shift) +
-                                                     ", the scale its finest response needs"
+                                                     ": its finest response needs a scale of 2^" +
+                                                     std::to_string(p.scale_shift)
                                                : std::string()) +
                                 ")");
             p.thresholds[t] = p.fixed_ceil(w.reject_threshold);
