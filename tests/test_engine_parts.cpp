@@ -269,11 +269,29 @@ TEST(ClassifierPack, ResponsesSpanningTooManyBinadesAreRefused)
     validate(c, "<wide>"); /* a valid model: only this engine cannot run it */
     try {
         pack_classifier(c);
-        FAIL() << "responses from 1e-30 to 1e3 were packed";
+        ADD_FAILURE() << "responses from 1e-30 to 1e3 were packed";
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
         EXPECT_NE(std::string(e.what()).find("fixed point"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("1e-30"), std::string::npos) << e.what();
+    }
+
+    /* Responses of 1e-20 (finest bit 2^-87) need a scale of 2^47: a
+     * threshold of 1 is then far beyond 2^22. */
+    Classifier tiny = default_classifier();
+    for (WeakClassifier& w : tiny.weak) {
+        w.responses.fill(1e-20f);
+        w.reject_threshold = kNoRejection;
+    }
+    tiny.weak[5].reject_threshold = 1.0f;
+    tiny.final_threshold = 0;
+    validate(tiny, "<tiny>");
+    try {
+        pack_classifier(tiny);
+        ADD_FAILURE() << "a threshold of 1 for responses of 1e-20 was packed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
+        EXPECT_NE(std::string(e.what()).find("2^47"), std::string::npos) << e.what();
     }
 }
 
