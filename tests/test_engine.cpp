@@ -132,6 +132,29 @@ void expect_same_windows(const std::vector<RawWindow>& engine, const std::vector
     }
 }
 
+/* The classifier with f applied to every response and threshold. */
+Classifier with_values(Classifier c, float (*f)(float))
+{
+    for (WeakClassifier& w : c.weak) {
+        for (float& r : w.responses)
+            r = f(r);
+        if (w.reject_threshold != kNoRejection)
+            w.reject_threshold = f(w.reject_threshold);
+    }
+    c.final_threshold = f(c.final_threshold);
+    validate(c, "<scaled>");
+    return c;
+}
+
+/* Scores brought to the size of the unscaled classifier's, so that the
+ * tolerance of expect_same_windows means the same. */
+std::vector<RawWindow> scores_times(std::vector<RawWindow> windows, double factor)
+{
+    for (RawWindow& w : windows)
+        w.score = static_cast<float>(w.score * factor);
+    return windows;
+}
+
 std::vector<ReductionParams> parameter_sets()
 {
     std::vector<ReductionParams> sets;
@@ -258,6 +281,50 @@ TEST(Engine, EveryReductionParameterSetGivesTheSameWindows)
                             "group " + std::to_string(p.group_size));
     }
     EXPECT_GT(reference.size(), 10u);
+}
+
+TEST(Engine, ResponsesFinerThanTheFixedPointUnitMatchTheReference)
+{
+    /* Values times 3e-13 in float: full mantissas reaching far below the
+     * fixed-point unit of 2^-40, thresholds as near the sums as before.
+     * The reference's double sums of them stay exact (under 53 bits). */
+    std::mt19937 rng(1710);
+    const GrayImage img = random_image(rng, 160, 121);
+    size_t compared = 0;
+    for (const bool stages : {false, true}) {
+        const Classifier c = with_values(random_classifier(rng, 20, 20, 30, stages), [](float v) { return v * 3e-13f; });
+        DetectParams params;
+        params.min_neighbors = 0;
+        const auto reference = scores_times(detect_raw(c, img.view(), params), 1 / 3e-13);
+        const std::string what = stages ? "tiny stages" : "tiny waldboost";
+        expect_same_windows(scores_times(Engine(c, config_with(parameter_sets()[0])).detect(img.view(), params).windows,
+                                         1 / 3e-13),
+                            reference, what + ", reduction");
+        expect_same_windows(scores_times(Engine(c, rows_config()).detect(img.view(), params).windows, 1 / 3e-13),
+                            reference, what + ", rows");
+        std::printf("%s: %zu accepted windows compared\n", what.c_str(), reference.size());
+        compared += reference.size();
+    }
+    EXPECT_GT(compared, 100u);
+}
+
+TEST(Engine, AClassifierScaledByTwoToTheMinus50GivesTheSameWindows)
+{
+    /* Scaling by a power of two changes no comparison, so neither may the
+     * engine's answer change (2^-62 is the finest bit then). */
+    std::mt19937 rng(250);
+    const Classifier c = random_classifier(rng, 16, 16, 40, true);
+    const Classifier small = with_values(c, [](float v) { return std::ldexp(v, -50); });
+    const GrayImage img = random_image(rng, 301, 203);
+    DetectParams params;
+    params.min_neighbors = 0;
+    for (const EngineConfig& config : {config_with(parameter_sets()[2]), rows_config()}) {
+        const auto unscaled = Engine(c, config).detect(img.view(), params).windows;
+        const auto result = Engine(small, config).detect(img.view(), params).windows;
+        expect_same_windows(scores_times(result, std::ldexp(1.0, 50)), unscaled, "scaled by 2^-50");
+        expect_same_windows(result, detect_raw(small, img.view(), params), "scaled by 2^-50, reference");
+        EXPECT_GT(unscaled.size(), 10u);
+    }
 }
 
 TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)

@@ -187,21 +187,22 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
         for (int code = 0; code < 256; ++code) {
             const cl_long fixed = p.responses[t * 256 + code];
             /* Exact: OpenCV's responses are floats far above 2^-17. */
-            ASSERT_EQ(static_cast<double>(fixed) / kFixedScale, static_cast<double>(w.responses[code]));
+            ASSERT_EQ(static_cast<double>(fixed) / p.fixed_scale(), static_cast<double>(w.responses[code]));
             const uint32_t word = static_cast<uint32_t>(record[code >> 6] >> ((code >> 5 & 1) * 32));
             ASSERT_EQ(fixed, record[4 + ((word >> (code & 31)) & 1)]) << "weak " << t << " code " << code;
         }
         if (w.reject_threshold == kNoRejection) {
             EXPECT_EQ(p.thresholds[t], std::numeric_limits<cl_long>::min());
         } else {
-            EXPECT_GE(static_cast<double>(p.thresholds[t]) / kFixedScale, w.reject_threshold);
-            EXPECT_LT(static_cast<double>(p.thresholds[t] - 1) / kFixedScale, w.reject_threshold);
+            EXPECT_GE(static_cast<double>(p.thresholds[t]) / p.fixed_scale(), w.reject_threshold);
+            EXPECT_LT(static_cast<double>(p.thresholds[t] - 1) / p.fixed_scale(), w.reject_threshold);
             if (first_test < 0)
                 first_test = static_cast<int>(t);
         }
         EXPECT_EQ(p.resets[t], w.reset_sum_after ? 1 : 0);
     }
     EXPECT_EQ(p.first_test, first_test);
+    EXPECT_EQ(p.scale_shift, 0); /* already exact: packed as before */
 
     /* Three values in one table: no stump records. */
     Classifier tables = classifier;
@@ -219,6 +220,78 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
         FAIL() << "a threshold beyond 2^22 was packed";
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
+    }
+}
+
+TEST(ClassifierPack, ResponsesFinerThanTheFixedPointUnitArePackedExactly)
+{
+    /* Full-mantissa floats of 3e-13 and below (2^-41.6: under the unit of
+     * 2^-40 unscaled), some far below, thresholds near the running sums. */
+    std::mt19937 rng(17);
+    std::uniform_real_distribution<float> response(-3e-13f, 3e-13f);
+    Classifier c = default_classifier();
+    double running = 0;
+    for (size_t t = 0; t < c.weak.size(); ++t) {
+        WeakClassifier& w = c.weak[t];
+        for (float& r : w.responses)
+            r = response(rng);
+        w.responses[t % 256] = 1.5e-19f;
+        running += w.responses[0];
+        if (w.reject_threshold != kNoRejection)
+            w.reject_threshold = static_cast<float>(running) * 1.0001f;
+    }
+    c.final_threshold = static_cast<float>(running);
+    validate(c, "<tiny>");
+    const PackedClassifier p = pack_classifier(c);
+    EXPECT_GT(p.scale_shift, 0);
+    for (size_t t = 0; t < c.weak.size(); ++t) {
+        const WeakClassifier& w = c.weak[t];
+        for (int code = 0; code < 256; ++code)
+            ASSERT_EQ(static_cast<double>(p.responses[t * 256 + code]) / p.fixed_scale(),
+                      static_cast<double>(w.responses[code]))
+                << "weak " << t << " code " << code;
+        if (w.reject_threshold != kNoRejection) {
+            EXPECT_GE(p.from_fixed(p.thresholds[t]), w.reject_threshold);
+            EXPECT_LT(p.from_fixed(p.thresholds[t] - 1), w.reject_threshold);
+        }
+    }
+    EXPECT_GE(p.from_fixed(p.fixed_ceil(c.final_threshold)), c.final_threshold);
+    EXPECT_LT(p.from_fixed(p.fixed_ceil(c.final_threshold) - 1), c.final_threshold);
+}
+
+TEST(ClassifierPack, ResponsesSpanningTooManyBinadesAreRefused)
+{
+    /* 1e-30f's finest bit is 2^-118: a scale of 2^78 would take sums of about
+     * 1e3 to 2^88, far beyond 2^22. */
+    Classifier c = default_classifier();
+    c.weak[0].responses[1] = 1e-30f;
+    c.weak[1].responses[2] = 1e3f;
+    validate(c, "<wide>"); /* a valid model: only this engine cannot run it */
+    try {
+        pack_classifier(c);
+        ADD_FAILURE() << "responses from 1e-30 to 1e3 were packed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
+        EXPECT_NE(std::string(e.what()).find("fixed point"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("1e-30"), std::string::npos) << e.what();
+    }
+
+    /* Responses of 1e-20 (finest bit 2^-87) need a scale of 2^47: a
+     * threshold of 1 is then far beyond 2^22. */
+    Classifier tiny = default_classifier();
+    for (WeakClassifier& w : tiny.weak) {
+        w.responses.fill(1e-20f);
+        w.reject_threshold = kNoRejection;
+    }
+    tiny.weak[5].reject_threshold = 1.0f;
+    tiny.final_threshold = 0;
+    validate(tiny, "<tiny>");
+    try {
+        pack_classifier(tiny);
+        ADD_FAILURE() << "a threshold of 1 for responses of 1e-20 was packed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier);
+        EXPECT_NE(std::string(e.what()).find("2^47"), std::string::npos) << e.what();
     }
 }
 

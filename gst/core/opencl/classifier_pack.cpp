@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -15,12 +16,39 @@
 
 namespace waldboost::opencl {
 
-int64_t to_fixed_ceil(double value)
+double PackedClassifier::fixed_scale() const { return std::ldexp(1.0, kFixedShift + scale_shift); }
+
+int64_t PackedClassifier::fixed_ceil(double value) const
 {
-    return static_cast<int64_t>(std::ceil(value * kFixedScale));
+    return static_cast<int64_t>(std::ceil(std::ldexp(value, kFixedShift + scale_shift)));
+}
+
+double PackedClassifier::from_fixed(int64_t fixed) const
+{
+    return std::ldexp(static_cast<double>(fixed), -(kFixedShift + scale_shift));
 }
 
 namespace {
+
+/* The exponent of the lowest set bit of a nonzero finite value. */
+int lowest_bit(double value)
+{
+    int exponent = 0;
+    const double mantissa = std::frexp(std::fabs(value), &exponent); /* in [0.5, 1) */
+    uint64_t bits = static_cast<uint64_t>(std::ldexp(mantissa, 53));
+    exponent -= 53;
+    for (; (bits & 1) == 0; bits >>= 1)
+        ++exponent;
+    return exponent;
+}
+
+/* std::to_string writes 1e-30 as 0.000000. */
+std::string format_float(float value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
 
 /* Appends the stump records when every table holds at most two values. */
 bool append_stump_records(PackedClassifier& p)
@@ -61,7 +89,41 @@ PackedClassifier pack_classifier(const Classifier& classifier)
     p.thresholds.resize(n);
     p.resets.resize(n);
     p.first_test = static_cast<int>(n);
+
+    /* The scale: the least power of two, at least 1, that makes every
+     * response a whole number of units. A power of two changes no float and
+     * no comparison, only where the binary point lies. */
     double worst_sum = 0;
+    int finest = std::numeric_limits<int>::max();
+    size_t finest_weak = 0;
+    float finest_response = 0;
+    for (size_t t = 0; t < n; ++t) {
+        float largest = 0;
+        for (float r : classifier.weak[t].responses) {
+            largest = std::max(largest, std::fabs(r));
+            if (r != 0 && lowest_bit(r) < finest) {
+                finest = lowest_bit(r);
+                finest_weak = t;
+                finest_response = r;
+            }
+        }
+        worst_sum += largest;
+    }
+    if (finest != std::numeric_limits<int>::max())
+        p.scale_shift = std::max(0, -kFixedShift - finest);
+    if (std::ldexp(worst_sum, p.scale_shift) >= kFixedLimit) {
+        if (p.scale_shift == 0)
+            throw Error(ErrorKind::UnsupportedClassifier,
+                        "classifier responses are too large for the OpenCL engine (the sum of the largest "
+                        "responses must stay below 2^22)");
+        throw Error(ErrorKind::UnsupportedClassifier,
+                    "classifier responses span too wide a range for the OpenCL engine's 64-bit fixed point: the "
+                    "sum of the largest responses (" + format_float(static_cast<float>(worst_sum)) +
+                        ") must stay below 2^62 times the finest bit of any response (2^" + std::to_string(finest) +
+                        ", in weak classifier " + std::to_string(finest_weak) + "'s response " +
+                        format_float(finest_response) + ")");
+    }
+
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
         /* The kernels read LBP features (kernels/lbp.cl). */
@@ -71,29 +133,26 @@ PackedClassifier pack_classifier(const Classifier& classifier)
                 p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
             },
             w.feature);
-        float largest = 0;
-        for (int code = 0; code < 256; ++code) {
-            largest = std::max(largest, std::fabs(w.responses[code]));
-            p.responses[t * 256 + code] = std::llround(static_cast<double>(w.responses[code]) * kFixedScale);
-        }
-        worst_sum += largest;
+        for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
+            p.responses[t * 256 + code] = p.fixed_ceil(w.responses[code]);
         if (w.reject_threshold == kNoRejection) {
             p.thresholds[t] = std::numeric_limits<cl_long>::min();
         } else {
-            if (std::fabs(w.reject_threshold) >= kFixedLimit)
+            if (std::ldexp(std::fabs(w.reject_threshold), p.scale_shift) >= kFixedLimit)
                 throw Error(ErrorKind::UnsupportedClassifier,
-                            "classifier threshold " + std::to_string(w.reject_threshold) +
-                                " is beyond the OpenCL engine's range (|threshold| < 2^22)");
-            p.thresholds[t] = to_fixed_ceil(w.reject_threshold);
+                            "classifier threshold " + format_float(w.reject_threshold) +
+                                " is beyond the OpenCL engine's range (|threshold| < 2^22" +
+                                (p.scale_shift ? " / 2^" + std::to_string(p.scale_shift) +
+                                                     ": its finest response needs a scale of 2^" +
+                                                     std::to_string(p.scale_shift)
+                                               : std::string()) +
+                                ")");
+            p.thresholds[t] = p.fixed_ceil(w.reject_threshold);
             if (p.first_test == static_cast<int>(n))
                 p.first_test = static_cast<int>(t);
         }
         p.resets[t] = w.reset_sum_after ? 1 : 0;
     }
-    if (worst_sum >= kFixedLimit)
-        throw Error(ErrorKind::UnsupportedClassifier,
-                    "classifier responses are too large for the OpenCL engine (the sum of the largest responses "
-                    "must stay below 2^22)");
     p.stumps = append_stump_records(p);
     return p;
 }

@@ -17,15 +17,12 @@
 
 namespace waldboost::opencl {
 
-/* Running sums are int64 with this many fraction bits: exact (and so
- * order-independent) for every response that is a multiple of 2^-40, which
- * covers any float of magnitude >= 2^-17, and room for sums up to 2^23. */
+/* Running sums are int64 with this many fraction bits, after the classifier's
+ * values are scaled by 2^scale_shift (PackedClassifier): exact, and so
+ * order-independent, for every response that is then a multiple of 2^-40.
+ * Sums stay below 2^22 (headroom below 2^23). */
 constexpr int kFixedShift = 40;
-constexpr double kFixedScale = 1099511627776.0; /* 2^40 */
-constexpr double kFixedLimit = 4194304.0;       /* 2^22: headroom below 2^23 */
-
-/* The smallest fixed-point value >= value. */
-int64_t to_fixed_ceil(double value);
+constexpr double kFixedLimit = 4194304.0; /* 2^22 */
 
 struct PackedClassifier {
     size_t weak_count = 0;
@@ -43,10 +40,24 @@ struct PackedClassifier {
     bool stumps = false;
     /* Pixels in the largest feature block: bounds every block sum. */
     int64_t largest_block = 0;
+    /* Values are multiplied by 2^scale_shift before they go into fixed
+     * point, so that responses finer than 2^-40 are represented exactly;
+     * 0 for every classifier whose responses are multiples of 2^-40. */
+    int scale_shift = 0;
+
+    /* The fixed-point unit is 1 / fixed_scale() in the classifier's terms. */
+    double fixed_scale() const;
+    /* The smallest fixed-point value >= value: `sum < threshold` on the
+     * integer sums then decides exactly what it decides on the values. */
+    int64_t fixed_ceil(double value) const;
+    /* A fixed-point value in the classifier's terms (exact below 2^53). */
+    double from_fixed(int64_t fixed) const;
 };
 
-/* Throws Error (UnsupportedClassifier) for values beyond the fixed-point
- * range. */
+/* Chooses scale_shift, the least k >= 0 that makes every response times 2^k
+ * a multiple of 2^-40. Throws Error (UnsupportedClassifier) when the scaled
+ * sum of the weak classifiers' largest responses, or a scaled rejection
+ * threshold, reaches 2^22: responses span too many binades. */
 PackedClassifier pack_classifier(const Classifier& classifier);
 
 /* A packed classifier in the device's memory. */

@@ -255,9 +255,10 @@ void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectP
 {
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
-    if (!std::isfinite(final) || std::fabs(final) >= kFixedLimit)
+    /* Scaled as the classifier's values are (classifier_pack.h). */
+    if (!std::isfinite(final) || std::ldexp(std::fabs(final), packed.scale_shift) >= kFixedLimit)
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
-    slot.final_threshold = to_fixed_ceil(final);
+    slot.final_threshold = packed.fixed_ceil(final);
     slot.reruns = 0;
     slot.prepare(context, plan, geometry, image);
 }
@@ -293,10 +294,14 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     /* Scan order (level, row, column), as the CPU reference reports them. */
     std::sort(slot.host_accepted.begin(), slot.host_accepted.end(),
               [](const shared::Accepted& x, const shared::Accepted& y) { return x.index < y.index; });
+    /* The kernels' score is relative to the rounded-up threshold; the sum
+     * minus the threshold itself is the reference's score, whatever the
+     * threshold's finest bit. */
+    const double final = slot.params.final_threshold.value_or(classifier.final_threshold);
     for (const shared::Accepted& a : slot.host_accepted)
         if (!a.hidden)
-            result.windows.push_back(
-                window_at(g, a.index, static_cast<float>(static_cast<double>(a.score) / kFixedScale)));
+            result.windows.push_back(window_at(
+                g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
     clip_windows(result.windows, g.image);
     result.detections = group_windows(result.windows, slot.params);
 
