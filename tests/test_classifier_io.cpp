@@ -8,6 +8,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -1017,6 +1018,158 @@ TEST(MalformedFiles, FifosAndOtherNonRegularFilesAreRefusedAtOnce)
 
     /* A device that never ends either. */
     EXPECT_EQ(load_in_child("/dev/zero", 5), "classifier file: /dev/zero: not a regular file");
+}
+
+/* The kind of the Error that `path` gives when loaded ("none" if it loads). */
+std::string load_error_kind(const std::string& path)
+{
+    try {
+        load_classifier_file(path);
+    } catch (const Error& e) {
+        return to_string(e.kind());
+    }
+    return "none";
+}
+
+/* n attributes `prefix0="0" prefix1="1" ...`, each preceded by a space. */
+std::string many_attributes(size_t n, const std::string& prefix)
+{
+    std::string text;
+    for (size_t i = 0; i < n; ++i)
+        text += " " + prefix + std::to_string(i) + "=\"" + std::to_string(i) + "\"";
+    return text;
+}
+
+/* libxml2's start-tag parser took time growing with the square of the
+ * attributes or namespace declarations on one element (100,000 attributes
+ * in 1 MB: about 15 s); they are now counted before it runs. */
+TEST(MalformedFiles, TensOfThousandsOfAttributesOnOneElementAreRefused)
+{
+    const std::string limit = std::to_string(ModelLimits::kMaxXmlAttributesPerElement);
+    TempDir dir;
+    const std::string root = dir.write(
+        "root.xml", waldboost_doc(std::string(kRoot24) + many_attributes(100000, "a"), "  <stage/>\n"));
+    const std::string message = expect_error(
+        [&] { load_classifier_file(root); },
+        {root + ":2: WaldBoostClassifier: too many attributes: more than " + limit + " on one element"});
+    EXPECT_EQ(message.find("unknown attribute"), std::string::npos) << message;
+    EXPECT_STREQ(load_error_kind(root).c_str(), to_string(ErrorKind::ClassifierFile));
+
+    /* On an inner element, in single quotes, in an OpenCV cascade. */
+    std::string quoted = many_attributes(100000, "b");
+    std::replace(quoted.begin(), quoted.end(), '"', '\'');
+    expect_error([&] { load_classifier_memory(replace_once(valid_waldboost(), "<stage ", "<stage" + quoted + " "), "inner.xml"); },
+                 {"inner.xml:3: stage: too many attributes: more than " + limit});
+    expect_error([&] {
+        load_classifier_memory("<?xml version=\"1.0\"?>\n<opencv_storage>\n<cascade" + many_attributes(100000, "c") +
+                                   "/>\n</opencv_storage>\n",
+                               "cascade.xml");
+    }, {"cascade.xml:3: cascade: too many attributes"});
+}
+
+TEST(MalformedFiles, TensOfThousandsOfNamespaceDeclarationsAreRefused)
+{
+    const std::string limit = std::to_string(ModelLimits::kMaxXmlNamespaceDeclarations);
+    TempDir dir;
+    const std::string path =
+        dir.write("ns.xml", waldboost_doc(many_attributes(100000, "xmlns:p") + " " + kRoot24, "  <stage/>\n"));
+    expect_error([&] { load_classifier_file(path); },
+                 {path + ":2: WaldBoostClassifier: too many namespace declarations: more than " + limit + " in the file"});
+    EXPECT_STREQ(load_error_kind(path).c_str(), to_string(ErrorKind::ClassifierFile));
+
+    /* Few per element but many in scope: libxml2 looks every prefix up in
+     * the list of those in scope, so the limit is for the whole file. */
+    std::string nested;
+    for (int level = 0; level < 100; ++level)
+        nested += "<e" + many_attributes(100, "xmlns:n" + std::to_string(level) + "_") + ">";
+    expect_error([&] { load_classifier_memory("<opencv_storage>" + nested, "nested.xml"); },
+                 {"nested.xml:1: e: too many namespace declarations: more than " + limit});
+}
+
+TEST(MalformedFiles, AttributeAndNamespaceLimitsAreExact)
+{
+    const size_t max_attributes = ModelLimits::kMaxXmlAttributesPerElement;
+    const size_t max_namespaces = ModelLimits::kMaxXmlNamespaceDeclarations;
+    const size_t root_attributes = 5;  // kRoot24
+    ASSERT_LT(max_attributes - root_attributes, max_namespaces);
+    const auto with_root = [&](const std::string& extra) {
+        return replace_once(valid_waldboost(), kRoot24, std::string(kRoot24) + extra);
+    };
+
+    /* Exactly the limit passes the count: unknown attributes are then the
+     * reader's error, and namespace declarations (not attributes of the
+     * model) load. One more is refused. */
+    std::string message = expect_error(
+        [&] { load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "a")), "at.xml"); },
+        {"at.xml:2: WaldBoostClassifier: unknown attribute 'a0'"});
+    EXPECT_EQ(message.find("too many"), std::string::npos) << message;
+    expect_error(
+        [&] { load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes + 1, "a")), "over.xml"); },
+        {"over.xml:2: WaldBoostClassifier: too many attributes: more than " + std::to_string(max_attributes)});
+    EXPECT_EQ(load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "xmlns:p")), "ns-at.xml")
+                  .weak.size(),
+              2u);
+    expect_error(
+        [&] {
+            load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes + 1, "xmlns:p")),
+                                   "ns-over.xml");
+        },
+        {"ns-over.xml:2: WaldBoostClassifier: too many attributes"});
+
+    /* Namespace declarations in the file: exactly the limit loads, spread
+     * over two elements; one more is refused. */
+    const size_t on_root = max_namespaces / 2;
+    const auto spread = [&](size_t on_stage) {
+        return replace_once(with_root(many_attributes(on_root, "xmlns:r")), "<stage ",
+                            "<stage" + many_attributes(on_stage, "xmlns:s") + " ");
+    };
+    EXPECT_EQ(load_classifier_memory(spread(max_namespaces - on_root), "ns-file-at.xml").weak.size(), 2u);
+    expect_error([&] { load_classifier_memory(spread(max_namespaces - on_root + 1), "ns-file-over.xml"); },
+                 {"ns-file-over.xml:3: stage: too many namespace declarations: more than " + std::to_string(max_namespaces)});
+}
+
+/* The count reads bytes, so markup must be ASCII bytes: an encoding that
+ * hides it (UTF-7, EBCDIC) is refused, ASCII-compatible ones still load. */
+TEST(MalformedFiles, EncodingsThatHideMarkupFromTheCountAreRefused)
+{
+    const std::string body = valid_waldboost().substr(valid_waldboost().find('\n'));
+    /* "<stage" + 300 attributes in UTF-7 ('<', '"' and '>' in base64); the
+     * rest is ASCII, where only '+' needs writing as "+-". */
+    std::string body7;
+    for (const char c : body)
+        body7 += c == '+' ? std::string("+-") : std::string(1, c);
+    std::string hidden = "+ADw-stage";
+    for (int i = 0; i < 300; ++i)
+        hidden += " a" + std::to_string(i) + "=+ACI-1+ACI-";
+    hidden += "/+AD4-";
+    expect_error([&] {
+        load_classifier_memory("<?xml version=\"1.0\" encoding=\"UTF-7\"?>" +
+                                   replace_once(body7, "</WaldBoostClassifier>", hidden + "</WaldBoostClassifier>"),
+                               "utf7.xml");
+    }, {"utf7.xml:1: not a classifier file: encoding 'UTF-7' is not supported"});
+    expect_error([&] { load_classifier_memory("<?xml version='1.0' encoding = 'ebcdic-cp-us' ?>" + body, "cp.xml"); },
+                 {"cp.xml:1: not a classifier file: encoding 'ebcdic-cp-us' is not supported"});
+    /* "<?xm" in EBCDIC: libxml2 switches on these four bytes alone. */
+    expect_error([&] { load_classifier_memory(std::string("\x4c\x6f\xa7\x94") + body, "ebcdic.xml"); },
+                 {"ebcdic.xml: not a classifier file: EBCDIC is not supported"});
+
+    /* UTF-7 used to be how a test reached libxml2's conversion errors, which
+     * it prints on stderr; an allowed encoding reaches them too, and they
+     * stay off stderr. */
+    testing::internal::CaptureStderr();
+    expect_error([&] {
+        load_classifier_memory("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<WaldBoostClassifier imageSizeX=\"3\"\xff\xff/>\n",
+                               "sjis.xml");
+    }, {"sjis.xml:2: not well-formed XML"});
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+
+    for (const char* encoding : {"UTF-8", "utf-8", "US-ASCII", "ISO-8859-1", "iso-8859-15", "windows-1252", "Shift_JIS"}) {
+        SCOPED_TRACE(encoding);
+        EXPECT_EQ(load_classifier_memory(std::string("<?xml version=\"1.0\" encoding=\"") + encoding + "\"?>" + body,
+                                         "ok.xml")
+                      .weak.size(),
+                  2u);
+    }
 }
 
 /* ===================== Error kinds ===================== */

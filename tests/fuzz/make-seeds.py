@@ -153,6 +153,13 @@ def main():
         write(os.path.join(waldboost_out, "%s-tree.xml" % stem),
               to_waldboost(root, label, decision_trees=True, trees_kept=3))
         count += 2
+        # Past the attribute limit (kMaxXmlAttributesPerElement, 256) on a
+        # real cascade's element: the 100,000 that made libxml2 slow do not
+        # fit the fuzzers' input size, a few hundred cross the limit.
+        cut = serialise(cut_lbp(ET.fromstring(raw), 1))
+        extra = "".join(' a%d="%d"' % (i, i) for i in range(300)).encode()
+        write(os.path.join(opencv_out, "%s-many-attributes.xml" % stem), cut.replace(b"<cascade", b"<cascade" + extra, 1))
+        count += 1
         # Byte-truncated: not well-formed, cut inside the first stage.
         write(os.path.join(opencv_out, "%s-truncated.xml" % stem), raw[:1500])
         count += 1

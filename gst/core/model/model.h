@@ -77,6 +77,14 @@ struct ModelLimits {
      * cascade is 1.4 MB). */
     static constexpr size_t kMaxFileBytes = 10000000;
     static constexpr size_t kMaxLabelLength = 256;
+    /* libxml2 2.9 checks each attribute of a start tag against all the
+     * others, and looks each namespace prefix up in a flat list of the
+     * declarations in scope: its time grows with the square of these counts
+     * (100,000 attributes on one element: about 15 s). Real files use a
+     * handful of attributes and no namespace declarations; xml::Document
+     * counts both before libxml2 sees the buffer. */
+    static constexpr size_t kMaxXmlAttributesPerElement = 256;  // namespace declarations included
+    static constexpr size_t kMaxXmlNamespaceDeclarations = 256;  // in the whole file
 };
 
 /* Throws Error (ErrorKind::ClassifierFile) naming `source` (a file name or

@@ -114,6 +114,175 @@ std::string_view strip_plus(std::string_view token)
     return token;
 }
 
+bool starts_with(std::string_view text, std::string_view prefix)
+{
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+bool equals_ignoring_ascii_case(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+        if (lower(a[i]) != lower(b[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Encodings in which every byte below 0x80 that is markup ('<', '>', '/',
+ * '=', quotes, whitespace) is that character: single-byte ASCII supersets
+ * and the multibyte ones whose continuation bytes are 0x40 or above (or
+ * digits, GB18030). Not UTF-7, EBCDIC or ISO-2022, which hide markup from a
+ * byte scan; UTF-16 and UTF-32 are refused for their NUL bytes. */
+bool keeps_ascii_markup(std::string_view encoding)
+{
+    static const char* const kNames[] = {"UTF-8", "UTF8", "US-ASCII", "ASCII", "ISO-LATIN-1", "LATIN1",
+                                         "SHIFT_JIS", "SJIS", "EUC-JP", "EUC-KR", "GB2312", "GBK",
+                                         "GB18030", "BIG5", "KOI8-R", "KOI8-U", nullptr};
+    for (const char* const* name = kNames; *name; ++name) {
+        if (equals_ignoring_ascii_case(encoding, *name))
+            return true;
+    }
+    for (int n = 1; n <= 16; ++n) {
+        for (const char* prefix : {"ISO-8859-", "ISO8859-", "ISO_8859-"}) {
+            if (equals_ignoring_ascii_case(encoding, prefix + std::to_string(n)))
+                return true;
+        }
+    }
+    for (int n = 1250; n <= 1258; ++n) {
+        if (equals_ignoring_ascii_case(encoding, "WINDOWS-" + std::to_string(n)) ||
+            equals_ignoring_ascii_case(encoding, "CP" + std::to_string(n)))
+            return true;
+    }
+    return false;
+}
+
+/* count_attributes reads bytes: refuse a file whose markup libxml2 would
+ * decode from other bytes. libxml2 recognises EBCDIC by its first four
+ * bytes and otherwise follows the XML declaration's encoding, which cannot
+ * lie past the first '>'. Every "encoding" there is checked, even one that
+ * libxml2 would not take, so that no spelling slips through. */
+void check_encoding(std::string_view buffer, const std::string& source)
+{
+    if (starts_with(buffer, "\x4c\x6f\xa7\x94"))
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(source) + ": not a classifier file: EBCDIC is not supported (use UTF-8)");
+    std::string_view text = buffer;
+    if (starts_with(text, "\xef\xbb\xbf"))
+        text.remove_prefix(3);
+    if (!starts_with(text, "<?xml"))
+        return;
+    const std::string_view declaration = text.substr(0, text.find('>'));
+    for (size_t at = declaration.find("encoding"); at != std::string_view::npos;
+         at = declaration.find("encoding", at + 1)) {
+        size_t i = at + 8;
+        while (i < declaration.size() && is_space(declaration[i]))
+            ++i;
+        if (i >= declaration.size() || declaration[i] != '=')
+            continue;
+        ++i;
+        while (i < declaration.size() && is_space(declaration[i]))
+            ++i;
+        if (i >= declaration.size() || (declaration[i] != '"' && declaration[i] != '\''))
+            continue;
+        const size_t close = declaration.find(declaration[i], i + 1);
+        if (close == std::string_view::npos)
+            continue;
+        const std::string_view name = declaration.substr(i + 1, close - i - 1);
+        if (!keeps_ascii_markup(name)) {
+            throw Error(ErrorKind::ClassifierFile,
+                        waldboost::printable(source) + ":1: not a classifier file: encoding " + quote(name) +
+                            " is not supported (use UTF-8, ASCII, ISO-8859-*, windows-125*, or an East Asian "
+                            "encoding that leaves ASCII bytes as they are)");
+        }
+    }
+}
+
+/* Ends a name, or an attribute, in a start tag. */
+bool ends_name(char c)
+{
+    return is_space(c) || c == '=' || c == '>' || c == '/' || c == '<' || c == '"' || c == '\'';
+}
+
+/* Counts attributes and namespace declarations before libxml2 parses, since
+ * its cost is inside the start-tag parser: a callback after the tag comes
+ * too late. Rather than following the document's structure (comments,
+ * CDATA, processing instructions, quoted values), which libxml2 leaves in
+ * its own ways after an error and then goes on parsing, every '<' is read
+ * as if a start tag began there, the way libxml2's start-tag parser reads
+ * one: a name, then name = "value" pairs, a value ending at its quote or at
+ * a '<' (not allowed in values; libxml2 keeps that attribute and stops). A
+ * tag never extends past the next '<', so the scan is linear, and it counts
+ * at least what libxml2 can meet at any '<' in any state; a well-formed
+ * file's quoted values hold no '<', so they are respected. The price: a
+ * comment or CDATA section holding text shaped like a tag with hundreds of
+ * attributes is refused too, which no classifier has. */
+void count_attributes(std::string_view buffer, const std::string& source)
+{
+    size_t namespaces = 0;
+    long line = 1;
+    size_t counted_to = 0;
+    const auto line_at = [&](size_t pos) {
+        line += static_cast<long>(std::count(buffer.begin() + static_cast<std::ptrdiff_t>(counted_to),
+                                             buffer.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+        counted_to = pos;
+        return line;
+    };
+    const size_t n = buffer.size();
+    for (size_t lt = buffer.find('<'); lt != std::string_view::npos; lt = buffer.find('<', lt + 1)) {
+        size_t i = lt + 1;
+        while (i < n && !ends_name(buffer[i]))
+            ++i;
+        const std::string_view element = buffer.substr(lt + 1, i - lt - 1);
+        size_t attributes = 0;
+        for (;;) {
+            while (i < n && is_space(buffer[i]))
+                ++i;
+            const size_t name_start = i;
+            while (i < n && !ends_name(buffer[i]))
+                ++i;
+            if (i == name_start)
+                break;
+            const std::string_view name = buffer.substr(name_start, i - name_start);
+            while (i < n && is_space(buffer[i]))
+                ++i;
+            if (i >= n || buffer[i] != '=')
+                break;
+            ++i;
+            while (i < n && is_space(buffer[i]))
+                ++i;
+            if (i >= n || (buffer[i] != '"' && buffer[i] != '\''))
+                break;
+            const size_t close = buffer.find_first_of(buffer[i] == '"' ? "\"<" : "'<", i + 1);
+            ++attributes;
+            if (name == "xmlns" || starts_with(name, "xmlns:")) {
+                if (++namespaces > ModelLimits::kMaxXmlNamespaceDeclarations) {
+                    throw Error(ErrorKind::ClassifierFile,
+                                waldboost::printable(source) + ":" + std::to_string(line_at(lt)) + ": " +
+                                    printable(element) + ": too many namespace declarations: more than " +
+                                    std::to_string(ModelLimits::kMaxXmlNamespaceDeclarations) +
+                                    " in the file (the limit for classifier files)");
+                }
+            }
+            if (attributes > ModelLimits::kMaxXmlAttributesPerElement) {
+                throw Error(ErrorKind::ClassifierFile,
+                            waldboost::printable(source) + ":" + std::to_string(line_at(lt)) + ": " +
+                                printable(element) + ": too many attributes: more than " +
+                                std::to_string(ModelLimits::kMaxXmlAttributesPerElement) +
+                                " on one element (the limit for classifier files, namespace declarations "
+                                "included)");
+            }
+            if (close == std::string_view::npos || buffer[close] == '<')
+                break;
+            i = close + 1;
+        }
+        /* Nothing read above passed a '<'; the next tag starts at one. */
+        lt = i - 1;
+    }
+}
+
 }  // namespace
 
 void ensure_initialized()
@@ -219,6 +388,8 @@ Document Document::parse(std::string_view buffer, const std::string& source)
     /* Refused before parsing: no external entities, no entity expansion. */
     if (buffer.find("<!DOCTYPE") != std::string_view::npos || buffer.find("<!ENTITY") != std::string_view::npos)
         throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
+    check_encoding(buffer, source);
+    count_attributes(buffer, source);
 
     ensure_initialized();
     std::unique_ptr<xmlParserCtxt, ParserCtxtFree> ctxt(xmlNewParserCtxt());

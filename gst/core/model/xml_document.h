@@ -35,7 +35,10 @@ class Document {
 public:
     /* Parses `buffer`; `source` names it in every message. Throws Error for
      * an empty buffer, a DTD or entity declaration, a buffer over
-     * ModelLimits::kMaxFileBytes, or XML that is not well-formed. */
+     * ModelLimits::kMaxFileBytes, more attributes on an element or namespace
+     * declarations in the file than ModelLimits allows (counted before
+     * libxml2 parses), an encoding that hides markup from that count
+     * (UTF-7, EBCDIC), or XML that is not well-formed. */
     static Document parse(std::string_view buffer, const std::string& source);
 
     Document(Document&& other) noexcept;
