@@ -532,9 +532,11 @@ void expect_same(const std::vector<Detection>& got, const std::vector<Detection>
 
 /* Every window the reference scans on a WxH frame, all accepted; scores
  * vary (and tie) so that NMS's order matters. */
-std::vector<RawWindow> accept_all_scan(int width, int height, const DetectParams& params = DetectParams{})
+std::vector<RawWindow> accept_all_scan(int width, int height)
 {
     const Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    DetectParams params;
+    params.max_windows = 0; /* all of them */
     const GrayImage img(width, height, 77);
     std::vector<RawWindow> w = detect_raw(c, img.view(), params);
     for (size_t i = 0; i < w.size(); ++i)
@@ -623,6 +625,37 @@ TEST(GroupingAtScale, AcceptAllFrameComparesABoundedNumberOfPairsPerWindow)
     std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms\n", w.size(),
                 static_cast<unsigned long long>(opencv.pairs_tested),
                 static_cast<unsigned long long>(nms.pairs_tested));
+}
+
+TEST(DetectRaw, MaxWindowsKeepsTheFirstWindowsInScanOrder)
+{
+    const Classifier c = classifier_of({constant_weak(1.0f)}, 8);
+    const GrayImage img(64, 48, 9);
+    DetectParams params;
+    params.max_windows = 0;
+    DetectStats all_stats;
+    const std::vector<RawWindow> all = detect_raw(c, img.view(), params, &all_stats);
+    ASSERT_GT(all.size(), 500u);
+    EXPECT_EQ(all_stats.cut, 0u);
+    params.max_windows = 500;
+    DetectStats stats;
+    const std::vector<RawWindow> capped = detect_raw(c, img.view(), params, &stats);
+    ASSERT_EQ(capped.size(), 500u);
+    EXPECT_EQ(stats.cut, all.size() - 500);
+    EXPECT_EQ(stats.accepted, all.size()) << "accepted counts the cut windows too";
+    for (size_t i = 0; i < capped.size(); ++i)
+        ASSERT_TRUE(capped[i].rect == all[i].rect && capped[i].level == all[i].level) << i;
+    EXPECT_EQ(detect(c, img.view(), params).size(), group_windows(capped, params).size());
+
+    /* Out of order, cap_windows sorts by level, row and column first. */
+    std::vector<RawWindow> shuffled(all.rbegin(), all.rend());
+    EXPECT_EQ(cap_windows(shuffled, 3), all.size() - 3);
+    ASSERT_EQ(shuffled.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+        EXPECT_TRUE(shuffled[i].level == all[i].level && shuffled[i].x == all[i].x && shuffled[i].y == all[i].y);
+
+    params.max_windows = -1;
+    EXPECT_THROW(detect_raw(c, img.view(), params), Error);
 }
 
 TEST(Iou, KnownOverlaps)
@@ -742,6 +775,8 @@ TEST_F(ToolOptions, DetectRefusesBadNumbersAsUsageErrors)
         {"--repeat -3", "--repeat"},
         {"--threshold nan", "--threshold"},
         {"--threshold 1e300", "--threshold"},
+        {"--max-windows -1", "--max-windows"},
+        {"--max-windows 99999999999", "max-windows"},
     };
     for (const BadOption& option : bad) {
         SCOPED_TRACE(option.args);

@@ -32,6 +32,20 @@ void clip_windows(std::vector<RawWindow>& windows, Size image)
     windows.swap(kept);
 }
 
+uint64_t cap_windows(std::vector<RawWindow>& windows, int max_windows)
+{
+    if (max_windows <= 0 || windows.size() <= static_cast<size_t>(max_windows))
+        return 0;
+    auto scan_order = [](const RawWindow& a, const RawWindow& b) {
+        return std::tie(a.level, a.y, a.x) < std::tie(b.level, b.y, b.x);
+    };
+    if (!std::is_sorted(windows.begin(), windows.end(), scan_order))
+        std::stable_sort(windows.begin(), windows.end(), scan_order);
+    const uint64_t cut = windows.size() - static_cast<size_t>(max_windows);
+    windows.resize(static_cast<size_t>(max_windows));
+    return cut;
+}
+
 float confidence_from_neighbors(int neighbors)
 {
     return 1.0f - std::exp(-static_cast<float>(neighbors) / 8.0f);

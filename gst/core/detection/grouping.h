@@ -18,6 +18,11 @@ namespace waldboost {
  * window rounded out past the right or bottom edge loses the overhang. */
 void clip_windows(std::vector<RawWindow>& windows, Size image);
 
+/* Keeps the first `max_windows` windows in scan order (level, then row,
+ * then column: how both detectors list them) and returns how many it cut;
+ * 0 keeps every window. Applied before clipping and grouping. */
+uint64_t cap_windows(std::vector<RawWindow>& windows, int max_windows);
+
 float confidence_from_neighbors(int neighbors);
 
 /* What a grouping did: the pairs of rectangles it compared. Both groupings

@@ -148,6 +148,7 @@ void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectP
     const Size size{image.width, image.height};
     if (!geometry || !geometry->matches(size, params))
         geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
+    check_max_windows(params); /* the geometry above may be a cached one */
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
     if (!std::isfinite(final) || std::fabs(final) >= kFixedLimit)
@@ -192,6 +193,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
         if (!a.hidden)
             result.windows.push_back(
                 window_at(g, a.index, static_cast<float>(static_cast<double>(a.score) / kFixedScale)));
+    const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
     clip_windows(result.windows, g.image);
     result.detections = group_windows(result.windows, slot.params);
 
@@ -204,6 +206,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;
     st.accepted = result.windows.size();
     st.discarded = 0;
+    st.cut = cut;
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
     auto timed = [](const std::string& name, cl::Event& event) {
