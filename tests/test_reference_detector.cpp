@@ -608,7 +608,7 @@ TEST(GroupingAtScale, NmsMatchesAllPairsOnDenseAndRandomWindows)
 }
 
 /* Every window of a 640x480 frame accepted: 585,373 windows, whose n^2 / 2
- * pairs (290,000 per window) took hours. The groupings compare a number of
+ * pairs (290,000 per window) took minutes. The groupings compare a number of
  * pairs per window that does not grow with the frame (each window here is
  * similar to a few hundred others). */
 TEST(GroupingAtScale, AcceptAllFrameComparesABoundedNumberOfPairsPerWindow)
