@@ -721,9 +721,9 @@ static guint64 plane_bytes(const GstVideoFrame* frame, guint plane)
 }
 
 /* Draws the box outlines into the frame (draw=burn): each bar blended into
- * every component straight in the mapped planes, chroma over the samples
- * that the bar's pixels touch. The colour goes to Y'CbCr with BT.601's
- * studio-range coefficients. No buffer per bar: thousands of boxes cost
+ * every component straight in the mapped planes. The colour goes to Y'CbCr with BT.709's
+ * studio-range coefficients, as GStreamer's overlay blending did here
+ * before (within 1 for rounding). No buffer per bar: thousands of boxes cost
  * their pixels only. Every write is checked against the plane's mapped
  * memory (map_checked_frame checked the planes as a whole already). */
 static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detections, int line_width, guint argb)
@@ -732,10 +732,12 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
     const std::vector<Bar> bars = outline_bars(detections, frame_w, frame_h, line_width);
     if (bars.empty())
         return;
-    const int a = (argb >> 24) & 0xff, r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
-    const int value[3] = {16 + ((66 * r + 129 * g + 25 * b + 128) >> 8),
-                          128 + ((-38 * r - 74 * g + 112 * b + 128) >> 8),
-                          128 + ((112 * r - 94 * g - 18 * b + 128) >> 8)};
+    const int a = (argb >> 24) & 0xff;
+    const double r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
+    const double luma = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const long value[3] = {std::lround(16.0 + luma * 219.0 / 255.0),
+                           std::lround(128.0 + (b - luma) / 1.8556 * 224.0 / 255.0),
+                           std::lround(128.0 + (r - luma) / 1.5748 * 224.0 / 255.0)};
     const GstVideoFormatInfo* finfo = frame->info.finfo;
     const guint components = std::min<guint>(GST_VIDEO_FRAME_N_COMPONENTS(frame), 3);
     for (guint c = 0; c < components; ++c) {
@@ -748,11 +750,14 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
         const guint64 offset = static_cast<guint64>(GST_VIDEO_FRAME_COMP_POFFSET(frame, c));
         if (!data || stride <= 0 || pstride <= 0)
             continue;
-        const int v = std::clamp(value[c], 0, 255);
+        const int v = static_cast<int>(std::clamp(value[c], 0L, 255L));
         for (const Bar& bar : bars) {
-            const int cx0 = bar.x >> w_sub, cy0 = bar.y >> h_sub;
-            const int cx1 = std::min(comp_w, ((bar.x + bar.w - 1) >> w_sub) + 1);
-            const int cy1 = std::min(comp_h, ((bar.y + bar.h - 1) >> h_sub) + 1);
+            /* A subsampled sample takes the colour when the bar covers the
+             * first pixel of its block (as the overlay blending did). */
+            auto first_sample = [](int luma, int sub) { return (luma + (1 << sub) - 1) >> sub; };
+            const int cx0 = first_sample(bar.x, w_sub), cy0 = first_sample(bar.y, h_sub);
+            const int cx1 = std::min(comp_w, first_sample(bar.x + bar.w, w_sub));
+            const int cy1 = std::min(comp_h, first_sample(bar.y + bar.h, h_sub));
             if (cx1 <= cx0 || cy1 <= cy0)
                 continue;
             /* The bar's last byte must lie inside the plane's memory. */
