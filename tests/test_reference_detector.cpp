@@ -600,7 +600,7 @@ TEST(GroupingAtScale, NmsMatchesAllPairsOnDenseAndRandomWindows)
         expect_same(group_nms(dense, iou, 2), all_pairs_nms(dense, iou, 2), "dense, iou " + std::to_string(iou));
     for (unsigned seed = 1; seed <= 6; ++seed) {
         const std::vector<RawWindow> w = random_windows(seed, 3000);
-        for (float iou : {0.0f, 0.05f, 0.3f, 0.5f, 0.95f, 1.0f})
+        for (float iou : {0.0f, 0.05f, 0.3f, 0.5f, 0.95f, 1.0f, -0.5f, std::numeric_limits<float>::quiet_NaN()})
             for (int mn : {0, 3})
                 expect_same(group_nms(w, iou, mn), all_pairs_nms(w, iou, mn),
                             "random seed " + std::to_string(seed) + ", iou " + std::to_string(iou));
@@ -619,12 +619,15 @@ TEST(GroupingAtScale, AcceptAllFrameComparesABoundedNumberOfPairsPerWindow)
     const std::vector<Detection> grouped = group_opencv(w, 3, 0.2, &opencv);
     EXPECT_FALSE(grouped.empty());
     EXPECT_LT(opencv.pairs_tested, 2000 * w.size()) << w.size() << " windows";
-    GroupingWork nms;
+    GroupingWork nms, any_overlap;
     group_nms(w, 0.3f, 3, &nms);
     EXPECT_LT(nms.pairs_tested, 2000 * w.size()) << w.size() << " windows";
-    std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms\n", w.size(),
-                static_cast<unsigned long long>(opencv.pairs_tested),
-                static_cast<unsigned long long>(nms.pairs_tested));
+    group_nms(w, 0.0f, 3, &any_overlap); /* nms-iou=0: every size class may overlap */
+    EXPECT_LT(any_overlap.pairs_tested, 2000 * w.size()) << w.size() << " windows";
+    std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms (%llu with IoU 0)\n",
+                w.size(), static_cast<unsigned long long>(opencv.pairs_tested),
+                static_cast<unsigned long long>(nms.pairs_tested),
+                static_cast<unsigned long long>(any_overlap.pairs_tested));
 }
 
 TEST(DetectRaw, MaxWindowsKeepsTheFirstWindowsInScanOrder)

@@ -390,7 +390,13 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
      * in the 3x3 cells around its corner, in the classes within a factor of
      * 1/t of its own. Windows leave their cells once taken, so each kept
      * window only meets windows still open. */
-    const bool bounded = iou > 0.0f && iou < 1.0f && positive_sizes(rects);
+    /* IoU > 0 (nms-iou=0) is any overlap: every class, with as many cells
+     * as the window spans; kept windows then do not overlap, so they visit
+     * about the frame's area in cells of each class, in all. An IoU of 1
+     * or more (or NaN) absorbs nothing; below 0 everything, which the
+     * plain loop below does in one pass. */
+    const bool absorbs_nothing = !(iou < 1.0f);
+    const bool bounded = iou >= 0.0f && iou < 1.0f && positive_sizes(rects);
     auto class_of = [](const Rect& r) {
         int k = 0;
         for (int64_t m = std::max(r.width, r.height); m > 1; m >>= 1)
@@ -407,7 +413,7 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
                      floor_div(rects[i].y, cell_of(size_class[i])), i);
         }
     /* Classes k with 2^(k+1) > t 2^k1, i.e. within log2(1/t) + 1 of k1. */
-    const int reach = bounded ? static_cast<int>(std::ceil(std::log2(1.0 / iou))) + 1 : 0;
+    const int reach = !bounded ? 0 : iou > 0.0f ? static_cast<int>(std::ceil(std::log2(1.0 / iou))) + 1 : 64;
 
     std::vector<size_t> rank(n);
     for (size_t oi = 0; oi < n; ++oi)
@@ -429,11 +435,14 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
         if (absorbed[i])
             continue;
         Detection d = single_window_detection(windows[i]);
-        if (!bounded) {
+        if (absorbs_nothing) {
+            /* no window's IoU exceeds it */
+        } else if (!bounded) {
             for (size_t oj = oi + 1; oj < n; ++oj)
                 try_absorb(i, order[oj], d);
         } else {
-            for (int k = std::max(0, size_class[i] - reach); k <= size_class[i] + reach && k < 64; ++k) {
+            /* max(w, h) < 2^31: classes 0 to 30. */
+            for (int k = std::max(0, size_class[i] - reach); k <= size_class[i] + reach && k <= 30; ++k) {
                 const int64_t c = cell_of(k);
                 const int64_t cx = floor_div(rects[i].x, c), cy = floor_div(rects[i].y, c);
                 /* The other window's corner is within max(w_i, h_i) of this
