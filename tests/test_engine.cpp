@@ -409,15 +409,68 @@ TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
     DetectParams params;
     params.min_neighbors = 0;
     params.stride = 1;
+    params.max_windows = 0; /* every window, past the default cap */
     const auto reference = detect_raw(c, img.view(), params);
     for (const ReductionParams& p : parameter_sets()) {
         Engine engine(c, config_with(p));
         const auto result = engine.detect(img.view(), params);
         expect_same_windows(result.windows, reference, "accept-all, group " + std::to_string(p.group_size));
+        EXPECT_EQ(result.stats.cut, 0u);
         EXPECT_EQ(result.stats.accepted, result.stats.windows);
     }
     expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, "accept-all, rows");
-    EXPECT_GT(reference.size(), 50000u);
+    EXPECT_GT(reference.size(), static_cast<size_t>(kDefaultMaxWindows)) << "past the default cap";
+}
+
+/* max_windows keeps the first windows in scan order on both detectors:
+ * the same windows, the same count cut, the same detections. The skip rule
+ * hides some accepted windows, which must not count. */
+TEST(Engine, CapKeepsTheReferencesFirstWindows)
+{
+    std::mt19937 rng(11);
+    Classifier c = random_classifier(rng, 12, 12, 12, true, true);
+    c.final_threshold = -100.0f; /* whatever survives the stages is accepted */
+    const GrayImage img = random_image(rng, 200, 150);
+    DetectParams params;
+    params.max_windows = 0;
+    DetectStats all_stats;
+    const std::vector<RawWindow> all = detect_raw(c, img.view(), params, &all_stats);
+    ASSERT_GT(all.size(), 1000u);
+    ASSERT_EQ(all_stats.cut, 0u);
+    EXPECT_LT(all.size(), all_stats.windows) << "the classifier should reject some windows";
+    Engine reduction(c, config_with(parameter_sets().front()));
+    Engine rows(c, rows_config());
+    const int n = static_cast<int>(all.size());
+    for (int cap : {1, 7, 1000, n - 1, n, n + 1, 0}) {
+        params.max_windows = cap;
+        DetectStats stats;
+        const std::vector<RawWindow> reference = detect_raw(c, img.view(), params, &stats);
+        const uint64_t want_cut = cap > 0 && cap < n ? static_cast<uint64_t>(n - cap) : 0;
+        EXPECT_EQ(stats.cut, want_cut) << "cap " << cap;
+        ASSERT_EQ(reference.size(), std::min<size_t>(all.size(), cap > 0 ? cap : all.size())) << "cap " << cap;
+        EXPECT_TRUE(std::equal(reference.begin(), reference.end(), all.begin(),
+                               [](const RawWindow& a, const RawWindow& b) {
+                                   return a.rect == b.rect && a.level == b.level && a.x == b.x && a.y == b.y;
+                               }))
+            << "cap " << cap << ": not the first windows";
+        for (Grouping grouping : {Grouping::OpenCv, Grouping::None}) {
+            params.grouping = grouping;
+            const std::vector<Detection> detections = group_windows(reference, params);
+            for (Engine* engine : {&reduction, &rows}) {
+                const std::string what = std::string(engine == &rows ? "rows" : "reduction") + ", cap " +
+                                         std::to_string(cap);
+                const auto result = engine->detect(img.view(), params);
+                expect_same_windows(result.windows, reference, what);
+                EXPECT_EQ(result.stats.cut, want_cut) << what;
+                ASSERT_EQ(result.detections.size(), detections.size()) << what;
+                for (size_t i = 0; i < detections.size(); ++i)
+                    EXPECT_EQ(result.detections[i].rect, detections[i].rect) << what << ", detection " << i;
+            }
+        }
+    }
+    params.max_windows = -1;
+    EXPECT_THROW(reduction.detect(img.view(), params), Error);
+    EXPECT_THROW(detect_raw(c, img.view(), params), Error);
 }
 
 TEST(Engine, LosesNothingOnAnImageTiledWithHundredsOfFaces)

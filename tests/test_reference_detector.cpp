@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -418,6 +419,248 @@ TEST(GroupNms, KeepsTheBestScoringWindowOfEachCluster)
     EXPECT_EQ(group_nms(w, 0.3f, 1).size(), 1u);
 }
 
+/* ---- Grouping at scale: the grid's candidate pairs against all pairs ---- */
+
+namespace {
+
+/* The groupings written the plain way, every pair compared: what the grid
+ * versions must reproduce exactly. */
+std::vector<Detection> all_pairs_opencv(const std::vector<RawWindow>& w, int min_neighbors, double eps = 0.2)
+{
+    std::vector<Detection> out;
+    if (min_neighbors <= 0) {
+        for (const RawWindow& x : w)
+            out.push_back({x.rect, 1, x.score, confidence_from_neighbors(1)});
+        return out;
+    }
+    const size_t n = w.size();
+    std::vector<size_t> label(n);
+    for (size_t i = 0; i < n; ++i)
+        label[i] = i;
+    std::function<size_t(size_t)> root = [&](size_t i) { return label[i] == i ? i : label[i] = root(label[i]); };
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = i + 1; j < n; ++j) {
+            const Rect& a = w[i].rect;
+            const Rect& b = w[j].rect;
+            const double d = eps * (std::min(a.width, b.width) + std::min(a.height, b.height)) * 0.5;
+            if (std::abs(a.x - b.x) <= d && std::abs(a.y - b.y) <= d &&
+                std::abs(a.x + a.width - b.x - b.width) <= d && std::abs(a.y + a.height - b.y - b.height) <= d)
+                label[root(i)] = root(j);
+        }
+    struct Sum {
+        int64_t x = 0, y = 0, w = 0, h = 0;
+        int n = 0;
+        float best = -INFINITY;
+        Rect mean;
+    };
+    std::vector<Sum> sums;
+    std::vector<int> index_of_root(n, -1);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t r = root(i);
+        if (index_of_root[r] < 0) {
+            index_of_root[r] = static_cast<int>(sums.size());
+            sums.emplace_back();
+        }
+        Sum& s = sums[index_of_root[r]];
+        s.x += w[i].rect.x;
+        s.y += w[i].rect.y;
+        s.w += w[i].rect.width;
+        s.h += w[i].rect.height;
+        ++s.n;
+        s.best = std::max(s.best, w[i].score);
+    }
+    for (Sum& s : sums) {
+        const float f = 1.0f / static_cast<float>(s.n);
+        s.mean = {cv_round(static_cast<float>(s.x) * f), cv_round(static_cast<float>(s.y) * f),
+                  cv_round(static_cast<float>(s.w) * f), cv_round(static_cast<float>(s.h) * f)};
+    }
+    for (size_t i = 0; i < sums.size(); ++i) {
+        if (sums[i].n <= min_neighbors)
+            continue;
+        bool dropped = false;
+        for (size_t j = 0; j < sums.size(); ++j) {
+            if (j == i || sums[j].n <= min_neighbors)
+                continue;
+            const Rect& a = sums[i].mean;
+            const Rect& b = sums[j].mean;
+            const int dx = cv_round(b.width * eps), dy = cv_round(b.height * eps);
+            if (a.x >= b.x - dx && a.y >= b.y - dy && a.x + a.width <= b.x + b.width + dx &&
+                a.y + a.height <= b.y + b.height + dy && (sums[j].n > std::max(3, sums[i].n) || sums[i].n < 3))
+                dropped = true;
+        }
+        if (!dropped)
+            out.push_back({sums[i].mean, sums[i].n, sums[i].best, confidence_from_neighbors(sums[i].n)});
+    }
+    return out;
+}
+
+std::vector<Detection> all_pairs_nms(const std::vector<RawWindow>& w, float iou, int min_neighbors)
+{
+    std::vector<size_t> order(w.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a].score > w[b].score; });
+    std::vector<bool> taken(w.size(), false);
+    std::vector<Detection> out;
+    for (size_t a = 0; a < order.size(); ++a) {
+        if (taken[order[a]])
+            continue;
+        Detection d{w[order[a]].rect, 1, w[order[a]].score, 0};
+        for (size_t b = a + 1; b < order.size(); ++b)
+            if (!taken[order[b]] && intersection_over_union(w[order[a]].rect, w[order[b]].rect) > iou) {
+                taken[order[b]] = true;
+                ++d.neighbors;
+            }
+        if (d.neighbors > min_neighbors) {
+            d.confidence = confidence_from_neighbors(d.neighbors);
+            out.push_back(d);
+        }
+    }
+    return out;
+}
+
+void expect_same(const std::vector<Detection>& got, const std::vector<Detection>& want, const std::string& what)
+{
+    ASSERT_EQ(got.size(), want.size()) << what;
+    for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].rect, want[i].rect) << what << ", detection " << i;
+        ASSERT_EQ(got[i].neighbors, want[i].neighbors) << what << ", detection " << i;
+        ASSERT_EQ(got[i].score, want[i].score) << what << ", detection " << i;
+        ASSERT_EQ(got[i].confidence, want[i].confidence) << what << ", detection " << i;
+    }
+}
+
+/* Every window the reference scans on a WxH frame, all accepted; scores
+ * vary (and tie) so that NMS's order matters. */
+std::vector<RawWindow> accept_all_scan(int width, int height)
+{
+    const Classifier c = classifier_of({constant_weak(1.0f)}, 24);
+    DetectParams params;
+    params.max_windows = 0; /* all of them */
+    const GrayImage img(width, height, 77);
+    std::vector<RawWindow> w = detect_raw(c, img.view(), params);
+    for (size_t i = 0; i < w.size(); ++i)
+        w[i].score = static_cast<float>((i * 7919) % 101) / 8.0f;
+    return w;
+}
+
+/* Random windows: clusters of jittered boxes and loose ones, of any size
+ * from 1 pixel, some cut by the frame's edges as clip_windows cuts them. */
+std::vector<RawWindow> random_windows(unsigned seed, size_t count)
+{
+    std::srand(seed);
+    auto uniform = [](int lo, int hi) { return lo + std::rand() % (hi - lo + 1); };
+    std::vector<RawWindow> w;
+    while (w.size() < count) {
+        const int size = uniform(0, 3) == 0 ? uniform(1, 12) : uniform(12, 300);
+        const int cx = uniform(-40, 680), cy = uniform(-40, 520);
+        const int members = uniform(1, 12);
+        for (int m = 0; m < members && w.size() < count; ++m) {
+            const int j = std::max(1, size / 6);
+            const int bw = std::max(1, size + uniform(-j, j)), bh = std::max(1, bw * uniform(8, 12) / 10);
+            w.push_back(raw(cx + uniform(-j, j), cy + uniform(-j, j), bw, bh,
+                            static_cast<float>(uniform(0, 40)) / 4.0f));
+            if (uniform(0, 9) == 0)
+                w.push_back(w.back()); /* the same rectangle twice */
+        }
+    }
+    w.resize(count);
+    clip_windows(w, {640, 480});
+    return w;
+}
+
+}  // namespace
+
+TEST(GroupingAtScale, OpenCvMatchesAllPairsOnDenseAndRandomWindows)
+{
+    /* A dense accept-all scan (every window of a 160x120 frame: all pairs
+     * of a larger one take too long) and random windows, some clipped by
+     * the edges. */
+    const std::vector<RawWindow> dense = accept_all_scan(160, 120);
+    ASSERT_GT(dense.size(), 15000u);
+    for (int mn : {1, 3})
+        expect_same(group_opencv(dense, mn), all_pairs_opencv(dense, mn),
+                    "dense, min_neighbors " + std::to_string(mn));
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+        const std::vector<RawWindow> w = random_windows(seed, 3000);
+        for (int mn : {1, 2, 3, 5})
+            expect_same(group_opencv(w, mn), all_pairs_opencv(w, mn),
+                        "random seed " + std::to_string(seed) + ", min_neighbors " + std::to_string(mn));
+        /* Other tolerances, through the same grid. */
+        for (double eps : {0.05, 0.5, 1.0})
+            expect_same(group_opencv(w, 2, eps), all_pairs_opencv(w, 2, eps),
+                        "random seed " + std::to_string(seed) + ", eps " + std::to_string(eps));
+    }
+}
+
+TEST(GroupingAtScale, NmsMatchesAllPairsOnDenseAndRandomWindows)
+{
+    const std::vector<RawWindow> dense = accept_all_scan(160, 120);
+    for (float iou : {0.1f, 0.3f, 0.7f})
+        expect_same(group_nms(dense, iou, 2), all_pairs_nms(dense, iou, 2), "dense, iou " + std::to_string(iou));
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+        const std::vector<RawWindow> w = random_windows(seed, 3000);
+        for (float iou : {0.0f, 0.05f, 0.3f, 0.5f, 0.95f, 1.0f, -0.5f, std::numeric_limits<float>::quiet_NaN()})
+            for (int mn : {0, 3})
+                expect_same(group_nms(w, iou, mn), all_pairs_nms(w, iou, mn),
+                            "random seed " + std::to_string(seed) + ", iou " + std::to_string(iou));
+    }
+}
+
+/* Every window of a 640x480 frame accepted: 585,373 windows, whose n^2 / 2
+ * pairs (290,000 per window) took minutes. The groupings compare a number of
+ * pairs per window that does not grow with the frame (each window here is
+ * similar to a few hundred others). */
+TEST(GroupingAtScale, AcceptAllFrameComparesABoundedNumberOfPairsPerWindow)
+{
+    const std::vector<RawWindow> w = accept_all_scan(640, 480);
+    ASSERT_GT(w.size(), 100000u);
+    GroupingWork opencv;
+    const std::vector<Detection> grouped = group_opencv(w, 3, 0.2, &opencv);
+    EXPECT_FALSE(grouped.empty());
+    EXPECT_LT(opencv.pairs_tested, 2000 * w.size()) << w.size() << " windows";
+    GroupingWork nms, any_overlap;
+    group_nms(w, 0.3f, 3, &nms);
+    EXPECT_LT(nms.pairs_tested, 2000 * w.size()) << w.size() << " windows";
+    group_nms(w, 0.0f, 3, &any_overlap); /* nms-iou=0: every size class may overlap */
+    EXPECT_LT(any_overlap.pairs_tested, 2000 * w.size()) << w.size() << " windows";
+    std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms (%llu with IoU 0)\n",
+                w.size(), static_cast<unsigned long long>(opencv.pairs_tested),
+                static_cast<unsigned long long>(nms.pairs_tested),
+                static_cast<unsigned long long>(any_overlap.pairs_tested));
+}
+
+TEST(DetectRaw, MaxWindowsKeepsTheFirstWindowsInScanOrder)
+{
+    const Classifier c = classifier_of({constant_weak(1.0f)}, 8);
+    const GrayImage img(64, 48, 9);
+    DetectParams params;
+    params.max_windows = 0;
+    DetectStats all_stats;
+    const std::vector<RawWindow> all = detect_raw(c, img.view(), params, &all_stats);
+    ASSERT_GT(all.size(), 500u);
+    EXPECT_EQ(all_stats.cut, 0u);
+    params.max_windows = 500;
+    DetectStats stats;
+    const std::vector<RawWindow> capped = detect_raw(c, img.view(), params, &stats);
+    ASSERT_EQ(capped.size(), 500u);
+    EXPECT_EQ(stats.cut, all.size() - 500);
+    EXPECT_EQ(stats.accepted, all.size()) << "accepted counts the cut windows too";
+    for (size_t i = 0; i < capped.size(); ++i)
+        ASSERT_TRUE(capped[i].rect == all[i].rect && capped[i].level == all[i].level) << i;
+    EXPECT_EQ(detect(c, img.view(), params).size(), group_windows(capped, params).size());
+
+    /* Out of order, cap_windows sorts by level, row and column first. */
+    std::vector<RawWindow> shuffled(all.rbegin(), all.rend());
+    EXPECT_EQ(cap_windows(shuffled, 3), all.size() - 3);
+    ASSERT_EQ(shuffled.size(), 3u);
+    for (size_t i = 0; i < 3; ++i)
+        EXPECT_TRUE(shuffled[i].level == all[i].level && shuffled[i].x == all[i].x && shuffled[i].y == all[i].y);
+
+    params.max_windows = -1;
+    EXPECT_THROW(detect_raw(c, img.view(), params), Error);
+}
+
 TEST(Iou, KnownOverlaps)
 {
     EXPECT_DOUBLE_EQ(intersection_over_union({0, 0, 10, 10}, {0, 0, 10, 10}), 1.0);
@@ -535,6 +778,8 @@ TEST_F(ToolOptions, DetectRefusesBadNumbersAsUsageErrors)
         {"--repeat -3", "--repeat"},
         {"--threshold nan", "--threshold"},
         {"--threshold 1e300", "--threshold"},
+        {"--max-windows -1", "--max-windows"},
+        {"--max-windows 99999999999", "max-windows"},
     };
     for (const BadOption& option : bad) {
         SCOPED_TRACE(option.args);

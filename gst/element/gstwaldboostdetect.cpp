@@ -77,6 +77,7 @@ struct Settings {
     GstWaldboostGrouping grouping = GST_WALDBOOST_GROUPING_OPENCV;
     double nms_iou = kDefaultNmsIou;
     double threshold = 0.0;
+    int max_windows = waldboost::kDefaultMaxWindows;
     std::vector<int> roi; /* empty or x, y, width, height */
     int max_inflight = kDefaultMaxInflight;
     GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
@@ -128,6 +129,7 @@ struct Stats {
     std::vector<guint64> candidates;
     std::string scan;       /* "rows" or "reduction" */
     guint64 discarded = 0;
+    guint64 windows_cut = 0; /* accepted windows past max-windows, all frames */
     guint64 detections = 0;
     std::string device;     /* the device detection runs on */
     guint64 fallbacks = 0;  /* moves to a later device of the list */
@@ -153,6 +155,7 @@ struct WaldboostDetectPrivate {
     bool overlay_meta_unknown = true; /* ask downstream at the next frame */
     guint64 frame_count = 0;
     bool draw_meta_hinted = false; /* the draw=meta hint was posted */
+    bool max_windows_warned = false; /* the max-windows warning was posted */
     bool pool_copy_logged = false; /* keep_upstream_pool_free said why it copies */
     size_t inflight_limit_warned = 0; /* the engine's in-flight limit last warned about */
     /* Frames that could not be read (see warn_unreadable). */
@@ -183,6 +186,7 @@ enum {
     PROP_GROUPING,
     PROP_NMS_IOU,
     PROP_THRESHOLD,
+    PROP_MAX_WINDOWS,
     PROP_ROI,
     PROP_MAX_INFLIGHT,
     PROP_DRAW,
@@ -628,40 +632,26 @@ static bool map_checked_frame(GstVideoFrame* frame, GstVideoInfo* info, GstBuffe
 /* ------------------------------------------------------------------------ */
 /* Output: metadata, drawing, messages                                      */
 
-static GstVideoOverlayRectangle* solid_rectangle(int x, int y, int w, int h, guint argb)
-{
-    GstBuffer* pixels = gst_buffer_new_allocate(nullptr, static_cast<gsize>(w) * h * 4, nullptr);
-    GstMapInfo map;
-    gst_buffer_map(pixels, &map, GST_MAP_WRITE);
-    /* GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is ARGB in native-endian 32-bit words. */
-    guint32* words = reinterpret_cast<guint32*>(map.data);
-    std::fill(words, words + static_cast<size_t>(w) * h, argb);
-    gst_buffer_unmap(pixels, &map);
-    gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w, h);
-    GstVideoOverlayRectangle* r =
-        gst_video_overlay_rectangle_new_raw(pixels, x, y, w, h, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
-    gst_buffer_unref(pixels);
-    return r;
-}
+/* A frame-clipped bar of a box outline. */
+struct Bar {
+    int x, y, w, h;
+};
 
-/* One composition with four thin rectangles per detection (box outlines). */
-static GstVideoOverlayComposition* box_composition(const std::vector<Detection>& detections, int frame_w, int frame_h,
-                                                   int line_width, guint argb)
+/* The four bars of each box outline (line width at most half the box),
+ * clipped to the frame. */
+static std::vector<Bar> outline_bars(const std::vector<Detection>& detections, int frame_w, int frame_h,
+                                     int line_width)
 {
-    GstVideoOverlayComposition* comp = nullptr;
+    std::vector<Bar> bars;
+    bars.reserve(detections.size() * 4);
     auto add = [&](int x, int y, int w, int h) {
-        x = std::clamp(x, 0, frame_w);
-        y = std::clamp(y, 0, frame_h);
-        w = std::min(w, frame_w - x);
-        h = std::min(h, frame_h - y);
-        if (w <= 0 || h <= 0)
-            return;
-        GstVideoOverlayRectangle* r = solid_rectangle(x, y, w, h, argb);
-        if (!comp)
-            comp = gst_video_overlay_composition_new(r);
-        else
-            gst_video_overlay_composition_add_rectangle(comp, r);
-        gst_video_overlay_rectangle_unref(r);
+        /* In 64 bits: a box at the far end of int's range must not wrap. */
+        const int64_t x0 = std::clamp<int64_t>(x, 0, frame_w), y0 = std::clamp<int64_t>(y, 0, frame_h);
+        const int64_t x1 = std::clamp<int64_t>(int64_t{x} + w, 0, frame_w);
+        const int64_t y1 = std::clamp<int64_t>(int64_t{y} + h, 0, frame_h);
+        if (x1 > x0 && y1 > y0)
+            bars.push_back(Bar{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0),
+                               static_cast<int>(y1 - y0)});
     };
     for (const Detection& d : detections) {
         const int lw = std::min({line_width, d.rect.width / 2, d.rect.height / 2});
@@ -672,11 +662,132 @@ static GstVideoOverlayComposition* box_composition(const std::vector<Detection>&
         add(d.rect.x, d.rect.y + lw, lw, d.rect.height - 2 * lw);
         add(d.rect.x + d.rect.width - lw, d.rect.y + lw, lw, d.rect.height - 2 * lw);
     }
+    return bars;
+}
+
+static GstVideoOverlayRectangle* argb_rectangle(int x, int y, int w, int h, const std::vector<guint32>& words)
+{
+    GstBuffer* pixels = gst_buffer_new_allocate(nullptr, words.size() * 4, nullptr);
+    gst_buffer_fill(pixels, 0, words.data(), words.size() * 4);
+    /* GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB is ARGB in native-endian 32-bit words. */
+    gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w, h);
+    GstVideoOverlayRectangle* r =
+        gst_video_overlay_rectangle_new_raw(pixels, x, y, w, h, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+    gst_buffer_unref(pixels);
+    return r;
+}
+
+/* Up to this many boxes, draw=meta attaches one small rectangle per outline
+ * bar (what renderers blend fastest); more boxes share one rectangle over
+ * their bounding area, so that a frame with thousands of boxes is one
+ * buffer, not four per box. */
+constexpr size_t kMaxBoxesAsBars = 64;
+
+/* The box outlines as an overlay composition (draw=meta), or nullptr. */
+static GstVideoOverlayComposition* box_composition(const std::vector<Detection>& detections, int frame_w, int frame_h,
+                                                   int line_width, guint argb)
+{
+    const std::vector<Bar> bars = outline_bars(detections, frame_w, frame_h, line_width);
+    if (bars.empty())
+        return nullptr;
+    GstVideoOverlayComposition* comp = nullptr;
+    auto add = [&](GstVideoOverlayRectangle* r) {
+        if (!comp)
+            comp = gst_video_overlay_composition_new(r);
+        else
+            gst_video_overlay_composition_add_rectangle(comp, r);
+        gst_video_overlay_rectangle_unref(r);
+    };
+    if (detections.size() <= kMaxBoxesAsBars) {
+        for (const Bar& b : bars)
+            add(argb_rectangle(b.x, b.y, b.w, b.h,
+                               std::vector<guint32>(static_cast<size_t>(b.w) * b.h, static_cast<guint32>(argb))));
+        return comp;
+    }
+    int x0 = frame_w, y0 = frame_h, x1 = 0, y1 = 0;
+    for (const Bar& b : bars) {
+        x0 = std::min(x0, b.x);
+        y0 = std::min(y0, b.y);
+        x1 = std::max(x1, b.x + b.w);
+        y1 = std::max(y1, b.y + b.h);
+    }
+    const int w = x1 - x0, h = y1 - y0;
+    std::vector<guint32> words(static_cast<size_t>(w) * h, 0u); /* transparent */
+    for (const Bar& b : bars)
+        for (int y = b.y; y < b.y + b.h; ++y)
+            std::fill_n(words.begin() + (static_cast<size_t>(y - y0) * w + (b.x - x0)), b.w,
+                        static_cast<guint32>(argb));
+    add(argb_rectangle(x0, y0, w, h, words));
     return comp;
 }
 
+/* The bytes of `plane` from its first byte to the end of its memory. */
+static guint64 plane_bytes(const GstVideoFrame* frame, guint plane)
+{
+    const GstMapInfo& map = frame->meta ? frame->map[plane] : frame->map[0];
+    const auto* data = static_cast<const guint8*>(frame->data[plane]);
+    if (!map.data || data < map.data || data > map.data + map.size)
+        return 0;
+    return map.size - static_cast<guint64>(data - map.data);
+}
+
+/* Draws the box outlines into the frame (draw=burn): each bar blended into
+ * every component straight in the mapped planes. The colour goes to Y'CbCr with BT.709's
+ * studio-range coefficients, as GStreamer's overlay blending did here
+ * before (within 1 for rounding). No buffer per bar: thousands of boxes cost
+ * their pixels only. Every write is checked against the plane's mapped
+ * memory (map_checked_frame checked the planes as a whole already). */
+static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detections, int line_width, guint argb)
+{
+    const int frame_w = GST_VIDEO_FRAME_WIDTH(frame), frame_h = GST_VIDEO_FRAME_HEIGHT(frame);
+    const std::vector<Bar> bars = outline_bars(detections, frame_w, frame_h, line_width);
+    if (bars.empty())
+        return;
+    const int a = (argb >> 24) & 0xff;
+    const double r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
+    const double luma = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    const long value[3] = {std::lround(16.0 + luma * 219.0 / 255.0),
+                           std::lround(128.0 + (b - luma) / 1.8556 * 224.0 / 255.0),
+                           std::lround(128.0 + (r - luma) / 1.5748 * 224.0 / 255.0)};
+    const GstVideoFormatInfo* finfo = frame->info.finfo;
+    const guint components = std::min<guint>(GST_VIDEO_FRAME_N_COMPONENTS(frame), 3);
+    for (guint c = 0; c < components; ++c) {
+        const int comp_w = GST_VIDEO_FRAME_COMP_WIDTH(frame, c), comp_h = GST_VIDEO_FRAME_COMP_HEIGHT(frame, c);
+        const int w_sub = GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c), h_sub = GST_VIDEO_FORMAT_INFO_H_SUB(finfo, c);
+        const int stride = GST_VIDEO_FRAME_COMP_STRIDE(frame, c), pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(frame, c);
+        const guint plane = GST_VIDEO_FRAME_COMP_PLANE(frame, c);
+        auto* data = static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(frame, plane));
+        const guint64 available = plane_bytes(frame, plane);
+        const guint64 offset = static_cast<guint64>(GST_VIDEO_FRAME_COMP_POFFSET(frame, c));
+        if (!data || stride <= 0 || pstride <= 0)
+            continue;
+        const int v = static_cast<int>(std::clamp(value[c], 0L, 255L));
+        for (const Bar& bar : bars) {
+            /* A subsampled sample takes the colour when the bar covers the
+             * first pixel of its block (as the overlay blending did). */
+            auto first_sample = [](int luma, int sub) { return (luma + (1 << sub) - 1) >> sub; };
+            const int cx0 = first_sample(bar.x, w_sub), cy0 = first_sample(bar.y, h_sub);
+            const int cx1 = std::min(comp_w, first_sample(bar.x + bar.w, w_sub));
+            const int cy1 = std::min(comp_h, first_sample(bar.y + bar.h, h_sub));
+            if (cx1 <= cx0 || cy1 <= cy0)
+                continue;
+            /* The bar's last byte must lie inside the plane's memory. */
+            const guint64 last =
+                offset + static_cast<guint64>(cy1 - 1) * stride + static_cast<guint64>(cx1 - 1) * pstride;
+            if (last >= available)
+                continue;
+            for (int y = cy0; y < cy1; ++y) {
+                guint8* p = data + offset + static_cast<size_t>(y) * stride + static_cast<size_t>(cx0) * pstride;
+                for (int x = cx0; x < cx1; ++x, p += pstride)
+                    *p = static_cast<guint8>((a * v + (255 - a) * *p + 127) / 255);
+            }
+        }
+    }
+}
+
 static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer, guint64 frame,
-                                    const std::vector<Detection>& detections, const std::string& label)
+                                    const std::vector<Detection>& detections, const std::string& label,
+                                    guint64 windows_cut)
 {
     GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
     const GstSegment* segment = &trans->segment;
@@ -702,7 +813,7 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
     GstStructure* s = gst_structure_new("waldboostdetect", "timestamp", G_TYPE_UINT64, ts, "stream-time",
                                         G_TYPE_UINT64, stream_time, "running-time", G_TYPE_UINT64, running_time,
                                         "duration", G_TYPE_UINT64, GST_BUFFER_DURATION(buffer), "frame", G_TYPE_UINT64,
-                                        frame, nullptr);
+                                        frame, "windows-cut", G_TYPE_UINT64, windows_cut, nullptr);
     gst_structure_take_value(s, "detections", &list);
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
@@ -742,29 +853,44 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
                           (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
     const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
                       (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
-    if (!detections.empty() && (use_meta || burn) && p->have_info) {
+    if (!detections.empty() && use_meta && p->have_info) {
         GstVideoOverlayComposition* comp = box_composition(detections, GST_VIDEO_INFO_WIDTH(&p->info),
                                                            GST_VIDEO_INFO_HEIGHT(&p->info), s.line_width, s.color);
         if (comp) {
-            if (use_meta) {
-                gst_buffer_add_video_overlay_composition_meta(buffer, comp);
-            } else {
-                GstVideoFrame frame;
-                std::string why;
-                if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
-                    gst_video_overlay_composition_blend(comp, &frame);
-                    gst_video_frame_unmap(&frame);
-                } else {
-                    GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s",
-                                       pending.frame, why.c_str());
-                }
-            }
+            gst_buffer_add_video_overlay_composition_meta(buffer, comp);
             gst_video_overlay_composition_unref(comp);
+        }
+    } else if (!detections.empty() && burn && p->have_info) {
+        GstVideoFrame frame;
+        std::string why;
+        if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
+            burn_boxes(&frame, detections, s.line_width, s.color);
+            gst_video_frame_unmap(&frame);
+        } else {
+            GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s", pending.frame,
+                               why.c_str());
         }
     }
 
+    const guint64 windows_cut = result ? result->stats.cut : 0;
+    if (windows_cut > 0 && !p->max_windows_warned) {
+        /* Once per stream: a classifier this permissive cuts nearly every
+         * frame, and one warning per frame would flood the bus. The count
+         * of every frame is in its message and in the stats. */
+        p->max_windows_warned = true;
+        GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                            ("The classifier accepted more windows than max-windows=%d in frame %" G_GUINT64_FORMAT
+                             ": %" G_GUINT64_FORMAT " were left out, so detections may be missing. A stricter "
+                             "classifier, a higher threshold or a larger min-size keeps fewer windows; a larger "
+                             "max-windows (0 = no limit) keeps them all. Said once per stream.",
+                             pending.params.max_windows, pending.frame, windows_cut),
+                            ("frame %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " accepted windows past the first %d "
+                             "in scan order were left out before grouping; the \"waldboostdetect\" messages' "
+                             "windows-cut field and the stats' windows-cut count every frame",
+                             pending.frame, windows_cut, pending.params.max_windows));
+    }
     if (s.post_messages)
-        post_detections_message(self, buffer, pending.frame, detections, label);
+        post_detections_message(self, buffer, pending.frame, detections, label, windows_cut);
 
     {
         std::lock_guard<std::mutex> guard(p->lock);
@@ -778,6 +904,7 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
             st.candidates = result->stats.candidates_after_step;
             st.scan = result->stats.scan == wcl::ScanMethod::Rows ? "rows" : "reduction";
             st.discarded += result->stats.discarded;
+            st.windows_cut += result->stats.cut;
         }
     }
     p->ready.push_back(buffer);
@@ -999,6 +1126,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->pool_copy_logged = false;
     self->priv->inflight_limit_warned = 0;
     self->priv->draw_meta_hinted = false;
+    self->priv->max_windows_warned = false;
     return setup_engine(self, s);
 }
 
@@ -1051,6 +1179,7 @@ static waldboost::DetectParams detect_params(const Settings& s, const Classifier
     params.stride = s.stride;
     params.min_neighbors = s.min_neighbors;
     params.nms_iou = static_cast<float>(s.nms_iou);
+    params.max_windows = s.max_windows;
     params.grouping = s.grouping == GST_WALDBOOST_GROUPING_NMS    ? waldboost::Grouping::Nms
                       : s.grouping == GST_WALDBOOST_GROUPING_NONE ? waldboost::Grouping::None
                                                                   : waldboost::Grouping::OpenCv;
@@ -1457,6 +1586,7 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_GROUPING: s.grouping = static_cast<GstWaldboostGrouping>(g_value_get_enum(value)); break;
     case PROP_NMS_IOU: s.nms_iou = g_value_get_double(value); break;
     case PROP_THRESHOLD: s.threshold = g_value_get_double(value); break;
+    case PROP_MAX_WINDOWS: s.max_windows = g_value_get_int(value); break;
     case PROP_ROI: {
         std::vector<int> roi;
         for (guint i = 0; i < gst_value_array_get_size(value); ++i)
@@ -1525,7 +1655,8 @@ static GstStructure* stats_structure(const Stats& st)
     GstStructure* s = gst_structure_new("waldboost-stats", "frames", G_TYPE_UINT64, st.frames, "detections",
                                         G_TYPE_UINT64, st.detections, "device-ms", G_TYPE_DOUBLE, st.device_ms,
                                         "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
-                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, "device",
+                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded,
+                                        "windows-cut", G_TYPE_UINT64, st.windows_cut, "device",
                                         G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64,
                                         st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
@@ -1548,6 +1679,7 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_MIN_NEIGHBORS: g_value_set_int(value, s.min_neighbors); break;
     case PROP_GROUPING: g_value_set_enum(value, s.grouping); break;
     case PROP_NMS_IOU: g_value_set_double(value, s.nms_iou); break;
+    case PROP_MAX_WINDOWS: g_value_set_int(value, s.max_windows); break;
     case PROP_THRESHOLD: g_value_set_double(value, s.threshold); break;
     case PROP_ROI:
         for (int v : s.roi) {
@@ -1659,6 +1791,14 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                             "Added to the classifier's final threshold: above 0 gives fewer, surer detections",
                             -1000.0, 1000.0, 0.0, rw));
     g_object_class_install_property(
+        gobject_class, PROP_MAX_WINDOWS,
+        g_param_spec_int("max-windows", "Maximum windows",
+                         "The most accepted windows a frame keeps before grouping, the first in scan order (smallest "
+                         "objects first); more are left out, with one warning per stream. Real cascades stay far "
+                         "below the default; a classifier that accepts nearly everything would otherwise cost "
+                         "seconds and gigabytes per frame. 0 = no limit",
+                         0, G_MAXINT, waldboost::kDefaultMaxWindows, rw));
+    g_object_class_install_property(
         gobject_class, PROP_ROI,
         gst_param_spec_array("roi", "Region of interest",
                              "Scan only this region: <x, y, width, height> in pixels (four values, width and height "
@@ -1714,7 +1854,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
-                           "candidates after each reduction step, discarded candidates (always 0), the device in use, "
+                           "candidates after each reduction step, discarded candidates (always 0), accepted windows "
+                           "left out by max-windows (all frames), the device in use, "
                            "how many times detection fell back to a later device of the list, and the scan (rows or "
                            "reduction)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));

@@ -1726,6 +1726,9 @@ GST_START_TEST(test_property_defaults)
     fail_unless_equals_int(s4, 0);
     fail_unless_equals_int(color, 0xff00ff00u);
     fail_unless(post);
+    gint max_windows = -1;
+    g_object_get(e, "max-windows", &max_windows, nullptr);
+    fail_unless_equals_int(max_windows, 100000);
     g_free(classifier);
     g_free(label);
     g_free(device);
@@ -1777,7 +1780,7 @@ GST_START_TEST(test_property_ranges)
                              {"group-size", 0, 4096},          {"step1-unsync", -1, 65535},
                              {"step1-divisor", -1, 4096},      {"step2-unsync", -1, 65535},
                              {"step2-divisor", -1, 4096},      {"step2-repeats", -1, 16},
-                             {"step4-group-size", 0, 4096}};
+                             {"step4-group-size", 0, 4096},    {"max-windows", 0, G_MAXINT}};
     GstElement* e = make_element({});
     for (const IntRange& r : ints) {
         GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(e), r.name);
@@ -2517,6 +2520,175 @@ GST_START_TEST(test_draw_color_and_line_width)
     fail_unless(vr.after[i] > 200 && vbl.after[i] < 128, "V of red %d, of blue %d", vr.after[i], vbl.after[i]);
     for (DrawRun* r : {&white, &black, &red, &blue})
         unref_all(r->out);
+}
+GST_END_TEST;
+
+/* A classifier that accepts every window: 585,373 windows on a 640x480
+ * frame. They used to take minutes to group, and gigabytes to draw with
+ * grouping=none (a buffer per box edge). Now a frame keeps the first
+ * max-windows of them, draws them straight into the frame, and one warning
+ * per stream says so. */
+static std::string accept_all_classifier_file()
+{
+    Classifier c;
+    c.label = "everything";
+    c.window_width = 24;
+    c.window_height = 24;
+    c.final_threshold = 0.0f;
+    waldboost::WeakClassifier w;
+    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
+    w.responses.fill(1.0f);
+    w.reject_threshold = waldboost::kNoRejection;
+    c.weak.push_back(w);
+    gchar* path = nullptr;
+    const int fd = g_file_open_tmp("waldboost-accept-all-XXXXXX.xml", &path, nullptr);
+    fail_unless(fd >= 0, "no temporary file");
+    const std::string xml = waldboost::write_waldboost_xml(c);
+    fail_unless(write(fd, xml.data(), xml.size()) == static_cast<ssize_t>(xml.size()));
+    close(fd);
+    const std::string result = path;
+    g_free(path);
+    return result;
+}
+
+/* Pops every message of the bus: the max-windows warnings (counted, each
+ * checked for what it must say) and the per-frame element messages'
+ * windows-cut fields. */
+static int count_max_windows_warnings(GstBus* bus, std::vector<guint64>* cuts = nullptr)
+{
+    int warnings = 0;
+    while (GstMessage* m = gst_bus_pop(bus)) {
+        if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
+            GError* error = nullptr;
+            gchar* debug = nullptr;
+            gst_message_parse_warning(m, &error, &debug);
+            const std::string text = error->message;
+            fail_unless(contains(text, "max-windows") && contains(text, "threshold") && contains(text, "min-size"),
+                        "warning: %s", text.c_str());
+            g_error_free(error);
+            g_free(debug);
+            ++warnings;
+        } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && gst_message_has_name(m, "waldboostdetect") &&
+                   cuts) {
+            guint64 cut = 0;
+            fail_unless(gst_structure_get_uint64(gst_message_get_structure(m), "windows-cut", &cut));
+            cuts->push_back(cut);
+        }
+        gst_message_unref(m);
+    }
+    return warnings;
+}
+
+GST_START_TEST(test_draw_accept_all_classifier)
+{
+    const std::string path = accept_all_classifier_file();
+    GrayImage img(640, 480);
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x)
+            img.at(x, y) = static_cast<uint8_t>((x * 7 + y * 13) % 251);
+    DetectParams params;
+    params.grouping = waldboost::Grouping::None;
+    params.max_windows = 0;
+    const Classifier classifier = waldboost::load_classifier_file(path);
+    waldboost::DetectStats all;
+    waldboost::detect_raw(classifier, img.view(), params, &all);
+    const guint64 accepted = all.accepted;
+    fail_unless(accepted > static_cast<guint64>(waldboost::kDefaultMaxWindows), "only %" G_GUINT64_FORMAT " windows",
+                accepted);
+
+    /* draw=burn, grouping=none, the default cap: every frame leaves with
+     * max-windows boxes burnt in, one warning for the three frames. */
+    {
+        GstHarness* h = harness_with({{"classifier", path}, {"draw", "burn"}, {"grouping", "none"}});
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_I420, img.width, img.height);
+        std::vector<Sent> sent;
+        for (int k = 0; k < 3; ++k)
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, k, &sent), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 3);
+        params.max_windows = waldboost::kDefaultMaxWindows;
+        const std::vector<Box> want = expected_boxes(waldboost::detect(classifier, img.view(), params), "everything");
+        fail_unless_equals_int(want.size(), waldboost::kDefaultMaxWindows);
+        const std::vector<Box> got = roi_boxes(out[2]);
+        fail_unless(got == want, "the boxes are not the first max-windows windows (%zu boxes)", got.size());
+        check_burn(sent[2], out[2], want, 2, "accept-all, burn");
+        std::vector<guint64> cuts;
+        fail_unless_equals_int(count_max_windows_warnings(bus, &cuts), 1);
+        fail_unless_equals_int(cuts.size(), 3);
+        for (guint64 cut : cuts)
+            fail_unless_equals_uint64(cut, accepted - waldboost::kDefaultMaxWindows);
+        GstStructure* stats = nullptr;
+        g_object_get(h->element, "stats", &stats, nullptr);
+        guint64 total_cut = 0;
+        fail_unless(gst_structure_get_uint64(stats, "windows-cut", &total_cut));
+        fail_unless_equals_uint64(total_cut, 3 * (accepted - waldboost::kDefaultMaxWindows));
+        gst_structure_free(stats);
+        unref_all(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+
+    /* draw=meta with a smaller cap: the boxes' outlines in one overlay
+     * rectangle, not four per box; max-windows=0 keeps every window (and
+     * warns about nothing). */
+    {
+        GstHarness* h = harness_with({{"classifier", path}, {"draw", "meta"}, {"grouping", "none"},
+                                      {"max-windows", "500"}, {"color", "0xff0000ff"}, {"max-inflight", "1"}});
+        GstBus* bus = attach_bus(h);
+        gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+        set_caps(h, GST_VIDEO_FORMAT_I420, img.width, img.height);
+        std::vector<Sent> sent;
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, 0, &sent), GST_FLOW_OK);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        fail_unless(bytes_of(out[0]) == sent[0].bytes, "draw=meta changed pixels");
+        const std::vector<Box> boxes = roi_boxes(out[0]);
+        fail_unless_equals_int(boxes.size(), 500);
+        GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(out[0]);
+        fail_unless(meta != nullptr);
+        fail_unless_equals_int(gst_video_overlay_composition_n_rectangles(meta->overlay), 1);
+        GstVideoOverlayRectangle* r = gst_video_overlay_composition_get_rectangle(meta->overlay, 0);
+        gint rx, ry;
+        guint rw, rh;
+        fail_unless(gst_video_overlay_rectangle_get_render_rectangle(r, &rx, &ry, &rw, &rh));
+        GstBuffer* pixels = gst_video_overlay_rectangle_get_pixels_unscaled_raw(r, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+        GstMapInfo map;
+        fail_unless(gst_buffer_map(pixels, &map, GST_MAP_READ));
+        fail_unless(map.size >= static_cast<gsize>(rw) * rh * 4);
+        /* Painted exactly where the outlines are, in the colour. */
+        const std::vector<bool> mask = outline_mask(outline_rects(boxes, img.width, img.height, 2), img.width,
+                                                    img.height);
+        for (int y = 0; y < img.height; ++y)
+            for (int x = 0; x < img.width; ++x) {
+                const bool inside =
+                    x >= rx && y >= ry && x < rx + static_cast<int>(rw) && y < ry + static_cast<int>(rh);
+                guint32 word = 0;
+                if (inside)
+                    std::memcpy(&word, map.data + (static_cast<gsize>(y - ry) * rw + (x - rx)) * 4, 4);
+                const bool outline = mask[static_cast<size_t>(y) * img.width + x];
+                fail_unless(word == (outline ? 0xff0000ffu : 0u), "overlay pixel (%d,%d) is 0x%08x, outline %d", x,
+                            y, word, outline);
+            }
+        gst_buffer_unmap(pixels, &map);
+        fail_unless_equals_int(count_max_windows_warnings(bus), 1);
+        unref_all(out);
+
+        g_object_set(h->element, "max-windows", 0, nullptr);
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, 1), GST_FLOW_OK);
+        push_eos(h);
+        out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        fail_unless_equals_uint64(roi_boxes(out[0]).size(), accepted);
+        fail_unless_equals_int(count_max_windows_warnings(bus), 0);
+        unref_all(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+    g_unlink(path.c_str());
 }
 GST_END_TEST;
 
@@ -3578,7 +3750,7 @@ static Suite* waldboost_suite(bool data)
     add_case("drawing", true,
              {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
               NAMED(test_draw_meta_without_renderer),
-              NAMED(test_draw_color_and_line_width)});
+              NAMED(test_draw_color_and_line_width), NAMED(test_draw_accept_all_classifier)});
     add_case("live", true,
              {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
               NAMED(test_live_classifier_change), NAMED(test_live_reduction_change),

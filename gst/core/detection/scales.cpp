@@ -32,6 +32,13 @@ std::string exact(double value)
 
 }  // namespace
 
+void check_max_windows(const DetectParams& params)
+{
+    if (params.max_windows < 0)
+        throw Error(ErrorKind::BadParameter,
+                    "max windows must be 0 (no limit) or a positive number, not " + std::to_string(params.max_windows));
+}
+
 std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, const DetectParams& params)
 {
     if (!(params.scale_factor > 1.0) || !std::isfinite(params.scale_factor))
@@ -39,6 +46,7 @@ std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, co
                     "scale factor must be a finite number above 1, not " + std::to_string(params.scale_factor));
     if (params.stride < 0)
         throw Error(ErrorKind::BadParameter, "stride must be 0 (OpenCV's rule) or a positive number of pixels");
+    check_max_windows(params);
 
     const Size window{classifier.window_width, classifier.window_height};
     const Size min_size = params.min_size.width > 0 || params.min_size.height > 0 ? params.min_size : window;

@@ -24,6 +24,10 @@ struct ScaleLevel {
     bool skip_after_first_stage_rejection = false;
 };
 
+/* Throws Error (BadParameter) for a negative DetectParams::max_windows;
+ * plan_scales checks it with the scan's parameters. */
+void check_max_windows(const DetectParams& params);
+
 /* The levels detectMultiScale would scan; throws Error for bad parameters. */
 std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, const DetectParams& params);
 

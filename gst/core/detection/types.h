@@ -36,6 +36,11 @@ enum class Grouping {
     Nms,    /* greedy IoU non-maximum suppression by score, then min_neighbors */
 };
 
+/* Far above what real cascades accept: lbpcascade_frontalface accepts 223
+ * windows on messi5.jpg scaled to 3840x2160 (scale factor 1.1), while a
+ * 24x24 classifier that accepts everything gives 585,373 on 640x480. */
+constexpr int kDefaultMaxWindows = 100000;
+
 struct DetectParams {
     double scale_factor = 1.1; /* > 1 */
     Size min_size{};           /* 0 = the classifier window */
@@ -45,6 +50,11 @@ struct DetectParams {
     Grouping grouping = Grouping::OpenCv;
     float nms_iou = 0.3f;      /* IoU above which NMS merges two windows */
     std::optional<float> final_threshold; /* overrides the classifier's */
+    /* The most accepted windows a frame keeps, the first in scan order
+     * (level, row, column); 0 = no limit. A classifier that accepts nearly
+     * everything would otherwise make a frame's windows (and their grouping
+     * and drawing) grow without bound; real cascades stay far below. */
+    int max_windows = kDefaultMaxWindows;
 };
 
 /* An accepted window. */

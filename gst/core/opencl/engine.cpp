@@ -183,6 +183,7 @@ uint64_t Engine::frame_memory_bytes() const { return impl_->frame_memory; }
  * CPU device), and an embedded box has 1-2 GB in all. */
 void Engine::Impl::use_geometry(Size size, const DetectParams& params)
 {
+    check_max_windows(params); /* a cached geometry below skips make_geometry's check */
     if (geometry && geometry->matches(size, params))
         return;
     geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
@@ -302,6 +303,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
         if (!a.hidden)
             result.windows.push_back(window_at(
                 g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
+    const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
     clip_windows(result.windows, g.image);
     result.detections = group_windows(result.windows, slot.params);
 
@@ -314,6 +316,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;
     st.accepted = result.windows.size();
     st.discarded = 0;
+    st.cut = cut;
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
     auto timed = [](const std::string& name, cl::Event& event) {

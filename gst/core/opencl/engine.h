@@ -79,6 +79,7 @@ struct FrameStats {
     double weak_per_window = 0;
     uint64_t accepted = 0;                     /* windows accepted, before grouping */
     uint64_t discarded = 0;                    /* candidates lost: always 0 (lossless) */
+    uint64_t cut = 0;                          /* accepted windows past DetectParams::max_windows, dropped */
     int reruns = 0;                            /* frames re-run after a list outgrew its buffer */
     double device_milliseconds = 0;            /* first kernel start to last kernel end */
 };

@@ -111,6 +111,9 @@ std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& 
         std::vector<RawWindow> found = detect_level(classifier, scaled.view(), levels[i], static_cast<int>(i), params, stats);
         all.insert(all.end(), found.begin(), found.end());
     }
+    const uint64_t cut = cap_windows(all, params.max_windows);
+    if (stats)
+        stats->cut += cut;
     clip_windows(all, {image.width, image.height});
     return all;
 }

@@ -46,7 +46,8 @@ WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& 
 struct DetectStats {
     uint64_t windows = 0;         /* windows evaluated */
     uint64_t weak_evaluated = 0;  /* weak classifiers evaluated, over all windows */
-    uint64_t accepted = 0;
+    uint64_t accepted = 0;        /* windows accepted, the cut ones included */
+    uint64_t cut = 0;             /* accepted windows past DetectParams::max_windows, dropped */
 };
 
 /* Scans one pyramid level given its already scaled image. Tests use this to
@@ -54,7 +55,8 @@ struct DetectStats {
 std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView& scaled, const ScaleLevel& level,
                                     int level_index, const DetectParams& params, DetectStats* stats = nullptr);
 
-/* All levels: plan_scales, resize_bilinear, detect_level, clip_windows. */
+/* All levels: plan_scales, resize_bilinear, detect_level, cap_windows,
+ * clip_windows. */
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                                   DetectStats* stats = nullptr);
 

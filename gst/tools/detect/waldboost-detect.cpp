@@ -43,6 +43,7 @@ struct Options {
     gboolean stats = FALSE;
     gchar* device = nullptr;
     gint repeat = 1;
+    gint max_windows = waldboost::kDefaultMaxWindows;
     gchar** images = nullptr;
 
     Options() = default;
@@ -186,6 +187,8 @@ int main(int argc, char** argv)
          "Detect with the OpenCL engine on this device: auto, gpu, cpu, accelerator, P:D or a name "
          "(default: the CPU reference detector)",
          "SPEC"},
+        {"max-windows", 0, 0, G_OPTION_ARG_INT, &options.max_windows,
+         "Keep at most N accepted windows per image, the first in scan order (default 100000; 0 = no limit)", "N"},
         {"repeat", 'r', 0, G_OPTION_ARG_INT, &options.repeat, "Run each detection N times and report the median time",
          "N"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &options.images, nullptr, "IMAGE..."},
@@ -225,6 +228,8 @@ int main(int argc, char** argv)
         return usage_error("--nms-iou must be a number from 0 to 1");
     if (options.repeat < 1)
         return usage_error("--repeat must be 1 or more");
+    if (options.max_windows < 0)
+        return usage_error("--max-windows must be 0 (no limit) or a positive number");
     if (options.threshold_set && !std::isfinite(static_cast<float>(options.threshold)))
         return usage_error("--threshold is out of range");
 
@@ -233,6 +238,7 @@ int main(int argc, char** argv)
     params.min_neighbors = options.min_neighbors;
     params.stride = options.stride;
     params.nms_iou = static_cast<float>(options.nms_iou);
+    params.max_windows = options.max_windows;
     if (options.threshold_set)
         params.final_threshold = static_cast<float>(options.threshold);
     if (!parse_size(options.min_size, &params.min_size) || !parse_size(options.max_size, &params.max_size)) {
@@ -298,6 +304,7 @@ int main(int argc, char** argv)
                     detections = std::move(result.detections);
                     stats.windows = result.stats.windows;
                     stats.weak_evaluated = result.stats.weak_evaluated;
+                    stats.cut = result.stats.cut;
                     kernel_times.clear();
                     for (const auto& k : result.stats.kernels) {
                         char item[96];
@@ -313,13 +320,20 @@ int main(int argc, char** argv)
             }
             std::sort(times.begin(), times.end());
             const double ms = times[times.size() / 2];
+            if (stats.cut > 0)
+                std::fprintf(stderr,
+                             "waldboost-detect: %s: the classifier accepted %llu windows more than --max-windows=%d; "
+                             "they were left out (a stricter classifier or --threshold, a larger --min-size or "
+                             "--max-windows keeps them)\n",
+                             path, static_cast<unsigned long long>(stats.cut), options.max_windows);
 
             std::printf("%s\n    {\"file\": %s, \"width\": %d, \"height\": %d, \"milliseconds\": %.1f,", i ? "," : "",
                         json_string(path).c_str(), gray.width, gray.height, ms);
             if (options.stats) {
-                std::printf(" \"windows\": %llu, \"weak_evaluated\": %llu,",
+                std::printf(" \"windows\": %llu, \"weak_evaluated\": %llu, \"windows_cut\": %llu,",
                             static_cast<unsigned long long>(stats.windows),
-                            static_cast<unsigned long long>(stats.weak_evaluated));
+                            static_cast<unsigned long long>(stats.weak_evaluated),
+                            static_cast<unsigned long long>(stats.cut));
                 if (!kernel_times.empty())
                     std::printf("\n     \"kernel_milliseconds\": {%s},", kernel_times.c_str());
             }
