@@ -12,9 +12,10 @@
  * the rectangles as a #GstVideoOverlayCompositionMeta or drawn into the
  * frame, and an element message per frame.
  *
- * Detection runs asynchronously: up to #GstWaldboostDetect:max-inflight frames
- * are on the device at once, and frames leave in order, each with its own
- * detections.
+ * Detection runs asynchronously: the streaming thread puts a frame on the
+ * device and returns; the element's worker thread pushes each frame on when
+ * its detection is done, in order, each with its own detections. Up to
+ * #GstWaldboostDetect:max-inflight frames are with the element at once.
  *
  * ## Example launch line
  * |[
@@ -1390,7 +1391,8 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
                 fps_d = GST_VIDEO_INFO_FPS_D(&self->priv->info);
             }
         }
-        /* A frame leaves when max-inflight - 1 later frames have arrived. */
+        /* A frame leaves when its detection is done, behind at most
+         * max-inflight - 1 others. */
         GstClockTime ours = 0;
         if (fps_n > 0)
             ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND, fps_d, fps_n);
@@ -1782,7 +1784,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_MAX_INFLIGHT,
         g_param_spec_int("max-inflight", "Frames in flight",
-                         "Frames on the device at once; each adds one frame of latency beyond the first. Their input "
+                         "Frames with the element at once (the streaming thread waits only when that many are); each "
+                         "adds at most one frame of latency beyond the first. Their input "
                          "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
                          "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry. "
                          "Each frame in flight holds its own pyramid and integral image, on a CPU device about 12 MiB "
