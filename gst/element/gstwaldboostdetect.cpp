@@ -39,7 +39,6 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -169,7 +168,7 @@ struct WaldboostDetectPrivate {
     std::shared_ptr<wcl::Engine> engine;
     size_t device_position = 0;  /* the engine's entry in the device list */
     std::deque<Pending> pending; /* in submission order */
-    std::thread worker;
+    GstPadActivateModeFunction parent_src_activate_mode = nullptr;
     bool worker_stop = false;
     bool flushing = false;                /* between FLUSH_START and FLUSH_STOP */
     GstBufferPool* leaving_pool = nullptr; /* of the frame the worker is finishing or pushing */
@@ -955,49 +954,54 @@ static bool take_oldest(GstWaldboostDetect* self, Pending* out, std::optional<wc
     return true;
 }
 
-/* The worker's loop: waits (without the lock) until the oldest frame is
- * done on the device, takes it with its results, attaches them and pushes
- * it downstream, so that the streaming thread never waits for the device
- * unless max-inflight frames are in flight. */
-static void worker_loop(GstWaldboostDetect* self)
+/* The worker: the source pad's task (so applications get its
+ * STREAM_STATUS messages, as for queue's). Each run waits (without the
+ * lock) until the oldest frame is done on the device, takes it with its
+ * results, attaches them and pushes it downstream, so that the streaming
+ * thread never waits for the device unless max-inflight frames are with the
+ * element. */
+static void worker_run(gpointer data)
 {
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(data);
     WaldboostDetectPrivate* p = self->priv;
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
     std::unique_lock<std::mutex> lock(p->queue_lock);
-    for (;;) {
-        p->queue_changed.wait(lock, [p] { return p->worker_stop || (!p->pending.empty() && !p->flushing); });
-        if (p->worker_stop)
-            return;
-        if (p->pending.front().submitted) {
-            const std::shared_ptr<wcl::Engine> engine = p->engine;
-            lock.unlock();
-            engine->wait_for_oldest();
-            lock.lock();
-            /* A flush, a stop or a fallback may have come meanwhile. */
-            if (p->worker_stop || p->flushing || p->pending.empty() || engine != p->engine)
-                continue;
-        }
-        Pending pending;
-        std::optional<wcl::FrameResult> result;
-        if (!take_oldest(self, &pending, &result)) {
-            p->queue_changed.notify_all();
-            continue;
-        }
-        p->leaving = true;
-        p->leaving_pool = pending.buffer->pool;
-        p->queue_changed.notify_all(); /* room for the next frame */
+    p->queue_changed.wait(lock, [p] { return p->worker_stop || (!p->pending.empty() && !p->flushing); });
+    if (p->worker_stop) {
         lock.unlock();
-        GstBuffer* buffer = finish_frame(self, pending, result ? &*result : nullptr);
-        const GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
-        lock.lock();
-        p->leaving = false;
-        p->leaving_pool = nullptr;
-        if (ret != GST_FLOW_OK) {
-            GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
-            if (p->downstream == GST_FLOW_OK)
-                p->downstream = ret;
-        }
-        p->queue_changed.notify_all();
+        gst_pad_pause_task(src);
+        return;
     }
+    if (p->pending.front().submitted) {
+        const std::shared_ptr<wcl::Engine> engine = p->engine;
+        lock.unlock();
+        engine->wait_for_oldest();
+        lock.lock();
+        /* A flush, a stop or a fallback may have come meanwhile. */
+        if (p->worker_stop || p->flushing || p->pending.empty() || engine != p->engine)
+            return;
+    }
+    Pending pending;
+    std::optional<wcl::FrameResult> result;
+    if (!take_oldest(self, &pending, &result)) {
+        p->queue_changed.notify_all();
+        return;
+    }
+    p->leaving = true;
+    p->leaving_pool = pending.buffer->pool;
+    p->queue_changed.notify_all(); /* room for the next frame */
+    lock.unlock();
+    GstBuffer* buffer = finish_frame(self, pending, result ? &*result : nullptr);
+    const GstFlowReturn ret = gst_pad_push(src, buffer);
+    lock.lock();
+    p->leaving = false;
+    p->leaving_pool = nullptr;
+    if (ret != GST_FLOW_OK) {
+        GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
+        if (p->downstream == GST_FLOW_OK)
+            p->downstream = ret;
+    }
+    p->queue_changed.notify_all();
 }
 
 static void start_worker(GstWaldboostDetect* self)
@@ -1010,10 +1014,11 @@ static void start_worker(GstWaldboostDetect* self)
         p->failed = false;
         p->downstream = GST_FLOW_OK;
     }
-    p->worker = std::thread(worker_loop, self);
+    gst_pad_start_task(GST_BASE_TRANSFORM_SRC_PAD(self), worker_run, self, nullptr);
 }
 
-static void stop_worker(GstWaldboostDetect* self)
+/* Wakes the worker so that its run ends; with `join`, waits for it. */
+static void stop_worker(GstWaldboostDetect* self, bool join)
 {
     WaldboostDetectPrivate* p = self->priv;
     {
@@ -1021,8 +1026,23 @@ static void stop_worker(GstWaldboostDetect* self)
         p->worker_stop = true;
     }
     p->queue_changed.notify_all();
-    if (p->worker.joinable())
-        p->worker.join();
+    if (join)
+        gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(self));
+}
+
+/* The source pad's deactivation takes its stream lock, which the worker's
+ * run holds: wake the worker first, then stop its task. */
+static gboolean src_activate_mode(GstPad* pad, GstObject* parent, GstPadMode mode, gboolean active)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(parent);
+    if (!active)
+        stop_worker(self, false);
+    const gboolean ok = self->priv->parent_src_activate_mode
+                            ? self->priv->parent_src_activate_mode(pad, parent, mode, active)
+                            : TRUE;
+    if (!active)
+        gst_pad_stop_task(pad);
+    return ok;
 }
 
 /* Waits until every frame has left (the worker pushed it), a flush began,
@@ -1080,7 +1100,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
 static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
-    stop_worker(self);
+    stop_worker(self, true);
     {
         std::lock_guard<std::mutex> guard(self->priv->queue_lock);
         discard_all(self);
@@ -1234,7 +1254,7 @@ static GstFlowReturn wait_for_room(GstWaldboostDetect* self, std::unique_lock<st
     });
     if (p->failed)
         return GST_FLOW_ERROR;
-    if (p->flushing)
+    if (p->flushing || p->worker_stop)
         return GST_FLOW_FLUSHING;
     return p->downstream;
 }
@@ -1333,7 +1353,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     return wait_for_room(self, lock);
 }
 
-/* Frames leave from the worker (worker_loop), never from here. */
+/* Frames leave from the worker (worker_run), never from here. */
 static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* /*trans*/, GstBuffer** outbuf)
 {
     *outbuf = nullptr;
@@ -1687,7 +1707,6 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
 static void gst_waldboost_detect_finalize(GObject* object)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(object);
-    stop_worker(self);
     {
         std::lock_guard<std::mutex> guard(self->priv->queue_lock);
         discard_all(self);
@@ -1701,6 +1720,9 @@ static void gst_waldboost_detect_init(GstWaldboostDetect* self)
 {
     self->priv = new WaldboostDetectPrivate();
     gst_video_info_init(&self->priv->info);
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
+    self->priv->parent_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC(src);
+    gst_pad_set_activatemode_function(src, src_activate_mode);
 }
 
 static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
