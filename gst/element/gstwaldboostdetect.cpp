@@ -12,9 +12,10 @@
  * the rectangles as a #GstVideoOverlayCompositionMeta or drawn into the
  * frame, and an element message per frame.
  *
- * Detection runs asynchronously: up to #GstWaldboostDetect:max-inflight frames
- * are on the device at once, and frames leave in order, each with its own
- * detections.
+ * Detection runs asynchronously: the streaming thread puts a frame on the
+ * device and returns; the element's worker thread pushes each frame on when
+ * its detection is done, in order, each with its own detections. Up to
+ * #GstWaldboostDetect:max-inflight frames are with the element at once.
  *
  * ## Example launch line
  * |[
@@ -31,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -145,10 +147,6 @@ struct WaldboostDetectPrivate {
     /* Streaming-thread state. */
     Settings active;
     std::optional<Classifier> classifier;
-    std::unique_ptr<wcl::Engine> engine;
-    size_t device_position = 0; /* the engine's entry in the device list */
-    std::deque<Pending> pending; /* in submission order */
-    std::deque<GstBuffer*> ready; /* finished, waiting for generate_output */
     GstVideoInfo info;
     bool have_info = false;
     bool overlay_meta_downstream = false;
@@ -161,6 +159,27 @@ struct WaldboostDetectPrivate {
     /* Frames that could not be read (see warn_unreadable). */
     guint64 unreadable_unreported = 0;
     gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
+
+    /* The worker (see "The worker" below): the streaming thread submits
+     * frames and returns; the worker waits for the device, attaches the
+     * results and pushes the frames downstream, in order. queue_lock guards
+     * the engine, the frames in flight and the flags below; both threads
+     * call the engine only while holding it (but the worker's wait for the
+     * device). */
+    std::mutex queue_lock;
+    std::condition_variable queue_changed;
+    std::shared_ptr<wcl::Engine> engine;
+    size_t device_position = 0;  /* the engine's entry in the device list */
+    std::deque<Pending> pending; /* in submission order */
+    GstPadActivateModeFunction parent_src_activate_mode = nullptr;
+    bool worker_stop = false;
+    bool flushing = false;                /* between FLUSH_START and FLUSH_STOP */
+    GstBufferPool* leaving_pool = nullptr; /* of the frame the worker is finishing or pushing */
+    bool leaving = false;                 /* the worker holds a frame out of `pending` */
+    /* Downstream's answer to a push, when not OK: returned to upstream
+     * from then on, until a flush or a restart (as queue does). */
+    GstFlowReturn downstream = GST_FLOW_OK;
+    bool failed = false; /* the device failed beyond fallback: GST_FLOW_ERROR was posted */
 };
 
 struct _GstWaldboostDetect {
@@ -477,7 +496,7 @@ static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t
             const wcl::SelectedDevice device = wcl::select_device(specs[i]);
             wcl::EngineConfig config = engine_config(s, *p->classifier, device.info);
             config.device = specs[i];
-            p->engine = std::make_unique<wcl::Engine>(*p->classifier, config);
+            p->engine = std::make_shared<wcl::Engine>(*p->classifier, config);
             p->device_position = i;
             {
                 std::lock_guard<std::mutex> guard(p->lock);
@@ -818,8 +837,9 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
-/* Attaches the results of one frame and queues it for output. */
-static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
+/* Attaches the results of one frame (and draws them); returns the buffer
+ * to push. */
+static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
 {
     WaldboostDetectPrivate* p = self->priv;
     const OutputSettings& s = pending.output;
@@ -907,7 +927,7 @@ static void finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::
             st.windows_cut += result->stats.cut;
         }
     }
-    p->ready.push_back(buffer);
+    return buffer;
 }
 
 /* A frame that cannot be read passes without detection, with a warning:
@@ -1011,40 +1031,16 @@ static bool fall_back(GstWaldboostDetect* self, const std::exception& failure)
     return false;
 }
 
-/* Collects the oldest frame in flight (waiting for the device). */
-static GstFlowReturn collect_oldest(GstWaldboostDetect* self)
-{
-    WaldboostDetectPrivate* p = self->priv;
-    while (p->pending.front().submitted) {
-        try {
-            std::optional<wcl::FrameResult> result = p->engine->collect();
-            Pending pending = p->pending.front();
-            p->pending.pop_front();
-            finish_frame(self, pending, result ? &*result : nullptr);
-            return GST_FLOW_OK;
-        } catch (const std::exception& e) {
-            if (!fall_back(self, e)) {
-                drop_pending(self);
-                return GST_FLOW_ERROR;
-            }
-        }
-    }
-    Pending pending = p->pending.front();
-    p->pending.pop_front();
-    finish_frame(self, pending, nullptr);
-    return GST_FLOW_OK;
-}
+/* ------------------------------------------------------------------------ */
+/* The worker                                                               */
 
-/* The oldest frames leave once max-inflight frames are in flight, so a
- * frame waits for max-inflight - 1 later ones (1 = synchronous), as the
- * LATENCY query reports. */
-static GstFlowReturn release_frames(GstWaldboostDetect* self)
+/* Frames that may be in flight: max-inflight, or fewer when that many
+ * frames of this size do not fit the device's memory (with one warning). */
+static size_t inflight_limit(GstWaldboostDetect* self)
 {
     WaldboostDetectPrivate* p = self->priv;
     size_t limit = static_cast<size_t>(p->active.max_inflight);
     if (p->engine && p->engine->in_flight_limit() < limit) {
-        /* max-inflight frames of this size do not fit the device's memory:
-         * the engine keeps what fits. */
         limit = p->engine->in_flight_limit();
         if (p->inflight_limit_warned != limit) {
             p->inflight_limit_warned = limit;
@@ -1058,37 +1054,136 @@ static GstFlowReturn release_frames(GstWaldboostDetect* self)
                                  mib, waldboost::printable(p->engine->device().device_name).c_str()));
         }
     }
-    GstFlowReturn ret = GST_FLOW_OK;
-    while (ret == GST_FLOW_OK && p->pending.size() >= limit)
-        ret = collect_oldest(self);
-    return ret;
+    return limit;
 }
 
-/* Finishes every frame in flight into the ready queue. */
-static GstFlowReturn finish_all(GstWaldboostDetect* self)
+/* Takes the oldest frame out of `pending` with its results (nullopt: it
+ * was not on the device), the device's failures handled: a fallback runs
+ * the frames again on the next device; without one the error is posted,
+ * every frame dropped and false returned. Holds queue_lock. */
+static bool take_oldest(GstWaldboostDetect* self, Pending* out, std::optional<wcl::FrameResult>* result)
 {
-    GstFlowReturn ret = GST_FLOW_OK;
-    while (!self->priv->pending.empty() && ret == GST_FLOW_OK)
-        ret = collect_oldest(self);
-    return ret;
-}
-
-/* Pushes every finished frame downstream now (before a serialized event). */
-static GstFlowReturn push_ready(GstWaldboostDetect* self)
-{
-    GstFlowReturn ret = GST_FLOW_OK;
-    while (!self->priv->ready.empty()) {
-        GstBuffer* buffer = self->priv->ready.front();
-        self->priv->ready.pop_front();
-        if (ret == GST_FLOW_OK)
-            ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
-        else
-            gst_buffer_unref(buffer);
+    WaldboostDetectPrivate* p = self->priv;
+    while (p->pending.front().submitted) {
+        try {
+            *result = p->engine->collect();
+            break;
+        } catch (const std::exception& e) {
+            if (!fall_back(self, e)) {
+                drop_pending(self);
+                p->failed = true;
+                return false;
+            }
+        }
     }
-    return ret;
+    *out = p->pending.front();
+    p->pending.pop_front();
+    return true;
 }
 
-/* Drops frames in flight and finished frames (flush, stop). */
+/* The worker: the source pad's task (so applications get its
+ * STREAM_STATUS messages, as for queue's). Each run waits (without the
+ * lock) until the oldest frame is done on the device, takes it with its
+ * results, attaches them and pushes it downstream, so that the streaming
+ * thread never waits for the device unless max-inflight frames are with the
+ * element. */
+static void worker_run(gpointer data)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(data);
+    WaldboostDetectPrivate* p = self->priv;
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
+    std::unique_lock<std::mutex> lock(p->queue_lock);
+    p->queue_changed.wait(lock, [p] { return p->worker_stop || (!p->pending.empty() && !p->flushing); });
+    if (p->worker_stop) {
+        lock.unlock();
+        gst_pad_pause_task(src);
+        return;
+    }
+    if (p->pending.front().submitted) {
+        const std::shared_ptr<wcl::Engine> engine = p->engine;
+        lock.unlock();
+        engine->wait_for_oldest();
+        lock.lock();
+        /* A flush, a stop or a fallback may have come meanwhile. */
+        if (p->worker_stop || p->flushing || p->pending.empty() || engine != p->engine)
+            return;
+    }
+    Pending pending;
+    std::optional<wcl::FrameResult> result;
+    if (!take_oldest(self, &pending, &result)) {
+        p->queue_changed.notify_all();
+        return;
+    }
+    p->leaving = true;
+    p->leaving_pool = pending.buffer->pool;
+    p->queue_changed.notify_all(); /* room for the next frame */
+    lock.unlock();
+    GstBuffer* buffer = finish_frame(self, pending, result ? &*result : nullptr);
+    const GstFlowReturn ret = gst_pad_push(src, buffer);
+    lock.lock();
+    p->leaving = false;
+    p->leaving_pool = nullptr;
+    if (ret != GST_FLOW_OK) {
+        GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
+        if (p->downstream == GST_FLOW_OK)
+            p->downstream = ret;
+    }
+    p->queue_changed.notify_all();
+}
+
+static void start_worker(GstWaldboostDetect* self)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    {
+        std::lock_guard<std::mutex> guard(p->queue_lock);
+        p->worker_stop = false;
+        p->flushing = false;
+        p->failed = false;
+        p->downstream = GST_FLOW_OK;
+    }
+    gst_pad_start_task(GST_BASE_TRANSFORM_SRC_PAD(self), worker_run, self, nullptr);
+}
+
+/* Wakes the worker so that its run ends; with `join`, waits for it. */
+static void stop_worker(GstWaldboostDetect* self, bool join)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    {
+        std::lock_guard<std::mutex> guard(p->queue_lock);
+        p->worker_stop = true;
+    }
+    p->queue_changed.notify_all();
+    if (join)
+        gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(self));
+}
+
+/* The source pad's deactivation takes its stream lock, which the worker's
+ * run holds: wake the worker first, then stop its task. */
+static gboolean src_activate_mode(GstPad* pad, GstObject* parent, GstPadMode mode, gboolean active)
+{
+    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(parent);
+    if (!active)
+        stop_worker(self, false);
+    const gboolean ok = self->priv->parent_src_activate_mode
+                            ? self->priv->parent_src_activate_mode(pad, parent, mode, active)
+                            : TRUE;
+    if (!active)
+        gst_pad_stop_task(pad);
+    return ok;
+}
+
+/* Waits until every frame has left (the worker pushed it), a flush began,
+ * or the device failed. Holds `lock` (on queue_lock). */
+static void wait_until_drained(GstWaldboostDetect* self, std::unique_lock<std::mutex>& lock)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    p->queue_changed.wait(lock, [p] {
+        return (p->pending.empty() && !p->leaving) || p->flushing || p->worker_stop;
+    });
+}
+
+/* Drops every frame in flight (flush, stop), the worker idle. Holds
+ * queue_lock. */
 static void discard_all(GstWaldboostDetect* self)
 {
     WaldboostDetectPrivate* p = self->priv;
@@ -1103,9 +1198,6 @@ static void discard_all(GstWaldboostDetect* self)
         gst_buffer_unref(pending.buffer);
     }
     p->pending.clear();
-    for (GstBuffer* b : p->ready)
-        gst_buffer_unref(b);
-    p->ready.clear();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1127,14 +1219,21 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->inflight_limit_warned = 0;
     self->priv->draw_meta_hinted = false;
     self->priv->max_windows_warned = false;
-    return setup_engine(self, s);
+    if (!setup_engine(self, s))
+        return FALSE;
+    start_worker(self);
+    return TRUE;
 }
 
 static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
-    discard_all(self);
-    self->priv->engine.reset();
+    stop_worker(self, true);
+    {
+        std::lock_guard<std::mutex> guard(self->priv->queue_lock);
+        discard_all(self);
+        self->priv->engine.reset();
+    }
     self->priv->classifier.reset();
     self->priv->have_info = false;
     return TRUE;
@@ -1198,7 +1297,7 @@ static waldboost::DetectParams detect_params(const Settings& s, const Classifier
 }
 
 /* Applies changed settings at a frame boundary. */
-static GstFlowReturn apply_settings(GstWaldboostDetect* self)
+static GstFlowReturn apply_settings(GstWaldboostDetect* self, std::unique_lock<std::mutex>& lock)
 {
     WaldboostDetectPrivate* p = self->priv;
     Settings s;
@@ -1210,11 +1309,13 @@ static GstFlowReturn apply_settings(GstWaldboostDetect* self)
         p->active = s;
         return GST_FLOW_OK;
     }
-    /* A new classifier, device or reduction: finish what is in flight on
-     * the old engine first, so no frame is lost or reordered. */
-    GstFlowReturn ret = finish_all(self);
-    if (ret != GST_FLOW_OK)
-        return ret;
+    /* A new classifier, device or reduction: the frames in flight on the
+     * old engine leave first, so no frame is lost or reordered. */
+    wait_until_drained(self, lock);
+    if (p->flushing)
+        return GST_FLOW_FLUSHING;
+    if (p->failed)
+        return GST_FLOW_ERROR;
     p->engine.reset();
     return setup_engine(self, s) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -1252,8 +1353,7 @@ static GstBuffer* keep_upstream_pool_free(GstWaldboostDetect* self, GstBuffer* i
     guint held = 1; /* this one */
     for (const Pending& pending : p->pending)
         held += pending.buffer->pool == pool;
-    for (GstBuffer* b : p->ready)
-        held += b->pool == pool;
+    held += p->leaving && p->leaving_pool == pool;
     if (held < max)
         return input;
     GstBuffer* copy = gst_buffer_copy_deep(input);
@@ -1270,6 +1370,24 @@ static GstBuffer* keep_upstream_pool_free(GstWaldboostDetect* self, GstBuffer* i
     return copy;
 }
 
+/* The frame just queued is with the worker; the streaming thread goes on
+ * once fewer than max-inflight frames are in flight (1: once the worker has
+ * taken this one), so upstream works while the device does. */
+static GstFlowReturn wait_for_room(GstWaldboostDetect* self, std::unique_lock<std::mutex>& lock)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    p->queue_changed.notify_all();
+    const size_t limit = inflight_limit(self);
+    p->queue_changed.wait(lock, [p, limit] {
+        return p->pending.size() < limit || p->flushing || p->failed || p->worker_stop;
+    });
+    if (p->failed)
+        return GST_FLOW_ERROR;
+    if (p->flushing || p->worker_stop)
+        return GST_FLOW_FLUSHING;
+    return p->downstream;
+}
+
 static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* trans, gboolean /*is_discont*/,
                                                              GstBuffer* input)
 {
@@ -1280,7 +1398,12 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (nullptr), ("received a buffer before caps"));
         return GST_FLOW_NOT_NEGOTIATED;
     }
-    GstFlowReturn ret = apply_settings(self);
+    std::unique_lock<std::mutex> lock(p->queue_lock);
+    if (p->failed || p->downstream != GST_FLOW_OK || p->flushing) {
+        gst_buffer_unref(input);
+        return p->failed ? GST_FLOW_ERROR : p->flushing ? GST_FLOW_FLUSHING : p->downstream;
+    }
+    GstFlowReturn ret = apply_settings(self, lock);
     if (ret != GST_FLOW_OK) {
         gst_buffer_unref(input);
         return ret;
@@ -1325,69 +1448,74 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.roi_y = ry;
     pending.roi_width = rw;
     pending.roi_height = rh;
-    if (rw < p->classifier->window_width || rh < p->classifier->window_height) {
-        /* Nothing to scan: the frame passes in order, without detections. */
-        p->pending.push_back(pending);
-        return release_frames(self);
-    }
-
-    /* The engine may hold fewer frames than the queue after a change. */
-    while (!p->pending.empty() && !p->engine->can_submit()) {
-        ret = collect_oldest(self);
-        if (ret != GST_FLOW_OK) {
+    if (rw >= p->classifier->window_width && rh >= p->classifier->window_height) {
+        /* The engine may hold fewer frames than the queue after a change. */
+        p->queue_changed.wait(lock, [p] { return p->flushing || p->failed || p->engine->can_submit(); });
+        if (p->flushing || p->failed) {
             gst_buffer_unref(input);
-            return ret;
+            return p->failed ? GST_FLOW_ERROR : GST_FLOW_FLUSHING;
+        }
+        std::string unreadable;
+        try {
+            pending.submitted = submit_to_engine(self, pending, &unreadable);
+        } catch (const std::exception& e) {
+            /* Runs on the fallback device with the frames before it. */
+            pending.submitted = true;
+            p->pending.push_back(pending);
+            if (!fall_back(self, e)) {
+                drop_pending(self);
+                p->failed = true;
+                p->queue_changed.notify_all();
+                return GST_FLOW_ERROR;
+            }
+            return wait_for_room(self, lock);
+        }
+        if (!pending.submitted) {
+            /* A buffer smaller than its caps claim, or whose GstVideoMeta
+             * claims more than it holds: pass it on unchanged, without
+             * results. */
+            warn_unreadable(self, unreadable);
         }
     }
-    std::string unreadable;
-    try {
-        pending.submitted = submit_to_engine(self, pending, &unreadable);
-    } catch (const std::exception& e) {
-        /* Runs on the fallback device with the frames before it. */
-        pending.submitted = true;
-        p->pending.push_back(pending);
-        if (!fall_back(self, e)) {
-            drop_pending(self);
-            return GST_FLOW_ERROR;
-        }
-        return release_frames(self);
-    }
-    if (!pending.submitted) {
-        /* A buffer smaller than its caps claim, or whose GstVideoMeta
-         * claims more than it holds: pass it on unchanged, without results. */
-        warn_unreadable(self, unreadable);
-    }
+    /* A frame with nothing to scan passes in order, without detections. */
     p->pending.push_back(pending);
-    return release_frames(self);
+    return wait_for_room(self, lock);
 }
 
-static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* trans, GstBuffer** outbuf)
+/* Frames leave from the worker (worker_run), never from here. */
+static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* /*trans*/, GstBuffer** outbuf)
 {
-    GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
     *outbuf = nullptr;
-    if (!self->priv->ready.empty()) {
-        *outbuf = self->priv->ready.front();
-        self->priv->ready.pop_front();
-    }
     return GST_FLOW_OK;
 }
 
 static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEvent* event)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
+    WaldboostDetectPrivate* p = self->priv;
     switch (GST_EVENT_TYPE(event)) {
-    case GST_EVENT_FLUSH_STOP:
-        discard_all(self);
+    case GST_EVENT_FLUSH_START: {
+        /* Wakes the streaming thread; the worker stops taking frames, and
+         * its push in progress returns once the flush reaches downstream. */
+        std::lock_guard<std::mutex> guard(p->queue_lock);
+        p->flushing = true;
+        p->queue_changed.notify_all();
         break;
+    }
+    case GST_EVENT_FLUSH_STOP: {
+        std::unique_lock<std::mutex> lock(p->queue_lock);
+        p->queue_changed.wait(lock, [p] { return !p->leaving || p->worker_stop; });
+        discard_all(self);
+        p->flushing = false;
+        p->downstream = GST_FLOW_OK;
+        break;
+    }
     default:
         /* Frames in flight go out before any serialized event (EOS, caps,
          * segment, gap...), so order is kept and EOS drains the queue. */
-        if (GST_EVENT_IS_SERIALIZED(event) && (!self->priv->pending.empty() || !self->priv->ready.empty())) {
-            finish_all(self);
-            const GstFlowReturn ret = push_ready(self);
-            if (ret != GST_FLOW_OK)
-                GST_DEBUG_OBJECT(self, "pushing frames before %s: %s", GST_EVENT_TYPE_NAME(event),
-                                 gst_flow_get_name(ret));
+        if (GST_EVENT_IS_SERIALIZED(event)) {
+            std::unique_lock<std::mutex> lock(p->queue_lock);
+            wait_until_drained(self, lock);
         }
         break;
     }
@@ -1412,7 +1540,8 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
                 fps_d = GST_VIDEO_INFO_FPS_D(&self->priv->info);
             }
         }
-        /* A frame leaves when max-inflight - 1 later frames have arrived. */
+        /* A frame leaves when its detection is done, behind at most
+         * max-inflight - 1 others. */
         GstClockTime ours = 0;
         if (fps_n > 0)
             ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND, fps_d, fps_n);
@@ -1710,7 +1839,10 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
 static void gst_waldboost_detect_finalize(GObject* object)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(object);
-    discard_all(self);
+    {
+        std::lock_guard<std::mutex> guard(self->priv->queue_lock);
+        discard_all(self);
+    }
     delete self->priv;
     self->priv = nullptr;
     G_OBJECT_CLASS(gst_waldboost_detect_parent_class)->finalize(object);
@@ -1720,6 +1852,9 @@ static void gst_waldboost_detect_init(GstWaldboostDetect* self)
 {
     self->priv = new WaldboostDetectPrivate();
     gst_video_info_init(&self->priv->info);
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
+    self->priv->parent_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC(src);
+    gst_pad_set_activatemode_function(src, src_activate_mode);
 }
 
 static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
@@ -1811,7 +1946,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_MAX_INFLIGHT,
         g_param_spec_int("max-inflight", "Frames in flight",
-                         "Frames on the device at once; each adds one frame of latency beyond the first. Their input "
+                         "Frames with the element at once (the streaming thread waits only when that many are); each "
+                         "adds at most one frame of latency beyond the first. Their input "
                          "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
                          "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry. "
                          "Each frame in flight holds its own pyramid and integral image, on a CPU device about 12 MiB "

@@ -15,6 +15,7 @@
 #include <deque>
 #include <exception>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string_view>
 
@@ -51,6 +52,9 @@ struct Engine::Impl {
     std::shared_ptr<const DeviceClassifier> device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
+    /* Guards `order` and `early` against wait_for_oldest() in another
+     * thread; every other use is serialised by the caller. */
+    mutable std::mutex order_lock;
     /* Frames finished before collect() asked for them (to free a slot after
      * an allocation failed); older than every frame in `order`. */
     struct Early {
@@ -231,7 +235,6 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
     if (order.empty())
         return slots.size();
     const size_t oldest = order.front();
-    order.pop_front();
     Early done;
     try {
         done.result = finish(*slots[oldest]);
@@ -240,6 +243,8 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
     } catch (...) {
         done.error = std::current_exception();
     }
+    std::lock_guard<std::mutex> guard(order_lock);
+    order.pop_front();
     early.push_back(std::move(done));
     return oldest;
 }
@@ -364,6 +369,7 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
     }
     FrameSlot& slot = *m.slots[index];
     slot.frame = m.next_frame++;
+    std::lock_guard<std::mutex> guard(m.order_lock);
     m.order.push_back(index);
     return slot.frame;
 }
@@ -371,9 +377,11 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
 std::optional<FrameResult> Engine::collect()
 {
     Impl& m = *impl_;
+    std::unique_lock<std::mutex> guard(m.order_lock);
     if (!m.early.empty()) {
         Impl::Early done = std::move(m.early.front());
         m.early.pop_front();
+        guard.unlock();
         if (done.error)
             std::rethrow_exception(done.error);
         return std::move(done.result);
@@ -382,6 +390,7 @@ std::optional<FrameResult> Engine::collect()
         return std::nullopt;
     const size_t index = m.order.front();
     m.order.pop_front();
+    guard.unlock();
     try {
         /* Where a lost device shows: waiting for the frame's results. */
         maybe_inject_fault("wait");
@@ -391,6 +400,25 @@ std::optional<FrameResult> Engine::collect()
         return result;
     } catch (const cl::Error& e) {
         throw to_error(e, "collecting a frame");
+    }
+}
+
+void Engine::wait_for_oldest() const
+{
+    const Impl& m = *impl_;
+    cl::Event done;
+    {
+        std::lock_guard<std::mutex> guard(m.order_lock);
+        if (!m.early.empty() || m.order.empty())
+            return;
+        done = m.slots[m.order.front()]->done;
+    }
+    if (!done())
+        return; /* nothing to scan: no device work */
+    try {
+        done.wait();
+    } catch (const cl::Error&) {
+        /* collect() waits again and reports it. */
     }
 }
 

@@ -139,6 +139,13 @@ public:
     /* The oldest frame in flight, waiting for it; nullopt when none is. */
     std::optional<FrameResult> collect();
 
+    /* Waits until the oldest frame in flight is done on the device (or
+     * failed: collect() then reports it), so that collect() returns at
+     * once. The one call that may run in another thread concurrently with
+     * the others (a worker waiting while the streaming thread submits);
+     * every other call needs the caller's serialisation. */
+    void wait_for_oldest() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
