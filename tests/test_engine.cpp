@@ -556,6 +556,56 @@ TEST(Engine, RepeatedRunsAndTheAsynchronousQueueGiveIdenticalResults)
         EXPECT_EQ(ids[i], ids[i - 1] + 1);
 }
 
+/* The element's split: one thread submits while another waits for and
+ * collects the oldest frame. Frames of changing sizes, every result in
+ * order and equal to the reference's. */
+TEST(Engine, OneThreadSubmitsWhileAnotherCollects)
+{
+    std::mt19937 rng(12);
+    const Classifier c = random_classifier(rng, 20, 20, 30, true);
+    std::vector<GrayImage> frames;
+    std::vector<std::vector<RawWindow>> want;
+    DetectParams params;
+    params.min_neighbors = 0;
+    for (int i = 0; i < 5; ++i) {
+        frames.push_back(random_image(rng, 100 + 23 * i, 80 + 11 * i));
+        want.push_back(detect_raw(c, frames.back().view(), params));
+    }
+    EngineConfig config;
+    config.device = test_device();
+    config.max_in_flight = 3;
+    Engine engine(c, config);
+    constexpr int kFrames = 60;
+    std::atomic<bool> submit_failed{false};
+    std::thread submitter([&] {
+        try {
+            for (int i = 0; i < kFrames; ++i) {
+                while (!engine.can_submit())
+                    std::this_thread::yield();
+                EXPECT_EQ(engine.submit(frames[i % frames.size()].view(), params), static_cast<uint64_t>(i));
+            }
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "submit: " << e.what();
+            submit_failed = true;
+        }
+    });
+    int collected = 0;
+    while (collected < kFrames && !submit_failed) {
+        engine.wait_for_oldest();
+        std::optional<FrameResult> r = engine.collect();
+        if (!r) {
+            std::this_thread::yield();
+            continue;
+        }
+        EXPECT_EQ(r->frame, static_cast<uint64_t>(collected));
+        expect_same_windows(r->windows, want[collected % frames.size()], "frame " + std::to_string(collected));
+        ++collected;
+    }
+    submitter.join();
+    EXPECT_EQ(collected, kFrames);
+    EXPECT_EQ(engine.in_flight(), 0u);
+}
+
 /* A memory budget for fewer frames than max_in_flight: the engine says how
  * many frames of the size submitted last fit, a larger frame lowers that
  * and a smaller one raises it again; a caller that keeps more in flight

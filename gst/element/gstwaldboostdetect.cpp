@@ -163,9 +163,11 @@ struct WaldboostDetectPrivate {
     /* The worker (see "The worker" below): the streaming thread submits
      * frames and returns; the worker waits for the device, attaches the
      * results and pushes the frames downstream, in order. queue_lock guards
-     * the engine, the frames in flight and the flags below; both threads
-     * call the engine only while holding it (but the worker's wait for the
-     * device). */
+     * the engine pointer, the frames in flight and the flags below. The
+     * streaming thread's submit and the worker's wait and collect run
+     * without it, at the same time (the engine allows one submitter and one
+     * collector); anything else that uses the engine (a fallback, a flush,
+     * a new engine) holds it and waits until neither is under way. */
     std::mutex queue_lock;
     std::condition_variable queue_changed;
     std::shared_ptr<wcl::Engine> engine;
@@ -176,6 +178,8 @@ struct WaldboostDetectPrivate {
     bool flushing = false;                /* between FLUSH_START and FLUSH_STOP */
     GstBufferPool* leaving_pool = nullptr; /* of the frame the worker is finishing or pushing */
     bool leaving = false;                 /* the worker holds a frame out of `pending` */
+    bool submitting = false;              /* the streaming thread is in Engine::submit */
+    bool collecting = false;              /* the worker is in Engine::collect */
     /* Downstream's answer to a push, when not OK: returned to upstream
      * from then on, until a flush or a restart (as queue does). */
     GstFlowReturn downstream = GST_FLOW_OK;
@@ -960,7 +964,8 @@ static void warn_unreadable(GstWaldboostDetect* self, const std::string& why)
 /* Puts a frame on the device: its luma plane, cropped to its region of
  * interest. False, with the reason in `why`, when the buffer cannot be
  * read (see map_checked_frame); throws what the engine throws. */
-static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending, std::string* why = nullptr)
+static bool submit_to_engine(GstWaldboostDetect* self, wcl::Engine& engine, const Pending& pending,
+                             std::string* why = nullptr)
 {
     WaldboostDetectPrivate* p = self->priv;
     GstVideoFrame frame;
@@ -975,7 +980,7 @@ static bool submit_to_engine(GstWaldboostDetect* self, const Pending& pending, s
     const waldboost::GrayView view{plane + static_cast<size_t>(pending.roi_y) * stride + pending.roi_x,
                                    pending.roi_width, pending.roi_height, stride};
     try {
-        p->engine->submit(view, pending.params);
+        engine.submit(view, pending.params);
     } catch (...) {
         gst_video_frame_unmap(&frame);
         throw;
@@ -1019,7 +1024,7 @@ static bool fall_back(GstWaldboostDetect* self, const std::exception& failure)
         try {
             for (Pending& pending : p->pending)
                 if (pending.submitted)
-                    pending.submitted = submit_to_engine(self, pending);
+                    pending.submitted = submit_to_engine(self, *p->engine, pending);
             return true;
         } catch (const std::exception& e) {
             why = e.what();
@@ -1058,27 +1063,51 @@ static size_t inflight_limit(GstWaldboostDetect* self)
 }
 
 /* Takes the oldest frame out of `pending` with its results (nullopt: it
- * was not on the device), the device's failures handled: a fallback runs
- * the frames again on the next device; without one the error is posted,
- * every frame dropped and false returned. Holds queue_lock. */
-static bool take_oldest(GstWaldboostDetect* self, Pending* out, std::optional<wcl::FrameResult>* result)
+ * was not on the device). Holds `lock` (on queue_lock) but while it
+ * collects, so that the streaming thread submits meanwhile. When the device
+ * failed, the frame goes back to the front and a fallback runs the frames
+ * again on the next device (false: take again); without one the error is
+ * posted, every frame dropped, `failed` set and false returned. */
+static bool take_oldest(GstWaldboostDetect* self, std::unique_lock<std::mutex>& lock, Pending* out,
+                        std::optional<wcl::FrameResult>* result)
 {
     WaldboostDetectPrivate* p = self->priv;
-    while (p->pending.front().submitted) {
-        try {
-            *result = p->engine->collect();
-            break;
-        } catch (const std::exception& e) {
-            if (!fall_back(self, e)) {
-                drop_pending(self);
-                p->failed = true;
-                return false;
-            }
-        }
-    }
     *out = p->pending.front();
     p->pending.pop_front();
-    return true;
+    p->leaving = true;
+    p->leaving_pool = out->buffer->pool;
+    if (!out->submitted)
+        return true;
+    const std::shared_ptr<wcl::Engine> engine = p->engine;
+    p->collecting = true;
+    lock.unlock();
+    std::exception_ptr failure;
+    try {
+        *result = engine->collect();
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    lock.lock();
+    p->collecting = false;
+    p->queue_changed.notify_all();
+    if (!failure)
+        return true;
+    p->pending.push_front(*out);
+    p->leaving = false;
+    p->leaving_pool = nullptr;
+    /* One fallback at a time: a submit under way may be failing too. */
+    p->queue_changed.wait(lock, [p] { return !p->submitting; });
+    if (p->failed || engine != p->engine)
+        return false; /* the streaming thread has dealt with it */
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        if (!fall_back(self, e)) {
+            drop_pending(self);
+            p->failed = true;
+        }
+    }
+    return false;
 }
 
 /* The worker: the source pad's task (so applications get its
@@ -1110,12 +1139,10 @@ static void worker_run(gpointer data)
     }
     Pending pending;
     std::optional<wcl::FrameResult> result;
-    if (!take_oldest(self, &pending, &result)) {
+    if (!take_oldest(self, lock, &pending, &result)) {
         p->queue_changed.notify_all();
         return;
     }
-    p->leaving = true;
-    p->leaving_pool = pending.buffer->pool;
     p->queue_changed.notify_all(); /* room for the next frame */
     lock.unlock();
     GstBuffer* buffer = finish_frame(self, pending, result ? &*result : nullptr);
@@ -1456,17 +1483,41 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
             return p->failed ? GST_FLOW_ERROR : GST_FLOW_FLUSHING;
         }
         std::string unreadable;
+        const std::shared_ptr<wcl::Engine> engine = p->engine;
+        std::exception_ptr failure;
+        /* Without the lock: the worker collects meanwhile. */
+        p->submitting = true;
+        lock.unlock();
         try {
-            pending.submitted = submit_to_engine(self, pending, &unreadable);
-        } catch (const std::exception& e) {
+            pending.submitted = submit_to_engine(self, *engine, pending, &unreadable);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        lock.lock();
+        p->submitting = false;
+        p->queue_changed.notify_all();
+        if (failure) {
+            /* One fallback at a time: a collect under way may be failing too. */
+            p->queue_changed.wait(lock, [p] { return !p->collecting; });
+            if (p->failed) {
+                gst_buffer_unref(input);
+                return GST_FLOW_ERROR;
+            }
             /* Runs on the fallback device with the frames before it. */
             pending.submitted = true;
             p->pending.push_back(pending);
-            if (!fall_back(self, e)) {
-                drop_pending(self);
-                p->failed = true;
-                p->queue_changed.notify_all();
-                return GST_FLOW_ERROR;
+            try {
+                if (engine == p->engine)
+                    std::rethrow_exception(failure);
+                /* The worker fell back meanwhile, with the frames it had. */
+                p->pending.back().submitted = submit_to_engine(self, *p->engine, pending);
+            } catch (const std::exception& e) {
+                if (!fall_back(self, e)) {
+                    drop_pending(self);
+                    p->failed = true;
+                    p->queue_changed.notify_all();
+                    return GST_FLOW_ERROR;
+                }
             }
             return wait_for_room(self, lock);
         }

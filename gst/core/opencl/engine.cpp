@@ -11,6 +11,8 @@
 #include "core/opencl/engine.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cmath>
 #include <deque>
 #include <exception>
@@ -52,9 +54,15 @@ struct Engine::Impl {
     std::shared_ptr<const DeviceClassifier> device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
     std::deque<size_t> order; /* slots in flight, oldest first */
-    /* Guards `order` and `early` against wait_for_oldest() in another
-     * thread; every other use is serialised by the caller. */
+    /* Guards `order`, `early` and `collecting`: submit() runs in one thread
+     * while collect() and wait_for_oldest() run in another. */
     mutable std::mutex order_lock;
+    /* The slot collect() is finishing (out of `order`, not yet free), or
+     * SIZE_MAX when none is. */
+    size_t collecting = SIZE_MAX;
+    /* Held by collect() while it finishes a frame, and by submit() when it
+     * finishes the oldest frame itself after an allocation failed. */
+    std::mutex collect_lock;
     /* Frames finished before collect() asked for them (to free a slot after
      * an allocation failed); older than every frame in `order`. */
     struct Early {
@@ -65,12 +73,13 @@ struct Engine::Impl {
     uint64_t next_frame = 0;
     std::shared_ptr<const Geometry> geometry; /* of the last frame submitted */
     uint64_t memory_budget = 0;
-    uint64_t frame_memory = 0; /* slot_sizes() of geometry */
-    size_t limit = 1;          /* in_flight_limit() */
+    std::atomic<uint64_t> frame_memory{0}; /* slot_sizes() of geometry */
+    std::atomic<size_t> limit{1};          /* in_flight_limit() */
 
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
     void use_geometry(Size size, const DetectParams& params);
+    bool busy(size_t slot) const; /* holds order_lock */
     size_t free_slot() const;
     size_t slot_after_allocation_failure(size_t failed);
     void release_idle_slots_above_limit();
@@ -177,8 +186,18 @@ SharingReport Engine::sharing() const
     report.engines_on_device = impl_->shared->users();
     return report;
 }
-size_t Engine::in_flight() const { return impl_->order.size() + impl_->early.size(); }
-bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
+size_t Engine::in_flight() const
+{
+    std::lock_guard<std::mutex> guard(impl_->order_lock);
+    return impl_->order.size() + impl_->early.size();
+}
+
+bool Engine::can_submit() const
+{
+    std::lock_guard<std::mutex> guard(impl_->order_lock);
+    return impl_->order.size() + (impl_->collecting != SIZE_MAX ? 1 : 0) < impl_->slots.size();
+}
+
 size_t Engine::in_flight_limit() const { return impl_->limit; }
 uint64_t Engine::frame_memory_bytes() const { return impl_->frame_memory; }
 
@@ -197,10 +216,18 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
     release_idle_slots_above_limit();
 }
 
+/* Busy: in flight, or being finished by collect() in another thread. */
+bool Engine::Impl::busy(size_t slot) const
+{
+    return slot == collecting || std::find(order.begin(), order.end(), slot) != order.end();
+}
+
+/* Only submit() reuses an idle slot, so freeing one here races with nothing. */
 void Engine::Impl::release_idle_slots_above_limit()
 {
+    std::lock_guard<std::mutex> guard(order_lock);
     for (size_t i = limit; i < slots.size(); ++i)
-        if (std::find(order.begin(), order.end(), i) == order.end())
+        if (!busy(i))
             slots[i]->release_buffers();
 }
 
@@ -208,8 +235,9 @@ void Engine::Impl::release_idle_slots_above_limit()
  * while the caller keeps to that limit. */
 size_t Engine::Impl::free_slot() const
 {
+    std::lock_guard<std::mutex> guard(order_lock);
     for (size_t i = 0; i < slots.size(); ++i)
-        if (std::find(order.begin(), order.end(), i) == order.end())
+        if (!busy(i))
             return i;
     throw std::logic_error("Engine: no free slot");
 }
@@ -227,14 +255,19 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
         ready += slot->has_buffers_for(geometry) ? 1 : 0;
     if (ready == 0)
         return slots.size();
-    limit = std::min(limit, ready);
-    auto idle = [&](size_t i) { return std::find(order.begin(), order.end(), i) == order.end(); };
-    for (size_t i = 0; i < slots.size(); ++i)
-        if (slots[i]->has_buffers_for(geometry) && idle(i))
-            return i;
-    if (order.empty())
-        return slots.size();
-    const size_t oldest = order.front();
+    limit = std::min(limit.load(), ready);
+    /* No collect() may finish a frame meanwhile: the oldest may be finished here. */
+    std::lock_guard<std::mutex> collecting_guard(collect_lock);
+    size_t oldest = slots.size();
+    {
+        std::lock_guard<std::mutex> guard(order_lock);
+        for (size_t i = 0; i < slots.size(); ++i)
+            if (slots[i]->has_buffers_for(geometry) && !busy(i))
+                return i;
+        if (order.empty())
+            return slots.size();
+        oldest = order.front();
+    }
     Early done;
     try {
         done.result = finish(*slots[oldest]);
@@ -377,6 +410,7 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
 std::optional<FrameResult> Engine::collect()
 {
     Impl& m = *impl_;
+    std::lock_guard<std::mutex> collecting_guard(m.collect_lock);
     std::unique_lock<std::mutex> guard(m.order_lock);
     if (!m.early.empty()) {
         Impl::Early done = std::move(m.early.front());
@@ -390,7 +424,16 @@ std::optional<FrameResult> Engine::collect()
         return std::nullopt;
     const size_t index = m.order.front();
     m.order.pop_front();
+    m.collecting = index; /* not free until finished */
     guard.unlock();
+    struct Done {
+        Impl& m;
+        ~Done()
+        {
+            std::lock_guard<std::mutex> guard(m.order_lock);
+            m.collecting = SIZE_MAX;
+        }
+    } done{m};
     try {
         /* Where a lost device shows: waiting for the frame's results. */
         maybe_inject_fault("wait");

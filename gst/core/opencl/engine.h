@@ -141,9 +141,14 @@ public:
 
     /* Waits until the oldest frame in flight is done on the device (or
      * failed: collect() then reports it), so that collect() returns at
-     * once. The one call that may run in another thread concurrently with
-     * the others (a worker waiting while the streaming thread submits);
-     * every other call needs the caller's serialisation. */
+     * once.
+     *
+     * Threads: one thread may submit() while another waits and collects
+     * (wait_for_oldest(), collect()): a streaming thread copying the next
+     * frame while a worker reads the last one's results. can_submit(),
+     * in_flight(), in_flight_limit() and frame_memory_bytes() may be called
+     * from either. Everything else, and two submitters or two collectors,
+     * needs the caller's serialisation. */
     void wait_for_oldest() const;
 
 private:
