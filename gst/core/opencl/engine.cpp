@@ -173,6 +173,8 @@ SharingReport Engine::sharing() const
     report.engines_on_device = impl_->shared->users();
     return report;
 }
+uint64_t Engine::device_busy_ns() const { return impl_->shared->busy().total_ns(); }
+std::weak_ptr<const BusyTime> Engine::device_busy_counter() const { return impl_->shared->busy_handle(); }
 size_t Engine::in_flight() const { return impl_->order.size() + impl_->early.size(); }
 bool Engine::can_submit() const { return impl_->order.size() < impl_->slots.size(); }
 size_t Engine::in_flight_limit() const { return impl_->limit; }
@@ -321,11 +323,15 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
         const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         return KernelTime{name, static_cast<double>(end - start) * 1e-6, start, end};
     };
+    std::vector<BusyTime::Interval> busy;
     for (auto& [name, event] : slot.kernel_events) {
         st.kernels.push_back(timed(name, event));
         first = std::min<cl_ulong>(first, st.kernels.back().start_ns);
         last = std::max<cl_ulong>(last, st.kernels.back().end_ns);
+        busy.emplace_back(st.kernels.back().start_ns, st.kernels.back().end_ns);
     }
+    if (!busy.empty())
+        shared->busy().add(busy);
     for (auto& [name, event] : slot.transfer_events)
         st.transfers.push_back(timed(name, event));
     st.device_milliseconds = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
