@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -739,6 +740,123 @@ TEST(Engine, EnginesOnOneDeviceShareContextProgramAndClassifier)
     Engine later(a, config);
     EXPECT_FALSE(later.sharing().context_shared) << "the last engine's context outlived it";
     EXPECT_EQ(later.sharing().engines_on_device, 1);
+}
+
+/* The device's busy time is the union of kernel intervals, whatever order
+ * they come in: overlapping and nested ones count once, disjoint ones add
+ * up. */
+TEST(Engine, BusyTimeIsTheUnionOfKernelIntervals)
+{
+    using waldboost::opencl::BusyTime;
+    BusyTime busy;
+    EXPECT_EQ(busy.total_ns(), 0u);
+    busy.add(100, 200);
+    EXPECT_EQ(busy.total_ns(), 100u);
+    busy.add(150, 250); /* overlapping: 100-250 */
+    EXPECT_EQ(busy.total_ns(), 150u);
+    busy.add(120, 180); /* nested */
+    EXPECT_EQ(busy.total_ns(), 150u);
+    busy.add(400, 500); /* disjoint */
+    EXPECT_EQ(busy.total_ns(), 250u);
+    busy.add(50, 60);   /* out of order, before everything */
+    EXPECT_EQ(busy.total_ns(), 260u);
+    busy.add(250, 400); /* touching both neighbours: 100-500 */
+    EXPECT_EQ(busy.total_ns(), 410u);
+    EXPECT_EQ(busy.recent_intervals(), 2u);
+    busy.add(30, 600);  /* covers everything */
+    EXPECT_EQ(busy.total_ns(), 570u);
+    busy.add(700, 700); /* empty */
+    busy.add(800, 790); /* reversed: ignored */
+    EXPECT_EQ(busy.total_ns(), 570u);
+
+    /* Two "queues" whose kernels overlap: the union, not the plain sum. */
+    BusyTime two;
+    two.add({{0, 10}, {20, 30}, {40, 50}});
+    two.add({{5, 15}, {25, 35}, {45, 55}});
+    EXPECT_EQ(two.total_ns(), 45u) << "the plain sum would be 60";
+}
+
+/* Old intervals fold into a running total: memory stays bounded, the total
+ * stays exact for intervals that arrive in time, and a very late one counts
+ * only its part after the fold (an under-estimate, never more). */
+TEST(Engine, BusyTimeFoldsOldIntervalsAndStaysBounded)
+{
+    using waldboost::opencl::BusyTime;
+    BusyTime busy(1000, 8);
+    for (uint64_t i = 0; i < 100; ++i)
+        busy.add(i * 100, i * 100 + 10);
+    EXPECT_EQ(busy.total_ns(), 1000u);
+    EXPECT_LE(busy.recent_intervals(), 8u);
+    busy.add(0, 10); /* long folded: no change */
+    EXPECT_EQ(busy.total_ns(), 1000u);
+    busy.add(9895, 9915); /* overlaps the last one (9900-9910) */
+    EXPECT_EQ(busy.total_ns(), 1010u);
+
+    BusyTime by_time(50, 1000);
+    by_time.add(0, 10);
+    by_time.add(100, 110); /* 0-10 ended more than 50 before 110: folded */
+    EXPECT_EQ(by_time.recent_intervals(), 1u);
+    by_time.add(5, 20); /* its part after 10 still counts */
+    EXPECT_EQ(by_time.total_ns(), 30u);
+}
+
+/* Two engines on one device, frames in flight on both at once: each reports
+ * its kernel intervals to the device's counter, which holds their union:
+ * more than nothing, no more than the plain sum of the kernel times and no
+ * more than the wall time that passed. */
+TEST(Engine, EnginesOnOneDeviceReportBusyTime)
+{
+    std::mt19937 rng(15);
+    const Classifier a = random_classifier(rng, 20, 20, 30, true);
+    EngineConfig config = rows_config(2);
+    const GrayImage image = random_image(rng, 320, 240);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto wall_start = std::chrono::steady_clock::now();
+    Engine first(a, config);
+    Engine second(a, config);
+    EXPECT_EQ(first.device_busy_ns(), second.device_busy_ns());
+    const uint64_t before = first.device_busy_ns();
+    std::vector<std::pair<uint64_t, uint64_t>> intervals;
+    uint64_t plain_sum = 0;
+    auto keep = [&](const std::optional<FrameResult>& r) {
+        ASSERT_TRUE(r);
+        for (const auto& k : r->stats.kernels) {
+            intervals.emplace_back(k.start_ns, k.end_ns);
+            plain_sum += k.end_ns - k.start_ns;
+        }
+    };
+    for (int round = 0; round < 4; ++round) {
+        first.submit(image.view(), params);
+        second.submit(image.view(), params);
+        first.submit(image.view(), params);
+        second.submit(image.view(), params);
+        for (int i = 0; i < 2; ++i) {
+            keep(first.collect());
+            keep(second.collect());
+        }
+    }
+    const double wall_ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall_start).count();
+    const uint64_t busy = first.device_busy_ns() - before;
+    EXPECT_EQ(second.device_busy_ns() - before, busy) << "one counter for the device";
+    /* The union computed here, independently. */
+    std::sort(intervals.begin(), intervals.end());
+    uint64_t expected = 0, reach = 0;
+    for (const auto& [start, end] : intervals) {
+        const uint64_t from = std::max(start, reach);
+        if (end > from)
+            expected += end - from;
+        reach = std::max(reach, end);
+    }
+    EXPECT_GT(busy, 0u);
+    EXPECT_EQ(busy, expected);
+    EXPECT_LE(busy, plain_sum);
+    EXPECT_LE(static_cast<double>(busy), wall_ns);
+    std::printf("busy %.3f ms of %.3f ms wall; kernels' plain sum %.3f ms\n", busy * 1e-6, wall_ns * 1e-6,
+                plain_sum * 1e-6);
+    auto counter = first.device_busy_counter();
+    EXPECT_EQ(counter.lock()->total_ns(), first.device_busy_ns());
 }
 
 /* A failed allocation for a second frame in flight (WALDBOOST_CL_FAULT,

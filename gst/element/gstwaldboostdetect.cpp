@@ -135,6 +135,8 @@ struct Stats {
     guint64 detections = 0;
     std::string device;     /* the device detection runs on */
     guint64 fallbacks = 0;  /* moves to a later device of the list */
+    /* The device's kernel time, all engines of the process (device-busy-ms). */
+    std::weak_ptr<const wcl::BusyTime> device_busy;
 };
 
 }  // namespace
@@ -505,6 +507,7 @@ static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t
             {
                 std::lock_guard<std::mutex> guard(p->lock);
                 p->stats.device = wcl::describe(p->engine->device());
+                p->stats.device_busy = p->engine->device_busy_counter();
                 if (i > 0)
                     ++p->stats.fallbacks;
             }
@@ -1840,6 +1843,9 @@ static GstStructure* stats_structure(const Stats& st)
                                         G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64,
                                         st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
+    const std::shared_ptr<const wcl::BusyTime> busy = st.device_busy.lock();
+    gst_structure_set(s, "device-busy-ms", G_TYPE_DOUBLE, busy ? static_cast<double>(busy->total_ns()) * 1e-6 : 0.0,
+                      nullptr);
     return s;
 }
 
@@ -2042,9 +2048,11 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         g_param_spec_boxed("stats", "Statistics",
                            "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
                            "candidates after each reduction step, discarded candidates (always 0), accepted windows "
-                           "left out by max-windows (all frames), the device in use, "
-                           "how many times detection fell back to a later device of the list, and the scan (rows or "
-                           "reduction)",
+                           "left out by max-windows (all frames), the device in use, how many times detection fell "
+                           "back to a later device of the list, the scan (rows or reduction), and device-busy-ms: the "
+                           "time the device ran kernels of all the instances (engines) of the process on it, overlaps "
+                           "counted once, since the first of those still running started (0 without an engine); read "
+                           "it twice for a busy fraction",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",

@@ -12,8 +12,8 @@
 #
 # The archive holds (its root becomes /tmp/wb there):
 #   bin/          waldboost-bench, waldboost-detect, waldboost-devices,
-#                 test-engine, test-engine-parts, test-element (stripped), gst-launch-1.0,
-#                 gst-inspect-1.0
+#                 waldboost-pipeline-bench, test-engine, test-engine-parts,
+#                 test-element (stripped), gst-launch-1.0, gst-inspect-1.0
 #   libexec/      gst-plugin-scanner
 #   plugin/       libgstwaldboost.so (stripped)
 #   gst-plugins/  the stock plugins the pipelines use
@@ -86,7 +86,8 @@ for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect tes
   [ -x "$build/$rel" ] || die "$build/$rel was not built (is gtest/OpenCV installed?)"
   copy_strip "$build/$rel" "$stage/bin"
 done
-for rel in gst/tools/devices/waldboost-devices tests/test-engine-parts tests/element/test-element; do
+for rel in gst/tools/devices/waldboost-devices gst/tools/pipeline-bench/waldboost-pipeline-bench \
+    tests/test-engine-parts tests/element/test-element; do
   if [ -x "$build/$rel" ]; then copy_strip "$build/$rel" "$stage/bin"; else say "note: no $rel, not packed"; fi
 done
 [ -f "$build/gst/element/libgstwaldboost.so" ] || die "the plugin was not built"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# tests/device/run.sh [info|test|bench|element|element-test|all]...   (default: all)
+# tests/device/run.sh [info|test|bench|element|element-test|pipeline|all]...   (default: all)
 #
 # Runs on the lent GPU machine, from the repository root (the current folder), what
 # tests/device/pack.sh packed into .device/waldboost-device.tar.xz: unpacks it
@@ -23,6 +23,11 @@
 #                 same pipeline without waldboostdetect
 #   element-test  test-element (GstCheck); not in "all": some of its cases
 #                 ask for device=cpu, which needs a CPU OpenCL device too
+#   pipeline      waldboost-pipeline-bench: 1, 4, 16 and 64 streams of the raw
+#                 1080p and 4K frames in one process (the engines alone, appsrc
+#                 ! fakesink, appsrc ! waldboostdetect ! fakesink, the device's
+#                 busy fraction, every stream's boxes checked); $OUT/pipeline.json
+#                 and $OUT/pipeline.md. Not in "all" (minutes at 64 streams)
 #
 # Environment (defaults for DEVICE=gpu; DEVICE=cpu has lighter ones, in brackets):
 #   DEVICE=gpu        gpu: the NVIDIA ICD only; cpu: PoCL from /etc/OpenCL/vendors
@@ -40,6 +45,9 @@
 #   ELEMENT_SIZES="1920x1080 3840x2160"  ELEMENT_FRAMES_1080=1000 [20]  ELEMENT_FRAMES_4K=500 [5]
 #   ELEMENT_FRAMES    both counts at once;  ELEMENT_PROPS   more waldboostdetect properties
 #   ELEMENT_TIMEOUT=60 [600] per pipeline
+#   PIPE_STREAMS=1,4,16,64 [1,2]  PIPE_SIZES=1920x1080,3840x2160 [640x480]
+#   PIPE_FRAMES=300 [10] per stream  PIPE_ARGS (more options, e.g. --streams-for 3840x2160=1,4,16)
+#   PIPE_TIMEOUT=540 [1200] the whole part; each pipeline part of a row gets at most PIPE_ROW_TIMEOUT=120 [600]
 set -uo pipefail
 
 # the repository root is the current folder (the device tool runs commands
@@ -62,6 +70,11 @@ ELEMENT_SIZES=${ELEMENT_SIZES:-1920x1080 3840x2160}
 ELEMENT_FRAMES_1080=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_1080:-$(pick 1000 20)}}
 ELEMENT_FRAMES_4K=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_4K:-$(pick 500 5)}}
 ELEMENT_TIMEOUT=${ELEMENT_TIMEOUT:-$(pick 60 600)}
+PIPE_STREAMS=${PIPE_STREAMS:-$(pick 1,4,16,64 1,2)}
+PIPE_SIZES=${PIPE_SIZES:-$(pick 1920x1080,3840x2160 640x480)}
+PIPE_FRAMES=${PIPE_FRAMES:-$(pick 300 10)}
+PIPE_TIMEOUT=${PIPE_TIMEOUT:-$(pick 540 1200)}
+PIPE_ROW_TIMEOUT=${PIPE_ROW_TIMEOUT:-$(pick 120 600)}
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 parts=("$@")
@@ -70,8 +83,8 @@ expanded=()
 for p in "${parts[@]}"; do
   case $p in
     all) expanded+=(info test bench element) ;;
-    info|test|bench|element|element-test) expanded+=("$p") ;;
-    *) die "unknown part '$p' (info, test, bench, element, element-test, all)" ;;
+    info|test|bench|element|element-test|pipeline) expanded+=("$p") ;;
+    *) die "unknown part '$p' (info, test, bench, element, element-test, pipeline, all)" ;;
   esac
 done
 
@@ -267,6 +280,20 @@ part_element() {
   done
   echo "pipeline: ${src//@N@/N} [! queue] ! $det ! fakesink sync=false"
   return $status
+}
+
+part_pipeline() {
+  [ -x "$wb/bin/waldboost-pipeline-bench" ] || { echo "waldboost-pipeline-bench was not packed"; return 1; }
+  local raw=() size
+  # every packed raw file: a size with its own frames uses them, others get all of them stretched
+  for size in 1920x1080 3840x2160; do
+    [ -f "$data/frames-$size.gray" ] && raw+=(--raw "$data/frames-$size.gray" --raw-size "$size")
+  done
+  [ ${#raw[@]} -gt 0 ] || { echo "no raw frames packed"; return 1; }
+  # shellcheck disable=SC2086
+  timeout -k 10 "$PIPE_TIMEOUT" "${wbenv[@]}" "$wb/bin/waldboost-pipeline-bench" --device "$DEV_SPEC" \
+    --streams "$PIPE_STREAMS" --sizes "$PIPE_SIZES" --frames "$PIPE_FRAMES" --timeout "$PIPE_ROW_TIMEOUT" \
+    --json "$logdir/pipeline.json" --markdown "$logdir/pipeline.md" ${PIPE_ARGS:-} "${raw[@]}"
 }
 
 # --- run them ----------------------------------------------------------------------

@@ -2363,6 +2363,10 @@ GST_START_TEST(test_prop_stats)
     fail_unless_equals_uint64(detections, metas);
     fail_unless_equals_uint64(discarded, 0);
     fail_unless(windows > 0 && device_ms >= 0 && weak >= 1.0);
+    /* The device's kernel time (all instances): some, while the engine runs. */
+    double busy_ms = -1;
+    fail_unless(gst_structure_get_double(st, "device-busy-ms", &busy_ms));
+    fail_unless(busy_ms > 0, "device-busy-ms %f", busy_ms);
     /* The reduction reports its lists; the row scan (CPU devices) has none. */
     const GValue* cand = gst_structure_get_value(st, "candidates");
     const gchar* scan = gst_structure_get_string(st, "scan");

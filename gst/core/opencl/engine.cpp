@@ -79,7 +79,7 @@ struct Engine::Impl {
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
     void use_geometry(Size size, const DetectParams& params);
-    bool busy(size_t slot) const; /* holds order_lock */
+    bool slot_busy(size_t slot) const; /* holds order_lock */
     size_t free_slot() const;
     size_t slot_after_allocation_failure(size_t failed);
     void release_idle_slots_above_limit();
@@ -186,6 +186,8 @@ SharingReport Engine::sharing() const
     report.engines_on_device = impl_->shared->users();
     return report;
 }
+uint64_t Engine::device_busy_ns() const { return impl_->shared->busy().total_ns(); }
+std::weak_ptr<const BusyTime> Engine::device_busy_counter() const { return impl_->shared->busy_handle(); }
 size_t Engine::in_flight() const
 {
     std::lock_guard<std::mutex> guard(impl_->order_lock);
@@ -217,7 +219,7 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
 }
 
 /* Busy: in flight, or being finished by collect() in another thread. */
-bool Engine::Impl::busy(size_t slot) const
+bool Engine::Impl::slot_busy(size_t slot) const
 {
     return slot == collecting || std::find(order.begin(), order.end(), slot) != order.end();
 }
@@ -227,7 +229,7 @@ void Engine::Impl::release_idle_slots_above_limit()
 {
     std::lock_guard<std::mutex> guard(order_lock);
     for (size_t i = limit; i < slots.size(); ++i)
-        if (!busy(i))
+        if (!slot_busy(i))
             slots[i]->release_buffers();
 }
 
@@ -237,7 +239,7 @@ size_t Engine::Impl::free_slot() const
 {
     std::lock_guard<std::mutex> guard(order_lock);
     for (size_t i = 0; i < slots.size(); ++i)
-        if (!busy(i))
+        if (!slot_busy(i))
             return i;
     throw std::logic_error("Engine: no free slot");
 }
@@ -262,7 +264,7 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
     {
         std::lock_guard<std::mutex> guard(order_lock);
         for (size_t i = 0; i < slots.size(); ++i)
-            if (slots[i]->has_buffers_for(geometry) && !busy(i))
+            if (slots[i]->has_buffers_for(geometry) && !slot_busy(i))
                 return i;
         if (order.empty())
             return slots.size();
@@ -362,11 +364,15 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
         const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         return KernelTime{name, static_cast<double>(end - start) * 1e-6, start, end};
     };
+    std::vector<BusyTime::Interval> busy;
     for (auto& [name, event] : slot.kernel_events) {
         st.kernels.push_back(timed(name, event));
         first = std::min<cl_ulong>(first, st.kernels.back().start_ns);
         last = std::max<cl_ulong>(last, st.kernels.back().end_ns);
+        busy.emplace_back(st.kernels.back().start_ns, st.kernels.back().end_ns);
     }
+    if (!busy.empty())
+        shared->busy().add(busy);
     for (auto& [name, event] : slot.transfer_events)
         st.transfers.push_back(timed(name, event));
     st.device_milliseconds = last > first ? static_cast<double>(last - first) * 1e-6 : 0;

@@ -19,6 +19,7 @@
 #include "core/opencl/device.h"
 #include "core/opencl/program_cache.h"
 #include "core/opencl/reduction.h"
+#include "core/opencl/shared_device.h"
 #include "core/detection/grouping.h"
 #include "core/detection/scales.h"
 #include "core/detection/types.h"
@@ -115,6 +116,14 @@ public:
     /* What this engine shares with the other engines of the process on its
      * device (shared_device.h): the context, the program, the classifier. */
     SharingReport sharing() const;
+    /* How long the device ran kernels of this process's engines on it (the
+     * union of their intervals, shared_device.h's BusyTime), since the
+     * first engine still holding the device was made. Frames count when
+     * collected, and only with profiling on. */
+    uint64_t device_busy_ns() const;
+    /* The same counter, to read later without holding the engine or the
+     * device: a weak reference stays safe after both are gone. */
+    std::weak_ptr<const BusyTime> device_busy_counter() const;
 
     /* Synchronous: submit, then collect. */
     FrameResult detect(const GrayView& image, const DetectParams& params);

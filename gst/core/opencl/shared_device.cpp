@@ -4,6 +4,8 @@
  */
 #include "core/opencl/shared_device.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace waldboost::opencl {
@@ -38,6 +40,79 @@ std::shared_ptr<const T> find_or_make(std::unordered_map<std::string, std::weak_
 }
 
 }  // namespace
+
+BusyTime::BusyTime(uint64_t window_ns, size_t max_intervals)
+    : window_ns_(window_ns), max_intervals_(std::max<size_t>(1, max_intervals))
+{
+}
+
+void BusyTime::add(uint64_t start_ns, uint64_t end_ns)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    add_locked(start_ns, end_ns);
+    fold_locked();
+}
+
+void BusyTime::add(const std::vector<Interval>& intervals)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    for (const Interval& i : intervals)
+        add_locked(i.first, i.second);
+    fold_locked();
+}
+
+uint64_t BusyTime::total_ns() const
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    return folded_ns_ + recent_ns_;
+}
+
+size_t BusyTime::recent_intervals() const
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    return recent_.size();
+}
+
+/* Merges [start, end) into the disjoint intervals of the window. */
+void BusyTime::add_locked(uint64_t start, uint64_t end)
+{
+    start = std::max(start, horizon_);
+    if (end <= start)
+        return;
+    newest_end_ = std::max(newest_end_, end);
+    auto next = recent_.upper_bound(start);
+    if (next != recent_.begin()) {
+        auto before = std::prev(next);
+        if (before->second >= start) {
+            if (before->second >= end)
+                return; /* inside one already counted */
+            start = before->first;
+            end = std::max(end, before->second);
+            recent_ns_ -= before->second - before->first;
+            recent_.erase(before);
+        }
+    }
+    while (next != recent_.end() && next->first <= end) {
+        end = std::max(end, next->second);
+        recent_ns_ -= next->second - next->first;
+        next = recent_.erase(next);
+    }
+    recent_.emplace(start, end);
+    recent_ns_ += end - start;
+}
+
+void BusyTime::fold_locked()
+{
+    while (!recent_.empty() &&
+           (recent_.size() > max_intervals_ || recent_.begin()->second + window_ns_ < newest_end_)) {
+        const auto oldest = recent_.begin();
+        const uint64_t length = oldest->second - oldest->first;
+        recent_ns_ -= length;
+        folded_ns_ += length;
+        horizon_ = std::max(horizon_, oldest->second);
+        recent_.erase(oldest);
+    }
+}
 
 std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* existed)
 {

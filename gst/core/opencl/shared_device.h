@@ -11,17 +11,63 @@
  */
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/opencl/cl.h"
 #include "core/opencl/classifier_pack.h"
 #include "core/opencl/program_cache.h"
 
 namespace waldboost::opencl {
+
+/* How long a device ran kernels: the length of the union of the kernel
+ * intervals (device clock, nanoseconds) that the engines on it report as
+ * they collect their frames, so that kernels of several engines running at
+ * once count once. Thread-safe.
+ *
+ * Intervals arrive out of order (each engine reports a frame when it
+ * collects it, engines collect at their own pace). The most recent ones are
+ * kept merged in a window; those ending more than `window_ns` before the
+ * newest end seen, or the oldest once more than `max_intervals` disjoint
+ * intervals are kept, are folded into a running total, and time before the
+ * end of the last folded interval no longer counts. The approximation: an
+ * interval reported that late (a frame collected seconds after its kernels
+ * ran, or after thousands of disjoint intervals of other frames) counts
+ * only its part after that point, so the total may fall short, never
+ * exceed the true union. Memory stays bounded by max_intervals. */
+class BusyTime {
+public:
+    using Interval = std::pair<uint64_t, uint64_t>; /* [start, end) */
+
+    explicit BusyTime(uint64_t window_ns = 2'000'000'000ull, size_t max_intervals = 4096);
+
+    void add(uint64_t start_ns, uint64_t end_ns);
+    void add(const std::vector<Interval>& intervals);
+    /* The busy time so far: folded and recent. */
+    uint64_t total_ns() const;
+    /* Disjoint intervals kept in the window (for tests). */
+    size_t recent_intervals() const;
+
+private:
+    void add_locked(uint64_t start, uint64_t end);
+    void fold_locked();
+
+    const uint64_t window_ns_;
+    const size_t max_intervals_;
+    mutable std::mutex lock_;
+    std::map<uint64_t, uint64_t> recent_; /* start -> end, disjoint and not touching */
+    uint64_t recent_ns_ = 0;              /* their total length */
+    uint64_t folded_ns_ = 0;
+    uint64_t horizon_ = 0;                /* time before it is folded */
+    uint64_t newest_end_ = 0;
+};
 
 class SharedDevice {
 public:
@@ -50,9 +96,17 @@ public:
     /* Engines holding this device (the registry's own reference aside). */
     long users() const;
 
+    /* The kernel time of every engine on the device (with profiling on),
+     * since this shared state was made: while an engine holds the device. */
+    BusyTime& busy() { return *busy_; }
+    /* The same, for holders that must not keep the device alive (a weak
+     * reference outlives it harmlessly). */
+    std::shared_ptr<const BusyTime> busy_handle() const { return busy_; }
+
 private:
     cl::Device device_;
     cl::Context context_;
+    std::shared_ptr<BusyTime> busy_ = std::make_shared<BusyTime>();
     mutable std::mutex lock_;
     std::unordered_map<std::string, std::weak_ptr<const cl::Program>> programs_;
     std::unordered_map<std::string, std::weak_ptr<const DeviceClassifier>> classifiers_;
