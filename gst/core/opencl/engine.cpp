@@ -360,6 +360,11 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
     auto timed = [](const std::string& name, cl::Event& event) {
+        /* The frame's last command is done, so this one is too, but NVIDIA's
+         * driver may not have marked it complete yet, and answers
+         * CL_PROFILING_INFO_NOT_AVAILABLE until it has (seen with 16 engines
+         * in 16 threads on an H200). */
+        event.wait();
         const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
         const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
         return KernelTime{name, static_cast<double>(end - start) * 1e-6, start, end};
