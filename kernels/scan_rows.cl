@@ -226,7 +226,7 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
                     first_stage_rejected, index);
 #endif
             if (window_alive)
-                accept(accepted, accepted_capacity, counters, index, window_sum, final_threshold);
+                accept(accepted, accepted_capacity, counters, levels, level_count, index, window_sum, final_threshold);
         }
     }
     if (evaluated)

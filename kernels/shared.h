@@ -46,7 +46,7 @@ typedef struct {
     WB_INT origin;     /* integral-image offset of the level's top-left pixel */
     WB_INT skip_rule;  /* OpenCV's "skip the next position after a first-stage rejection" */
     WB_INT first_row;  /* first row of the level in a numbering of all levels' rows (scan_rows.cl) */
-    WB_INT pad1;
+    WB_INT frame;      /* the level's frame in a batch of frames launched together (0 alone) */
 } ScanLevel;
 
 /* A window still alive between two steps of the reduction. */
@@ -68,6 +68,9 @@ typedef struct {
 #define COUNT_WEAK_EVALUATED 1
 /* slot 2 is unused */
 #define COUNT_LISTS 3 /* one per candidate list from here on */
+/* Accepted windows per frame of a batch, from here on: after the lists
+ * (at most 1 + 16 step-2 repeats, reduction.h). */
+#define COUNT_FRAMES 20
 
 /* Longs per stump record: 256 bits (a set bit: the code's response is the
  * second value), then the two values. Stored after the WEAK_COUNT tables. */

@@ -222,12 +222,15 @@ static void synchronised_rounds(const Cascade* c, int origin, uint* t, long* sum
     state.alive = state_alive;                                                                               \
     state.evaluated = state_evaluated
 
-/* Appends a fully evaluated window to the accepted list when it passes. */
-static void accept(__global Accepted* accepted, uint capacity, __global uint* counters, uint index, long sum,
-                   long final_threshold)
+/* Appends a fully evaluated window to the accepted list when it passes, and
+ * counts it for its frame: in a batch, the frames whose windows all fit are
+ * complete, and only the others run again. */
+static void accept(__global Accepted* accepted, uint capacity, __global uint* counters,
+                   __global const ScanLevel* levels, int level_count, uint index, long sum, long final_threshold)
 {
     if (sum < final_threshold)
         return;
+    atomic_inc(&counters[COUNT_FRAMES + levels[find_scan_level(levels, level_count, index)].frame]);
     const uint slot = atomic_inc(&counters[COUNT_ACCEPTED]);
     if (slot < capacity) {
         Accepted a;
@@ -371,7 +374,7 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
         }
         advance(&c, packed_origin, STEP1_UNSYNC, &t, &sum, &alive, &evaluated, first_stage_rejected, packed_index);
         if (alive && t == WEAK_COUNT)
-            accept(accepted, accepted_capacity, counters, packed_index, sum, final_threshold);
+            accept(accepted, accepted_capacity, counters, levels, level_count, packed_index, sum, final_threshold);
         compact(alive && t < WEAK_COUNT, packed_index, t, sum, evaluated, out, out_capacity, counters, out_counter,
                 buffer, shared);
     }
@@ -382,7 +385,7 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
                         &shared[0]);
 #endif
     if (alive && t == WEAK_COUNT)
-        accept(accepted, accepted_capacity, counters, index, sum, final_threshold);
+        accept(accepted, accepted_capacity, counters, levels, level_count, index, sum, final_threshold);
     compact(alive && t < WEAK_COUNT, index, t, sum, evaluated, out, out_capacity, counters, out_counter, buffer,
             shared);
 #endif
@@ -416,7 +419,7 @@ static void continue_list(const Cascade* c, __global const ScanLevel* levels, in
         synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
                             state, &shared[0]);
         if (alive && t == WEAK_COUNT)
-            accept(accepted, accepted_capacity, counters, cand.index, sum, final_threshold);
+            accept(accepted, accepted_capacity, counters, levels, level_count, cand.index, sum, final_threshold);
         compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
                 buffer, shared);
     }
@@ -511,7 +514,7 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
                 if ((int)first_reject == FIRST_TEST)
                     first_stage_rejected[cand.index] = 1;
             } else {
-                accept(accepted, accepted_capacity, counters, cand.index, last, final_threshold);
+                accept(accepted, accepted_capacity, counters, levels, level_count, cand.index, last, final_threshold);
             }
         }
     }

@@ -158,7 +158,7 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
         list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Candidate) * list_capacity);
     accepted_capacity = sizes.accepted_capacity;
     accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
-    counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * (COUNT_LISTS + plan.list_count()));
+    counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * kCounterCount);
     first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.first_stage_rejected);
     group_levels = read_only_buffer(
         context, plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, plan.reduction.group_size));

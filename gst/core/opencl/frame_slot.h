@@ -65,6 +65,11 @@ struct SlotSizes {
 
 SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan);
 
+/* The counter buffer: totals, list lengths, then accepted windows per frame
+ * of a batch (kernels/shared.h). */
+inline constexpr size_t kCounterCount = COUNT_FRAMES + kMaxBatchFrames;
+static_assert(COUNT_FRAMES >= COUNT_LISTS + 17, "one counter per list: 1 + at most 16 step-2 repeats");
+
 struct FrameSlot {
     cl::CommandQueue queue;
     /* Created once per slot: clCreateKernel is not free, and a slot is only

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "core/detection/scales.h"
@@ -61,6 +62,39 @@ struct Geometry {
                max_size == p.max_size && stride == p.stride;
     }
 };
+
+/* At most this many frames go to the device as one set of launches: the
+ * counter buffer holds a count of accepted windows per frame (COUNT_FRAMES
+ * in kernels/shared.h). */
+inline constexpr int kMaxBatchFrames = 64;
+
+/* Several frames' geometries laid out as one (batched launches): the frames
+ * stacked in one source buffer, their canvases stacked in one canvas, their
+ * scan positions one after the other in one linear index space.
+ *
+ * `combined` is a Geometry the launches use as they use a single frame's:
+ * combined.image is {source_pitch, total source rows} (the kernels read the
+ * source with that pitch), every level table and offset refers to the
+ * stacked canvas, and scan level k carries ScanLevel::frame = the member it
+ * belongs to. Member m's scan index i is combined index
+ * first_position[m] + i, so window_at(*members[m], index - first_position[m])
+ * decodes a combined index. */
+struct BatchGeometry {
+    Geometry combined;
+    std::vector<std::shared_ptr<const Geometry>> members;
+    std::vector<cl_uint> first_position; /* per member: its first combined scan index */
+    std::vector<cl_uint> positions;      /* per member: its scan positions */
+    std::vector<size_t> source_offset;   /* per member: byte offset of its frame's row 0 in the source */
+    int source_pitch = 0;                /* bytes per source row: the widest member */
+};
+
+/* Stacks 1 to kMaxBatchFrames members (any sizes and scan parameters, same
+ * classifier, same layout). Throws Error (FrameTooLarge) when the stack
+ * passes the engine's 32-bit indices, as make_geometry() does for one. */
+BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout);
+
+/* The member a combined scan index belongs to. */
+size_t batch_member_of(const BatchGeometry& batch, cl_uint index);
 
 /* The geometry of a frame of `size`. band_layout: the GPU layout (integral
  * image aligned for 16-byte stores, per-row widths; kernels/pyramid.cl).

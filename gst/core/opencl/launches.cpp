@@ -92,7 +92,7 @@ private:
         maybe_inject_fault("enqueue");
         q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
                              transfer("upload"));
-        q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * (COUNT_LISTS + plan_.list_count()),
+        q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * kCounterCount,
                             nullptr, transfer("fill counters"));
         if (!plan_.scan_by_rows)
             q.enqueueFillBuffer(slot_.first_stage_rejected, cl_uchar{0}, 0, g_.positions, nullptr,
@@ -223,7 +223,7 @@ private:
     void read_back()
     {
         cl::CommandQueue& q = slot_.queue;
-        slot_.host_counters.assign(COUNT_LISTS + plan_.list_count(), 0);
+        slot_.host_counters.assign(kCounterCount, 0);
         slot_.host_accepted.resize(std::min<size_t>(slot_.accepted_capacity, 4096));
         maybe_inject_fault("map");
         q.enqueueReadBuffer(slot_.counters, CL_FALSE, 0, sizeof(cl_uint) * slot_.host_counters.size(),
