@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -167,6 +168,360 @@ TEST(Geometry, FramesBeyondThe32BitIndicesAreRefusedWithTheLimitNamed)
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
     }
+}
+
+/* ===================== batches of frames ===================== */
+
+namespace {
+
+struct BatchMember {
+    Size size;
+    double scale_factor;
+    int stride;
+    Size min_size;
+};
+
+/* One frame alone, and batches with frames below the 24x24 window (no
+ * levels) first, between and last, one at the window's size, and one whose
+ * first level is scaled down (min size): its canvas is narrower than its
+ * frame. */
+const std::vector<BatchMember> kBatches[] = {
+    {{{640, 480}, 1.1, 0, {}}},
+    {{{640, 480}, 1.1, 0, {}},
+     {{20, 16}, 1.1, 0, {}},
+     {{333, 97}, 1.05, 1, {}},
+     {{800, 200}, 1.2, 2, {48, 48}},
+     {{25, 400}, 1.2, 2, {}}},
+    {{{10, 10}, 1.1, 0, {}},
+     {{24, 24}, 1.1, 0, {}},
+     {{1280, 720}, 1.25, 3, {}},
+     {{30, 30}, 1.3, 0, {}},
+     {{5, 5}, 1.1, 0, {}}},
+};
+
+std::vector<std::shared_ptr<const Geometry>> member_geometries(const std::vector<BatchMember>& batch,
+                                                               bool band_layout)
+{
+    std::vector<std::shared_ptr<const Geometry>> members;
+    for (const BatchMember& m : batch) {
+        DetectParams params;
+        params.scale_factor = m.scale_factor;
+        params.stride = m.stride;
+        params.min_size = m.min_size;
+        members.push_back(
+            std::make_shared<const Geometry>(make_geometry(m.size, default_classifier(), params, band_layout)));
+    }
+    return members;
+}
+
+/* resize_pixel of kernels/pyramid.cl; at() also catches taps outside the source. */
+uint8_t resize_pixel(const std::vector<uint8_t>& src, int src_pitch, const cl_int4& xt, const cl_int4& yt)
+{
+    auto at = [&](int y, int x) -> int { return src.at(static_cast<size_t>(y) * src_pitch + x); };
+    const int h0 = at(yt.s[0], xt.s[0]) * xt.s[2] + at(yt.s[0], xt.s[1]) * xt.s[3];
+    const int h1 = at(yt.s[1], xt.s[0]) * xt.s[2] + at(yt.s[1], xt.s[1]) * xt.s[3];
+    return static_cast<uint8_t>((h0 * yt.s[2] + h1 * yt.s[3] + (1 << 15)) >> 16);
+}
+
+}  // namespace
+
+TEST(Geometry, BatchScanIndicesDecodeToTheMembersOwnWindows)
+{
+    for (const std::vector<BatchMember>& batch : kBatches) {
+        for (const bool band_layout : {true, false}) {
+            const auto members = member_geometries(batch, band_layout);
+            const BatchGeometry b = combine_geometries(members, band_layout);
+            const Geometry& c = b.combined;
+            ASSERT_EQ(b.members.size(), members.size());
+            ASSERT_EQ(b.first_position.size(), members.size());
+            ASSERT_EQ(b.positions.size(), members.size());
+            uint32_t member_first = 0, scan_rows = 0;
+            int canvas_row = 0;
+            size_t scanned = 0, levels_before = 0;
+            for (size_t m = 0; m < members.size(); ++m) {
+                const Geometry& g = *members[m];
+                EXPECT_EQ(b.first_position[m], member_first);
+                EXPECT_EQ(b.positions[m], g.positions);
+                for (size_t k = 0; k < g.scan_levels.size(); ++k, ++scanned) {
+                    const shared::ScanLevel& own = g.scan_levels[k];
+                    const shared::ScanLevel& s = c.scan_levels.at(scanned);
+                    EXPECT_EQ(s.first, member_first + own.first);
+                    EXPECT_EQ(s.columns, own.columns);
+                    EXPECT_EQ(s.rows, own.rows);
+                    EXPECT_EQ(s.step, own.step);
+                    EXPECT_EQ(s.skip_rule, own.skip_rule);
+                    EXPECT_EQ(s.frame, static_cast<cl_int>(m));
+                    EXPECT_EQ(s.first_row, static_cast<cl_int>(scan_rows) + own.first_row);
+                    EXPECT_EQ(c.scan_to_level.at(scanned), g.scan_to_level[k] + static_cast<int>(levels_before));
+                    /* The member's canvas place, moved down by the canvases above it. */
+                    const int local = own.origin - g.integral_origin;
+                    const int y = local / g.integral_pitch, x = local % g.integral_pitch;
+                    EXPECT_EQ(s.origin, c.integral_origin + (canvas_row + y) * c.integral_pitch + x);
+
+                    const uint32_t count = static_cast<uint32_t>(own.columns * own.rows);
+                    for (uint32_t i = 0; i < count; ++i) {
+                        if (i >= 2 && i + 2 < count && i % 31 != 0)
+                            continue; /* a sample, each level's ends always */
+                        const uint32_t index = s.first + i;
+                        const RawWindow want = window_at(g, own.first + i, 2.5f);
+                        const size_t member = batch_member_of(b, index);
+                        ASSERT_EQ(member, m) << "index " << index;
+                        const RawWindow got = window_at(*b.members[member], index - b.first_position[member], 2.5f);
+                        ASSERT_EQ(got.level, want.level);
+                        ASSERT_EQ(got.x, want.x);
+                        ASSERT_EQ(got.y, want.y);
+                        ASSERT_EQ(got.rect.x, want.rect.x);
+                        ASSERT_EQ(got.rect.y, want.rect.y);
+                        ASSERT_EQ(got.rect.width, want.rect.width);
+                        /* The scan kernels see only the combined tables. */
+                        const RawWindow combined = window_at(c, index, 2.5f);
+                        ASSERT_EQ(combined.level, want.level + static_cast<int>(levels_before));
+                        ASSERT_EQ(combined.x, want.x);
+                        ASSERT_EQ(combined.y, want.y);
+                        ASSERT_EQ(combined.rect.x, want.rect.x);
+                        ASSERT_EQ(combined.rect.y, want.rect.y);
+                    }
+                }
+                member_first += g.positions;
+                scan_rows += g.scan_rows;
+                canvas_row += g.canvas_height;
+                levels_before += g.levels.size();
+            }
+            EXPECT_EQ(c.scan_levels.size(), scanned);
+            EXPECT_EQ(c.levels.size(), levels_before);
+            EXPECT_EQ(c.positions, member_first);
+            EXPECT_EQ(c.scan_rows, scan_rows);
+            EXPECT_THROW(batch_member_of(b, c.positions), std::out_of_range);
+
+            /* Group tables work on the combined geometry as on one frame's. */
+            const std::vector<cl_int> group_levels = group_first_levels(c, 64);
+            EXPECT_EQ(group_levels.size(), (c.positions + 63) / 64);
+            for (size_t i = 0; i < group_levels.size(); ++i) {
+                const shared::ScanLevel& s = c.scan_levels[static_cast<size_t>(group_levels[i])];
+                const uint32_t first = static_cast<uint32_t>(i * 64);
+                ASSERT_LE(s.first, first);
+                ASSERT_LT(first, s.first + static_cast<uint32_t>(s.columns * s.rows));
+                ASSERT_EQ(static_cast<size_t>(s.frame), batch_member_of(b, first));
+            }
+        }
+    }
+
+    /* Frames all below the window: a batch with nothing to scan. */
+    const BatchGeometry none =
+        combine_geometries(member_geometries({{{20, 16}, 1.1, 0, {}}, {{5, 5}, 1.1, 0, {}}}, true), true);
+    EXPECT_EQ(none.combined.image, (Size{20, 21}));
+    EXPECT_TRUE(none.combined.scan_levels.empty());
+    EXPECT_EQ(none.combined.positions, 0u);
+    EXPECT_EQ(none.first_position, (std::vector<cl_uint>{0, 0}));
+    EXPECT_THROW(batch_member_of(none, 0), std::out_of_range);
+}
+
+/* The pyramid and integral kernels on the host: random frames stacked as the
+ * batch says, each level resized through the combined taps from the stacked
+ * source, the integral image written only where the layout writes it (the
+ * rest holds stale values), and every sampled window's block sum read
+ * through the combined scan tables. All of it against each member's own
+ * frame resized by the CPU reference. */
+TEST(Geometry, BatchPyramidReadsEveryMembersFrameFromTheStackedSource)
+{
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> pixel(0, 255);
+    const Classifier& classifier = default_classifier();
+    for (const std::vector<BatchMember>& batch : kBatches) {
+        for (const bool band_layout : {true, false}) {
+            const auto members = member_geometries(batch, band_layout);
+            const BatchGeometry b = combine_geometries(members, band_layout);
+            const Geometry& c = b.combined;
+
+            int pitch = 0, rows = 0, canvas_width = 0;
+            const Geometry* widest = nullptr;
+            for (const auto& g : members) {
+                pitch = std::max(pitch, g->image.width);
+                rows += g->image.height;
+                if (!widest || g->canvas_width > widest->canvas_width)
+                    widest = g.get();
+                canvas_width = std::max(canvas_width, g->canvas_width);
+            }
+            ASSERT_EQ(b.source_pitch, pitch);
+            ASSERT_EQ(c.image, (Size{pitch, rows}));
+            ASSERT_EQ(c.canvas_width, canvas_width);
+            /* The integral layout of a single frame of the combined width. */
+            EXPECT_EQ(c.integral_pitch, widest->integral_pitch);
+            EXPECT_EQ(c.integral_origin, widest->integral_origin);
+
+            std::vector<uint8_t> source(static_cast<size_t>(pitch) * rows, 0);
+            std::vector<GrayImage> frames;
+            int row = 0;
+            for (size_t m = 0; m < members.size(); ++m) {
+                GrayImage frame(members[m]->image.width, members[m]->image.height);
+                for (uint8_t& p : frame.pixels)
+                    p = static_cast<uint8_t>(pixel(rng));
+                ASSERT_EQ(b.source_offset[m], static_cast<size_t>(row) * pitch);
+                for (int y = 0; y < frame.height; ++y)
+                    std::copy(frame.row(y), frame.row(y) + frame.width,
+                              source.begin() + static_cast<std::ptrdiff_t>(b.source_offset[m]) +
+                                  static_cast<std::ptrdiff_t>(y) * pitch);
+                row += frame.height;
+                frames.push_back(std::move(frame));
+            }
+
+            /* The pyramid, level by level, into the combined canvas. */
+            std::vector<uint8_t> canvas(static_cast<size_t>(c.canvas_width) * c.canvas_height, 0);
+            std::vector<int> owner(canvas.size(), -1);
+            std::vector<IntegralImage> level_integrals;
+            size_t level = 0;
+            int canvas_row = 0;
+            uint32_t pyramid_rows = 0;
+            for (size_t m = 0; m < members.size(); ++m) {
+                const Geometry& g = *members[m];
+                for (const shared::ResizeLevel& own : g.resize_levels) {
+                    const shared::ResizeLevel& r = c.resize_levels.at(level);
+                    ASSERT_EQ(r.width, own.width);
+                    ASSERT_EQ(r.height, own.height);
+                    EXPECT_EQ(r.canvas_x, own.canvas_x);
+                    EXPECT_EQ(r.canvas_y, canvas_row + own.canvas_y);
+                    EXPECT_EQ(r.canvas_offset, r.canvas_y * c.canvas_width + r.canvas_x);
+                    EXPECT_EQ(r.first, pyramid_rows);
+                    pyramid_rows += static_cast<uint32_t>(r.height);
+                    ASSERT_LE(r.canvas_x + r.width, c.canvas_width);
+                    ASSERT_LE(r.canvas_y + r.height, c.canvas_height);
+                    const GrayImage want = resize_bilinear(frames[m].view(), {own.width, own.height});
+                    for (int y = 0; y < r.height; ++y) {
+                        const cl_int4& yt = c.taps.at(static_cast<size_t>(r.ytap + y));
+                        for (int x = 0; x < r.width; ++x) {
+                            const uint8_t p =
+                                resize_pixel(source, c.image.width, c.taps.at(static_cast<size_t>(r.xtap + x)), yt);
+                            ASSERT_EQ(p, want.at(x, y)) << "member " << m << " level " << level << " at " << x << ","
+                                                        << y;
+                            const size_t at = static_cast<size_t>(r.canvas_y + y) * c.canvas_width + r.canvas_x + x;
+                            ASSERT_EQ(owner[at], -1) << "levels " << owner[at] << " and " << level << " overlap";
+                            owner[at] = static_cast<int>(level);
+                            canvas[at] = p;
+                        }
+                    }
+                    level_integrals.push_back(integral_image(want.view()));
+                    ++level;
+                }
+                canvas_row += g.canvas_height;
+            }
+            ASSERT_EQ(c.resize_levels.size(), level);
+            EXPECT_EQ(c.canvas_height, canvas_row);
+            EXPECT_EQ(c.pyramid_rows, pyramid_rows);
+
+            /* Shelves numbered down the canvas; a shelf's top row holds the
+             * top row of each of its levels, so level_map is that row's owners. */
+            ASSERT_EQ(c.row_shelf.size(), static_cast<size_t>(c.canvas_height));
+            std::vector<int> shelf_top;
+            for (int y = 0; y < c.canvas_height; ++y) {
+                const int s = c.row_shelf[static_cast<size_t>(y)];
+                ASSERT_TRUE(s == static_cast<int>(shelf_top.size()) - 1 || s == static_cast<int>(shelf_top.size()))
+                    << "row " << y;
+                if (s == static_cast<int>(shelf_top.size()))
+                    shelf_top.push_back(y);
+            }
+            for (const shared::ResizeLevel& r : c.resize_levels) {
+                const int s = c.row_shelf[static_cast<size_t>(r.canvas_y)];
+                EXPECT_EQ(shelf_top[static_cast<size_t>(s)], r.canvas_y);
+                EXPECT_EQ(c.row_shelf[static_cast<size_t>(r.canvas_y + r.height - 1)], s);
+            }
+            ASSERT_EQ(c.level_map.size(), shelf_top.size() * static_cast<size_t>(c.canvas_width));
+            for (size_t s = 0; s < shelf_top.size(); ++s)
+                for (int x = 0; x < c.canvas_width; ++x)
+                    ASSERT_EQ(c.level_map[s * c.canvas_width + x],
+                              owner[static_cast<size_t>(shelf_top[s]) * c.canvas_width + x])
+                        << "shelf " << s << " column " << x;
+
+            /* The integral image as the kernels leave it: row 0 and column 0
+             * zero, integral row y + 1 written for columns 1 to row_widths[y]
+             * (band layout) or the canvas width, stale values elsewhere. */
+            if (band_layout)
+                ASSERT_EQ(c.row_widths.size(), static_cast<size_t>(c.canvas_height));
+            else
+                EXPECT_TRUE(c.row_widths.empty());
+            if (c.scan_levels.empty())
+                continue;
+            const uint32_t stale = 0x9e3779b9u;
+            std::vector<uint32_t> integral(integral_buffer_values(c), stale);
+            const size_t origin = static_cast<size_t>(c.integral_origin);
+            const size_t ipitch = static_cast<size_t>(c.integral_pitch);
+            std::fill(integral.begin() + static_cast<std::ptrdiff_t>(origin),
+                      integral.begin() + static_cast<std::ptrdiff_t>(origin + ipitch), 0u);
+            std::vector<uint32_t> above(ipitch, 0), current(ipitch, 0);
+            for (int y = 0; y < c.canvas_height; ++y) {
+                uint32_t sum = 0;
+                for (size_t x = 1; x < ipitch; ++x) {
+                    sum += x <= static_cast<size_t>(c.canvas_width) ? canvas[y * c.canvas_width + x - 1] : 0u;
+                    current[x] = above[x] + sum;
+                }
+                const size_t written = band_layout ? static_cast<size_t>(c.row_widths[static_cast<size_t>(y)])
+                                                   : static_cast<size_t>(c.canvas_width);
+                ASSERT_LT(written, ipitch);
+                const size_t at = origin + (static_cast<size_t>(y) + 1) * ipitch;
+                integral.at(at) = 0;
+                for (size_t x = 1; x <= written; ++x)
+                    integral.at(at + x) = current[x];
+                std::swap(above, current);
+            }
+            const int ww = classifier.window_width, wh = classifier.window_height;
+            const int p = c.integral_pitch;
+            for (size_t k = 0; k < c.scan_levels.size(); ++k) {
+                const shared::ScanLevel& s = c.scan_levels[k];
+                const IntegralImage& own = level_integrals[static_cast<size_t>(c.scan_to_level[k])];
+                for (int i = 0; i < s.columns * s.rows; ++i) {
+                    const int column = i % s.columns, scan_row = i / s.columns;
+                    if (column > 0 && column + 1 < s.columns && scan_row > 0 && scan_row + 1 < s.rows && i % 53 != 0)
+                        continue; /* a sample, the level's edges always */
+                    const size_t o = static_cast<size_t>(s.origin + scan_row * s.step * p + column * s.step);
+                    const uint32_t sum = integral.at(o) - integral.at(o + ww) - integral.at(o + wh * p) +
+                                         integral.at(o + wh * p + ww);
+                    ASSERT_EQ(sum, own.block_sum(column * s.step, scan_row * s.step, ww, wh))
+                        << "scan level " << k << " of frame " << s.frame << " window " << column << "," << scan_row;
+                }
+            }
+        }
+    }
+}
+
+TEST(Geometry, BatchesBeyondThe32BitIndicesAreRefusedWithTheBatchNamed)
+{
+    /* Each frame fits alone; 64 of them pass 2^31 integral-image values. */
+    DetectParams params;
+    params.scale_factor = 1.01;
+    const auto hd = std::make_shared<const Geometry>(make_geometry({1920, 1080}, default_classifier(), params, true));
+    ASSERT_LT(static_cast<uint64_t>(hd->integral_pitch) * (hd->canvas_height + 1), uint64_t{1} << 31);
+    EXPECT_NO_THROW(combine_geometries({hd, hd}, true));
+    try {
+        combine_geometries(std::vector<std::shared_ptr<const Geometry>>(kMaxBatchFrames, hd), true);
+        FAIL() << "64 1920x1080 frames at scale 1.01 were accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::FrameTooLarge);
+        EXPECT_NE(std::string(e.what()).find("a batch of 64 frames"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("integral-image values"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("batch fewer frames"), std::string::npos) << e.what();
+    }
+
+    /* A small pyramid of a large frame: the stacked source passes the
+     * kernels' int offsets first. */
+    params.scale_factor = 1.1;
+    params.min_size = {4000, 4000};
+    const auto large =
+        std::make_shared<const Geometry>(make_geometry({8000, 8000}, default_classifier(), params, false));
+    ASSERT_FALSE(large->scan_levels.empty());
+    EXPECT_NO_THROW(combine_geometries({large, large, large}, false));
+    try {
+        combine_geometries(std::vector<std::shared_ptr<const Geometry>>(40, large), false);
+        FAIL() << "40 8000x8000 frames were accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::FrameTooLarge);
+        EXPECT_NE(std::string(e.what()).find("a batch of 40 frames"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
+    }
+
+    /* Not a frame's fault: the caller's. */
+    EXPECT_THROW(combine_geometries({}, true), std::logic_error);
+    EXPECT_THROW(combine_geometries(std::vector<std::shared_ptr<const Geometry>>(kMaxBatchFrames + 1, hd), true),
+                 std::logic_error);
+    EXPECT_THROW(combine_geometries({hd}, false), std::logic_error); /* the band layout's geometry */
 }
 
 TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)

@@ -7,10 +7,89 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 namespace waldboost::opencl {
+
+namespace {
+
+/* What passed the engine's 32-bit indices, for FrameTooLarge messages. */
+struct TooLarge {
+    std::string subject; /* "a frame of WxH", "a batch of N frames" */
+    std::string remedy;
+
+    Error operator()(const std::string& what) const
+    {
+        return Error(ErrorKind::FrameTooLarge,
+                     subject + " has " + what + ", beyond the OpenCL engine's 32-bit indices: " + remedy);
+    }
+};
+
+const char* const kFrameRemedy = "raise the scale factor, the minimum size or the stride, or scale the frame down";
+
+/* The integral image's layout for g.canvas_width. */
+void set_integral_layout(Geometry& g, bool band_layout)
+{
+    if (band_layout) {
+        /* Row pitch a multiple of 32 values (128 bytes) with room for the
+         * last item's 4 columns; column 1 of row 0 at value 4. */
+        g.integral_origin = 3;
+        g.integral_pitch = static_cast<int>(round_up(static_cast<size_t>(g.canvas_width) + 4, 32));
+    } else {
+        g.integral_origin = 0;
+        g.integral_pitch = g.canvas_width + 1;
+    }
+}
+
+/* Before any offset into the canvas or the integral image is computed in
+ * 32 bits (the canvas is smaller than the integral image). canvas_height
+ * in 64 bits: a batch's stack may not fit an int. */
+void check_integral_size(const Geometry& g, uint64_t canvas_height, const TooLarge& too_large)
+{
+    const uint64_t integral_size =
+        static_cast<uint64_t>(g.integral_origin) + static_cast<uint64_t>(g.integral_pitch) * (canvas_height + 1);
+    if (integral_size > static_cast<uint64_t>(std::numeric_limits<cl_int>::max()))
+        throw too_large("a pyramid of " + std::to_string(integral_size) + " integral-image values (at most 2^31)");
+}
+
+void check_positions(uint64_t positions, const TooLarge& too_large)
+{
+    if (positions > std::numeric_limits<cl_uint>::max() / 2)
+        throw too_large(std::to_string(positions) + " window positions (at most 2^31)");
+}
+
+/* level_map from the levels' places and row_shelf (a level's top row is
+ * its shelf's). */
+void fill_level_map(Geometry& g)
+{
+    const size_t shelves = g.row_shelf.empty() ? 0 : static_cast<size_t>(g.row_shelf.back()) + 1;
+    g.level_map.assign(shelves * static_cast<size_t>(g.canvas_width), -1);
+    for (size_t i = 0; i < g.resize_levels.size(); ++i) {
+        const shared::ResizeLevel& r = g.resize_levels[i];
+        const size_t row = static_cast<size_t>(g.row_shelf[static_cast<size_t>(r.canvas_y)]) * g.canvas_width;
+        std::fill(g.level_map.begin() + row + r.canvas_x, g.level_map.begin() + row + r.canvas_x + r.width,
+                  static_cast<cl_int>(i));
+    }
+}
+
+/* A level at (cx, cy) of size w x h reads integral rows cy to cy + h,
+ * columns up to cx + w: integral row y + 1 is canvas row y's. */
+void fill_row_widths(Geometry& g, bool band_layout)
+{
+    g.row_widths.clear();
+    if (!band_layout)
+        return;
+    g.row_widths.assign(static_cast<size_t>(g.canvas_height), 0);
+    for (const shared::ResizeLevel& r : g.resize_levels) {
+        const int right = static_cast<int>(round_up(static_cast<size_t>(r.canvas_x + r.width), 4));
+        for (int row = std::max(r.canvas_y - 1, 0); row < r.canvas_y + r.height; ++row)
+            g.row_widths[static_cast<size_t>(row)] = std::max(g.row_widths[static_cast<size_t>(row)], right);
+    }
+}
+
+}  // namespace
 
 Geometry make_geometry(Size size, const Classifier& classifier, const DetectParams& params, bool band_layout)
 {
@@ -28,7 +107,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
     g.canvas_width = g.levels.front().image_size.width;
     int x = 0, y = 0, shelf_height = 0;
     std::vector<std::pair<int, int>> placement;
-    std::vector<int> shelf_of_level, shelf_top;
+    std::vector<int> shelf_top;
     for (const ScaleLevel& level : g.levels) {
         if (x + level.image_size.width > g.canvas_width) {
             x = 0;
@@ -38,42 +117,18 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         if (x == 0)
             shelf_top.push_back(y);
         placement.emplace_back(x, y);
-        shelf_of_level.push_back(static_cast<int>(shelf_top.size()) - 1);
         x += level.image_size.width;
         shelf_height = std::max(shelf_height, level.image_size.height);
     }
     g.canvas_height = y + shelf_height;
-    if (band_layout) {
-        /* Row pitch a multiple of 32 values (128 bytes) with room for the
-         * last item's 4 columns; column 1 of row 0 at value 4. */
-        g.integral_origin = 3;
-        g.integral_pitch = static_cast<int>(round_up(static_cast<size_t>(g.canvas_width) + 4, 32));
-    } else {
-        g.integral_pitch = g.canvas_width + 1;
-    }
-    const auto too_large = [&](const std::string& what) {
-        return Error(ErrorKind::FrameTooLarge,
-                     "a frame of " + std::to_string(size.width) + "x" + std::to_string(size.height) + " has " + what +
-                         ", beyond the OpenCL engine's 32-bit indices: raise the scale factor, the minimum size or "
-                         "the stride, or scale the frame down");
-    };
-    /* Before any offset into the canvas or the integral image is computed
-     * in 32 bits (the canvas is smaller than the integral image). */
-    const uint64_t integral_size =
-        static_cast<uint64_t>(g.integral_origin) + static_cast<uint64_t>(g.integral_pitch) * (g.canvas_height + 1);
-    if (integral_size > std::numeric_limits<cl_int>::max())
-        throw too_large("a pyramid of " + std::to_string(integral_size) + " integral-image values (at most 2^31)");
+    set_integral_layout(g, band_layout);
+    const TooLarge too_large{"a frame of " + std::to_string(size.width) + "x" + std::to_string(size.height),
+                             kFrameRemedy};
+    check_integral_size(g, static_cast<uint64_t>(g.canvas_height), too_large);
     g.row_shelf.resize(static_cast<size_t>(g.canvas_height));
     for (size_t s = 0; s < shelf_top.size(); ++s) {
         const int end = s + 1 < shelf_top.size() ? shelf_top[s + 1] : g.canvas_height;
         std::fill(g.row_shelf.begin() + shelf_top[s], g.row_shelf.begin() + end, static_cast<cl_int>(s));
-    }
-    g.level_map.assign(shelf_top.size() * static_cast<size_t>(g.canvas_width), -1);
-    for (size_t i = 0; i < g.levels.size(); ++i) {
-        const size_t row = static_cast<size_t>(shelf_of_level[i]) * g.canvas_width;
-        std::fill(g.level_map.begin() + row + placement[i].first,
-                  g.level_map.begin() + row + placement[i].first + g.levels[i].image_size.width,
-                  static_cast<cl_int>(i));
     }
 
     uint64_t positions = 0, rows = 0, scan_rows = 0;
@@ -113,23 +168,129 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         g.scan_to_level.push_back(static_cast<int>(i));
         positions += static_cast<uint64_t>(s.columns) * static_cast<uint64_t>(s.rows);
     }
-    if (band_layout) {
-        /* A level at (cx, cy) of size w x h reads integral rows cy to cy + h,
-         * columns up to cx + w: integral row y + 1 is canvas row y's. */
-        g.row_widths.assign(static_cast<size_t>(g.canvas_height), 0);
-        for (size_t i = 0; i < g.levels.size(); ++i) {
-            const auto [cx, cy] = placement[i];
-            const int right = static_cast<int>(round_up(static_cast<size_t>(cx + g.levels[i].image_size.width), 4));
-            for (int row = std::max(cy - 1, 0); row < cy + g.levels[i].image_size.height; ++row)
-                g.row_widths[static_cast<size_t>(row)] = std::max(g.row_widths[static_cast<size_t>(row)], right);
-        }
-    }
-    if (positions > std::numeric_limits<cl_uint>::max() / 2)
-        throw too_large(std::to_string(positions) + " window positions (at most 2^31)");
+    fill_level_map(g);
+    fill_row_widths(g, band_layout);
+    check_positions(positions, too_large);
     g.pyramid_rows = static_cast<cl_uint>(rows);
     g.positions = static_cast<cl_uint>(positions);
     g.scan_rows = static_cast<cl_uint>(scan_rows);
     return g;
+}
+
+BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
+{
+    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchFrames))
+        throw std::logic_error("a batch holds 1 to " + std::to_string(kMaxBatchFrames) + " frames, not " +
+                               std::to_string(members.size()));
+    BatchGeometry b;
+    b.members = members;
+    Geometry& c = b.combined;
+    /* Not used for launches: each member keeps its own. */
+    c.scale_factor = members.front()->scale_factor;
+    c.min_size = members.front()->min_size;
+    c.max_size = members.front()->max_size;
+    c.stride = members.front()->stride;
+
+    /* The stack's sizes first: every 32-bit check before any offset. */
+    uint64_t source_rows = 0, canvas_rows = 0, positions = 0;
+    size_t level_count = 0;
+    for (const auto& m : members) {
+        if (!m)
+            throw std::logic_error("a batch member without a geometry");
+        if (!m->levels.empty() && m->row_widths.empty() == band_layout)
+            throw std::logic_error("a batch member of the other pyramid layout");
+        b.source_pitch = std::max(b.source_pitch, m->image.width);
+        source_rows += static_cast<uint64_t>(m->image.height);
+        c.canvas_width = std::max(c.canvas_width, m->canvas_width);
+        canvas_rows += static_cast<uint64_t>(m->canvas_height);
+        positions += m->positions;
+        level_count += m->levels.size();
+    }
+    const TooLarge too_large{"a batch of " + std::to_string(members.size()) + " frames",
+                             std::string("batch fewer frames, or ") + kFrameRemedy};
+    /* The kernels index the source as row * src_pitch in an int. */
+    const uint64_t source_size = source_rows * static_cast<uint64_t>(b.source_pitch);
+    if (source_size > static_cast<uint64_t>(std::numeric_limits<cl_int>::max()))
+        throw too_large("a source of " + std::to_string(source_size) + " bytes (at most 2^31)");
+    c.image = {b.source_pitch, static_cast<int>(source_rows)};
+    if (level_count > 0) {
+        set_integral_layout(c, band_layout);
+        check_integral_size(c, canvas_rows, too_large);
+    }
+    check_positions(positions, too_large);
+    c.canvas_height = static_cast<int>(canvas_rows);
+
+    /* Where member m starts in each index space: the sums over those before. */
+    int source_row = 0, canvas_row = 0, shelves = 0;
+    cl_uint first_position = 0, pyramid_rows = 0, scan_rows = 0;
+    for (size_t m = 0; m < members.size(); ++m) {
+        const Geometry& g = *members[m];
+        b.first_position.push_back(first_position);
+        b.positions.push_back(g.positions);
+        b.source_offset.push_back(static_cast<size_t>(source_row) * static_cast<size_t>(b.source_pitch));
+
+        const int levels_before = static_cast<int>(c.levels.size());
+        const cl_int taps_before = static_cast<cl_int>(c.taps.size());
+        c.levels.insert(c.levels.end(), g.levels.begin(), g.levels.end());
+        c.taps.insert(c.taps.end(), g.taps.begin(), g.taps.end());
+        for (shared::ResizeLevel r : g.resize_levels) {
+            r.first += pyramid_rows;
+            r.canvas_y += canvas_row;
+            r.canvas_offset = r.canvas_y * c.canvas_width + r.canvas_x;
+            r.xtap += taps_before;
+            r.ytap += taps_before;
+            /* The kernels read src + row * src_pitch: y taps move to the
+             * member's rows, x taps stay. make_geometry gives every level
+             * taps of its own, so none is moved twice. */
+            for (int y = 0; y < r.height; ++y) {
+                cl_int4& t = c.taps[static_cast<size_t>(r.ytap + y)];
+                t.s[0] += source_row;
+                t.s[1] += source_row;
+            }
+            c.resize_levels.push_back(r);
+        }
+        for (const cl_int shelf : g.row_shelf)
+            c.row_shelf.push_back(shelf + shelves);
+        for (size_t k = 0; k < g.scan_levels.size(); ++k) {
+            shared::ScanLevel s = g.scan_levels[k];
+            const int level = g.scan_to_level[k] + levels_before;
+            const shared::ResizeLevel& r = c.resize_levels[static_cast<size_t>(level)];
+            s.first += first_position;
+            s.origin = c.integral_origin + r.canvas_y * c.integral_pitch + r.canvas_x;
+            s.first_row += static_cast<cl_int>(scan_rows);
+            s.frame = static_cast<cl_int>(m);
+            c.scan_levels.push_back(s);
+            c.scan_to_level.push_back(level);
+        }
+
+        source_row += g.image.height;
+        canvas_row += g.canvas_height;
+        shelves += g.row_shelf.empty() ? 0 : g.row_shelf.back() + 1;
+        first_position += g.positions;
+        pyramid_rows += g.pyramid_rows;
+        scan_rows += g.scan_rows;
+    }
+    /* Rebuilt, not concatenated: level_map for the combined width, and the
+     * canvas row above a member's first shelf (the previous member's last)
+     * must be written as wide as that shelf reads its top integral row. */
+    fill_level_map(c);
+    fill_row_widths(c, band_layout);
+    c.pyramid_rows = pyramid_rows;
+    c.positions = first_position;
+    c.scan_rows = scan_rows;
+    return b;
+}
+
+size_t batch_member_of(const BatchGeometry& batch, cl_uint index)
+{
+    /* The last member starting at or before index: a member with no
+     * positions shares its start with the next one, so is never it. */
+    const auto it = std::upper_bound(batch.first_position.begin(), batch.first_position.end(), index);
+    const size_t member = static_cast<size_t>(it - batch.first_position.begin());
+    if (member == 0 || index - batch.first_position[member - 1] >= batch.positions[member - 1])
+        throw std::out_of_range("scan index " + std::to_string(index) + " is past the batch's " +
+                                std::to_string(batch.combined.positions) + " positions");
+    return member - 1;
 }
 
 RawWindow window_at(const Geometry& g, cl_uint index, float score)
