@@ -607,6 +607,160 @@ TEST(Engine, OneThreadSubmitsWhileAnotherCollects)
     EXPECT_EQ(engine.in_flight(), 0u);
 }
 
+/* Batching engines: frames of engines of different sizes, scan parameters
+ * and classifiers give the reference's windows, the engines sharing a
+ * classifier are launched together, and one alone on its queue never is. */
+TEST(EngineBatching, EnginesOfDifferentSizesAndClassifiersMatchTheReference)
+{
+    std::mt19937 rng(41);
+    const Classifier shared_model = random_classifier(rng, 20, 20, 30, true);
+    const Classifier other_model = random_classifier(rng, 24, 18, 25, false);
+    struct Stream {
+        const Classifier* model;
+        DetectParams params;
+        std::vector<GrayImage> frames;
+        std::vector<std::vector<RawWindow>> want;
+    };
+    std::vector<Stream> streams(3);
+    streams[0].model = &shared_model;
+    streams[1].model = &shared_model;
+    streams[1].params.scale_factor = 1.25;
+    streams[1].params.stride = 1;
+    streams[2].model = &other_model;
+    const Size sizes[3] = {{160, 120}, {211, 97}, {180, 140}};
+    for (size_t k = 0; k < streams.size(); ++k) {
+        streams[k].params.min_neighbors = 0;
+        for (int i = 0; i < 3; ++i) {
+            streams[k].frames.push_back(random_image(rng, sizes[k].width + 7 * i, sizes[k].height + 5 * i));
+            streams[k].want.push_back(detect_raw(*streams[k].model, streams[k].frames.back().view(), streams[k].params));
+        }
+    }
+    for (const ScanMethod scan : {ScanMethod::Auto, ScanMethod::Reduction}) {
+        EngineConfig config;
+        config.scan = scan;
+        config.device = test_device();
+        config.batching = true;
+        config.batch_wait_ns = 2'000'000'000; /* companions always come: the test submits them */
+        std::vector<std::unique_ptr<Engine>> engines;
+        for (const Stream& s : streams)
+            engines.push_back(std::make_unique<Engine>(*s.model, config));
+        int batched = 0;
+        constexpr int kRounds = 6;
+        for (int round = 0; round < kRounds; ++round) {
+            for (size_t k = 0; k < streams.size(); ++k)
+                engines[k]->submit(streams[k].frames[round % 3].view(), streams[k].params);
+            for (size_t k = 0; k < streams.size(); ++k) {
+                const std::optional<FrameResult> r = engines[k]->collect();
+                ASSERT_TRUE(r);
+                expect_same_windows(r->windows, streams[k].want[round % 3],
+                                    "stream " + std::to_string(k) + " frame " + std::to_string(round));
+                if (k == 2)
+                    EXPECT_EQ(r->stats.batch_frames, 1) << "alone on its classifier's queue";
+                else
+                    batched += r->stats.batch_frames == 2 ? 1 : 0;
+            }
+        }
+        EXPECT_EQ(batched, 2 * kRounds) << "the two engines of one classifier went together every time";
+    }
+}
+
+/* A classifier that accepts every window of a flat image and none of a
+ * textured one: every weak classifier answers 1 for the codes of a flat
+ * neighbourhood (all 0 or all 1 bits) only. */
+Classifier flat_detector(std::mt19937& rng)
+{
+    Classifier c = random_classifier(rng, 12, 12, 6, true);
+    for (WeakClassifier& w : c.weak) {
+        w.responses.fill(0.0f);
+        w.responses[0] = w.responses[255] = 1.0f;
+        w.reject_threshold = waldboost::kNoRejection;
+        w.reset_sum_after = false;
+    }
+    c.final_threshold = static_cast<float>(c.weak.size()) - 0.5f;
+    validate(c, "<flat>");
+    return c;
+}
+
+/* A batch where one frame's windows outgrow the accepted list: that frame
+ * runs again, the frame whose windows all fit does not, and both give the
+ * reference's windows. */
+TEST(EngineBatching, AFrameThatOverflowsRunsAgainAloneNotTheBatch)
+{
+    std::mt19937 rng(5);
+    const Classifier c = flat_detector(rng);
+    GrayImage flat(300, 200);
+    for (int y = 0; y < flat.height; ++y)
+        for (int x = 0; x < flat.width; ++x)
+            flat.at(x, y) = 90;
+    const GrayImage textured = random_image(rng, 240, 180);
+    DetectParams params;
+    params.min_neighbors = 0;
+    params.stride = 1;
+    params.max_windows = 0;
+    const auto flat_want = detect_raw(c, flat.view(), params);
+    const auto textured_want = detect_raw(c, textured.view(), params);
+    ASSERT_GT(flat_want.size(), 5000u) << "more than the batch's accepted list holds";
+    ASSERT_TRUE(textured_want.empty());
+    EngineConfig config;
+    config.device = test_device();
+    config.batching = true;
+    config.batch_wait_ns = 2'000'000'000;
+    Engine a(c, config), b(c, config);
+    for (int round = 0; round < 2; ++round) {
+        a.submit(flat.view(), params);
+        b.submit(textured.view(), params);
+        const FrameResult ra = *a.collect();
+        const FrameResult rb = *b.collect();
+        EXPECT_EQ(ra.stats.batch_frames, 2);
+        EXPECT_EQ(rb.stats.batch_frames, 2);
+        expect_same_windows(ra.windows, flat_want, "flat frame, round " + std::to_string(round));
+        expect_same_windows(rb.windows, textured_want, "textured frame, round " + std::to_string(round));
+        EXPECT_EQ(ra.stats.reruns, round == 0 ? 1 : 0) << "the list grew on the first round";
+        EXPECT_EQ(rb.stats.reruns, 0) << "its windows all fitted: it must not run again";
+    }
+}
+
+/* The wait budget: a frame with companions due waits for them at most that
+ * long, then goes alone; with no budget it goes at once; an engine going
+ * away takes its waiting frame back and leaves the others working. */
+TEST(EngineBatching, AFrameWaitsForCompanionsAtMostItsBudget)
+{
+    std::mt19937 rng(8);
+    const Classifier c = random_classifier(rng, 20, 20, 20, true);
+    const GrayImage img = random_image(rng, 120, 90);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto want = detect_raw(c, img.view(), params);
+    EngineConfig config;
+    config.device = test_device();
+    config.batching = true;
+    config.batch_wait_ns = 300'000'000;
+    Engine waiting(c, config);
+    auto idle = std::make_unique<Engine>(c, config); /* a companion that never submits */
+    const auto start = std::chrono::steady_clock::now();
+    waiting.submit(img.view(), params);
+    const FrameResult r = *waiting.collect();
+    const auto waited = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(waited, std::chrono::milliseconds(290)) << "launched before its budget without its companion";
+    EXPECT_EQ(r.stats.batch_frames, 1);
+    expect_same_windows(r.windows, want, "after waiting");
+
+    /* The companion's frame waits for `waiting`, which never submits: the
+     * companion goes away with it still waiting. */
+    idle->submit(img.view(), params);
+    idle.reset();
+    waiting.submit(img.view(), params);
+    expect_same_windows(waiting.collect()->windows, want, "after the companion left");
+
+    config.batch_wait_ns = 0;
+    Engine eager(c, config), other(c, config);
+    const auto eager_start = std::chrono::steady_clock::now();
+    eager.submit(img.view(), params);
+    expect_same_windows(eager.collect()->windows, want, "without a budget");
+    EXPECT_LT(std::chrono::steady_clock::now() - eager_start, std::chrono::milliseconds(250))
+        << "a frame without a wait budget waited for a companion";
+}
+
 /* A memory budget for fewer frames than max_in_flight: the engine says how
  * many frames of the size submitted last fit, a larger frame lowers that
  * and a smaller one raises it again; a caller that keeps more in flight

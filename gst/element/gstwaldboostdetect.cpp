@@ -86,6 +86,8 @@ struct Settings {
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
+    gboolean batching = TRUE;
+    GstClockTime batch_wait = 0;
     /* Reduction overrides (the `reduction` property and its aliases); each
      * one unset = the engine's tuned or default value. */
     wcl::ReductionOverrides reduction;
@@ -94,7 +96,7 @@ struct Settings {
     bool engine_differs(const Settings& o) const
     {
         return classifier_path != o.classifier_path || device != o.device || max_inflight != o.max_inflight ||
-               reduction != o.reduction;
+               reduction != o.reduction || batching != o.batching || batch_wait != o.batch_wait;
     }
 };
 
@@ -135,6 +137,7 @@ struct Stats {
     guint64 detections = 0;
     std::string device;     /* the device detection runs on */
     guint64 fallbacks = 0;  /* moves to a later device of the list */
+    int batch_frames = 0;   /* frames launched with the last one (batching) */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const wcl::BusyTime> device_busy;
 };
@@ -218,6 +221,8 @@ enum {
     PROP_COLOR,
     PROP_LINE_WIDTH,
     PROP_POST_MESSAGES,
+    PROP_BATCHING,
+    PROP_BATCH_WAIT,
     PROP_REDUCTION,
     PROP_STATS,
     /* The reduction's alias properties, one per row of wcl::kReductionParams:
@@ -482,6 +487,8 @@ static wcl::EngineConfig engine_config(const Settings& s, const Classifier& clas
     wcl::EngineConfig config;
     config.device = s.device;
     config.max_in_flight = s.max_inflight;
+    config.batching = s.batching;
+    config.batch_wait_ns = s.batch_wait;
     if (!s.reduction.empty()) {
         config.reduction = wcl::apply(wcl::preferred_reduction(classifier, device), s.reduction);
         config.scan = wcl::ScanMethod::Reduction;
@@ -932,6 +939,7 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
             st.scan = result->stats.scan == wcl::ScanMethod::Rows ? "rows" : "reduction";
             st.discarded += result->stats.discarded;
             st.windows_cut += result->stats.cut;
+            st.batch_frames = result->stats.batch_frames;
         }
     }
     return buffer;
@@ -1586,19 +1594,22 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         GstClockTime min, max;
         gst_query_parse_latency(query, &live, &min, &max);
         int inflight, fps_n = 0, fps_d = 1;
+        GstClockTime batch_wait;
         {
             std::lock_guard<std::mutex> guard(self->priv->lock);
             inflight = self->priv->settings.max_inflight;
+            batch_wait = self->priv->settings.batching ? self->priv->settings.batch_wait : 0;
             if (self->priv->have_info) {
                 fps_n = GST_VIDEO_INFO_FPS_N(&self->priv->info);
                 fps_d = GST_VIDEO_INFO_FPS_D(&self->priv->info);
             }
         }
         /* A frame leaves when its detection is done, behind at most
-         * max-inflight - 1 others. */
-        GstClockTime ours = 0;
+         * max-inflight - 1 others, after waiting at most batch-wait for
+         * companions. */
+        GstClockTime ours = batch_wait;
         if (fps_n > 0)
-            ours = gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND, fps_d, fps_n);
+            ours += gst_util_uint64_scale_int(static_cast<guint64>(inflight - 1) * GST_SECOND, fps_d, fps_n);
         else if (inflight > 1)
             max = GST_CLOCK_TIME_NONE; /* unknown frame rate: no upper bound */
         min += ours;
@@ -1797,6 +1808,8 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_COLOR: s.color = g_value_get_uint(value); break;
     case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
+    case PROP_BATCHING: s.batching = g_value_get_boolean(value); break;
+    case PROP_BATCH_WAIT: s.batch_wait = g_value_get_uint64(value); break;
     case PROP_REDUCTION: {
         const GstStructure* st = gst_value_get_structure(value);
         wcl::ReductionOverrides o;
@@ -1844,6 +1857,7 @@ static GstStructure* stats_structure(const Stats& st)
                                         st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
     const std::shared_ptr<const wcl::BusyTime> busy = st.device_busy.lock();
+    gst_structure_set(s, "batch-frames", G_TYPE_INT, st.batch_frames, nullptr);
     gst_structure_set(s, "device-busy-ms", G_TYPE_DOUBLE, busy ? static_cast<double>(busy->total_ns()) * 1e-6 : 0.0,
                       nullptr);
     return s;
@@ -1880,6 +1894,8 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_COLOR: g_value_set_uint(value, s.color); break;
     case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
+    case PROP_BATCHING: g_value_set_boolean(value, s.batching); break;
+    case PROP_BATCH_WAIT: g_value_set_uint64(value, s.batch_wait); break;
     case PROP_REDUCTION: g_value_take_boxed(value, reduction_structure(s.reduction)); break;
     case PROP_STATS: g_value_take_boxed(value, stats_structure(self->priv->stats)); break;
     default:
@@ -2029,6 +2045,21 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                              "Post a \"waldboostdetect\" element message with the detections of every frame", TRUE,
                              rw));
 
+    g_object_class_install_property(
+        gobject_class, PROP_BATCHING,
+        g_param_spec_boolean("batching", "Batching",
+                             "Launch this element's frames on the device together with those of the other "
+                             "waldboostdetect elements of the process on the same device with the same classifier: "
+                             "one set of launches for many cameras. Detections are the same either way",
+                             TRUE, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_BATCH_WAIT,
+        g_param_spec_uint64("batch-wait", "Batch wait",
+                            "With batching, how long (ns) a frame may wait for frames of the other elements to be "
+                            "launched with; 0 = never wait, go with the frames already waiting. Nothing waits while "
+                            "this is the only element on the device. Added to the latency the element reports",
+                            0, GST_SECOND, 0, rw));
+
     /* The reduction's parameters: one structure property, and the separate
      * properties of earlier versions as aliases of its fields, both from
      * the table (core/opencl/reduction.h). */
@@ -2049,7 +2080,9 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                            "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
                            "candidates after each reduction step, discarded candidates (always 0), accepted windows "
                            "left out by max-windows (all frames), the device in use, how many times detection fell "
-                           "back to a later device of the list, the scan (rows or reduction), and device-busy-ms: the "
+                           "back to a later device of the list, the scan (rows or reduction), batch-frames: the frames "
+                           "launched together with the last one (with batching; device time, weak classifiers and "
+                           "candidates are then the batch's), and device-busy-ms: the "
                            "time the device ran kernels of all the instances (engines) of the process on it, overlaps "
                            "counted once, since the first of those still running started (0 without an engine); read "
                            "it twice for a busy fraction",

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cmath>
 #include <deque>
@@ -21,6 +22,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/opencl/batch_queue.h"
 #include "core/opencl/classifier_pack.h"
 #include "core/opencl/environment.h"
 #include "core/opencl/frame_slot.h"
@@ -75,6 +77,11 @@ struct Engine::Impl {
     uint64_t memory_budget = 0;
     std::atomic<uint64_t> frame_memory{0}; /* slot_sizes() of geometry */
     std::atomic<size_t> limit{1};          /* in_flight_limit() */
+    /* Batching (EngineConfig::batching): the queue shared with the other
+     * batching engines, and per slot its frame's request there. */
+    std::shared_ptr<BatchQueue> batch;
+    std::vector<std::shared_ptr<BatchRequest>> requests;
+    std::chrono::nanoseconds batch_wait{0};
 
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
@@ -84,7 +91,11 @@ struct Engine::Impl {
     size_t slot_after_allocation_failure(size_t failed);
     void release_idle_slots_above_limit();
     void prepare(FrameSlot& slot, const GrayView& image, const DetectParams& params);
-    FrameResult finish(FrameSlot& slot);
+    void enqueue(size_t index);
+    FrameResult finish(size_t index);
+    FrameResult finish_batched(size_t index);
+    FrameResult result_of(FrameSlot& slot, const Geometry& g, std::vector<shared::Accepted>& accepted,
+                          const std::vector<cl_uint>& counters) const;
 };
 
 void Engine::Impl::choose_plan(const EngineConfig& config)
@@ -169,12 +180,36 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             m.build_report.note = "shared with another engine on this device";
         for (int i = 0; i < config.max_in_flight; ++i)
             m.slots.push_back(std::make_unique<FrameSlot>(m.context, m.selected.device, *m.program, m.plan));
+        m.requests.resize(m.slots.size());
+        if (config.batching) {
+            /* Pointers name the program and the classifier: the queue holds
+             * both, so neither address is reused while it exists. */
+            const std::string key = std::to_string(reinterpret_cast<uintptr_t>(m.program.get())) + "/" +
+                                    std::to_string(reinterpret_cast<uintptr_t>(m.device_classifier.get())) +
+                                    (m.plan.profiling ? "/profiled" : "");
+            m.batch = m.shared->batch_queue(key, [&] {
+                return std::make_shared<BatchQueue>(*m.shared, m.program, m.device_classifier, m.plan,
+                                                    m.memory_budget, std::max(2, config.max_in_flight));
+            });
+            m.batch->join();
+            m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);
+        }
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
     }
 }
 
-Engine::~Engine() = default;
+Engine::~Engine()
+{
+    Impl& m = *impl_;
+    if (!m.batch)
+        return;
+    /* The queue reads the frames from this engine's staging copies. */
+    for (const auto& request : m.requests)
+        if (request && !m.batch->withdraw(request))
+            m.batch->wait(*request);
+    m.batch->leave();
+}
 
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
 const ReductionParams& Engine::reduction() const { return impl_->plan.reduction; }
@@ -272,7 +307,7 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
     }
     Early done;
     try {
-        done.result = finish(*slots[oldest]);
+        done.result = finish(oldest);
     } catch (const cl::Error& e) {
         done.error = std::make_exception_ptr(to_error(e, "collecting a frame"));
     } catch (...) {
@@ -301,16 +336,46 @@ void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectP
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
     slot.final_threshold = packed.fixed_ceil(final);
     slot.reruns = 0;
-    slot.prepare(context, plan, geometry, image);
+    if (batch)
+        slot.prepare_staging(context, plan, geometry, image);
+    else
+        slot.prepare(context, plan, geometry, image);
 }
 
-FrameResult Engine::Impl::finish(FrameSlot& slot)
+/* The prepared frame in slot `index` to the device: its own launches, or a
+ * request to the batch queue. A frame with nothing to scan still takes its
+ * turn, so order holds. */
+void Engine::Impl::enqueue(size_t index)
 {
-    FrameResult result;
-    result.frame = slot.frame;
-    const std::shared_ptr<const Geometry> geometry_ref = slot.geometry;
-    if (geometry_ref->scan_levels.empty())
+    FrameSlot& slot = *slots[index];
+    requests[index].reset();
+    if (slot.geometry->scan_levels.empty())
+        return;
+    if (!batch) {
+        enqueue_frame(slot, plan, *device_classifier);
+        return;
+    }
+    auto request = std::make_shared<BatchRequest>();
+    request->geometry = slot.geometry;
+    request->pixels = slot.staging_data;
+    request->final_threshold = slot.final_threshold;
+    request->memory_bytes = frame_memory;
+    request->deadline = std::chrono::steady_clock::now() + batch_wait;
+    requests[index] = request;
+    batch->submit(request);
+}
+
+FrameResult Engine::Impl::finish(size_t index)
+{
+    FrameSlot& slot = *slots[index];
+    if (slot.geometry->scan_levels.empty()) {
+        FrameResult result;
+        result.frame = slot.frame;
         return result; /* nothing to scan: the image is smaller than the window */
+    }
+    if (batch)
+        return finish_batched(index);
+    const std::shared_ptr<const Geometry> geometry_ref = slot.geometry;
     const Geometry& g = *geometry_ref;
     slot.done.wait();
 
@@ -321,7 +386,7 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
         slot.grow_accepted(context, accepted_count);
         ++slot.reruns;
         enqueue_frame(slot, plan, *device_classifier);
-        return finish(slot);
+        return finish(index);
     }
     if (accepted_count > slot.host_accepted.size()) {
         const size_t have = slot.host_accepted.size();
@@ -331,32 +396,8 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
                                      slot.host_accepted.data() + have);
     }
     slot.host_accepted.resize(accepted_count);
-
-    /* Scan order (level, row, column), as the CPU reference reports them. */
-    std::sort(slot.host_accepted.begin(), slot.host_accepted.end(),
-              [](const shared::Accepted& x, const shared::Accepted& y) { return x.index < y.index; });
-    /* The kernels' score is relative to the rounded-up threshold; the sum
-     * minus the threshold itself is the reference's score, whatever the
-     * threshold's finest bit. */
-    const double final = slot.params.final_threshold.value_or(classifier.final_threshold);
-    for (const shared::Accepted& a : slot.host_accepted)
-        if (!a.hidden)
-            result.windows.push_back(window_at(
-                g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
-    const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
-    clip_windows(result.windows, g.image);
-    result.detections = group_windows(result.windows, slot.params);
-
+    FrameResult result = result_of(slot, g, slot.host_accepted, slot.host_counters);
     FrameStats& st = result.stats;
-    st.windows = g.positions;
-    st.scan = plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction;
-    for (int i = 0; !plan.scan_by_rows && i < plan.list_count(); ++i)
-        st.candidates_after_step.push_back(slot.host_counters[COUNT_LISTS + i]);
-    st.weak_evaluated = slot.host_counters[COUNT_WEAK_EVALUATED];
-    st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;
-    st.accepted = result.windows.size();
-    st.discarded = 0;
-    st.cut = cut;
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
     auto timed = [](const std::string& name, cl::Event& event) {
@@ -384,6 +425,66 @@ FrameResult Engine::Impl::finish(FrameSlot& slot)
     return result;
 }
 
+/* A batched frame: its windows came back through the batch queue, which
+ * also counted the batch's kernel time on the device. */
+FrameResult Engine::Impl::finish_batched(size_t index)
+{
+    FrameSlot& slot = *slots[index];
+    const std::shared_ptr<BatchRequest> request = requests[index];
+    batch->wait(*request);
+    requests[index].reset();
+    if (request->error)
+        std::rethrow_exception(request->error);
+    FrameResult result = result_of(slot, *slot.geometry, request->accepted, request->counters);
+    FrameStats& st = result.stats;
+    st.reruns = request->reruns;
+    st.batch_frames = request->batch_frames;
+    uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
+    for (const auto& [name, span] : request->kernels) {
+        st.kernels.push_back({name, static_cast<double>(span.second - span.first) * 1e-6, span.first, span.second});
+        first = std::min(first, span.first);
+        last = std::max(last, span.second);
+    }
+    for (const auto& [name, span] : request->transfers)
+        st.transfers.push_back({name, static_cast<double>(span.second - span.first) * 1e-6, span.first, span.second});
+    st.device_milliseconds = last > first ? static_cast<double>(last - first) * 1e-6 : 0;
+    return result;
+}
+
+/* A frame's windows in scan order (level, row, column), as the CPU
+ * reference reports them, grouped; and the counts of its launches. */
+FrameResult Engine::Impl::result_of(FrameSlot& slot, const Geometry& g, std::vector<shared::Accepted>& accepted,
+                                    const std::vector<cl_uint>& counters) const
+{
+    FrameResult result;
+    result.frame = slot.frame;
+    std::sort(accepted.begin(), accepted.end(),
+              [](const shared::Accepted& x, const shared::Accepted& y) { return x.index < y.index; });
+    /* The kernels' score is relative to the rounded-up threshold; the sum
+     * minus the threshold itself is the reference's score, whatever the
+     * threshold's finest bit. */
+    const double final = slot.params.final_threshold.value_or(classifier.final_threshold);
+    for (const shared::Accepted& a : accepted)
+        if (!a.hidden)
+            result.windows.push_back(window_at(
+                g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
+    const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
+    clip_windows(result.windows, g.image);
+    result.detections = group_windows(result.windows, slot.params);
+
+    FrameStats& st = result.stats;
+    st.windows = g.positions;
+    st.scan = plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction;
+    for (int i = 0; !plan.scan_by_rows && i < plan.list_count(); ++i)
+        st.candidates_after_step.push_back(counters[COUNT_LISTS + i]);
+    st.weak_evaluated = counters[COUNT_WEAK_EVALUATED];
+    st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;
+    st.accepted = result.windows.size();
+    st.discarded = 0;
+    st.cut = cut;
+    return result;
+}
+
 uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
 {
     Impl& m = *impl_;
@@ -391,22 +492,20 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
         throw std::logic_error("Engine::submit: max_in_flight frames are already in flight; collect() first");
     m.use_geometry({image.width, image.height}, params);
     size_t index = m.free_slot();
-    auto prepare_and_enqueue = [&](FrameSlot& slot) {
-        m.prepare(slot, image, params);
-        /* A frame with nothing to scan still takes its turn, so order holds. */
-        if (!slot.geometry->scan_levels.empty())
-            enqueue_frame(slot, m.plan, *m.device_classifier);
+    auto prepare_and_enqueue = [&](size_t slot) {
+        m.prepare(*m.slots[slot], image, params);
+        m.enqueue(slot);
     };
     try {
         try {
-            prepare_and_enqueue(*m.slots[index]);
+            prepare_and_enqueue(index);
         } catch (const cl::Error& e) {
             if (!is_memory_shortage(*m.slots[index], e))
                 throw;
             index = m.slot_after_allocation_failure(index);
             if (index == m.slots.size())
                 throw;
-            prepare_and_enqueue(*m.slots[index]);
+            prepare_and_enqueue(index);
         }
     } catch (const cl::Error& e) {
         throw to_error(e, "submitting a frame");
@@ -448,7 +547,7 @@ std::optional<FrameResult> Engine::collect()
     try {
         /* Where a lost device shows: waiting for the frame's results. */
         maybe_inject_fault("wait");
-        FrameResult result = m.finish(*m.slots[index]);
+        FrameResult result = m.finish(index);
         if (index >= m.limit)
             m.slots[index]->release_buffers();
         return result;
@@ -461,11 +560,18 @@ void Engine::wait_for_oldest() const
 {
     const Impl& m = *impl_;
     cl::Event done;
+    std::shared_ptr<BatchRequest> request;
     {
         std::lock_guard<std::mutex> guard(m.order_lock);
         if (!m.early.empty() || m.order.empty())
             return;
         done = m.slots[m.order.front()]->done;
+        request = m.requests[m.order.front()];
+    }
+    if (m.batch) {
+        if (request)
+            m.batch->wait(*request);
+        return;
     }
     if (!done())
         return; /* nothing to scan: no device work */

@@ -51,6 +51,14 @@ struct EngineConfig {
      * driver is free to overlap the frames in flight. */
     bool profiling = true;
     ScanMethod scan = ScanMethod::Auto;
+    /* Batched launches (batch_queue.h): this engine's frames go to the
+     * device together with those of the other batching engines of the
+     * process that share its device, program, classifier and profiling.
+     * A frame waits for companions up to batch_wait_ns (0: it goes with
+     * those already waiting, never waits for more); with one engine on
+     * the queue nothing waits. */
+    bool batching = false;
+    uint64_t batch_wait_ns = 0;
 };
 
 /* What an engine got from the other engines of the process on its device
@@ -82,6 +90,10 @@ struct FrameStats {
     uint64_t discarded = 0;                    /* candidates lost: always 0 (lossless) */
     uint64_t cut = 0;                          /* accepted windows past DetectParams::max_windows, dropped */
     int reruns = 0;                            /* frames re-run after a list outgrew its buffer */
+    /* Frames launched together with this one (1 without batching). In a
+     * batch, weak_evaluated, candidates_after_step, kernels, transfers and
+     * device_milliseconds are the whole batch's. */
+    int batch_frames = 1;
     double device_milliseconds = 0;            /* first kernel start to last kernel end */
 };
 

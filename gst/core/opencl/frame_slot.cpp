@@ -59,10 +59,30 @@ void FrameSlot::unmap_staging()
     staging_capacity = 0;
 }
 
+/* Pinned staging on GPUs, a plain vector on CPU devices (frame_slot.h);
+ * grown to frame_bytes. */
+void FrameSlot::make_staging(const cl::Context& context, const EnginePlan& plan)
+{
+    if (frame_bytes <= staging_capacity)
+        return;
+    if (plan.device_is_cpu) {
+        host_staging.resize(frame_bytes);
+        staging_data = host_staging.data();
+        staging_capacity = frame_bytes;
+        return;
+    }
+    unmap_staging();
+    const size_t capacity = std::max<size_t>(frame_bytes, 1);
+    staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
+    staging_data = static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+    staging_capacity = capacity;
+}
+
 void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
                         std::shared_ptr<const Geometry> frame_geometry, const GrayView& image)
 {
     geometry = std::move(frame_geometry);
+    uploads.clear();
     frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
     const bool new_staging = frame_bytes > staging_capacity;
     const bool new_buffers = !geometry->scan_levels.empty() && buffers_for != geometry;
@@ -71,18 +91,7 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         /* One fault point per frame that allocates, on every kind of device. */
         if (new_buffers || (new_staging && !plan.device_is_cpu))
             maybe_inject_fault("buffer-create");
-        if (new_staging && plan.device_is_cpu) {
-            host_staging.resize(frame_bytes);
-            staging_data = host_staging.data();
-            staging_capacity = frame_bytes;
-        } else if (new_staging) {
-            unmap_staging();
-            const size_t capacity = std::max<size_t>(frame_bytes, 1);
-            staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
-            staging_data =
-                static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
-            staging_capacity = capacity;
-        }
+        make_staging(context, plan);
         if (new_buffers) {
             /* Frees the old size's buffers before making the new ones. */
             release_buffers();
@@ -93,6 +102,38 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         throw;
     }
     copy_frame(staging_data, image);
+}
+
+void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& plan,
+                                std::shared_ptr<const Geometry> frame_geometry, const GrayView& image)
+{
+    geometry = std::move(frame_geometry);
+    frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+    allocation_failed = false;
+    try {
+        if (frame_bytes > staging_capacity && !plan.device_is_cpu)
+            maybe_inject_fault("buffer-create");
+        make_staging(context, plan);
+    } catch (const cl::Error&) {
+        allocation_failed = true;
+        throw;
+    }
+    copy_frame(staging_data, image);
+}
+
+void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan,
+                              std::shared_ptr<const Geometry> layout, std::shared_ptr<const Geometry> launch,
+                              std::vector<Upload> frames)
+{
+    uploads = std::move(frames);
+    frame_bytes = 0;
+    if (buffers_for != layout) {
+        maybe_inject_fault("buffer-create");
+        release_buffers();
+        geometry = std::move(layout);
+        size_buffers(context, plan);
+    }
+    geometry = std::move(launch);
 }
 
 size_t SlotSizes::total_bytes() const

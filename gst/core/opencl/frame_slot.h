@@ -104,6 +104,17 @@ struct FrameSlot {
     std::vector<std::pair<std::string, cl::Event>> transfer_events;
     cl::Event done;
 
+    /* A batch slot (batch_queue.h): the frames to upload into the source
+     * buffer, each from its own engine's staging copy. Empty for one
+     * frame, which is uploaded from `staging`. */
+    struct Upload {
+        const uint8_t* pixels = nullptr;
+        int width = 0, height = 0;
+        size_t offset = 0; /* of its row 0 in the source buffer */
+        int pitch = 0;     /* of the source buffer */
+    };
+    std::vector<Upload> uploads;
+
     uint64_t frame = 0;
     DetectParams params;
     int64_t final_threshold = 0;
@@ -121,6 +132,15 @@ struct FrameSlot {
      * away) and sizes the buffers for its geometry. */
     void prepare(const cl::Context& context, const EnginePlan& plan, std::shared_ptr<const Geometry> frame_geometry,
                  const GrayView& image);
+    /* Only the staging copy, for a frame that a batch will upload: its
+     * device buffers are the batch slot's. */
+    void prepare_staging(const cl::Context& context, const EnginePlan& plan,
+                         std::shared_ptr<const Geometry> frame_geometry, const GrayView& image);
+    /* A batch slot: buffers and tables for `layout` (made again only when
+     * the layout changes), launches over `launch`, whose tables are a
+     * prefix of the layout's. */
+    void prepare_batch(const cl::Context& context, const EnginePlan& plan, std::shared_ptr<const Geometry> layout,
+                       std::shared_ptr<const Geometry> launch, std::vector<Upload> frames);
     /* A larger accepted list, after it overflowed. */
     void grow_accepted(const cl::Context& context, size_t count);
     /* Gives the frame buffers back (the slot is idle and above the engine's
@@ -130,6 +150,7 @@ struct FrameSlot {
     bool has_buffers_for(const std::shared_ptr<const Geometry>& g) const { return buffers_for == g; }
 
 private:
+    void make_staging(const cl::Context& context, const EnginePlan& plan);
     void size_buffers(const cl::Context& context, const EnginePlan& plan);
     void unmap_staging();
 };

@@ -90,8 +90,21 @@ private:
     {
         cl::CommandQueue& q = slot_.queue;
         maybe_inject_fault("enqueue");
-        q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
-                             transfer("upload"));
+        if (slot_.uploads.empty())
+            q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
+                                 transfer("upload"));
+        /* A batch: each frame from its engine's staging copy into its rows
+         * of the source buffer. */
+        for (const FrameSlot::Upload& u : slot_.uploads) {
+            const size_t width = static_cast<size_t>(u.width), height = static_cast<size_t>(u.height);
+            if (u.width == u.pitch)
+                q.enqueueWriteBuffer(slot_.source, CL_FALSE, u.offset, width * height, u.pixels, nullptr,
+                                     transfer("upload"));
+            else
+                q.enqueueWriteBufferRect(slot_.source, CL_FALSE, {u.offset, 0, 0}, {0, 0, 0}, {width, height, 1},
+                                         static_cast<size_t>(u.pitch), 0, width, 0, u.pixels, nullptr,
+                                         transfer("upload"));
+        }
         q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * kCounterCount,
                             nullptr, transfer("fill counters"));
         if (!plan_.scan_by_rows)

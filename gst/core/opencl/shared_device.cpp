@@ -148,6 +148,19 @@ std::shared_ptr<const DeviceClassifier> SharedDevice::classifier(const std::stri
     return find_or_make(classifiers_, key, [&] { return upload_classifier(context_, packed); }, shared);
 }
 
+std::shared_ptr<BatchQueue> SharedDevice::batch_queue(const std::string& key,
+                                                      const std::function<std::shared_ptr<BatchQueue>()>& make)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    if (std::shared_ptr<BatchQueue> existing = batch_queues_[key].lock())
+        return existing;
+    for (auto it = batch_queues_.begin(); it != batch_queues_.end();)
+        it = it->second.expired() && it->first != key ? batch_queues_.erase(it) : std::next(it);
+    std::shared_ptr<BatchQueue> made = make();
+    batch_queues_[key] = made;
+    return made;
+}
+
 long SharedDevice::users() const
 {
     std::lock_guard<std::mutex> guard(registry_lock);

@@ -69,6 +69,8 @@ private:
     uint64_t newest_end_ = 0;
 };
 
+class BatchQueue;
+
 class SharedDevice {
 public:
     /* The process's shared state for `device`, made on first use. Devices
@@ -93,6 +95,12 @@ public:
     std::shared_ptr<const DeviceClassifier> classifier(const std::string& key, const PackedClassifier& packed,
                                                        bool* shared);
 
+    /* The batch queue for `key` (a program, a classifier and a plan,
+     * batch_queue.h): made by `make` the first time, then the same one
+     * while an engine holds it. */
+    std::shared_ptr<BatchQueue> batch_queue(const std::string& key,
+                                            const std::function<std::shared_ptr<BatchQueue>()>& make);
+
     /* Engines holding this device (the registry's own reference aside). */
     long users() const;
 
@@ -102,6 +110,8 @@ public:
     /* The same, for holders that must not keep the device alive (a weak
      * reference outlives it harmlessly). */
     std::shared_ptr<const BusyTime> busy_handle() const { return busy_; }
+    /* For those that add to it without holding the device (batch_queue.h). */
+    std::shared_ptr<BusyTime> busy_shared() { return busy_; }
 
 private:
     cl::Device device_;
@@ -110,6 +120,7 @@ private:
     mutable std::mutex lock_;
     std::unordered_map<std::string, std::weak_ptr<const cl::Program>> programs_;
     std::unordered_map<std::string, std::weak_ptr<const DeviceClassifier>> classifiers_;
+    std::unordered_map<std::string, std::weak_ptr<BatchQueue>> batch_queues_;
 };
 
 }  // namespace waldboost::opencl

@@ -172,6 +172,8 @@ struct Settings {
     std::vector<std::pair<std::string, std::string>> props;
     int frames = 300;            /* per stream */
     int max_inflight = 2;        /* the element's, as configured */
+    gboolean batching = TRUE;    /* likewise: the engines alone batch as the elements do */
+    guint64 batch_wait = 0;
     waldboost::DetectParams params;
     double timeout_s = 300;
 };
@@ -264,6 +266,8 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
             wcl::EngineConfig config;
             config.device = s.device;
             config.max_in_flight = s.max_inflight;
+            config.batching = s.batching;
+            config.batch_wait_ns = s.batch_wait;
             engine = std::make_unique<wcl::Engine>(classifier, config);
             for (size_t k = 0; k < distinct; ++k)
                 check(engine->detect(set.images[k].view(), s.params), k);
@@ -948,9 +952,10 @@ int main(int argc, char** argv)
         char line[1024];
         std::snprintf(line, sizeof line,
                       "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
-                      "max-inflight %d; waldboostdetect %s; commit %s\n\n",
+                      "max-inflight %d; batching %s (wait %.3f ms); waldboostdetect %s; commit %s\n\n",
                       device_name.c_str(), s.device.c_str(), classifier_name.c_str(), s.frames,
-                      s.max_inflight, props_line.c_str(), WALDBOOST_PIPELINE_BENCH_VERSION);
+                      s.max_inflight, s.batching ? "on" : "off", static_cast<double>(s.batch_wait) * 1e-6,
+                      props_line.c_str(), WALDBOOST_PIPELINE_BENCH_VERSION);
         add(line);
         add("| frame | streams | engine fps | source fps | element fps/stream min | mean | element fps total | "
             "ms/frame | % of engine | device busy | mismatches | status |\n");
@@ -1040,11 +1045,12 @@ int main(int argc, char** argv)
             };
             std::fprintf(f,
                          "{\"tool\": \"%s\", \"commit\": %s, \"device\": %s, \"device_spec\": %s, \"classifier\": %s, "
-                         "\"frames_per_stream\": %d, \"max_inflight\": %d, "
+                         "\"frames_per_stream\": %d, \"max_inflight\": %d, \"batching\": %s, \"batch_wait_ns\": %llu, "
                          "\"element_props\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
                          kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(device_name).c_str(),
                          json_string(s.device).c_str(), json_string(classifier_name).c_str(), s.frames,
-                         s.max_inflight, json_string(props_line).c_str(), s.timeout_s);
+                         s.max_inflight, s.batching ? "true" : "false", static_cast<unsigned long long>(s.batch_wait),
+                         json_string(props_line).c_str(), s.timeout_s);
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row& r = rows[i];
                 const double engine_fps = r.engine.ok() ? r.engine.total_fps() : 0;
@@ -1079,7 +1085,8 @@ int main(int argc, char** argv)
                 return 2;
             }
             s.params = element_params(probe, classifier);
-            g_object_get(probe, "max-inflight", &s.max_inflight, nullptr);
+            g_object_get(probe, "max-inflight", &s.max_inflight, "batching", &s.batching, "batch-wait", &s.batch_wait,
+                         nullptr);
             gst_object_unref(probe);
         }
         std::vector<GrayImage> sources;

@@ -1,0 +1,118 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Batched launches: the frames that engines sharing a device, a program
+ * and a classifier submit at about the same moment go to the device as one
+ * set of launches (their pyramids stacked in one canvas, geometry.h's
+ * BatchGeometry). Dozens of small launches per frame become one set for
+ * many frames: the device fills up at the small pyramid levels, and the
+ * per-launch cost is paid once.
+ *
+ * A dispatcher thread per queue launches a batch whenever one of its
+ * batch slots is free: the frames waiting then go together. A frame may
+ * also wait for companions up to its own wait budget while fewer frames
+ * wait than engines use the queue; with one engine nothing waits. The same
+ * thread reads a finished batch back and hands each frame its accepted
+ * windows. A frame whose windows outgrew the accepted list runs again
+ * alone (with its fellow overflowing frames), never the whole batch.
+ */
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/opencl/classifier_pack.h"
+#include "core/opencl/frame_slot.h"
+#include "core/opencl/geometry.h"
+#include "core/opencl/shared_device.h"
+
+namespace waldboost::opencl {
+
+/* One frame handed to a BatchQueue. The engine fills the inputs, keeps the
+ * pixels alive until `done`, and reads the results after. */
+struct BatchRequest {
+    std::shared_ptr<const Geometry> geometry;
+    const uint8_t* pixels = nullptr;   /* the frame's tight copy (pinned staging) */
+    int64_t final_threshold = 0;       /* fixed point, as the kernels compare */
+    uint64_t memory_bytes = 0;         /* slot_sizes() of its geometry */
+    std::chrono::steady_clock::time_point deadline; /* launched by then even without companions */
+
+    /* Results, set by the dispatcher before `done`. */
+    bool done = false;
+    std::exception_ptr error;
+    std::vector<shared::Accepted> accepted; /* indices in the frame's own scan order */
+    int batch_frames = 0;
+    int reruns = 0;
+    std::vector<cl_uint> counters;          /* the batch's counters */
+    std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> kernels, transfers; /* batch's, with profiling */
+};
+
+class BatchQueue {
+public:
+    /* `slots`: batches in flight at once, each with its own device queue. */
+    /* Holds the device's context, not the SharedDevice: SharedDevice::users()
+     * counts engines. */
+    BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> program,
+               std::shared_ptr<const DeviceClassifier> classifier, const EnginePlan& plan, uint64_t memory_budget,
+               int slots);
+    ~BatchQueue();
+    BatchQueue(const BatchQueue&) = delete;
+    BatchQueue& operator=(const BatchQueue&) = delete;
+
+    /* Engines using the queue: a frame waits for companions only while
+     * fewer frames wait than there are engines. */
+    void join();
+    void leave();
+
+    void submit(const std::shared_ptr<BatchRequest>& request);
+    /* Blocks until `request` is done. */
+    void wait(const BatchRequest& request);
+    /* Takes a frame not yet launched back (its engine is going away);
+     * false when it was launched: wait() for it then. */
+    bool withdraw(const std::shared_ptr<BatchRequest>& request);
+
+    /* Batches launched and frames in them so far (for tests and stats). */
+    uint64_t batches_launched() const;
+    uint64_t frames_launched() const;
+
+private:
+    struct Batch;
+    void run();
+    std::vector<std::shared_ptr<BatchRequest>> take_batch();
+    void launch(Batch& batch, size_t min_accepted = 0);
+    void finish(Batch& batch);
+    void rerun_overflowing(Batch& batch, const std::vector<size_t>& members);
+    std::shared_ptr<const BatchGeometry> geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests);
+
+    cl::Context context_;
+    cl::Device device_;
+    std::shared_ptr<BusyTime> busy_;
+    std::shared_ptr<const cl::Program> program_;
+    std::shared_ptr<const DeviceClassifier> classifier_;
+    EnginePlan plan_;
+    uint64_t slot_budget_ = 0; /* bytes one batch may take */
+    size_t accepted_floor_ = 0; /* accepted windows of the largest batch that overflowed (dispatcher only) */
+
+    mutable std::mutex lock_;
+    std::condition_variable wake_;     /* the dispatcher: a frame, a finished batch, stop */
+    std::condition_variable finished_; /* engines waiting for their frames */
+    std::deque<std::shared_ptr<BatchRequest>> pending_;
+    std::vector<std::unique_ptr<Batch>> batches_; /* one per slot */
+    long engines_ = 0;
+    bool stop_ = false;
+    uint64_t batches_launched_ = 0, frames_launched_ = 0;
+    /* Recently used layouts, newest last: a batch of the same frame shapes
+     * reuses one. */
+    std::vector<std::shared_ptr<const BatchGeometry>> layouts_;
+    std::thread dispatcher_;
+};
+
+}  // namespace waldboost::opencl
