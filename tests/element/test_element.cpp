@@ -1723,6 +1723,18 @@ GST_START_TEST(test_latency_query)
         fail_unless(live);
         gst_harness_teardown(h);
     }
+    /* The batch wait budget adds to it, with batching only. */
+    for (const char* batching : {"true", "false"}) {
+        GstHarness* h = harness_with({{"max-inflight", "2"}, {"batching", batching}, {"batch-wait", "5000000"}});
+        gst_harness_set_upstream_latency(h, upstream);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48, 30, 1);
+        GstClockTime max;
+        gboolean live;
+        const GstClockTime min = query_min_latency(h, &max, &live);
+        const GstClockTime wait = std::string(batching) == "true" ? 5 * GST_MSECOND : 0;
+        fail_unless_equals_uint64(min, upstream + gst_util_uint64_scale_int(GST_SECOND, 1, 30) + wait);
+        gst_harness_teardown(h);
+    }
     /* Unknown frame rate: no upper bound once frames are held. */
     GstHarness* h = harness_with({{"max-inflight", "3"}});
     gst_harness_set_upstream_latency(h, upstream);
@@ -3506,13 +3518,14 @@ static void collect_sharing_lines(GstDebugCategory* category, GstDebugLevel leve
  * its own frames; they share one OpenCL context and, for equal classifiers,
  * the program and the classifier's upload, as the debug log says; one
  * instance stopping and restarting leaves the others streaming. */
-GST_START_TEST(test_streams_instances_share_one_device)
+/* Four instances of different sizes, classifiers and max-inflight run side
+ * by side, one stops and starts again while the others stream: every frame
+ * gives the boxes of the core detector on that frame alone. `extra`: more
+ * properties for every instance. Returns the most frames any instance saw
+ * launched together (stats batch-frames). */
+static int run_side_by_side_instances(const Props& extra)
 {
-    std::pair<std::mutex, std::vector<std::string>> lines;
-    const GstDebugLevel old_level = gst_debug_get_default_threshold();
-    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_INFO);
-    gst_debug_add_log_function(collect_sharing_lines, &lines, nullptr);
-
+    int most_batched = 0;
     const std::string profile_path = converted_classifier("lbpcascade_profileface");
     const Classifier profile = waldboost::load_classifier_file(profile_path);
     struct Instance {
@@ -3533,6 +3546,7 @@ GST_START_TEST(test_streams_instances_share_one_device)
     auto start = [&](Instance& in) {
         Props props = in.props;
         props.emplace_back("draw", "none");
+        props.insert(props.end(), extra.begin(), extra.end());
         in.h = harness_with(props);
         set_caps(in.h, GST_VIDEO_FORMAT_GRAY8, in.width, in.height);
     };
@@ -3555,6 +3569,12 @@ GST_START_TEST(test_streams_instances_share_one_device)
                             what.c_str());
             }
             unref_all(out);
+            GstStructure* stats = nullptr;
+            g_object_get(instances[i].h->element, "stats", &stats, nullptr);
+            int batch_frames = 0;
+            fail_unless(gst_structure_get_int(stats, "batch-frames", &batch_frames));
+            most_batched = std::max(most_batched, batch_frames);
+            gst_structure_free(stats);
         }
     };
     for (Instance& in : instances)
@@ -3568,6 +3588,17 @@ GST_START_TEST(test_streams_instances_share_one_device)
     run_frames(6, 2, {0, 1, 2, 3});
     for (Instance& in : instances)
         gst_harness_teardown(in.h);
+    return most_batched;
+}
+
+GST_START_TEST(test_streams_instances_share_one_device)
+{
+    std::pair<std::mutex, std::vector<std::string>> lines;
+    const GstDebugLevel old_level = gst_debug_get_default_threshold();
+    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_INFO);
+    gst_debug_add_log_function(collect_sharing_lines, &lines, nullptr);
+
+    run_side_by_side_instances({});
 
     gst_debug_remove_log_function(collect_sharing_lines);
     gst_debug_set_threshold_for_name("waldboostdetect", old_level);
@@ -3582,6 +3613,19 @@ GST_START_TEST(test_streams_instances_share_one_device)
                 "%s", lines.second[1].c_str());
     fail_unless(contains(lines.second[2], "classifier uploaded here"), "%s", lines.second[2].c_str());
     fail_unless(contains(lines.second[3], "4 engines"), "%s", lines.second[3].c_str());
+}
+GST_END_TEST;
+
+/* The same instances with and without batched launches: the same boxes;
+ * with a wait budget the instances of one classifier go to the device
+ * together. */
+GST_START_TEST(test_streams_instances_batched_and_not)
+{
+    fail_unless_equals_int(run_side_by_side_instances({{"batching", "false"}}), 1);
+    /* Frames wait up to 200 ms for the other instances' frames of their
+     * classifier: the test pushes those right after. */
+    fail_unless(run_side_by_side_instances({{"batching", "true"}, {"batch-wait", "200000000"}}) >= 2,
+                "no frames were launched together");
 }
 GST_END_TEST;
 
@@ -3838,7 +3882,7 @@ static Suite* waldboost_suite(bool data)
     add_case("streams", true,
              {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),
               NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k),
-              NAMED(test_streams_instances_share_one_device)});
+              NAMED(test_streams_instances_share_one_device), NAMED(test_streams_instances_batched_and_not)});
     return s;
 }
 

@@ -83,6 +83,12 @@ void BatchQueue::leave()
     wake_.notify_all(); /* a frame waiting for this engine's companion need not */
 }
 
+long BatchQueue::engines() const
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    return engines_;
+}
+
 void BatchQueue::submit(const std::shared_ptr<BatchRequest>& request)
 {
     std::lock_guard<std::mutex> guard(lock_);

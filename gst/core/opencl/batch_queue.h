@@ -71,6 +71,7 @@ public:
      * fewer frames wait than there are engines. */
     void join();
     void leave();
+    long engines() const;
 
     void submit(const std::shared_ptr<BatchRequest>& request);
     /* Blocks until `request` is done. */

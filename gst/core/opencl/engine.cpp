@@ -81,6 +81,10 @@ struct Engine::Impl {
      * batching engines, and per slot its frame's request there. */
     std::shared_ptr<BatchQueue> batch;
     std::vector<std::shared_ptr<BatchRequest>> requests;
+    /* Per slot: its frame goes through the batch queue. An engine alone on
+     * its queue launches its own frames: nothing to batch with, and no
+     * hand-over to the queue's thread and back. */
+    std::vector<bool> batched;
     std::chrono::nanoseconds batch_wait{0};
 
     void choose_plan(const EngineConfig& config);
@@ -90,7 +94,7 @@ struct Engine::Impl {
     size_t free_slot() const;
     size_t slot_after_allocation_failure(size_t failed);
     void release_idle_slots_above_limit();
-    void prepare(FrameSlot& slot, const GrayView& image, const DetectParams& params);
+    void prepare(size_t index, const GrayView& image, const DetectParams& params);
     void enqueue(size_t index);
     FrameResult finish(size_t index);
     FrameResult finish_batched(size_t index);
@@ -181,6 +185,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         for (int i = 0; i < config.max_in_flight; ++i)
             m.slots.push_back(std::make_unique<FrameSlot>(m.context, m.selected.device, *m.program, m.plan));
         m.requests.resize(m.slots.size());
+        m.batched.assign(m.slots.size(), false);
         if (config.batching) {
             /* Pointers name the program and the classifier: the queue holds
              * both, so neither address is reused while it exists. */
@@ -327,8 +332,9 @@ static bool is_memory_shortage(const FrameSlot& slot, const cl::Error& e)
     return slot.allocation_failed || e.err() == CL_MEM_OBJECT_ALLOCATION_FAILURE;
 }
 
-void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectParams& params)
+void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectParams& params)
 {
+    FrameSlot& slot = *slots[index];
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
     /* Scaled as the classifier's values are (classifier_pack.h). */
@@ -336,7 +342,8 @@ void Engine::Impl::prepare(FrameSlot& slot, const GrayView& image, const DetectP
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
     slot.final_threshold = packed.fixed_ceil(final);
     slot.reruns = 0;
-    if (batch)
+    batched[index] = batch && batch->engines() > 1;
+    if (batched[index])
         slot.prepare_staging(context, plan, geometry, image);
     else
         slot.prepare(context, plan, geometry, image);
@@ -351,7 +358,7 @@ void Engine::Impl::enqueue(size_t index)
     requests[index].reset();
     if (slot.geometry->scan_levels.empty())
         return;
-    if (!batch) {
+    if (!batched[index]) {
         enqueue_frame(slot, plan, *device_classifier);
         return;
     }
@@ -373,7 +380,7 @@ FrameResult Engine::Impl::finish(size_t index)
         result.frame = slot.frame;
         return result; /* nothing to scan: the image is smaller than the window */
     }
-    if (batch)
+    if (requests[index])
         return finish_batched(index);
     const std::shared_ptr<const Geometry> geometry_ref = slot.geometry;
     const Geometry& g = *geometry_ref;
@@ -493,7 +500,7 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
     m.use_geometry({image.width, image.height}, params);
     size_t index = m.free_slot();
     auto prepare_and_enqueue = [&](size_t slot) {
-        m.prepare(*m.slots[slot], image, params);
+        m.prepare(slot, image, params);
         m.enqueue(slot);
     };
     try {
@@ -568,9 +575,8 @@ void Engine::wait_for_oldest() const
         done = m.slots[m.order.front()]->done;
         request = m.requests[m.order.front()];
     }
-    if (m.batch) {
-        if (request)
-            m.batch->wait(*request);
+    if (request) {
+        m.batch->wait(*request);
         return;
     }
     if (!done())
