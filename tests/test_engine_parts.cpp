@@ -517,6 +517,26 @@ TEST(Geometry, BatchesBeyondThe32BitIndicesAreRefusedWithTheBatchNamed)
         EXPECT_NE(std::string(e.what()).find("bytes"), std::string::npos) << e.what();
     }
 
+    /* batch_fits() says beforehand, at the very member where it stops
+     * fitting, whatever the reason. */
+    for (const auto& [member, band] : {std::make_pair(hd, true), std::make_pair(large, false)}) {
+        std::vector<std::shared_ptr<const Geometry>> members;
+        while (members.size() < static_cast<size_t>(kMaxBatchFrames)) {
+            members.push_back(member);
+            bool combined = true;
+            try {
+                combine_geometries(members, band);
+            } catch (const Error&) {
+                combined = false;
+            }
+            ASSERT_EQ(batch_fits(members, band), combined) << members.size() << " members";
+            if (!combined)
+                break;
+        }
+        EXPECT_LT(members.size(), static_cast<size_t>(kMaxBatchFrames)) << "the limit was reached";
+    }
+    EXPECT_FALSE(batch_fits({}, true));
+
     /* Not a frame's fault: the caller's. */
     EXPECT_THROW(combine_geometries({}, true), std::logic_error);
     EXPECT_THROW(combine_geometries(std::vector<std::shared_ptr<const Geometry>>(kMaxBatchFrames + 1, hd), true),

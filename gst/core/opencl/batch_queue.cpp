@@ -131,11 +131,16 @@ uint64_t BatchQueue::frames_launched() const
 std::vector<std::shared_ptr<BatchRequest>> BatchQueue::take_batch()
 {
     std::vector<std::shared_ptr<BatchRequest>> taken;
+    std::vector<std::shared_ptr<const Geometry>> members;
     uint64_t bytes = 0;
     const int64_t threshold = pending_.front()->final_threshold;
     for (auto it = pending_.begin(); it != pending_.end() && taken.size() < kMaxBatchFrames;) {
         const BatchRequest& r = **it;
-        if (r.final_threshold != threshold || (!taken.empty() && bytes + r.memory_bytes > slot_budget_)) {
+        members.push_back(r.geometry);
+        /* The first frame always goes (alone it fits: it was checked). */
+        if (!taken.empty() && (r.final_threshold != threshold || bytes + r.memory_bytes > slot_budget_ ||
+                               !batch_fits(members, plan_.band_layout()))) {
+            members.pop_back();
             ++it;
             continue;
         }

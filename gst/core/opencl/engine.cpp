@@ -194,7 +194,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                                     (m.plan.profiling ? "/profiled" : "");
             m.batch = m.shared->batch_queue(key, [&] {
                 return std::make_shared<BatchQueue>(*m.shared, m.program, m.device_classifier, m.plan,
-                                                    m.memory_budget, std::max(2, config.max_in_flight));
+                                                    m.memory_budget, 2 * config.max_in_flight);
             });
             m.batch->join();
             m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);

@@ -177,6 +177,47 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
     return g;
 }
 
+namespace {
+
+/* The sums and maxima of a stack of frames that its 32-bit limits depend on. */
+struct StackSizes {
+    int source_pitch = 0, canvas_width = 0;
+    uint64_t source_rows = 0, canvas_rows = 0, positions = 0;
+    size_t level_count = 0;
+};
+
+StackSizes stack_sizes(const std::vector<std::shared_ptr<const Geometry>>& members)
+{
+    StackSizes s;
+    for (const auto& m : members) {
+        s.source_pitch = std::max(s.source_pitch, m->image.width);
+        s.source_rows += static_cast<uint64_t>(m->image.height);
+        s.canvas_width = std::max(s.canvas_width, m->canvas_width);
+        s.canvas_rows += static_cast<uint64_t>(m->canvas_height);
+        s.positions += m->positions;
+        s.level_count += m->levels.size();
+    }
+    return s;
+}
+
+}  // namespace
+
+bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
+{
+    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchFrames))
+        return false;
+    const StackSizes stack = stack_sizes(members);
+    Geometry layout;
+    layout.canvas_width = stack.canvas_width;
+    set_integral_layout(layout, band_layout);
+    const uint64_t limit = static_cast<uint64_t>(std::numeric_limits<cl_int>::max());
+    const uint64_t integral = static_cast<uint64_t>(layout.integral_origin) +
+                              static_cast<uint64_t>(layout.integral_pitch) * (stack.canvas_rows + 1);
+    return stack.source_rows * static_cast<uint64_t>(stack.source_pitch) <= limit &&
+           (stack.level_count == 0 || integral <= limit) &&
+           stack.positions <= std::numeric_limits<cl_uint>::max() / 2;
+}
+
 BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
 {
     if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchFrames))
@@ -192,20 +233,16 @@ BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometr
     c.stride = members.front()->stride;
 
     /* The stack's sizes first: every 32-bit check before any offset. */
-    uint64_t source_rows = 0, canvas_rows = 0, positions = 0;
-    size_t level_count = 0;
     for (const auto& m : members) {
         if (!m)
             throw std::logic_error("a batch member without a geometry");
         if (!m->levels.empty() && m->row_widths.empty() == band_layout)
             throw std::logic_error("a batch member of the other pyramid layout");
-        b.source_pitch = std::max(b.source_pitch, m->image.width);
-        source_rows += static_cast<uint64_t>(m->image.height);
-        c.canvas_width = std::max(c.canvas_width, m->canvas_width);
-        canvas_rows += static_cast<uint64_t>(m->canvas_height);
-        positions += m->positions;
-        level_count += m->levels.size();
     }
+    const StackSizes stack = stack_sizes(members);
+    b.source_pitch = stack.source_pitch;
+    c.canvas_width = stack.canvas_width;
+    const uint64_t source_rows = stack.source_rows, canvas_rows = stack.canvas_rows, positions = stack.positions;
     const TooLarge too_large{"a batch of " + std::to_string(members.size()) + " frames",
                              std::string("batch fewer frames, or ") + kFrameRemedy};
     /* The kernels index the source as row * src_pitch in an int. */
@@ -213,7 +250,7 @@ BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometr
     if (source_size > static_cast<uint64_t>(std::numeric_limits<cl_int>::max()))
         throw too_large("a source of " + std::to_string(source_size) + " bytes (at most 2^31)");
     c.image = {b.source_pitch, static_cast<int>(source_rows)};
-    if (level_count > 0) {
+    if (stack.level_count > 0) {
         set_integral_layout(c, band_layout);
         check_integral_size(c, canvas_rows, too_large);
     }

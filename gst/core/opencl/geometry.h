@@ -93,6 +93,10 @@ struct BatchGeometry {
  * passes the engine's 32-bit indices, as make_geometry() does for one. */
 BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout);
 
+/* Whether combine_geometries() takes these members: at most
+ * kMaxBatchFrames, within the engine's 32-bit indices. */
+bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout);
+
 /* The member a combined scan index belongs to. */
 size_t batch_member_of(const BatchGeometry& batch, cl_uint index);
 
