@@ -86,7 +86,7 @@ struct Settings {
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
-    gboolean batching = TRUE;
+    gboolean batching = FALSE;
     GstClockTime batch_wait = 0;
     /* Reduction overrides (the `reduction` property and its aliases); each
      * one unset = the engine's tuned or default value. */
@@ -2050,8 +2050,10 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         g_param_spec_boolean("batching", "Batching",
                              "Launch this element's frames on the device together with those of the other "
                              "waldboostdetect elements of the process on the same device with the same classifier: "
-                             "one set of launches for many cameras. Detections are the same either way",
-                             TRUE, rw));
+                             "one set of launches for many cameras. Detections are the same either way. Off by "
+                             "default: on an H200 it gained 10-25% with 64 1080p streams and lost up to 27% at 4K "
+                             "(docs/performance.md)",
+                             FALSE, rw));
     g_object_class_install_property(
         gobject_class, PROP_BATCH_WAIT,
         g_param_spec_uint64("batch-wait", "Batch wait",

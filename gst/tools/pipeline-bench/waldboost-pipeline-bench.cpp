@@ -172,7 +172,7 @@ struct Settings {
     std::vector<std::pair<std::string, std::string>> props;
     int frames = 300;            /* per stream */
     int max_inflight = 2;        /* the element's, as configured */
-    gboolean batching = TRUE;    /* likewise: the engines alone batch as the elements do */
+    gboolean batching = FALSE;   /* likewise: the engines alone batch as the elements do */
     guint64 batch_wait = 0;
     waldboost::DetectParams params;
     double timeout_s = 300;
