@@ -324,6 +324,43 @@ void BatchQueue::finish(Batch& batch)
     }
 }
 
+/* Runs `step` for a batch; a failure is returned for its frames, and the
+ * slot is drained and emptied so that the next batch starts afresh. */
+template <typename Step>
+std::exception_ptr BatchQueue::attempt(Batch& batch, const char* what, const Step& step)
+{
+    std::exception_ptr error;
+    try {
+        step();
+    } catch (const cl::Error& e) {
+        error = std::make_exception_ptr(to_error(e, what));
+    } catch (...) {
+        error = std::current_exception();
+    }
+    if (error) {
+        try {
+            batch.slot->queue.finish();
+        } catch (const cl::Error&) {
+        }
+        batch.slot->release_buffers();
+        batch.tables.reset();
+    }
+    return error;
+}
+
+/* The batch's frames are done (with `error`, if any) and its slot free.
+ * Holds lock_. */
+void BatchQueue::hand_back(Batch& batch, const std::exception_ptr& error)
+{
+    for (auto& r : batch.requests) {
+        r->error = error;
+        r->done = true;
+    }
+    batch.requests.clear();
+    batch.busy = batch.complete = false;
+    finished_.notify_all();
+}
+
 void BatchQueue::run()
 {
     std::unique_lock<std::mutex> guard(lock_);
@@ -334,30 +371,9 @@ void BatchQueue::run()
             if (!batch->busy || !batch->complete)
                 continue;
             guard.unlock();
-            std::exception_ptr error;
-            try {
-                finish(*batch);
-            } catch (const cl::Error& e) {
-                error = std::make_exception_ptr(to_error(e, "collecting a batch of frames"));
-            } catch (...) {
-                error = std::current_exception();
-            }
-            if (error) {
-                try {
-                    batch->slot->queue.finish();
-                } catch (const cl::Error&) {
-                }
-                batch->slot->release_buffers();
-                batch->tables.reset();
-            }
+            const std::exception_ptr error = attempt(*batch, "collecting a batch of frames", [&] { finish(*batch); });
             guard.lock();
-            for (auto& r : batch->requests) {
-                r->error = error;
-                r->done = true;
-            }
-            batch->requests.clear();
-            batch->busy = batch->complete = false;
-            finished_.notify_all();
+            hand_back(*batch, error);
             finished_one = true;
         }
         if (finished_one)
@@ -391,8 +407,7 @@ void BatchQueue::run()
         ++batches_launched_;
         frames_launched_ += free_batch->requests.size();
         guard.unlock();
-        std::exception_ptr error;
-        try {
+        const std::exception_ptr error = attempt(*free_batch, "launching a batch of frames", [&] {
             launch(*free_batch);
             free_batch->slot->done.setCallback(
                 CL_COMPLETE,
@@ -404,29 +419,10 @@ void BatchQueue::run()
                     batch->queue->wake_.notify_all();
                 },
                 free_batch);
-        } catch (const cl::Error& e) {
-            error = std::make_exception_ptr(to_error(e, "launching a batch of frames"));
-        } catch (...) {
-            error = std::current_exception();
-        }
-        if (error) {
-            try {
-                free_batch->slot->queue.finish();
-            } catch (const cl::Error&) {
-            }
-            free_batch->slot->release_buffers();
-            free_batch->tables.reset();
-        }
+        });
         guard.lock();
-        if (error) {
-            for (auto& r : free_batch->requests) {
-                r->error = error;
-                r->done = true;
-            }
-            free_batch->requests.clear();
-            free_batch->busy = false;
-            finished_.notify_all();
-        }
+        if (error)
+            hand_back(*free_batch, error);
     }
 }
 

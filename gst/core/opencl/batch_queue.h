@@ -90,6 +90,9 @@ private:
     std::vector<std::shared_ptr<BatchRequest>> take_batch();
     void launch(Batch& batch, size_t min_accepted = 0);
     void finish(Batch& batch);
+    template <typename Step>
+    std::exception_ptr attempt(Batch& batch, const char* what, const Step& step);
+    void hand_back(Batch& batch, const std::exception_ptr& error);
     void rerun_overflowing(Batch& batch, const std::vector<size_t>& members);
     std::shared_ptr<const BatchGeometry> geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests);
 
