@@ -47,13 +47,13 @@ struct BatchQueue::Batch {
 BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> program,
                        std::shared_ptr<const DeviceClassifier> classifier, const EnginePlan& plan,
                        uint64_t memory_budget, int slots)
-    : context_(device.context()), device_(device.device()), busy_(device.busy_shared()), program_(std::move(program)), classifier_(std::move(classifier)), plan_(plan)
+    : context_(device.context()), busy_(device.busy_shared()), program_(std::move(program)), classifier_(std::move(classifier)), plan_(plan)
 {
     slots = std::max(slots, 1);
     slot_budget_ = memory_budget / static_cast<uint64_t>(slots);
     for (int i = 0; i < slots; ++i) {
         auto batch = std::make_unique<Batch>();
-        batch->slot = std::make_unique<FrameSlot>(context_, device_, *program_, plan_);
+        batch->slot = std::make_unique<FrameSlot>(device.slot_queue(plan_.profiling), *program_, plan_);
         batch->queue = this;
         batches_.push_back(std::move(batch));
     }

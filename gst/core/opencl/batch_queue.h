@@ -97,7 +97,6 @@ private:
     std::shared_ptr<const BatchGeometry> geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests);
 
     cl::Context context_;
-    cl::Device device_;
     std::shared_ptr<BusyTime> busy_;
     std::shared_ptr<const cl::Program> program_;
     std::shared_ptr<const DeviceClassifier> classifier_;

@@ -183,7 +183,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         if (m.sharing.program_shared)
             m.build_report.note = "shared with another engine on this device";
         for (int i = 0; i < config.max_in_flight; ++i)
-            m.slots.push_back(std::make_unique<FrameSlot>(m.context, m.selected.device, *m.program, m.plan));
+            m.slots.push_back(std::make_unique<FrameSlot>(m.shared->slot_queue(m.plan.profiling), *m.program, m.plan));
         m.requests.resize(m.slots.size());
         m.batched.assign(m.slots.size(), false);
         if (config.batching) {

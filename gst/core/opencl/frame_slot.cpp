@@ -14,10 +14,9 @@
 
 namespace waldboost::opencl {
 
-FrameSlot::FrameSlot(const cl::Context& context, const cl::Device& device, const cl::Program& program,
-                     const EnginePlan& plan)
+FrameSlot::FrameSlot(cl::CommandQueue slot_queue, const cl::Program& program, const EnginePlan& plan)
+    : queue(std::move(slot_queue))
 {
-    queue = cl::CommandQueue(context, device, plan.profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
     if (plan.rows_layout) {
         pyramid = BoundKernel(program, "build_pyramid");
         rows = BoundKernel(program, "integral_rows");

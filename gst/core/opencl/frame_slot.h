@@ -122,8 +122,9 @@ struct FrameSlot {
     /* The last prepare() failed making this slot's memory (not a launch). */
     bool allocation_failed = false;
 
-    FrameSlot(const cl::Context& context, const cl::Device& device, const cl::Program& program,
-              const EnginePlan& plan);
+    /* `queue`: SharedDevice::slot_queue()'s, this slot's own or, on PoCL,
+     * the one every slot of the device shares. */
+    FrameSlot(cl::CommandQueue queue, const cl::Program& program, const EnginePlan& plan);
     ~FrameSlot();
     FrameSlot(const FrameSlot&) = delete;
     FrameSlot& operator=(const FrameSlot&) = delete;

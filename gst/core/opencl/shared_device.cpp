@@ -128,7 +128,21 @@ std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* e
     return shared;
 }
 
-SharedDevice::SharedDevice(const cl::Device& device) : device_(device), context_(device) {}
+SharedDevice::SharedDevice(const cl::Device& device)
+    : device_(device), context_(device),
+      one_queue_(device.getInfo<CL_DEVICE_VERSION>().find("PoCL") != std::string::npos)
+{
+}
+
+cl::CommandQueue SharedDevice::slot_queue(bool profiling)
+{
+    if (!one_queue_)
+        return cl::CommandQueue(context_, device_, profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
+    std::lock_guard<std::mutex> guard(lock_);
+    if (!shared_queue_())
+        shared_queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+    return shared_queue_;
+}
 
 SharedDevice::~SharedDevice() = default;
 

@@ -101,6 +101,19 @@ public:
     std::shared_ptr<BatchQueue> batch_queue(const std::string& key,
                                             const std::function<std::shared_ptr<BatchQueue>()>& make);
 
+    /* A command queue for one frame slot. Normally a new in-order queue
+     * each time; on PoCL every slot of the process gets the same one, so
+     * that kernels of two slots never run at once: PoCL (3.1 in Debian 12,
+     * still in 5.0) keeps compiled work-group functions in a cache keyed by
+     * kernel and local size but releases them by the first entry that
+     * matches, so two commands of one kernel with different grid widths
+     * running at once can release the wrong entry and abort the process
+     * (`pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0'`).
+     * The shared queue has profiling on, which costs nothing there. */
+    cl::CommandQueue slot_queue(bool profiling);
+    /* Whether slot_queue() hands out one queue for the whole device. */
+    bool one_queue() const { return one_queue_; }
+
     /* Engines holding this device (the registry's own reference aside). */
     long users() const;
 
@@ -116,6 +129,8 @@ public:
 private:
     cl::Device device_;
     cl::Context context_;
+    const bool one_queue_;
+    cl::CommandQueue shared_queue_; /* when one_queue_, made on first use */
     std::shared_ptr<BusyTime> busy_ = std::make_shared<BusyTime>();
     mutable std::mutex lock_;
     std::unordered_map<std::string, std::weak_ptr<const cl::Program>> programs_;
