@@ -138,7 +138,7 @@ cl::CommandQueue SharedDevice::slot_queue(bool profiling)
 {
     if (!one_queue_)
         return cl::CommandQueue(context_, device_, profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
-    std::lock_guard<std::mutex> guard(lock_);
+    std::lock_guard<std::mutex> guard(queue_lock_);
     if (!shared_queue_())
         shared_queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
     return shared_queue_;

@@ -130,6 +130,7 @@ private:
     cl::Device device_;
     cl::Context context_;
     const bool one_queue_;
+    std::mutex queue_lock_;         /* not lock_: batch_queue() makes slots under it */
     cl::CommandQueue shared_queue_; /* when one_queue_, made on first use */
     std::shared_ptr<BusyTime> busy_ = std::make_shared<BusyTime>();
     mutable std::mutex lock_;
