@@ -31,6 +31,7 @@
 #include <gst/video/video-overlay-composition.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
@@ -88,6 +89,7 @@ struct Settings {
     gboolean post_messages = TRUE;
     gboolean batching = FALSE;
     GstClockTime batch_wait = 0;
+    gboolean profiling = TRUE;
     /* Reduction overrides (the `reduction` property and its aliases); each
      * one unset = the engine's tuned or default value. */
     wcl::ReductionOverrides reduction;
@@ -96,7 +98,8 @@ struct Settings {
     bool engine_differs(const Settings& o) const
     {
         return classifier_path != o.classifier_path || device != o.device || max_inflight != o.max_inflight ||
-               reduction != o.reduction || batching != o.batching || batch_wait != o.batch_wait;
+               reduction != o.reduction || batching != o.batching || batch_wait != o.batch_wait ||
+               profiling != o.profiling;
     }
 };
 
@@ -123,6 +126,9 @@ struct Pending {
     int roi_width = 0;
     int roi_height = 0;
     guint64 frame = 0;
+    /* Host time spent on the frame so far (stats host-ms): submitting it
+     * and collecting its results; waits for the device do not count. */
+    std::chrono::steady_clock::duration host_time{};
 };
 
 struct Stats {
@@ -138,6 +144,8 @@ struct Stats {
     std::string device;     /* the device detection runs on */
     guint64 fallbacks = 0;  /* moves to a later device of the list */
     int batch_frames = 0;   /* frames launched with the last one (batching) */
+    double host_ms = 0;       /* host time of the last frame (Pending::host_time) */
+    double host_total_ms = 0; /* of every frame */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const wcl::BusyTime> device_busy;
 };
@@ -223,6 +231,7 @@ enum {
     PROP_POST_MESSAGES,
     PROP_BATCHING,
     PROP_BATCH_WAIT,
+    PROP_PROFILING,
     PROP_REDUCTION,
     PROP_STATS,
     /* The reduction's alias properties, one per row of wcl::kReductionParams:
@@ -489,6 +498,7 @@ static wcl::EngineConfig engine_config(const Settings& s, const Classifier& clas
     config.max_in_flight = s.max_inflight;
     config.batching = s.batching;
     config.batch_wait_ns = s.batch_wait;
+    config.profiling = s.profiling;
     if (!s.reduction.empty()) {
         config.reduction = wcl::apply(wcl::preferred_reduction(classifier, device), s.reduction);
         config.scan = wcl::ScanMethod::Reduction;
@@ -855,6 +865,7 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
  * to push. */
 static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
 {
+    const auto started = std::chrono::steady_clock::now();
     WaldboostDetectPrivate* p = self->priv;
     const OutputSettings& s = pending.output;
     std::vector<Detection> detections;
@@ -926,10 +937,15 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
     if (s.post_messages)
         post_detections_message(self, buffer, pending.frame, detections, label, windows_cut);
 
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(pending.host_time + (std::chrono::steady_clock::now() - started))
+            .count();
     {
         std::lock_guard<std::mutex> guard(p->lock);
         Stats& st = p->stats;
         ++st.frames;
+        st.host_ms = host_ms;
+        st.host_total_ms += host_ms;
         st.detections += detections.size();
         if (result) {
             st.device_ms = result->stats.device_milliseconds;
@@ -1093,11 +1109,13 @@ static bool take_oldest(GstWaldboostDetect* self, std::unique_lock<std::mutex>& 
     p->collecting = true;
     lock.unlock();
     std::exception_ptr failure;
+    const auto started = std::chrono::steady_clock::now();
     try {
         *result = engine->collect();
     } catch (...) {
         failure = std::current_exception();
     }
+    out->host_time += std::chrono::steady_clock::now() - started;
     lock.lock();
     p->collecting = false;
     p->queue_changed.notify_all();
@@ -1499,11 +1517,13 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
         /* Without the lock: the worker collects meanwhile. */
         p->submitting = true;
         lock.unlock();
+        const auto started = std::chrono::steady_clock::now();
         try {
             pending.submitted = submit_to_engine(self, *engine, pending, &unreadable);
         } catch (...) {
             failure = std::current_exception();
         }
+        pending.host_time += std::chrono::steady_clock::now() - started;
         lock.lock();
         p->submitting = false;
         p->queue_changed.notify_all();
@@ -1809,6 +1829,7 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
     case PROP_BATCHING: s.batching = g_value_get_boolean(value); break;
+    case PROP_PROFILING: s.profiling = g_value_get_boolean(value); break;
     case PROP_BATCH_WAIT: s.batch_wait = g_value_get_uint64(value); break;
     case PROP_REDUCTION: {
         const GstStructure* st = gst_value_get_structure(value);
@@ -1857,7 +1878,8 @@ static GstStructure* stats_structure(const Stats& st)
                                         st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
     const std::shared_ptr<const wcl::BusyTime> busy = st.device_busy.lock();
-    gst_structure_set(s, "batch-frames", G_TYPE_INT, st.batch_frames, nullptr);
+    gst_structure_set(s, "batch-frames", G_TYPE_INT, st.batch_frames, "host-ms", G_TYPE_DOUBLE, st.host_ms,
+                      "host-total-ms", G_TYPE_DOUBLE, st.host_total_ms, nullptr);
     gst_structure_set(s, "device-busy-ms", G_TYPE_DOUBLE, busy ? static_cast<double>(busy->total_ns()) * 1e-6 : 0.0,
                       nullptr);
     return s;
@@ -1895,6 +1917,7 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
     case PROP_BATCHING: g_value_set_boolean(value, s.batching); break;
+    case PROP_PROFILING: g_value_set_boolean(value, s.profiling); break;
     case PROP_BATCH_WAIT: g_value_set_uint64(value, s.batch_wait); break;
     case PROP_REDUCTION: g_value_take_boxed(value, reduction_structure(s.reduction)); break;
     case PROP_STATS: g_value_take_boxed(value, stats_structure(self->priv->stats)); break;
@@ -2061,6 +2084,12 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                             "launched with; 0 = never wait, go with the frames already waiting. Nothing waits while "
                             "this is the only element on the device. Added to the latency the element reports",
                             0, GST_SECOND, 0, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_PROFILING,
+        g_param_spec_boolean("profiling", "Profiling",
+                             "Time every kernel with OpenCL profiling, for the stats' device-ms and device-busy-ms "
+                             "(0 without it). Off spares the driver its timestamps",
+                             TRUE, rw));
 
     /* The reduction's parameters: one structure property, and the separate
      * properties of earlier versions as aliases of its fields, both from
@@ -2087,7 +2116,10 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                            "candidates are then the batch's), and device-busy-ms: the "
                            "time the device ran kernels of all the instances (engines) of the process on it, overlaps "
                            "counted once, since the first of those still running started (0 without an engine); read "
-                           "it twice for a busy fraction",
+                           "it twice for a busy fraction; host-ms and host-total-ms: the host time the element spent "
+                           "on the last frame and on all of them (submitting: mapping, copying for the device, "
+                           "launching; collecting: reading back, grouping; metadata, drawing, message), waits for "
+                           "the device left out",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",

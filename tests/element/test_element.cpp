@@ -995,6 +995,122 @@ int helper_inflight_shrinks()
     return 0;
 }
 
+/* Three instances of one classifier with batching on (different sizes; a
+ * wait budget so that their frames go to the device together), under a
+ * fault:
+ *   falls_back = false, wait:N: one instance's collect fails; with one
+ *     device that instance posts an error, the others deliver every frame
+ *     with the core's detections, and the failed one starts again and
+ *     streams;
+ *   falls_back = true, enqueue:N: a launch of a whole batch fails, so every
+ *     frame of that batch sees it; with "auto, auto" each instance concerned
+ *     falls back (to the same device, which works again) and no frame is
+ *     lost or changed. */
+int helper_batch_fault(bool falls_back)
+{
+    struct Instance {
+        int width, height, x0;
+        GstBus* bus = nullptr;
+        GstHarness* h = nullptr;
+        bool failed = false;
+        guint64 fallbacks = 0;
+        size_t warnings = 0;
+    };
+    std::vector<Instance> instances = {{200, 160, 110}, {240, 200, 60}, {160, 200, 150}};
+    int most_batched = 0;
+    auto frame_of = [](const Instance& in, int k) {
+        return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height);
+    };
+    auto start = [&](Instance& in) {
+        in.bus = gst_bus_new();
+        in.h = helper_harness({{"device", falls_back ? kTwiceTheSameDevice : "auto"},
+                               {"batching", "true"},
+                               {"batch-wait", "50000000"},
+                               {"max-inflight", "2"},
+                               {"draw", "none"}},
+                              in.bus);
+        set_caps(in.h, GST_VIDEO_FORMAT_GRAY8, in.width, in.height);
+        in.failed = false;
+    };
+    auto stop = [](Instance& in) {
+        in.fallbacks += stats_uint64(in.h->element, "device-fallbacks");
+        gst_element_set_bus(in.h->element, nullptr);
+        gst_harness_teardown(in.h);
+        gst_object_unref(in.bus);
+    };
+    /* Rounds of one frame per instance. Every frame that leaves an instance
+     * has the core's boxes; one that has not failed delivers them all. */
+    auto run = [&](int first, int count) {
+        for (int k = first; k < first + count; ++k)
+            for (Instance& in : instances)
+                if (!in.failed && push_frame(in.h, frame_of(in, k), GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK)
+                    in.failed = true;
+        int bad = 0;
+        for (size_t i = 0; i < instances.size(); ++i) {
+            Instance& in = instances[i];
+            gst_harness_push_event(in.h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
+                                                              gst_structure_new_empty("drain")));
+            std::vector<GstBuffer*> out = pull_all(in.h);
+            const BusLog log = drain_bus(in.bus);
+            in.warnings += log.warnings.size();
+            for (const ErrorInfo& e : log.errors)
+                g_print("instance %zu: error: %s\n", i, e.text().c_str());
+            in.failed = in.failed || !log.errors.empty();
+            if (!in.failed && out.size() != static_cast<size_t>(count)) {
+                g_print("instance %zu: %zu frames of %d came out\n", i, out.size(), count);
+                ++bad;
+            }
+            GstStructure* stats = nullptr;
+            g_object_get(in.h->element, "stats", &stats, nullptr);
+            int batch_frames = 0;
+            if (stats && gst_structure_get_int(stats, "batch-frames", &batch_frames))
+                most_batched = std::max(most_batched, batch_frames);
+            if (stats)
+                gst_structure_free(stats);
+            for (GstBuffer* b : out) {
+                const int k = frame_index(b);
+                const std::vector<Box> want = expected_boxes(core(frame_of(in, k)), "face");
+                if (roi_boxes(b) != want) {
+                    g_print("instance %zu frame %d: element %s, core %s\n", i, k, describe(roi_boxes(b)).c_str(),
+                            describe(want).c_str());
+                    ++bad;
+                }
+            }
+            unref_all(out);
+        }
+        return bad;
+    };
+    for (Instance& in : instances)
+        start(in);
+    HELPER_CHECK(run(0, 4) == 0, "frames differ or are missing");
+    size_t failed = 0;
+    for (Instance& in : instances)
+        failed += in.failed ? 1 : 0;
+    HELPER_CHECK(failed == (falls_back ? 0u : 1u), "%zu instances failed", failed);
+    /* The failed one starts again (the fault was transient); all stream. */
+    for (Instance& in : instances)
+        if (in.failed) {
+            stop(in);
+            start(in);
+        }
+    HELPER_CHECK(run(4, 2) == 0, "frames differ or are missing after the restart");
+    guint64 fallbacks = 0;
+    size_t warnings = 0;
+    for (Instance& in : instances) {
+        HELPER_CHECK(!in.failed, "an instance failed after the restart");
+        stop(in);
+        fallbacks += in.fallbacks;
+        warnings += in.warnings;
+    }
+    HELPER_CHECK(most_batched >= 2, "no frames were launched together");
+    if (falls_back)
+        HELPER_CHECK(fallbacks >= 1 && warnings == fallbacks, "%" G_GUINT64_FORMAT " fallbacks, %zu warnings",
+                     fallbacks, warnings);
+    else
+        HELPER_CHECK(fallbacks == 0, "%" G_GUINT64_FORMAT " fallbacks with one device", fallbacks);
+    return 0;
+}
+
 int fault_helper(const char* mode)
 {
     gst_init(nullptr, nullptr);
@@ -1017,6 +1133,10 @@ int fault_helper(const char* mode)
         status = helper_fallback_start_exhausted();
     else if (std::strcmp(mode, "inflight-shrinks") == 0)
         status = helper_inflight_shrinks();
+    else if (std::strcmp(mode, "batch-one-fails") == 0)
+        status = helper_batch_fault(false);
+    else if (std::strcmp(mode, "batch-falls-back") == 0)
+        status = helper_batch_fault(true);
     else
         g_print("unknown fault helper mode %s\n", mode);
     if (status == 0)
@@ -2352,10 +2472,12 @@ GST_START_TEST(test_prop_stats)
     GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     const int N = 5;
+    const gint64 started_us = g_get_monotonic_time();
     for (int k = 0; k < N; ++k)
         fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
     push_eos(h);
     std::vector<GstBuffer*> out = pull_all(h);
+    const double wall_ms = static_cast<double>(g_get_monotonic_time() - started_us) * 1e-3;
     fail_unless_equals_int(out.size(), N);
     guint64 metas = 0;
     for (GstBuffer* b : out)
@@ -2374,11 +2496,20 @@ GST_START_TEST(test_prop_stats)
     fail_unless_equals_uint64(frames, N);
     fail_unless_equals_uint64(detections, metas);
     fail_unless_equals_uint64(discarded, 0);
-    fail_unless(windows > 0 && device_ms >= 0 && weak >= 1.0);
+    fail_unless(windows > 0 && device_ms > 0 && weak >= 1.0, "windows %" G_GUINT64_FORMAT ", device-ms %f, weak %f",
+                windows, device_ms, weak);
     /* The device's kernel time (all instances): some, while the engine runs. */
     double busy_ms = -1;
     fail_unless(gst_structure_get_double(st, "device-busy-ms", &busy_ms));
     fail_unless(busy_ms > 0, "device-busy-ms %f", busy_ms);
+    /* Host time: every frame's adds up (so more than the last one's), and
+     * it is measured in the streaming thread and the worker, each at most
+     * the whole run. */
+    double host_ms = -1, host_total_ms = -1;
+    fail_unless(gst_structure_get_double(st, "host-ms", &host_ms));
+    fail_unless(gst_structure_get_double(st, "host-total-ms", &host_total_ms));
+    fail_unless(host_ms > 0 && host_total_ms > host_ms && host_total_ms <= 2 * wall_ms,
+                "host-ms %f, host-total-ms %f, run %f ms", host_ms, host_total_ms, wall_ms);
     /* The reduction reports its lists; the row scan (CPU devices) has none. */
     const GValue* cand = gst_structure_get_value(st, "candidates");
     const gchar* scan = gst_structure_get_string(st, "scan");
@@ -2387,6 +2518,23 @@ GST_START_TEST(test_prop_stats)
         fail_unless(gst_value_array_get_size(cand) >= 2);
     else
         fail_unless(g_str_equal(scan, "rows") && gst_value_array_get_size(cand) == 0, "scan %s", scan);
+    gst_structure_free(st);
+    unref_all(out);
+    gst_harness_teardown(h);
+
+    /* Without profiling: the same detections, no device time. */
+    h = harness_with({{"draw", "none"}, {"max-inflight", "3"}, {"profiling", "false"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    for (int k = 0; k < N; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    out = pull_all(h);
+    fail_unless_equals_int(out.size(), N);
+    for (int k = 0; k < N; ++k)
+        CHECK_BOXES(out[k], expected_boxes(core(face_frame(k)), "face"), "profiling=false frame " + std::to_string(k));
+    g_object_get(h->element, "stats", &st, nullptr);
+    fail_unless(gst_structure_get_double(st, "device-ms", &device_ms));
+    fail_unless(device_ms == 0, "device-ms %f without profiling", device_ms);
     gst_structure_free(st);
     unref_all(out);
     gst_harness_teardown(h);
@@ -3689,6 +3837,16 @@ GST_END_TEST;
 GST_START_TEST(test_fallback_start_exhausted) { check_fault_mode("fallback-start-exhausted", "program-build"); }
 GST_END_TEST;
 
+/* Batched instances: the 5th collect of the process fails (the second
+ * round, with frames of the three instances launched together). */
+GST_START_TEST(test_fault_one_instance_of_a_batch) { check_fault_mode("batch-one-fails", "wait:5"); }
+GST_END_TEST;
+
+/* A batch of three frames takes about 13 enqueues plus one upload per
+ * frame: the 30th is a launch of the second or third batch. */
+GST_START_TEST(test_fault_a_whole_batch_falls_back) { check_fault_mode("batch-falls-back", "enqueue:30"); }
+GST_END_TEST;
+
 GST_START_TEST(test_inflight_shrinks_when_memory_runs_out) { check_fault_mode("inflight-shrinks", "buffer-create:3"); }
 GST_END_TEST;
 
@@ -3878,7 +4036,8 @@ static Suite* waldboost_suite(bool data)
              {NAMED(test_fallback_at_start), NAMED(test_fallback_on_enqueue), NAMED(test_fallback_on_wait),
               NAMED(test_fallback_exhausted), NAMED(test_fallback_start_exhausted),
               NAMED(test_inflight_shrinks_when_memory_runs_out),
-              NAMED(test_fallback_not_for_too_large_frames)});
+              NAMED(test_fallback_not_for_too_large_frames), NAMED(test_fault_one_instance_of_a_batch),
+              NAMED(test_fault_a_whole_batch_falls_back)});
     add_case("streams", true,
              {NAMED(test_streams_missing_timestamps), NAMED(test_streams_gap_events),
               NAMED(test_streams_resolution_every_few_frames), NAMED(test_streams_8k),

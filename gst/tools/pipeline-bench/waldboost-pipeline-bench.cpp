@@ -206,6 +206,7 @@ struct Part {
     uint64_t frames = 0;          /* frames timed, all streams */
     std::vector<double> stream_fps;
     double busy_ms = -1;          /* device kernel time during the run (union), -1: unknown */
+    double host_ms = -1;          /* the element's host time per frame (stats host-total-ms / frames), -1: unknown */
     uint64_t mismatches = 0;      /* frames whose boxes differ from the reference, or lost */
     std::string first_mismatch;
 
@@ -473,6 +474,22 @@ GstBusSyncReply on_message(GstBus*, GstMessage* message, gpointer data)
     return GST_BUS_DROP;
 }
 
+/* The element's host time per frame and its frames (stats host-total-ms,
+ * frames), summed into *total_ms and *frames. */
+void add_host_time(GstElement* detect, double* total_ms, uint64_t* frames)
+{
+    GstStructure* st = nullptr;
+    g_object_get(detect, "stats", &st, nullptr);
+    double ms = 0;
+    guint64 n = 0;
+    if (st && gst_structure_get_double(st, "host-total-ms", &ms) && gst_structure_get_uint64(st, "frames", &n)) {
+        *total_ms += ms;
+        *frames += n;
+    }
+    if (st)
+        gst_structure_free(st);
+}
+
 double device_busy_ms(GstElement* detect)
 {
     GstStructure* st = nullptr;
@@ -633,6 +650,14 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     }
     for (auto& stream : list)
         gst_element_set_state(stream->pipeline, GST_STATE_NULL);
+    if (part.error.empty() && with_detector) {
+        double host_total_ms = 0;
+        uint64_t host_frames = 0;
+        for (auto& stream : list)
+            add_host_time(stream->detect, &host_total_ms, &host_frames);
+        if (host_frames)
+            part.host_ms = host_total_ms / static_cast<double>(host_frames);
+    }
     {
         std::lock_guard<std::mutex> guard(run.lock);
         part.warnings = run.warnings;
@@ -843,7 +868,9 @@ int main(int argc, char** argv)
         "pipelines appsrc ! waldboostdetect ! fakesink sync=false started together, timed from PLAYING (after "
         "the preroll, which sets the engines up) to the last EOS. Each appsrc is given its whole stream before "
         "the start: buffers sharing the frames' memory, round-robin over the frames. Printed: fps per stream "
-        "(min and mean) and in total, ms per frame in total, the element's total as a percentage of the "
+        "(min and mean) and in total, ms per frame in total, the element's host time per frame (its stats' "
+        "host-total-ms over frames, all instances: the streaming thread's and the worker's own work, waits "
+        "left out), the element's total as a percentage of the "
         "engines', the device's busy fraction during the element run (the union of the kernel intervals of all "
         "instances over the wall time, from the element's device-busy-ms), and the frames whose boxes differ "
         "from one engine's on that frame alone (or never came out).\n\n"
@@ -958,8 +985,8 @@ int main(int argc, char** argv)
                       props_line.c_str(), WALDBOOST_PIPELINE_BENCH_VERSION);
         add(line);
         add("| frame | streams | engine fps | source fps | element fps/stream min | mean | element fps total | "
-            "ms/frame | % of engine | device busy | mismatches | status |\n");
-        add("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            "ms/frame | host ms/frame | % of engine | device busy | mismatches | status |\n");
+        add("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         mismatches = 0;
         failed = false;
         for (const Row& r : rows) {
@@ -980,12 +1007,13 @@ int main(int argc, char** argv)
             mismatches += bad;
             failed = failed || (r.engine.ran && !r.engine.ok()) || (r.source.ran && !r.source.ok()) || !e.ok();
             const double engine_fps = r.engine.ok() ? r.engine.total_fps() : -1;
-            std::snprintf(line, sizeof line, "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %llu | %s |\n",
+            std::snprintf(line, sizeof line, "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %llu | %s |\n",
                           r.size.width, r.size.height, r.streams, fmt(engine_fps).c_str(),
                           fmt(r.source.ok() ? r.source.total_fps() : -1, "%.0f").c_str(),
                           fmt(e.ok() ? e.min_fps() : -1).c_str(), fmt(e.ok() ? e.mean_fps() : -1).c_str(),
                           fmt(e.ok() ? e.total_fps() : -1).c_str(),
                           fmt(e.ok() && e.total_fps() > 0 ? 1000.0 / e.total_fps() : -1, "%.3f").c_str(),
+                          fmt(e.ok() ? e.host_ms : -1, "%.3f").c_str(),
                           fmt(e.ok() && engine_fps > 0 ? 100.0 * e.total_fps() / engine_fps : -1, "%.0f%%").c_str(),
                           fmt(e.ok() ? 100.0 * e.busy_fraction() : -1, "%.0f%%").c_str(),
                           static_cast<unsigned long long>(bad), status.c_str());
@@ -1027,9 +1055,9 @@ int main(int argc, char** argv)
                 std::snprintf(b, sizeof b,
                               ", \"ok\": %s, \"wall_s\": %.6f, \"frames\": %llu, \"fps_total\": %.3f, "
                               "\"fps_stream_min\": %.3f, \"fps_stream_mean\": %.3f, \"busy_ms\": %.4f, "
-                              "\"busy_fraction\": %.4f, \"mismatches\": %llu",
+                              "\"busy_fraction\": %.4f, \"host_ms_per_frame\": %.4f, \"mismatches\": %llu",
                               p.ok() ? "true" : "false", p.wall_s, static_cast<unsigned long long>(p.frames),
-                              p.total_fps(), p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(),
+                              p.total_fps(), p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(), p.host_ms,
                               static_cast<unsigned long long>(p.mismatches));
                 j += b;
                 j += ", \"error\": " + json_string(p.error) + ", \"first_mismatch\": " + json_string(p.first_mismatch) +
