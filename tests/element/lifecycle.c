@@ -7,7 +7,8 @@
  * flight, detections (a classifier that accepts every window, written to a
  * temporary file), burned boxes, overlay metas, messages, a flush, a
  * renegotiation, a classifier change while playing, frames whose
- * GstVideoMeta claims more than the buffer holds, and a failing start.
+ * GstVideoMeta claims more than the buffer holds, several instances with
+ * batched launches (one stopping and starting again), and a failing start.
  * With WALDBOOST_CL_FAULT set (meson's element-lifecycle-faults-valgrind
  * sets enqueue:12+) it runs the device-fault scenario instead: fallback to
  * the next device with frames in flight, their resubmission, the last
@@ -362,6 +363,45 @@ main (int argc, char **argv)
       gst_message_unref (m);
   }
   finish (h, bus);
+
+  /* 7. Several instances at once, batched (two classifiers, two sizes):
+   *    their frames launched together, one instance stopping with frames
+   *    in flight and starting again while the others stream. */
+  {
+    GstHarness *hs[3];
+    GstBus *buses[3];
+    const gchar *classifiers[3] = { accept_all, accept_all, "" };
+    const int sizes[3][2] = { {W, H}, {48, 32}, {W, H} };
+    guint k, round, out[3] = { 0, 0, 0 };
+    for (k = 0; k < 3; k++) {
+      hs[k] = harness (classifiers[k], "meta", 2, FALSE, &buses[k]);
+      g_object_set (hs[k]->element, "batching", TRUE, "batch-wait", (guint64) 20 * GST_MSECOND, NULL);
+      set_caps (hs[k], GST_VIDEO_FORMAT_GRAY8, sizes[k][0], sizes[k][1]);
+    }
+    for (round = 0; round < 2; round++) {
+      for (i = 0; i < 3; i++)
+        for (k = 0; k < 3; k++)
+          CHECK (gst_harness_push (hs[k], make_frame (GST_VIDEO_FORMAT_GRAY8, sizes[k][0], sizes[k][1],
+                      i)) == GST_FLOW_OK, "push to instance %u", k);
+      if (round == 0) {
+        /* Instance 1 goes away with its frames in flight, and comes back. */
+        finish (hs[1], buses[1]);
+        hs[1] = harness (accept_all, "meta", 2, FALSE, &buses[1]);
+        g_object_set (hs[1]->element, "batching", TRUE, "batch-wait", (guint64) 20 * GST_MSECOND, NULL);
+        set_caps (hs[1], GST_VIDEO_FORMAT_GRAY8, sizes[1][0], sizes[1][1]);
+        for (k = 0; k < 3; k += 2)
+          out[k] += drain (hs[k], NULL, NULL);
+      }
+    }
+    for (k = 0; k < 3; k++) {
+      gst_harness_push_event (hs[k], gst_event_new_eos ());
+      rois = 0;
+      n = out[k] + drain (hs[k], &rois, NULL);
+      CHECK (n == (k == 1 ? 3u : 6u), "instance %u: %u frames", k, n);
+      CHECK (k == 2 || rois > 0, "instance %u: no ROI metas", k);
+      finish (hs[k], buses[k]);
+    }
+  }
 
   /* 5. A failing start (missing classifier) cleans up. */
   {
