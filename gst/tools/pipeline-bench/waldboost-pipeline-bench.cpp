@@ -807,7 +807,7 @@ int main(int argc, char** argv)
     g_autofree gchar* sizes_text = nullptr;
     g_autofree gchar* streams_text = nullptr;
     g_auto(GStrv) streams_for = nullptr;
-    g_autofree gchar* props_text = nullptr;
+    g_auto(GStrv) props_texts = nullptr;
     g_autofree gchar* json_path = nullptr;
     g_autofree gchar* markdown_path = nullptr;
     g_auto(GStrv) raw_files = nullptr;
@@ -833,8 +833,8 @@ int main(int argc, char** argv)
          "OpenCL device: the element's device property and the engines' (default auto)", "SPEC"},
         {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &classifier_path,
          "Classifier file for the element and the engines (default: the embedded face classifier)", "FILE"},
-        {"props", 'p', 0, G_OPTION_ARG_STRING, &props_text,
-         "More waldboostdetect properties, \"name=value ...\" (the tool sets draw=none post-messages=false, "
+        {"props", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props_texts,
+         "More waldboostdetect properties, \"name=value ...\", repeatable (the tool sets draw=none post-messages=false, "
          "which these may override; the engines follow max-inflight and the detection parameters, not "
          "reduction overrides; roi is refused)",
          "PROPS"},
@@ -920,7 +920,8 @@ int main(int argc, char** argv)
             if (sizes[k] == *size)
                 streams_at[k] = *counts;
     }
-    if (props_text) {
+    for (int t = 0; props_texts && props_texts[t]; ++t) {
+        const gchar* props_text = props_texts[t];
         g_auto(GStrv) words = nullptr;
         if (!g_shell_parse_argv(props_text, nullptr, &words, nullptr) && *props_text) {
             std::fprintf(stderr, "%s: --props: cannot parse '%s'\n", kTool, props_text);
