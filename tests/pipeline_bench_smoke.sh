@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Smoke test of waldboost-pipeline-bench (not a timing): 1 and 2 streams of
-# two real images at 320x240, six frames each, on the CPU device. The tool
+# two real images at 320x240, six frames each, on the CPU device, with
+# profiling (for the busy fraction). The tool
 # exits non-zero when a stream's boxes differ from the engine's on any frame
 # or a part fails; the JSON and markdown must be written. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
@@ -18,7 +19,7 @@ for f in astronaut.png messi5.jpg; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$tool" --streams 1,2 --sizes 320x240 --frames 6 --device cpu --timeout 60 \
+"$tool" --streams 1,2 --sizes 320x240 --frames 6 --device cpu --timeout 60 --props profiling=true \
   --json "$out/pipeline.json" --markdown "$out/pipeline.md" "$data/astronaut.png" "$data/messi5.jpg"
 grep -q '^| 320x240 | 2 |' "$out/pipeline.md" || { echo "no row for 2 streams in the markdown"; exit 1; }
 python3 - "$out/pipeline.json" <<'PY'
@@ -33,6 +34,7 @@ for r in rows:
         assert p["frames"] > 0 and p["fps_total"] > 0, (part, p)
     # six frames: the frames the preroll left in flight weigh on the busy time
     assert 0 < r["element"]["busy_fraction"] < 2, r["element"]
+    assert r["element"]["host_ms_per_frame"] > 0, r["element"]
     assert len(r["element"]["fps_per_stream"]) == r["streams"]
 print("pipeline-bench smoke: ok")
 PY

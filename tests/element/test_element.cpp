@@ -2469,7 +2469,7 @@ GST_END_TEST;
 
 GST_START_TEST(test_prop_stats)
 {
-    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}, {"profiling", "true"}});
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     const int N = 5;
     const gint64 started_us = g_get_monotonic_time();
@@ -2502,9 +2502,9 @@ GST_START_TEST(test_prop_stats)
     double busy_ms = -1;
     fail_unless(gst_structure_get_double(st, "device-busy-ms", &busy_ms));
     fail_unless(busy_ms > 0, "device-busy-ms %f", busy_ms);
-    /* Host time: every frame's adds up (so more than the last one's), and
-     * it is measured in the streaming thread and the worker, each at most
-     * the whole run. */
+    /* Host (CPU) time: every frame's adds up (so more than the last one's),
+     * and it is measured in the streaming thread and the worker, each at
+     * most the whole run. */
     double host_ms = -1, host_total_ms = -1;
     fail_unless(gst_structure_get_double(st, "host-ms", &host_ms));
     fail_unless(gst_structure_get_double(st, "host-total-ms", &host_total_ms));
@@ -2522,8 +2522,8 @@ GST_START_TEST(test_prop_stats)
     unref_all(out);
     gst_harness_teardown(h);
 
-    /* Without profiling: the same detections, no device time. */
-    h = harness_with({{"draw", "none"}, {"max-inflight", "3"}, {"profiling", "false"}});
+    /* Without profiling (the default): the same detections, no device time. */
+    h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     for (int k = 0; k < N; ++k)
         fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);

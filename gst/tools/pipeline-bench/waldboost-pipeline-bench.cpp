@@ -174,6 +174,7 @@ struct Settings {
     int max_inflight = 2;        /* the element's, as configured */
     gboolean batching = FALSE;   /* likewise: the engines alone batch as the elements do */
     guint64 batch_wait = 0;
+    gboolean profiling = FALSE;  /* likewise; without it no device busy figure */
     waldboost::DetectParams params;
     double timeout_s = 300;
 };
@@ -269,6 +270,7 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
             config.max_in_flight = s.max_inflight;
             config.batching = s.batching;
             config.batch_wait_ns = s.batch_wait;
+            config.profiling = s.profiling;
             engine = std::make_unique<wcl::Engine>(classifier, config);
             for (size_t k = 0; k < distinct; ++k)
                 check(engine->detect(set.images[k].view(), s.params), k);
@@ -328,7 +330,7 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
         cv.notify_all();
         cv.wait(guard, [&] { return finished == streams; });
         const auto counter = busy.lock();
-        if (counter && !stop)
+        if (counter && !stop && s.profiling)
             part.busy_ms = static_cast<double>(counter->total_ns()) * 1e-6 - busy_before;
         release = true;
         cv.notify_all();
@@ -643,7 +645,7 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
             fail("timed out after " + fmt(s.timeout_s, "%.0f") + " s (" + std::to_string(run.eos) + " of " +
                  std::to_string(list.size()) + " streams finished)");
     }
-    if (part.error.empty() && with_detector) {
+    if (part.error.empty() && with_detector && s.profiling) {
         const double busy_after = device_busy_ms(list.front()->detect);
         if (busy_before >= 0 && busy_after >= 0)
             part.busy_ms = busy_after - busy_before;
@@ -869,10 +871,11 @@ int main(int argc, char** argv)
         "the preroll, which sets the engines up) to the last EOS. Each appsrc is given its whole stream before "
         "the start: buffers sharing the frames' memory, round-robin over the frames. Printed: fps per stream "
         "(min and mean) and in total, ms per frame in total, the element's host time per frame (its stats' "
-        "host-total-ms over frames, all instances: the streaming thread's and the worker's own work, waits "
-        "left out), the element's total as a percentage of the "
+        "host-total-ms over frames, all instances: CPU time of the streaming thread and the worker), the "
+        "element's total as a percentage of the "
         "engines', the device's busy fraction during the element run (the union of the kernel intervals of all "
-        "instances over the wall time, from the element's device-busy-ms), and the frames whose boxes differ "
+        "instances over the wall time, from the element's device-busy-ms; only with --props profiling=true, "
+        "which the engines then follow too), and the frames whose boxes differ "
         "from one engine's on that frame alone (or never came out).\n\n"
         "Exit status: 0; 1 when some frame mismatched; 3 when some part failed (an error, a timeout) and none "
         "mismatched; 2 for bad options.");
@@ -980,9 +983,10 @@ int main(int argc, char** argv)
         char line[1024];
         std::snprintf(line, sizeof line,
                       "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
-                      "max-inflight %d; batching %s (wait %.3f ms); waldboostdetect %s; commit %s\n\n",
+                      "max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; commit %s\n\n",
                       device_name.c_str(), s.device.c_str(), classifier_name.c_str(), s.frames,
                       s.max_inflight, s.batching ? "on" : "off", static_cast<double>(s.batch_wait) * 1e-6,
+                      s.profiling ? "on" : "off",
                       props_line.c_str(), WALDBOOST_PIPELINE_BENCH_VERSION);
         add(line);
         add("| frame | streams | engine fps | source fps | element fps/stream min | mean | element fps total | "
@@ -1075,11 +1079,11 @@ int main(int argc, char** argv)
             std::fprintf(f,
                          "{\"tool\": \"%s\", \"commit\": %s, \"device\": %s, \"device_spec\": %s, \"classifier\": %s, "
                          "\"frames_per_stream\": %d, \"max_inflight\": %d, \"batching\": %s, \"batch_wait_ns\": %llu, "
-                         "\"element_props\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
+                         "\"profiling\": %s, \"element_props\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
                          kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(device_name).c_str(),
                          json_string(s.device).c_str(), json_string(classifier_name).c_str(), s.frames,
                          s.max_inflight, s.batching ? "true" : "false", static_cast<unsigned long long>(s.batch_wait),
-                         json_string(props_line).c_str(), s.timeout_s);
+                         s.profiling ? "true" : "false", json_string(props_line).c_str(), s.timeout_s);
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row& r = rows[i];
                 const double engine_fps = r.engine.ok() ? r.engine.total_fps() : 0;
@@ -1115,7 +1119,7 @@ int main(int argc, char** argv)
             }
             s.params = element_params(probe, classifier);
             g_object_get(probe, "max-inflight", &s.max_inflight, "batching", &s.batching, "batch-wait", &s.batch_wait,
-                         nullptr);
+                         "profiling", &s.profiling, nullptr);
             gst_object_unref(probe);
         }
         std::vector<GrayImage> sources;
