@@ -31,9 +31,9 @@
 #include <gst/video/video-overlay-composition.h>
 
 #include <algorithm>
-#include <ctime>
 #include <cmath>
 #include <condition_variable>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -144,7 +144,7 @@ struct Stats {
     std::string device;     /* the device detection runs on */
     guint64 fallbacks = 0;  /* moves to a later device of the list */
     int batch_frames = 0;   /* frames launched with the last one (batching) */
-    double host_ms = 0;       /* host time of the last frame (Pending::host_time) */
+    double host_ms = 0;       /* CPU time of the last frame (Pending::host_ns) */
     double host_total_ms = 0; /* of every frame */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const wcl::BusyTime> device_busy;
@@ -861,8 +861,6 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
-/* Attaches the results of one frame (and draws them); returns the buffer
- * to push. */
 /* The calling thread's CPU time (ns): the element's host cost of a frame,
  * without the time its threads wait for the device, for each other or for
  * a core (wall time of the same sections grew 40-fold with 64 instances on
@@ -874,6 +872,8 @@ static gint64 thread_cpu_ns()
     return static_cast<gint64>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
+/* Attaches the results of one frame (and draws them); returns the buffer
+ * to push. */
 static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
 {
     const gint64 started = thread_cpu_ns();

@@ -111,8 +111,6 @@ public:
      * (`pocl_release_dlhandle_cache: Assertion 'found->ref_count > 0'`).
      * The shared queue has profiling on, which costs nothing there. */
     cl::CommandQueue slot_queue(bool profiling);
-    /* Whether slot_queue() hands out one queue for the whole device. */
-    bool one_queue() const { return one_queue_; }
 
     /* Engines holding this device (the registry's own reference aside). */
     long users() const;
