@@ -50,31 +50,40 @@ FrameSlot::~FrameSlot()
 
 void FrameSlot::unmap_staging()
 {
-    if (!staging_data || !staging())
-        return;
-    queue.enqueueUnmapMemObject(staging, staging_data);
+    if (staging_mapped && staging())
+        queue.enqueueUnmapMemObject(staging, staging_data);
     queue.finish();
     staging_data = nullptr;
+    staging_mapped = false;
+    staging_map = cl::Event();
     staging_capacity = 0;
 }
 
-/* Pinned staging on GPUs, a plain vector on CPU devices (frame_slot.h);
- * grown to frame_bytes. */
+void FrameSlot::own_staging()
+{
+    if (!staging_mapped) {
+        staging_data = static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, staging_capacity));
+        staging_mapped = true;
+    } else if (staging_map()) {
+        staging_map.wait();
+    }
+    staging_map = cl::Event();
+}
+
+/* Host-allocated staging, mapped (frame_slot.h), grown to frame_bytes. */
 void FrameSlot::make_staging(const cl::Context& context, const EnginePlan& plan)
 {
-    if (frame_bytes <= staging_capacity)
-        return;
-    if (plan.device_is_cpu) {
-        host_staging.resize(frame_bytes);
-        staging_data = host_staging.data();
-        staging_capacity = frame_bytes;
+    if (frame_bytes <= staging_capacity) {
+        own_staging();
         return;
     }
     unmap_staging();
     const size_t capacity = std::max<size_t>(frame_bytes, 1);
-    staging = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, capacity);
-    staging_data = static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, capacity));
+    /* Read-only for the kernels that read it in place on CPU devices. */
+    const cl_mem_flags access = plan.device_is_cpu ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+    staging = cl::Buffer(context, access | CL_MEM_ALLOC_HOST_PTR, capacity);
     staging_capacity = capacity;
+    own_staging();
 }
 
 void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
@@ -88,13 +97,13 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
     allocation_failed = false;
     try {
         /* One fault point per frame that allocates, on every kind of device. */
-        if (new_buffers || (new_staging && !plan.device_is_cpu))
+        if (new_buffers || new_staging)
             maybe_inject_fault("buffer-create");
         make_staging(context, plan);
         if (new_buffers) {
             /* Frees the old size's buffers before making the new ones. */
             release_buffers();
-            size_buffers(context, plan);
+            size_buffers(context, plan, false);
         }
     } catch (const cl::Error&) {
         allocation_failed = true;
@@ -110,7 +119,7 @@ void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& pl
     frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
     allocation_failed = false;
     try {
-        if (frame_bytes > staging_capacity && !plan.device_is_cpu)
+        if (frame_bytes > staging_capacity)
             maybe_inject_fault("buffer-create");
         make_staging(context, plan);
     } catch (const cl::Error&) {
@@ -130,14 +139,14 @@ void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan
         maybe_inject_fault("buffer-create");
         release_buffers();
         geometry = std::move(layout);
-        size_buffers(context, plan);
+        size_buffers(context, plan, true);
     }
     geometry = std::move(launch);
 }
 
 size_t SlotSizes::total_bytes() const
 {
-    return 2 * frame + canvas + band_totals + integral + 2 * sizeof(shared::Candidate) * list_capacity +
+    return frame_copies * frame + canvas + band_totals + integral + 2 * sizeof(shared::Candidate) * list_capacity +
            sizeof(shared::Accepted) * accepted_capacity + first_stage_rejected + tables;
 }
 
@@ -146,6 +155,7 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     const ReductionParams& r = plan.reduction;
     SlotSizes s;
     s.frame = static_cast<size_t>(g.image.width) * static_cast<size_t>(g.image.height);
+    s.frame_copies = plan.device_is_cpu ? 1 : 2;
     s.canvas = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
     if (plan.band_layout()) {
         const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
@@ -165,14 +175,17 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     return s;
 }
 
-void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan)
+void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan, bool batch)
 {
     const Geometry& g = *geometry;
     const SlotSizes sizes = slot_sizes(g, plan);
     resize_levels = read_only_buffer(context, g.resize_levels);
     scan_levels = read_only_buffer(context, g.scan_levels);
     taps = read_only_buffer(context, g.taps);
-    source = cl::Buffer(context, CL_MEM_READ_ONLY, sizes.frame);
+    /* A batch gathers its frames in `source`; a single frame on a CPU
+     * device is read from its staging buffer. */
+    if (batch || !plan.device_is_cpu)
+        source = cl::Buffer(context, CL_MEM_READ_ONLY, sizes.frame);
     canvas = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.canvas);
     if (plan.rows_layout) {
         /* The gaps between packed levels are never written; their values

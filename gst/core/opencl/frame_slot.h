@@ -51,7 +51,7 @@ struct EnginePlan {
  * for a geometry, and the staging copy. The engine compares the total with
  * its memory budget to tell how many frames in flight fit. */
 struct SlotSizes {
-    size_t frame = 0;                /* the source buffer, and again the staging copy */
+    size_t frame = 0;                /* the staging copy, and again the source buffer on GPUs */
     size_t canvas = 0;               /* the packed pyramid levels */
     size_t band_totals = 0;          /* GPU layout only */
     size_t integral = 0;             /* the integral image of the canvas */
@@ -59,6 +59,7 @@ struct SlotSizes {
     size_t accepted_capacity = 0;    /* accepted windows before the list grows */
     size_t first_stage_rejected = 0; /* a byte per window position (the reduction) */
     size_t tables = 0;               /* the geometry's level, tap and map tables */
+    size_t frame_copies = 2;         /* 1 on CPU devices (no source buffer) */
 
     size_t total_bytes() const;
 };
@@ -86,15 +87,18 @@ struct FrameSlot {
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
 
-    /* The frame's tight copy, in pinned (page-locked) host memory mapped
-     * once: the upload is then a plain DMA, without the driver's own copy
-     * into a staging area (NVIDIA's recommended pattern). On CPU devices a
-     * plain host copy: pinning buys nothing there, and a buffer mapped for
-     * the engine's lifetime made LeakSanitizer's exit check crash under
-     * PoCL. */
+    /* The frame's tight copy, in host-allocated memory that stays mapped
+     * while the host owns it: the only copy the frame takes on the host.
+     * On GPUs it is pinned (page-locked), so the upload into `source` is a
+     * plain DMA without the driver's own copy (NVIDIA's recommended
+     * pattern). On CPU devices the kernels read it in place: a single
+     * frame's launches unmap it first and map it again after the last
+     * kernel that reads it (staging_map), so there is no `source` and no
+     * second copy. */
     cl::Buffer staging;
-    std::vector<uint8_t> host_staging;
-    uint8_t* staging_data = nullptr;
+    uint8_t* staging_data = nullptr; /* valid while staging_mapped */
+    bool staging_mapped = false;
+    cl::Event staging_map;           /* a pending non-blocking map */
     size_t staging_capacity = 0;
     size_t frame_bytes = 0;
 
@@ -149,10 +153,18 @@ struct FrameSlot {
      * them again. */
     void release_buffers();
     bool has_buffers_for(const std::shared_ptr<const Geometry>& g) const { return buffers_for == g; }
+    /* The kernels read the frame from the staging buffer itself (a single
+     * frame on a CPU device) rather than from `source`. */
+    bool reads_staging(const EnginePlan& plan) const { return plan.device_is_cpu && uploads.empty(); }
+    /* The buffer the kernels read the frame from. */
+    const cl::Buffer& frame_source(const EnginePlan& plan) const { return reads_staging(plan) ? staging : source; }
 
 private:
     void make_staging(const cl::Context& context, const EnginePlan& plan);
-    void size_buffers(const cl::Context& context, const EnginePlan& plan);
+    /* staging_data usable by the host: waits for a pending map, or maps
+     * again after launches that failed between unmap and map. */
+    void own_staging();
+    void size_buffers(const cl::Context& context, const EnginePlan& plan, bool batch);
     void unmap_staging();
 };
 

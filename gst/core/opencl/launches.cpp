@@ -30,6 +30,9 @@ public:
             rows_integral();
         else
             band_integral();
+        /* The frame is read: the host may have its staging again. */
+        if (slot_.reads_staging(plan_))
+            map_staging();
         if (plan_.scan_by_rows)
             row_scan();
         else
@@ -90,9 +93,15 @@ private:
     {
         cl::CommandQueue& q = slot_.queue;
         maybe_inject_fault("enqueue");
-        if (slot_.uploads.empty())
+        /* On a CPU device the upload is the unmap: the kernels read the
+         * staging buffer in place. */
+        if (slot_.reads_staging(plan_)) {
+            q.enqueueUnmapMemObject(slot_.staging, slot_.staging_data, nullptr, transfer("upload"));
+            slot_.staging_mapped = false;
+        } else if (slot_.uploads.empty()) {
             q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
                                  transfer("upload"));
+        }
         /* A batch: each frame from its engine's staging copy into its rows
          * of the source buffer. */
         for (const FrameSlot::Upload& u : slot_.uploads) {
@@ -120,7 +129,7 @@ private:
         const cl_int width = static_cast<cl_int>(g_.canvas_width);
         const cl_int height = static_cast<cl_int>(g_.canvas_height);
         const cl_int integral_pitch = static_cast<cl_int>(g_.integral_pitch);
-        slot_.pyramid.set("src", slot_.source)
+        slot_.pyramid.set("src", slot_.frame_source(plan_))
             .set("src_pitch", static_cast<cl_int>(g_.image.width))
             .set("canvas", slot_.canvas)
             .set("canvas_pitch", width)
@@ -153,7 +162,7 @@ private:
         const cl_int height = static_cast<cl_int>(g_.canvas_height);
         const cl_int band_count = (height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
         const cl_int pitch = static_cast<cl_int>(canvas_pitch(g_, true));
-        slot_.band_sums.set("src", slot_.source)
+        slot_.band_sums.set("src", slot_.frame_source(plan_))
             .set("src_pitch", static_cast<cl_int>(g_.image.width))
             .set("levels", slot_.resize_levels)
             .set("level_map", slot_.level_map)
@@ -229,6 +238,19 @@ private:
             .set("counters", slot_.counters)
             .set("first_stage_rejected", slot_.first_stage_rejected);
         launch(slot_.skip, round_up(slot_.accepted_capacity, 64), 0);
+    }
+
+    /* Non-blocking: the next prepare() of this slot waits for it (the
+     * frame's read-backs come after it on the in-order queue anyway). */
+    void map_staging()
+    {
+        maybe_inject_fault("map");
+        slot_.staging_data = static_cast<uint8_t*>(slot_.queue.enqueueMapBuffer(
+            slot_.staging, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, slot_.staging_capacity, nullptr,
+            &slot_.staging_map));
+        slot_.staging_mapped = true;
+        if (cl::Event* event = transfer("map staging"))
+            *event = slot_.staging_map;
     }
 
     /* Counters and the head of the accepted list come back with the frame;
