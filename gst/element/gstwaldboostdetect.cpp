@@ -1989,6 +1989,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
         gobject_class, PROP_DEVICE,
         g_param_spec_string("device", "OpenCL device",
                             "auto (a GPU, else an accelerator, else a CPU), gpu, cpu, accelerator, "
+                            "all-gpus (every GPU: each instance takes the one the fewest instances of the "
+                            "process use; likewise all-cpus, all-accelerators), "
                             "\"platform:device\" indices, or part of a device name; a comma-separated list "
                             "(\"gpu,cpu\") is a fallback order: when a device fails to start or fails while "
                             "streaming, the next one takes over and runs the frames in flight again",

@@ -243,8 +243,9 @@ SelectedDevice select_device(const std::string& raw_spec)
         return first_match(found, spec.empty() ? "auto" : spec, [](const DeviceInfo&) { return true; });
     }
 
-    if (key == "gpu" || key == "cpu" || key == "accelerator") {
-        const std::string type = key == "gpu" ? "GPU" : key == "cpu" ? "CPU" : "accelerator";
+    const std::string spread = spread_type(key);
+    if (key == "gpu" || key == "cpu" || key == "accelerator" || !spread.empty()) {
+        const std::string type = !spread.empty() ? spread : key == "gpu" ? "GPU" : key == "cpu" ? "CPU" : "accelerator";
         const bool any = std::any_of(found.devices.begin(), found.devices.end(),
                                      [&](const Found& f) { return f.info.type == type; });
         if (!any)
@@ -268,6 +269,24 @@ SelectedDevice select_device(const std::string& raw_spec)
         return contains_nocase(info.device_name, spec) || contains_nocase(info.vendor, spec) ||
                contains_nocase(info.platform_name, spec);
     });
+}
+
+std::string spread_type(const std::string& spec)
+{
+    const std::string key = lower(trim(spec));
+    return key == "all-gpus" ? "GPU" : key == "all-cpus" ? "CPU" : key == "all-accelerators" ? "accelerator" : "";
+}
+
+std::vector<SelectedDevice> select_devices(const std::string& spec)
+{
+    const std::string type = spread_type(spec);
+    std::vector<SelectedDevice> devices{select_device(spec)}; /* the first, or why there is none */
+    if (type.empty())
+        return devices;
+    for (const Found& f : enumerate().devices)
+        if (f.info.type == type && supports_opencl_12(f.info) && f.device() != devices.front().device())
+            devices.push_back(selected(f));
+    return devices;
 }
 
 std::string describe(const DeviceInfo& info)

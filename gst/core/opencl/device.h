@@ -46,12 +46,25 @@ struct SelectedDevice {
 /* Picks a device by spec (a list of specs is split_device_list's):
  *   "" or "auto"               the first GPU, else accelerator, else CPU, else any
  *   "gpu", "cpu", "accelerator" the first device of that type (any case)
+ *   "all-gpus", "all-cpus", "all-accelerators"
+ *                              every device of that type, each engine on the
+ *                              one the fewest engines of the process use
+ *                              (select_devices(); here the first of them)
  *   "P:D"                      device D of platform P (as list_devices numbers them)
  *   anything else              the first device whose name, vendor or platform
  *                              name contains the text (any case)
  * Devices below OpenCL 1.2 are never picked. Throws Error (NoDevice) saying
  * why nothing matched and listing the devices there are. */
 SelectedDevice select_device(const std::string& spec);
+
+/* The devices a spec may put an engine on: every usable device of the type
+ * for "all-gpus", "all-cpus" and "all-accelerators", in list_devices()
+ * order; else select_device()'s one. Throws as select_device() does. */
+std::vector<SelectedDevice> select_devices(const std::string& spec);
+
+/* "GPU", "CPU" or "accelerator" for an "all-..." spec (any case, spaces
+ * around it ignored); empty for any other. */
+std::string spread_type(const std::string& spec);
 
 /* A fallback list "gpu,cpu" as its specs in order, each trimmed of spaces;
  * empty entries are dropped, and an empty list is {"auto"}. Each entry is a

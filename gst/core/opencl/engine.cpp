@@ -165,12 +165,22 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                     "max in flight must be 1 to 16, not " + std::to_string(config.max_in_flight));
     m.classifier = classifier;
     m.packed = pack_classifier(classifier);
-    m.selected = select_device(config.device);
+    /* One device, or ("all-gpus") the one the fewest engines use. */
+    const std::vector<SelectedDevice> candidates = select_devices(config.device);
+    std::vector<cl::Device> devices;
+    for (const SelectedDevice& candidate : candidates)
+        devices.push_back(candidate.device);
+    size_t chosen = 0;
+    try {
+        m.shared = SharedDevice::least_used(devices, &chosen, &m.sharing.context_shared);
+    } catch (const cl::Error& e) {
+        throw to_error(e, "making an OpenCL context on " + candidates[chosen].info.device_name);
+    }
+    m.selected = candidates[chosen];
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
     m.limit = static_cast<size_t>(config.max_in_flight);
     try {
-        m.shared = SharedDevice::of(m.selected.device, &m.sharing.context_shared);
         m.context = m.shared->context();
         m.device_classifier =
             m.shared->classifier(tuning_key(m.selected.info, classifier), m.packed, &m.sharing.classifier_shared);

@@ -37,7 +37,7 @@ enum class ScanMethod {
 };
 
 struct EngineConfig {
-    std::string device = "auto";              /* see select_device() */
+    std::string device = "auto";              /* see select_device(); "all-gpus" spreads engines */
     /* Empty: the cached tuned parameters for this device and classifier, else
      * default_reduction() (see tuner.h). */
     std::optional<ReductionParams> reduction;

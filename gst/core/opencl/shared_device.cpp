@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <map>
 
 namespace waldboost::opencl {
@@ -114,9 +115,10 @@ void BusyTime::fold_locked()
     }
 }
 
-std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* existed)
+namespace {
+
+std::shared_ptr<SharedDevice> of_locked(const cl::Device& device, bool* existed)
 {
-    std::lock_guard<std::mutex> guard(registry_lock);
     std::weak_ptr<SharedDevice>& slot = registry()[device()];
     std::shared_ptr<SharedDevice> shared = slot.lock();
     if (existed)
@@ -126,6 +128,32 @@ std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* e
         slot = shared;
     }
     return shared;
+}
+
+}  // namespace
+
+std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* existed)
+{
+    std::lock_guard<std::mutex> guard(registry_lock);
+    return of_locked(device, existed);
+}
+
+std::shared_ptr<SharedDevice> SharedDevice::least_used(const std::vector<cl::Device>& devices, size_t* chosen,
+                                                       bool* existed)
+{
+    std::lock_guard<std::mutex> guard(registry_lock);
+    size_t best = 0;
+    long best_users = std::numeric_limits<long>::max();
+    for (size_t i = 0; i < devices.size(); ++i) {
+        const auto it = registry().find(devices[i]());
+        const long users = it == registry().end() ? 0 : it->second.use_count();
+        if (users < best_users) {
+            best = i;
+            best_users = users;
+        }
+    }
+    *chosen = best;
+    return of_locked(devices.at(best), existed);
 }
 
 SharedDevice::SharedDevice(const cl::Device& device)
