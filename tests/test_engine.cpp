@@ -896,21 +896,25 @@ TEST(Engine, EnginesOnOneDeviceShareContextProgramAndClassifier)
     EXPECT_EQ(later.sharing().engines_on_device, 1);
 }
 
-/* "all-cpus" (as "all-gpus" on a host with several GPUs) puts each engine on
- * the device the fewest engines of the process use. Needs two CPU devices:
- * the meson test engine-two-devices gets them from PoCL (POCL_DEVICES="pthread
- * pthread") and sets WALDBOOST_REQUIRE_TWO_DEVICES, so that there it fails
- * rather than skips. Frames run one at a time: PoCL releases cached kernel
+/* "all-gpus" ("all-cpus" when the test device is a CPU) puts each engine on
+ * the device of that type the fewest engines of the process use. Needs two
+ * such devices: the meson test engine-two-devices gets two CPU devices from
+ * PoCL (POCL_DEVICES="pthread pthread") and sets
+ * WALDBOOST_REQUIRE_TWO_DEVICES, so that there it fails rather than skips;
+ * on a host with two GPUs, WALDBOOST_TEST_DEVICE=gpu runs it there. Frames run one at a time: PoCL releases cached kernel
  * code wrongly when launches of one kernel with different sizes run at once
  * (shared_device.h), and two devices would be two queues. */
-TEST(EngineSpread, EnginesOnAllCpusTakeTheLeastUsedDevice)
+TEST(EngineSpread, EnginesOnAllOfATypeTakeTheLeastUsedDevice)
 {
     using waldboost::opencl::select_devices;
-    const auto devices = select_devices("all-cpus");
+    const std::string type = waldboost::opencl::select_device(test_device()).info.type;
+    const std::string kind = type == "GPU" ? "gpu" : type == "CPU" ? "cpu" : "accelerator";
+    const auto devices = select_devices("all-" + kind + "s");
     if (devices.size() < 2) {
         if (!waldboost_test::env_or("WALDBOOST_REQUIRE_TWO_DEVICES", "").empty())
-            FAIL() << "WALDBOOST_REQUIRE_TWO_DEVICES is set but there are " << devices.size() << " CPU devices";
-        GTEST_SKIP() << "one CPU device; the meson test engine-two-devices runs this with two";
+            FAIL() << "WALDBOOST_REQUIRE_TWO_DEVICES is set but there are " << devices.size() << " " << type
+                   << " devices";
+        GTEST_SKIP() << "one " << type << " device; the meson test engine-two-devices runs this with two CPU devices";
     }
     auto index_of = [&](const Engine& e) {
         for (size_t i = 0; i < devices.size(); ++i)
@@ -922,7 +926,7 @@ TEST(EngineSpread, EnginesOnAllCpusTakeTheLeastUsedDevice)
     std::mt19937 rng(41);
     const Classifier c = random_classifier(rng, 20, 20, 30, true);
     EngineConfig config = rows_config(2);
-    config.device = "All-CPUs "; /* any case, spaces ignored */
+    config.device = " ALL-" + kind + "s "; /* any case, spaces ignored */
 
     /* Made at once in four threads: two on each device. */
     std::vector<std::unique_ptr<Engine>> engines(4);
@@ -969,7 +973,7 @@ TEST(EngineSpread, EnginesOnAllCpusTakeTheLeastUsedDevice)
     expect_same_windows(next.detect(image.view(), params).windows, want, "the engine made after two left");
 
     /* A fixed device is never spread. */
-    config.device = "cpu";
+    config.device = kind;
     Engine fixed(c, config);
     EXPECT_EQ(index_of(fixed), 0);
 }
