@@ -50,9 +50,12 @@ FrameSlot::~FrameSlot()
 
 void FrameSlot::unmap_staging()
 {
-    if (staging_mapped && staging())
+    /* Only when mapped: on PoCL the queue is the device's, and finishing it
+     * waits for every engine's frames. */
+    if (staging_mapped && staging()) {
         queue.enqueueUnmapMemObject(staging, staging_data);
-    queue.finish();
+        queue.finish();
+    }
     staging_data = nullptr;
     staging_mapped = false;
     staging_map = cl::Event();
