@@ -115,29 +115,6 @@ void BusyTime::fold_locked()
     }
 }
 
-namespace {
-
-std::shared_ptr<SharedDevice> of_locked(const cl::Device& device, bool* existed)
-{
-    std::weak_ptr<SharedDevice>& slot = registry()[device()];
-    std::shared_ptr<SharedDevice> shared = slot.lock();
-    if (existed)
-        *existed = shared != nullptr;
-    if (!shared) {
-        shared = std::make_shared<SharedDevice>(device);
-        slot = shared;
-    }
-    return shared;
-}
-
-}  // namespace
-
-std::shared_ptr<SharedDevice> SharedDevice::of(const cl::Device& device, bool* existed)
-{
-    std::lock_guard<std::mutex> guard(registry_lock);
-    return of_locked(device, existed);
-}
-
 std::shared_ptr<SharedDevice> SharedDevice::least_used(const std::vector<cl::Device>& devices, size_t* chosen,
                                                        bool* existed)
 {
@@ -153,7 +130,16 @@ std::shared_ptr<SharedDevice> SharedDevice::least_used(const std::vector<cl::Dev
         }
     }
     *chosen = best;
-    return of_locked(devices.at(best), existed);
+    const cl::Device& device = devices.at(best);
+    std::weak_ptr<SharedDevice>& slot = registry()[device()];
+    std::shared_ptr<SharedDevice> shared = slot.lock();
+    if (existed)
+        *existed = shared != nullptr;
+    if (!shared) {
+        shared = std::make_shared<SharedDevice>(device);
+        slot = shared;
+    }
+    return shared;
 }
 
 SharedDevice::SharedDevice(const cl::Device& device)

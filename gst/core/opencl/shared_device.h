@@ -73,13 +73,11 @@ class BatchQueue;
 
 class SharedDevice {
 public:
-    /* The process's shared state for `device`, made on first use. Devices
-     * are told apart by their cl_device_id. Thread-safe. */
-    static std::shared_ptr<SharedDevice> of(const cl::Device& device, bool* existed = nullptr);
-    /* The shared state of the device of `devices` that the fewest engines
-     * hold (the first of those tied), made on first use; *chosen: its index.
-     * Choosing and holding are one step, so engines made at once in
-     * several threads spread evenly. */
+    /* The process's shared state for the device of `devices` that the
+     * fewest engines hold (the first of those tied; with one device, that
+     * one), made on first use; *chosen: its index. Devices are told apart
+     * by their cl_device_id. Thread-safe: choosing and holding are one
+     * step, so engines made at once in several threads spread evenly. */
     static std::shared_ptr<SharedDevice> least_used(const std::vector<cl::Device>& devices, size_t* chosen,
                                                     bool* existed = nullptr);
 
