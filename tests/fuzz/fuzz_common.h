@@ -19,6 +19,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/model/model.h"
+#include "model_difference.h"
 
 /* A weak classifier's LBP feature: the tests build and read LBP classifiers. */
 inline waldboost::LbpFeature& lbp(waldboost::WeakClassifier& w) { return std::get<waldboost::LbpFeature>(w.feature); }
@@ -113,9 +114,9 @@ inline void require_identical(const Classifier& a, const Classifier& b, const ch
         const WeakClassifier& x = a.weak[i];
         const WeakClassifier& y = b.weak[i];
         const std::string where = "weak classifier " + std::to_string(i) + ": ";
-        if (lbp(x).x != lbp(y).x || lbp(x).y != lbp(y).y ||
-            lbp(x).block_width != lbp(y).block_width || lbp(x).block_height != lbp(y).block_height)
-            differ(where + "feature");
+        const std::string feature = waldboost_compare::feature_difference(x, y);
+        if (!feature.empty())
+            differ(where + feature);
         if (bits(x.reject_threshold) != bits(y.reject_threshold))
             differ(where + "reject_threshold (" + hex_bits(x.reject_threshold) + " vs " +
                    hex_bits(y.reject_threshold) + ")");

@@ -81,7 +81,10 @@ GrayImage resize_bilinear(const GrayView& src, Size dst_size)
     return dst;
 }
 
-IntegralImage integral_image(const GrayView& src)
+namespace {
+
+template <class PixelValue>
+IntegralImage upright_integral(const GrayView& src, PixelValue value)
 {
     IntegralImage ii;
     ii.width = src.width;
@@ -94,9 +97,58 @@ IntegralImage integral_image(const GrayView& src)
         uint32_t* above = &ii.sums[static_cast<size_t>(y) * stride];
         uint32_t* here = above + stride;
         for (int x = 0; x < src.width; ++x) {
-            row_sum += row[x];
+            row_sum += value(row[x]);
             here[x + 1] = above[x + 1] + row_sum;
         }
+    }
+    return ii;
+}
+
+}  // namespace
+
+IntegralImage integral_image(const GrayView& src)
+{
+    return upright_integral(src, [](uint32_t p) { return p; });
+}
+
+IntegralImage squared_integral_image(const GrayView& src)
+{
+    return upright_integral(src, [](uint32_t p) { return p * p; });
+}
+
+IntegralImage tilted_integral_image(const GrayView& src)
+{
+    const int w = src.width, h = src.height;
+    IntegralImage ii;
+    ii.width = w;
+    ii.height = h;
+    const size_t stride = static_cast<size_t>(w) + 1;
+    ii.sums.assign(stride * (static_cast<size_t>(h) + 1), 0);
+    /* T(X, Y) = T(X - 1, Y - 1) + T(X + 1, Y - 1) - T(X, Y - 2)
+     *           + I(X - 1, Y - 1) + I(X - 1, Y - 2):
+     * the two triangles of the row above overlap in the one two rows up, and
+     * miss the apex and the pixel under it. The triangles reach past the
+     * image sides, so columns run over an extended range, past which every
+     * triangle is outside the image (0). Three rows are kept. */
+    const int pad = h + 2;
+    const size_t extended = static_cast<size_t>(w) + 1 + 2 * static_cast<size_t>(pad);
+    std::vector<uint32_t> rows[3];
+    for (auto& r : rows)
+        r.assign(extended, 0);
+    const auto pixel = [&](int x, int y) -> uint32_t {
+        return x >= 0 && x < w && y >= 0 && y < h ? src.at(x, y) : 0;
+    };
+    for (int y = 1; y <= h; ++y) {
+        std::vector<uint32_t>& here = rows[y % 3];
+        const std::vector<uint32_t>& above = rows[(y + 2) % 3];
+        const std::vector<uint32_t>& two_above = rows[(y + 1) % 3]; /* row 0 and row -1 are 0 */
+        for (size_t e = 0; e < extended; ++e) {
+            const int x = static_cast<int>(e) - pad;
+            const uint32_t left = e > 0 ? above[e - 1] : 0;
+            const uint32_t right = e + 1 < extended ? above[e + 1] : 0;
+            here[e] = left + right - (y >= 2 ? two_above[e] : 0) + pixel(x - 1, y - 1) + pixel(x - 1, y - 2);
+        }
+        std::copy(here.begin() + pad, here.begin() + pad + w + 1, ii.sums.begin() + static_cast<ptrdiff_t>(y * stride));
     }
     return ii;
 }

@@ -90,6 +90,16 @@ struct IntegralImage {
 
 IntegralImage integral_image(const GrayView& src);
 
+/* The same over squared pixels, modulo 2^32 as OpenCV's Haar detector keeps
+ * it (CV_32S): a window's sum of squares is exact while it is below 2^32. */
+IntegralImage squared_integral_image(const GrayView& src);
+
+/* OpenCV's tilted integral: at(X, Y) is the sum of the pixels (x, y) with
+ * y < Y and |x - X + 1| <= Y - 1 - y (the triangle whose apex is pixel
+ * (X - 1, Y - 1), opening upwards), modulo 2^32. A 45-degree rectangle
+ * then takes four reads, as an upright one does. */
+IntegralImage tilted_integral_image(const GrayView& src);
+
 /* RGB to gray with the ITU-R BT.601 weights in 15-bit fixed point, as
  * OpenCV's cvtColor computes them for 8-bit images. */
 uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b);

@@ -100,11 +100,12 @@ std::string write_waldboost_xml(const Classifier& classifier)
     set(root, "minStdDev", "0");
     set(root, "imageSizeX", std::to_string(classifier.window_width));
     set(root, "imageSizeY", std::to_string(classifier.window_height));
-    set(root, "type", "LBP");
+    set(root, "type", feature_type_name(classifier.weak.front().feature));
     set(root, "finalThreshold", format_float(classifier.final_threshold));
 
-    /* The prediction values are nearly all of the file: stop as soon as they
-     * alone exceed the file limit, rather than format a huge model. */
+    /* The prediction values (and a Haar tree's nodes) are nearly all of the
+     * file: stop as soon as they alone exceed the file limit, rather than
+     * format a huge model. */
     const auto too_large = [](size_t bytes) {
         return Error(ErrorKind::ClassifierFile, "classifier to write: it would take more than " +
                                                     std::to_string(bytes) + " bytes, more than the " +
@@ -120,28 +121,64 @@ std::string write_waldboost_xml(const Classifier& classifier)
         if (weak.reset_sum_after)
             set(stage, "resetSum", "1");
 
-        xmlNodePtr hypothesis = add_child(stage, "HistogramWeakHypothesis");
-        values.clear();
-        for (size_t i = 0; i < weak.responses.size(); ++i) {
-            if (i)
-                values += ' ';
-            values += format_float(weak.responses[i]);
-        }
-        value_bytes += values.size();
-        if (value_bytes > ModelLimits::kMaxFileBytes)
-            throw too_large(value_bytes);
-        set(hypothesis, "predictionValues", values);
-
-        std::visit(
-            [&](const LbpFeature& f) {
+        struct Write {
+            xmlNodePtr stage;
+            const WeakClassifier& weak;
+            std::string& values;
+            size_t& bytes;
+            void operator()(const LbpFeature& f) const
+            {
+                xmlNodePtr hypothesis = add_child(stage, "HistogramWeakHypothesis");
+                join(weak.responses.data(), weak.responses.data() + weak.responses.size());
+                set(hypothesis, "predictionValues", values);
                 xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
                 set(feature, "positionX", std::to_string(f.x));
                 set(feature, "positionY", std::to_string(f.y));
                 set(feature, "blockWidth", std::to_string(f.block_width));
                 set(feature, "blockHeight", std::to_string(f.block_height));
                 set(feature, "binMappingType", "NONE");
-            },
-            weak.feature);
+            }
+            void operator()(const HaarTree& tree) const
+            {
+                xmlNodePtr hypothesis = add_child(stage, "HaarTreeWeakHypothesis");
+                join(tree.leaves.data(), tree.leaves.data() + tree.leaves.size());
+                set(hypothesis, "leafValues", values);
+                const auto child = [](const HaarNode::Child& c) {
+                    return std::string(c.leaf ? "leaf " : "node ") + std::to_string(c.index);
+                };
+                for (const HaarNode& n : tree.nodes) {
+                    xmlNodePtr node = add_child(hypothesis, "HaarNode");
+                    set(node, "threshold", format_float(n.threshold));
+                    set(node, "left", child(n.left));
+                    set(node, "right", child(n.right));
+                    if (n.feature.tilted)
+                        set(node, "tilted", "1");
+                    for (const HaarRect& r : n.feature.rects) {
+                        xmlNodePtr rect = add_child(node, "rect");
+                        set(rect, "x", std::to_string(r.x));
+                        set(rect, "y", std::to_string(r.y));
+                        set(rect, "width", std::to_string(r.width));
+                        set(rect, "height", std::to_string(r.height));
+                        set(rect, "weight", format_float(r.weight));
+                    }
+                    /* At least what a node and its rectangles take in the file. */
+                    bytes += 40 + 50 * n.feature.rects.size();
+                }
+            }
+            void join(const float* begin, const float* end) const
+            {
+                values.clear();
+                for (const float* i = begin; i != end; ++i) {
+                    if (i != begin)
+                        values += ' ';
+                    values += format_float(*i);
+                }
+                bytes += values.size();
+            }
+        };
+        std::visit(Write{stage, weak, values, value_bytes}, weak.feature);
+        if (value_bytes > ModelLimits::kMaxFileBytes)
+            throw too_large(value_bytes);
     }
 
     xmlChar* memory = nullptr;

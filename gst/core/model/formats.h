@@ -28,6 +28,14 @@ Classifier parse_opencv_cascade(const xml::Document& doc);
  * left. */
 std::string label_from_source(const std::string& source);
 
+/* Empty when the Haar feature fits a width x height window with 1 to 3
+ * non-empty rectangles of finite weight, else the problem. */
+std::string haar_feature_problem(const HaarFeature& feature, int width, int height);
+
+/* Empty when `tree` is a proper tree (see HaarTree) of valid features and
+ * finite values for a width x height window, else the problem. */
+std::string haar_tree_problem(const HaarTree& tree, int width, int height);
+
 /* Empty when `label` is acceptable, else what is wrong with it. */
 std::string label_problem(const std::string& label);
 

@@ -5,6 +5,7 @@
 #include "core/model/model.h"
 
 #include <cmath>
+#include <functional>
 
 #include "core/model/formats.h"
 #include "core/text.h"
@@ -25,6 +26,16 @@ size_t Classifier::stage_count() const
     return stages;
 }
 
+bool Classifier::has_tilted_features() const
+{
+    for (const auto& w : weak)
+        if (const HaarTree* tree = std::get_if<HaarTree>(&w.feature))
+            for (const HaarNode& node : tree->nodes)
+                if (node.feature.tilted)
+                    return true;
+    return false;
+}
+
 namespace {
 
 std::string describe(const LbpFeature& f)
@@ -33,11 +44,94 @@ std::string describe(const LbpFeature& f)
            std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ")";
 }
 
+std::string describe(const HaarRect& r, bool tilted)
+{
+    return std::string(tilted ? "tilted " : "") + "rectangle (x=" + std::to_string(r.x) + ", y=" +
+           std::to_string(r.y) + ", " + std::to_string(r.width) + "x" + std::to_string(r.height) + ")";
+}
+
+/* The window pixels a rectangle covers, in 64-bit so that huge values
+ * cannot overflow: an upright one spans x..x+w, y..y+h of the integral; a
+ * tilted one reaches left to x-h, right to x+w and down to y+w+h. */
+bool fits_window(const HaarRect& r, bool tilted, int w, int h)
+{
+    const long long x = r.x, y = r.y, rw = r.width, rh = r.height;
+    if (tilted)
+        return x - rh >= 0 && y >= 0 && x + rw <= w && y + rw + rh <= h;
+    return x >= 0 && y >= 0 && x + rw <= w && y + rh <= h;
+}
+
 }  // namespace
+
+std::string haar_feature_problem(const HaarFeature& f, int w, int h)
+{
+    if (f.rects.empty() || f.rects.size() > HaarFeature::kMaxRects)
+        return "a Haar feature has " + std::to_string(f.rects.size()) + " rectangles (1 to 3 are allowed)";
+    for (const HaarRect& r : f.rects) {
+        if (r.width < 1 || r.height < 1)
+            return describe(r, f.tilted) + " is empty";
+        if (!fits_window(r, f.tilted, w, h))
+            return describe(r, f.tilted) + " does not fit the " + std::to_string(w) + "x" + std::to_string(h) +
+                   " window";
+        if (!std::isfinite(r.weight))
+            return "the weight of " + describe(r, f.tilted) + " is not a finite number";
+    }
+    return {};
+}
+
+std::string haar_tree_problem(const HaarTree& tree, int w, int h)
+{
+    if (tree.nodes.empty() || tree.nodes.size() > ModelLimits::kMaxTreeNodes)
+        return "a Haar tree has " + std::to_string(tree.nodes.size()) + " nodes (1 to " +
+               std::to_string(ModelLimits::kMaxTreeNodes) + " are allowed)";
+    if (tree.leaves.size() != tree.nodes.size() + 1)
+        return "a Haar tree of " + std::to_string(tree.nodes.size()) + " nodes has " +
+               std::to_string(tree.leaves.size()) + " leaves (a binary tree has one more leaf than nodes)";
+    for (size_t l = 0; l < tree.leaves.size(); ++l)
+        if (!std::isfinite(tree.leaves[l]))
+            return "leaf " + std::to_string(l) + " is not a finite number";
+    std::vector<int> node_parents(tree.nodes.size(), 0), leaf_parents(tree.leaves.size(), 0);
+    for (size_t n = 0; n < tree.nodes.size(); ++n) {
+        const HaarNode& node = tree.nodes[n];
+        const std::string where = "node " + std::to_string(n) + ": ";
+        const std::string feature = haar_feature_problem(node.feature, w, h);
+        if (!feature.empty())
+            return where + feature;
+        if (!std::isfinite(node.threshold))
+            return where + "the threshold is not a finite number";
+        for (const HaarNode::Child& child : {node.left, node.right}) {
+            if (child.leaf) {
+                if (child.index < 0 || static_cast<size_t>(child.index) >= tree.leaves.size())
+                    return where + "leaf " + std::to_string(child.index) + " does not exist (the tree has " +
+                           std::to_string(tree.leaves.size()) + " leaves)";
+                ++leaf_parents[static_cast<size_t>(child.index)];
+            } else {
+                if (child.index <= static_cast<int>(n) || static_cast<size_t>(child.index) >= tree.nodes.size())
+                    return where + "child node " + std::to_string(child.index) +
+                           " must come after its parent and exist (the tree has " +
+                           std::to_string(tree.nodes.size()) + " nodes)";
+                ++node_parents[static_cast<size_t>(child.index)];
+            }
+        }
+    }
+    for (size_t n = 1; n < tree.nodes.size(); ++n)
+        if (node_parents[n] != 1)
+            return "node " + std::to_string(n) + " is reached from " + std::to_string(node_parents[n]) +
+                   " parents (a tree needs exactly one)";
+    for (size_t l = 0; l < tree.leaves.size(); ++l)
+        if (leaf_parents[l] != 1)
+            return "leaf " + std::to_string(l) + " is reached from " + std::to_string(leaf_parents[l]) +
+                   " parents (a tree needs exactly one)";
+    return {};
+}
 
 const char* feature_type_name(const Feature& feature)
 {
-    return std::visit([](const LbpFeature&) { return "LBP"; }, feature);
+    struct Name {
+        const char* operator()(const LbpFeature&) const { return "LBP"; }
+        const char* operator()(const HaarTree&) const { return "HAAR"; }
+    };
+    return std::visit(Name{}, feature);
 }
 
 std::string label_problem(const std::string& label)
@@ -75,7 +169,7 @@ std::string label_problem(const std::string& label)
 
 void validate(const Classifier& classifier, const std::string& source)
 {
-    const auto fail = [&](const std::string& problem) {
+    const std::function<void(const std::string&)> fail = [&](const std::string& problem) {
         throw Error(ErrorKind::ClassifierFile, printable(source) + ": " + problem);
     };
 
@@ -98,11 +192,29 @@ void validate(const Classifier& classifier, const std::string& source)
     if (!std::isfinite(classifier.final_threshold))
         fail("the final threshold is not a finite number");
 
+    const size_t kind = classifier.weak.front().feature.index();
+    /* The variance is taken over the window less a one-pixel border. */
+    if (classifier.is_haar() && (w < 3 || h < 3))
+        fail("window size " + std::to_string(w) + "x" + std::to_string(h) +
+             " is too small for Haar features (at least 3x3)");
     for (size_t i = 0; i < classifier.weak.size(); ++i) {
         const WeakClassifier& weak = classifier.weak[i];
         const std::string where = "weak classifier " + std::to_string(i) + ": ";
-        std::visit(
-            [&](const LbpFeature& f) {
+        if (weak.feature.index() != kind)
+            fail(where + "it uses " + feature_type_name(weak.feature) + " features, the first one " +
+                 feature_type_name(classifier.weak.front().feature) + " (a classifier uses one feature type)");
+        struct Check {
+            const std::function<void(const std::string&)>& fail;
+            const std::string& where;
+            int w, h;
+            void operator()(const HaarTree& tree) const
+            {
+                const std::string problem = haar_tree_problem(tree, w, h);
+                if (!problem.empty())
+                    fail(where + problem);
+            }
+            void operator()(const LbpFeature& f) const
+            {
                 if (f.block_width < 1 || f.block_height < 1)
                     fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
                 if (f.x < 0 || f.y < 0)
@@ -113,8 +225,9 @@ void validate(const Classifier& classifier, const std::string& source)
                     fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
                          std::to_string(h) + " window");
                 }
-            },
-            weak.feature);
+            }
+        };
+        std::visit(Check{fail, where, w, h}, weak.feature);
         for (size_t code = 0; code < weak.responses.size(); ++code) {
             if (!std::isfinite(weak.responses[code]))
                 fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");

@@ -32,22 +32,80 @@ struct LbpFeature {
     int block_height = 1;
 };
 
+/* One weighted rectangle of a Haar feature. Upright: the pixels x..x+width-1,
+ * y..y+height-1 of the window. Tilted (rotated 45 degrees, OpenCV's tilted
+ * features): the rectangle whose top corner is the pixel corner (x, y), with
+ * sides of width and height pixels going down-right and down-left. */
+struct HaarRect {
+    int x = 0;
+    int y = 0;
+    int width = 0;
+    int height = 0;
+    float weight = 0.0f;
+    bool operator==(const HaarRect& o) const
+    {
+        return x == o.x && y == o.y && width == o.width && height == o.height && weight == o.weight;
+    }
+};
+
+/* A Haar feature: the weighted sum of up to three rectangle sums (OpenCV's
+ * RECT_NUM), all upright or all tilted. */
+struct HaarFeature {
+    static constexpr size_t kMaxRects = 3;
+    std::vector<HaarRect> rects;
+    bool tilted = false;
+    bool operator==(const HaarFeature& o) const { return rects == o.rects && tilted == o.tilted; }
+};
+
+/* One decision of a Haar tree: go to `left` when the feature's normalised
+ * value is below `threshold`, else to `right`. A child is another node of
+ * the same tree or a leaf (see HaarTree). */
+struct HaarNode {
+    struct Child {
+        bool leaf = true;
+        int index = 0; /* into HaarTree::nodes or HaarTree::leaves */
+        bool operator==(const Child& o) const { return leaf == o.leaf && index == o.index; }
+    };
+    HaarFeature feature;
+    float threshold = 0.0f;
+    Child left;
+    Child right{true, 1};
+    bool operator==(const HaarNode& o) const
+    {
+        return feature == o.feature && threshold == o.threshold && left == o.left && right == o.right;
+    }
+};
+
+/* A Haar weak classifier: a binary decision tree evaluated from node 0; the
+ * leaf reached is the response added to the running sum. A stump is one
+ * node and two leaves. validate() insists on a proper tree: every node but
+ * the root and every leaf is reached from exactly one parent, and a child
+ * node comes after its parent (so no walk can loop). */
+struct HaarTree {
+    std::vector<HaarNode> nodes;
+    std::vector<float> leaves;
+    bool operator==(const HaarTree& o) const { return nodes == o.nodes && leaves == o.leaves; }
+};
+
 /* Sentinel for "no rejection after this weak classifier". */
 constexpr float kNoRejection = -std::numeric_limits<float>::infinity();
 
-/* A weak classifier's feature, as a tagged type. A new feature type is one
- * more alternative here; every std::visit over a Feature (validation, the
- * XML writer, the reference's evaluation, the engine's packing) then fails
- * to compile until it handles the new type. docs/engine.md lists the
- * places a feature type touches. */
-using Feature = std::variant<LbpFeature>;
+/* What a weak classifier computes from the window, as a tagged type: an
+ * LBP feature whose code picks one of `responses`, or a Haar tree that
+ * holds its own responses in its leaves. A new feature type is one more
+ * alternative here; every std::visit over a Feature (validation, the XML
+ * writer, the reference's evaluation, the engine's packing) then fails to
+ * compile until it handles the new type. docs/engine.md lists the places a
+ * feature type touches. A classifier uses one feature type throughout. */
+using Feature = std::variant<LbpFeature, HaarTree>;
 
-/* The name a feature type has in files and messages ("LBP"). */
+/* The name a feature type has in files and messages ("LBP", "HAAR"). */
 const char* feature_type_name(const Feature& feature);
 
 struct WeakClassifier {
     Feature feature;
-    /* Response added to the running sum for each 8-bit LBP code. */
+    /* LBP: the response added to the running sum for each 8-bit code.
+     * Unused by Haar trees (their leaves are the responses). */
     std::array<float, 256> responses{};
     /* The window is rejected when the running sum, after adding this weak
      * classifier's response, is below this value (kNoRejection = never). */
@@ -66,6 +124,10 @@ struct Classifier {
     std::vector<WeakClassifier> weak;
 
     size_t stage_count() const;
+    /* Haar classifiers normalise each window by its standard deviation
+     * (OpenCV's variance normalisation) and may need the tilted integral. */
+    bool is_haar() const { return !weak.empty() && std::holds_alternative<HaarTree>(weak.front().feature); }
+    bool has_tilted_features() const;
 };
 
 /* Sane limits for untrusted files (docs/classifiers.md lists them). */
@@ -77,6 +139,9 @@ struct ModelLimits {
      * cascade is 1.4 MB). */
     static constexpr size_t kMaxFileBytes = 10000000;
     static constexpr size_t kMaxLabelLength = 256;
+    /* Debian's deepest Haar trees have 3 nodes; OpenCV trains up to depth
+     * 16 in theory, far beyond what cascades use. */
+    static constexpr size_t kMaxTreeNodes = 1024;
     /* libxml2 2.9 checks each attribute of a start tag against all the
      * others, and looks each namespace prefix up in a flat list of the
      * declarations in scope: its time grows with the square of these counts

@@ -2,12 +2,16 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Reader for OpenCV cascades in the opencv_traincascade format with LBP
- * features and depth-1 trees (stumps), as shipped in Debian's opencv-data.
- * A stage cascade becomes a WaldBoost sequence: no rejection inside a stage,
- * the stage threshold and a sum reset after its last tree.
+ * Reader for OpenCV cascades as Debian's opencv-data ships them: the
+ * opencv_traincascade format with LBP features and depth-1 trees (stumps) or
+ * Haar features and trees of any depth, and the older opencv-haar-classifier
+ * format (Haar only) that OpenCV 4 still reads. A stage cascade becomes a
+ * WaldBoost sequence: no rejection inside a stage, the stage threshold and a
+ * sum reset after its last tree.
  */
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +27,16 @@ using xml::fail;
 /* OpenCV subtracts this from every stage threshold, in float
  * (cascadedetect.cpp: stage.threshold = (float)value - THRESHOLD_EPS). */
 constexpr float kThresholdEps = 1e-5f;
+
+/* Ends a stage after the weak classifier just added, with the threshold
+ * computed in float exactly as OpenCV does. */
+void end_stage(Classifier& classifier, float threshold)
+{
+    const float stage_threshold = threshold - kThresholdEps;
+    classifier.weak.back().reject_threshold = stage_threshold;
+    classifier.weak.back().reset_sum_after = true;
+    classifier.final_threshold = stage_threshold;
+}
 
 /* left, right, featureIndex and the 256-bit category subset. */
 constexpr size_t kStumpIntegers = 3 + 8;
@@ -91,8 +105,8 @@ std::vector<LbpFeature> read_features(const std::string& src, const xmlNode* fea
     return result;
 }
 
-WeakClassifier read_tree(const std::string& src, const xmlNode* tree, const std::string& where,
-                         const std::vector<LbpFeature>& features)
+WeakClassifier read_lbp_tree(const std::string& src, const xmlNode* tree, const std::string& where,
+                             const std::vector<LbpFeature>& features)
 {
     static const char* const kTree[] = {"internalNodes", "leafValues", nullptr};
     check_children(src, tree, kTree, where);
@@ -137,16 +151,263 @@ WeakClassifier read_tree(const std::string& src, const xmlNode* tree, const std:
     return weak;
 }
 
+
+/* One rectangle of a Haar feature: "x y width height weight". */
+HaarRect read_haar_rect(const std::string& src, const xmlNode* node, const std::string& where)
+{
+    const std::string text = xml::element_text(src, node);
+    const auto tokens = xml::split_tokens(text);
+    if (tokens.size() != 5)
+        fail(src, node, where + ": expected 5 values (x y width height weight), found " +
+                            std::to_string(tokens.size()));
+    const auto integer = [&](size_t i, const char* name, long long min_value) {
+        return static_cast<int>(xml::parse_integer(src, node, where + ": " + name, tokens[i], min_value,
+                                                   ModelLimits::kMaxWindowSide));
+    };
+    HaarRect r;
+    r.x = integer(0, "x", 0);
+    r.y = integer(1, "y", 0);
+    r.width = integer(2, "width", 1);
+    r.height = integer(3, "height", 1);
+    r.weight = xml::parse_float(src, node, where + ": weight", tokens[4]);
+    return r;
+}
+
+/* The rectangles of one feature (<rects> holding <_> items) and its
+ * optional <tilted> flag, from either format. */
+HaarFeature read_haar_feature(const std::string& src, const xmlNode* node, const std::string& where, int width,
+                              int height)
+{
+    static const char* const kFeature[] = {"rects", "tilted", nullptr};
+    check_children(src, node, kFeature, where);
+    HaarFeature f;
+    const xmlNode* rects = xml::required_child(src, node, "rects");
+    for (const xmlNode* rect : xml::child_elements(src, rects)) {
+        if (xml::name_of(rect) != "_")
+            fail(src, rect, "unknown element in <rects> (expected <_>)");
+        if (f.rects.size() == HaarFeature::kMaxRects)
+            fail(src, rect, where + ": more than 3 rectangles (a Haar feature has 1 to 3)");
+        f.rects.push_back(read_haar_rect(src, rect, where + ", rectangle " + std::to_string(f.rects.size())));
+    }
+    if (f.rects.empty())
+        fail(src, rects, where + ": no rectangles");
+    if (const xmlNode* tilted = xml::optional_child(src, node, "tilted"))
+        f.tilted = xml::parse_integer(src, tilted, "tilted", trimmed_text(src, tilted), INT32_MIN, INT32_MAX) != 0;
+    const std::string problem = haar_feature_problem(f, width, height);
+    if (!problem.empty())
+        fail(src, node, where + ": " + problem);
+    return f;
+}
+
+std::vector<HaarFeature> read_haar_features(const std::string& src, const xmlNode* features, int width, int height)
+{
+    std::vector<HaarFeature> result;
+    for (const xmlNode* item : xml::child_elements(src, features)) {
+        if (xml::name_of(item) != "_")
+            fail(src, item, "unknown element in <features> (expected <_>)");
+        result.push_back(read_haar_feature(src, item, "feature " + std::to_string(result.size()), width, height));
+    }
+    if (result.empty())
+        fail(src, features, "no features");
+    return result;
+}
+
+/* A child as OpenCV writes it: > 0 a node of the same tree, <= 0 the leaf
+ * of index -value. */
+HaarNode::Child child_of(long long value)
+{
+    return value > 0 ? HaarNode::Child{false, static_cast<int>(value)} : HaarNode::Child{true, static_cast<int>(-value)};
+}
+
+void check_tree(const std::string& src, const xmlNode* node, const std::string& where, const HaarTree& tree,
+                int width, int height)
+{
+    const std::string problem = haar_tree_problem(tree, width, height);
+    if (!problem.empty())
+        fail(src, node, where + ": " + problem);
+}
+
+/* A traincascade Haar tree: groups of "left right featureIndex threshold"
+ * and one leaf more than nodes. */
+HaarTree read_haar_tree(const std::string& src, const xmlNode* tree, const std::string& where,
+                        const std::vector<HaarFeature>& features, int width, int height)
+{
+    static const char* const kTree[] = {"internalNodes", "leafValues", nullptr};
+    check_children(src, tree, kTree, where);
+    const xmlNode* nodes = xml::required_child(src, tree, "internalNodes");
+    const std::string nodes_text = xml::element_text(src, nodes);
+    const auto tokens = xml::split_tokens(nodes_text);
+    if (tokens.empty() || tokens.size() % 4 != 0)
+        fail(src, nodes, where + ": expected groups of 4 values (left right featureIndex threshold), found " +
+                             std::to_string(tokens.size()) + " values");
+    if (tokens.size() / 4 > ModelLimits::kMaxTreeNodes)
+        fail(src, nodes, where + ": " + std::to_string(tokens.size() / 4) + " nodes (the limit is " +
+                             std::to_string(ModelLimits::kMaxTreeNodes) + ")");
+    constexpr long long kMaxChild = ModelLimits::kMaxTreeNodes + 1;
+    HaarTree result;
+    for (size_t i = 0; i < tokens.size(); i += 4) {
+        const std::string node_where = where + ", node " + std::to_string(i / 4);
+        HaarNode node;
+        node.left = child_of(xml::parse_integer(src, nodes, node_where + ": left", tokens[i], -kMaxChild, kMaxChild));
+        node.right =
+            child_of(xml::parse_integer(src, nodes, node_where + ": right", tokens[i + 1], -kMaxChild, kMaxChild));
+        const long long feature_index = xml::parse_integer(src, nodes, node_where + ": featureIndex", tokens[i + 2],
+                                                           INT32_MIN, INT32_MAX);
+        if (feature_index < 0 || feature_index >= static_cast<long long>(features.size()))
+            fail(src, nodes, node_where + ": featureIndex " + std::to_string(feature_index) +
+                                 " is out of range (the cascade has " + std::to_string(features.size()) +
+                                 " features)");
+        node.feature = features[static_cast<size_t>(feature_index)];
+        node.threshold = xml::parse_float(src, nodes, node_where + ": threshold", tokens[i + 3]);
+        result.nodes.push_back(std::move(node));
+    }
+    const xmlNode* leaves = xml::required_child(src, tree, "leafValues");
+    result.leaves = xml::parse_float_list(src, leaves, where + ": leafValues", xml::element_text(src, leaves),
+                                          result.nodes.size() + 1);
+    check_tree(src, nodes, where, result, width, height);
+    return result;
+}
+
+/* OpenCV runs a cascade whose trees all have one node as stumps: leaf 0
+ * when the value is below the threshold, leaf 1 otherwise, whatever the
+ * node's left and right say. */
+void apply_stump_rule(std::vector<WeakClassifier>& weak)
+{
+    for (const WeakClassifier& w : weak)
+        if (std::get<HaarTree>(w.feature).nodes.size() != 1)
+            return;
+    for (WeakClassifier& w : weak) {
+        HaarNode& node = std::get<HaarTree>(w.feature).nodes[0];
+        node.left = {true, 0};
+        node.right = {true, 1};
+    }
+}
+
+/* The format before opencv_traincascade (type_id opencv-haar-classifier):
+ * <size>, then stages of trees whose nodes carry their feature, threshold
+ * and left/right values or node indexes. OpenCV 4 reads it by converting to
+ * the newer form: leaves are numbered in the order the values appear, and
+ * the stage tree links (<parent>, <next>) are ignored. */
+Classifier parse_old_haar(const std::string& src, const xmlNode* cascade)
+{
+    static const char* const kCascade[] = {"size", "stages", nullptr};
+    check_children(src, cascade, kCascade, "the cascade");
+    Classifier classifier;
+    classifier.label = label_from_source(src);
+    const xmlNode* size = xml::required_child(src, cascade, "size");
+    const auto side = xml::parse_integer_list(src, size, "size", xml::element_text(src, size), 2, 1,
+                                              ModelLimits::kMaxWindowSide);
+    classifier.window_width = static_cast<int>(side[0]);
+    classifier.window_height = static_cast<int>(side[1]);
+    const int width = classifier.window_width, height = classifier.window_height;
+
+    const xmlNode* stages = xml::required_child(src, cascade, "stages");
+    size_t stage_index = 0;
+    for (const xmlNode* stage : xml::child_elements(src, stages)) {
+        const std::string where = "stage " + std::to_string(stage_index);
+        if (xml::name_of(stage) != "_")
+            fail(src, stage, "unknown element in <stages> (expected <_>)");
+        static const char* const kStage[] = {"trees", "stage_threshold", "parent", "next", nullptr};
+        check_children(src, stage, kStage, where);
+        const xmlNode* threshold_node = xml::required_child(src, stage, "stage_threshold");
+        const float threshold =
+            xml::parse_float(src, threshold_node, where + ": stage_threshold", trimmed_text(src, threshold_node));
+        size_t tree_index = 0;
+        for (const xmlNode* tree : xml::child_elements(src, xml::required_child(src, stage, "trees"))) {
+            const std::string tree_where = where + ", tree " + std::to_string(tree_index);
+            if (xml::name_of(tree) != "_")
+                fail(src, tree, "unknown element in <trees> (expected <_>)");
+            if (classifier.weak.size() == ModelLimits::kMaxWeakClassifiers)
+                fail(src, tree, tree_where + ": too many trees (the limit is " +
+                                    std::to_string(ModelLimits::kMaxWeakClassifiers) + " weak classifiers)");
+            HaarTree result;
+            for (const xmlNode* node : xml::child_elements(src, tree)) {
+                const std::string node_where = tree_where + ", node " + std::to_string(result.nodes.size());
+                if (xml::name_of(node) != "_")
+                    fail(src, node, "unknown element in a tree (expected <_>)");
+                if (result.nodes.size() == ModelLimits::kMaxTreeNodes)
+                    fail(src, node, node_where + ": too many nodes (the limit is " +
+                                        std::to_string(ModelLimits::kMaxTreeNodes) + ")");
+                static const char* const kNode[] = {"feature",   "threshold",  "left_val", "left_node",
+                                                    "right_val", "right_node", nullptr};
+                check_children(src, node, kNode, node_where);
+                HaarNode n;
+                n.feature = read_haar_feature(src, xml::required_child(src, node, "feature"), node_where, width,
+                                              height);
+                /* The converter drops a third rectangle of (nearly) no weight. */
+                if (n.feature.rects.size() == 3 &&
+                    std::fabs(n.feature.rects[2].weight) < std::numeric_limits<float>::epsilon())
+                    n.feature.rects.pop_back();
+                const xmlNode* t = xml::required_child(src, node, "threshold");
+                n.threshold = xml::parse_float(src, t, node_where + ": threshold", trimmed_text(src, t));
+                const auto child = [&](const char* value_name, const char* node_name) {
+                    const xmlNode* value = xml::optional_child(src, node, value_name);
+                    if (value) {
+                        result.leaves.push_back(
+                            xml::parse_float(src, value, node_where + ": " + value_name, trimmed_text(src, value)));
+                        return HaarNode::Child{true, static_cast<int>(result.leaves.size() - 1)};
+                    }
+                    const xmlNode* index = xml::optional_child(src, node, node_name);
+                    if (!index)
+                        fail(src, node, node_where + ": missing <" + value_name + "> or <" + node_name + ">");
+                    return HaarNode::Child{false, integer_element(src, node, node_name, 1,
+                                                                  static_cast<long long>(ModelLimits::kMaxTreeNodes))};
+                };
+                n.left = child("left_val", "left_node");
+                n.right = child("right_val", "right_node");
+                result.nodes.push_back(std::move(n));
+            }
+            if (result.nodes.empty())
+                fail(src, tree, tree_where + ": the tree has no nodes");
+            check_tree(src, tree, tree_where, result, width, height);
+            WeakClassifier weak;
+            weak.feature = std::move(result);
+            classifier.weak.push_back(std::move(weak));
+            ++tree_index;
+        }
+        if (tree_index == 0)
+            fail(src, stage, where + ": the stage has no trees");
+        end_stage(classifier, threshold);
+        ++stage_index;
+    }
+    if (stage_index == 0)
+        fail(src, stages, "no stages");
+    apply_stump_rule(classifier.weak);
+    return classifier;
+}
+
 }  // namespace
 
-/* Debian's OpenCV LBP cascades (package opencv-data) by file stem, with the
- * labels their converted copies get (the table in classifiers/meson.build,
- * the embedded default among them): a cascade detects the same label read
- * from OpenCV's file as converted or embedded. */
+/* Debian's OpenCV cascades (package opencv-data) by file stem, with the
+ * labels they detect; the LBP ones as their converted copies are labelled
+ * (the table in classifiers/meson.build, the embedded default among them),
+ * so that a cascade detects the same label read from OpenCV's file as
+ * converted or embedded. */
 constexpr std::pair<const char*, const char*> kDebianCascadeLabels[] = {
-    {"lbpcascade_frontalface", "face"},         {"lbpcascade_frontalface_improved", "face"},
-    {"lbpcascade_profileface", "profile-face"}, {"lbpcascade_silverware", "silverware"},
+    {"lbpcascade_frontalface", "face"},
+    {"lbpcascade_frontalface_improved", "face"},
+    {"lbpcascade_profileface", "profile-face"},
+    {"lbpcascade_silverware", "silverware"},
     {"lbpcascade_frontalcatface", "cat-face"},
+    {"haarcascade_eye", "eye"},
+    {"haarcascade_eye_tree_eyeglasses", "eye"},
+    {"haarcascade_frontalcatface", "cat-face"},
+    {"haarcascade_frontalcatface_extended", "cat-face"},
+    {"haarcascade_frontalface_alt", "face"},
+    {"haarcascade_frontalface_alt2", "face"},
+    {"haarcascade_frontalface_alt_tree", "face"},
+    {"haarcascade_frontalface_default", "face"},
+    {"haarcascade_fullbody", "full-body"},
+    {"haarcascade_lefteye_2splits", "left-eye"},
+    {"haarcascade_licence_plate_rus_16stages", "licence-plate"},
+    {"haarcascade_lowerbody", "lower-body"},
+    {"haarcascade_profileface", "profile-face"},
+    {"haarcascade_righteye_2splits", "right-eye"},
+    {"haarcascade_russian_plate_number", "licence-plate"},
+    {"haarcascade_smile", "smile"},
+    {"haarcascade_upperbody", "upper-body"},
+    {"haarcascade_mcs_nose", "nose"},
+    {"haarcascade_mcs_mouth", "mouth"},
 };
 
 std::string label_from_source(const std::string& source)
@@ -158,9 +419,9 @@ std::string label_from_source(const std::string& source)
     for (const auto& [stem, known] : kDebianCascadeLabels)
         if (label == stem)
             return known;
-    const std::string prefix = "lbpcascade_";
-    if (label.compare(0, prefix.size(), prefix) == 0)
-        label.erase(0, prefix.size());
+    for (const std::string prefix : {"lbpcascade_", "haarcascade_"})
+        if (label.compare(0, prefix.size(), prefix) == 0)
+            label.erase(0, prefix.size());
     return label_problem(label).empty() ? label : "object";
 }
 
@@ -176,19 +437,19 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
     const xmlNode* cascade = top[0];
     const std::string name = xml::name_of(cascade);
     const auto type_id = xml::optional_attribute(cascade, "type_id");
-    if ((type_id && *type_id == "opencv-haar-classifier") || name.compare(0, 11, "haarcascade") == 0) {
-        fail(src, cascade,
-             "old-format Haar cascades are not supported (only LBP cascades in the opencv_traincascade format)",
-             ErrorKind::UnsupportedClassifier);
+    if (top.size() > 1)
+        fail(src, top[1], "unexpected element after the cascade (one cascade per file)");
+    if (name != "cascade") {
+        /* OpenCV falls back to the old format for any other element. */
+        if ((type_id && *type_id == "opencv-haar-classifier") || (!type_id && xml::optional_child(src, cascade, "size")))
+            return parse_old_haar(src, cascade);
+        fail(src, cascade, "unknown element (expected <cascade>, or an opencv-haar-classifier cascade, inside "
+                           "<opencv_storage>)");
     }
-    if (name != "cascade")
-        fail(src, cascade, "unknown element (expected <cascade> inside <opencv_storage>)");
     if (type_id && *type_id != "opencv-cascade-classifier")
         fail(src, cascade,
              "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)",
              ErrorKind::UnsupportedClassifier);
-    if (top.size() > 1)
-        fail(src, top[1], "unexpected element after the cascade (one cascade per file)");
 
     const xmlNode* stage_type = xml::required_child(src, cascade, "stageType");
     const std::string stage_type_value = trimmed_text(src, stage_type);
@@ -197,25 +458,35 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
              ErrorKind::UnsupportedClassifier);
     const xmlNode* feature_type = xml::required_child(src, cascade, "featureType");
     const std::string feature_type_value = trimmed_text(src, feature_type);
-    if (feature_type_value != "LBP")
-        fail(src, feature_type, xml::printable(feature_type_value) + " cascades are not supported (only LBP features)",
+    const bool haar = feature_type_value == "HAAR";
+    if (!haar && feature_type_value != "LBP")
+        fail(src, feature_type,
+             xml::printable(feature_type_value) + " cascades are not supported (only LBP and HAAR features)",
              ErrorKind::UnsupportedClassifier);
 
     Classifier classifier;
     classifier.label = label_from_source(src);
     classifier.window_height = integer_element(src, cascade, "height", 1, ModelLimits::kMaxWindowSide);
     classifier.window_width = integer_element(src, cascade, "width", 1, ModelLimits::kMaxWindowSide);
+    const int width = classifier.window_width, height = classifier.window_height;
 
     const xmlNode* feature_params = xml::required_child(src, cascade, "featureParams");
     const xmlNode* cat_count = xml::required_child(src, feature_params, "maxCatCount");
     const std::string cat_count_value = trimmed_text(src, cat_count);
-    if (xml::parse_integer(src, cat_count, "value", cat_count_value, INT32_MIN, INT32_MAX) != 256)
+    const long long expected_cats = haar ? 0 : 256;
+    if (xml::parse_integer(src, cat_count, "value", cat_count_value, INT32_MIN, INT32_MAX) != expected_cats)
         fail(src, cat_count,
-             "maxCatCount " + xml::printable(cat_count_value) + " is not supported (LBP cascades have 256)",
+             "maxCatCount " + xml::printable(cat_count_value) + " is not supported (" + feature_type_value +
+                 " cascades have " + std::to_string(expected_cats) + ")",
              ErrorKind::UnsupportedClassifier);
 
-    const std::vector<LbpFeature> features = read_features(
-        src, xml::required_child(src, cascade, "features"), classifier.window_width, classifier.window_height);
+    const xmlNode* features_node = xml::required_child(src, cascade, "features");
+    std::vector<LbpFeature> lbp_features;
+    std::vector<HaarFeature> haar_features;
+    if (haar)
+        haar_features = read_haar_features(src, features_node, width, height);
+    else
+        lbp_features = read_features(src, features_node, width, height);
 
     const xmlNode* stages = xml::required_child(src, cascade, "stages");
     size_t stage_index = 0;
@@ -240,20 +511,24 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
                 fail(src, tree, tree_where + ": too many trees (the limit is " +
                                     std::to_string(ModelLimits::kMaxWeakClassifiers) + " weak classifiers)");
             }
-            classifier.weak.push_back(read_tree(src, tree, tree_where, features));
+            if (haar) {
+                WeakClassifier weak;
+                weak.feature = read_haar_tree(src, tree, tree_where, haar_features, width, height);
+                classifier.weak.push_back(std::move(weak));
+            } else {
+                classifier.weak.push_back(read_lbp_tree(src, tree, tree_where, lbp_features));
+            }
             ++tree_index;
         }
         if (tree_index == 0)
             fail(src, trees, where + ": the stage has no trees");
-        /* Computed in float exactly as OpenCV does. */
-        const float stage_threshold = threshold - kThresholdEps;
-        classifier.weak.back().reject_threshold = stage_threshold;
-        classifier.weak.back().reset_sum_after = true;
-        classifier.final_threshold = stage_threshold;
+        end_stage(classifier, threshold);
         ++stage_index;
     }
     if (stage_index == 0)
         fail(src, stages, "no stages");
+    if (haar)
+        apply_stump_rule(classifier.weak);
     return classifier;
 }
 

@@ -19,6 +19,7 @@ using xml::fail;
 
 struct Reader {
     const std::string& src;
+    bool haar = false;
     int window_width = 0;
     int window_height = 0;
 
@@ -103,6 +104,82 @@ struct Reader {
         weak.feature = feature(feature_node);
     }
 
+    /* "leaf N" or "node N". */
+    HaarNode::Child child(const xmlNode* node, const char* name) const
+    {
+        const std::string value = xml::required_attribute(src, node, name);
+        const auto tokens = xml::split_tokens(value);
+        if (tokens.size() != 2 || (tokens[0] != "leaf" && tokens[0] != "node"))
+            fail(src, node, std::string("attribute ") + name + ": " + xml::quote(value) +
+                                " is not \"leaf N\" or \"node N\"");
+        return {tokens[0] == "leaf",
+                static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name, tokens[1], 0,
+                                                    ModelLimits::kMaxTreeNodes))};
+    }
+
+    HaarNode haar_node(const xmlNode* node, size_t index) const
+    {
+        static const char* const kAttributes[] = {"threshold", "left", "right", "tilted", nullptr};
+        xml::check_attributes(src, node, kAttributes);
+        HaarNode result;
+        result.threshold = xml::parse_float(src, node, "attribute threshold",
+                                            xml::required_attribute(src, node, "threshold"));
+        result.left = child(node, "left");
+        result.right = child(node, "right");
+        if (const auto tilted = xml::optional_attribute(node, "tilted")) {
+            if (*tilted != "0" && *tilted != "1")
+                fail(src, node, "attribute tilted: " + xml::quote(*tilted) + " is not 0 or 1");
+            result.feature.tilted = *tilted == "1";
+        }
+        for (const xmlNode* rect : xml::child_elements(src, node)) {
+            if (xml::name_of(rect) != "rect")
+                fail(src, rect, "unknown element (expected <rect> inside <HaarNode>)");
+            if (result.feature.rects.size() == HaarFeature::kMaxRects)
+                fail(src, rect, "more than 3 rectangles (a Haar feature has 1 to 3)");
+            static const char* const kRect[] = {"x", "y", "width", "height", "weight", nullptr};
+            xml::check_attributes(src, rect, kRect);
+            const auto integer = [&](const char* name, long long min_value) {
+                return static_cast<int>(xml::parse_integer(src, rect, std::string("attribute ") + name,
+                                                           xml::required_attribute(src, rect, name), min_value,
+                                                           ModelLimits::kMaxWindowSide));
+            };
+            HaarRect r;
+            r.x = integer("x", 0);
+            r.y = integer("y", 0);
+            r.width = integer("width", 1);
+            r.height = integer("height", 1);
+            r.weight = xml::parse_float(src, rect, "attribute weight", xml::required_attribute(src, rect, "weight"));
+            result.feature.rects.push_back(r);
+        }
+        const std::string problem = haar_feature_problem(result.feature, window_width, window_height);
+        if (!problem.empty())
+            fail(src, node, "node " + std::to_string(index) + ": " + problem);
+        return result;
+    }
+
+    void haar_tree(const xmlNode* node, WeakClassifier& weak) const
+    {
+        static const char* const kAttributes[] = {"leafValues", nullptr};
+        xml::check_attributes(src, node, kAttributes);
+        HaarTree tree;
+        for (const xmlNode* child_node : xml::child_elements(src, node)) {
+            if (xml::name_of(child_node) != "HaarNode")
+                fail(src, child_node, "unknown element (expected <HaarNode> inside <HaarTreeWeakHypothesis>)");
+            if (tree.nodes.size() == ModelLimits::kMaxTreeNodes)
+                fail(src, child_node, "too many nodes (the limit is " + std::to_string(ModelLimits::kMaxTreeNodes) +
+                                          ")");
+            tree.nodes.push_back(haar_node(child_node, tree.nodes.size()));
+        }
+        if (tree.nodes.empty())
+            fail(src, node, "no <HaarNode> elements (a tree has at least one)");
+        tree.leaves = xml::parse_float_list(src, node, "attribute leafValues",
+                                            xml::required_attribute(src, node, "leafValues"), tree.nodes.size() + 1);
+        const std::string problem = haar_tree_problem(tree, window_width, window_height);
+        if (!problem.empty())
+            fail(src, node, problem);
+        weak.feature = std::move(tree);
+    }
+
     WeakClassifier stage(const xmlNode* node) const
     {
         static const char* const kAttributes[] = {"posT", "negT", "resetSum", nullptr};
@@ -128,20 +205,26 @@ struct Reader {
             weak.reset_sum_after = *reset == "1";
         }
 
+        const char* const expected = haar ? "<HaarTreeWeakHypothesis>"
+                                          : "<HistogramWeakHypothesis> or <DecisionTreeWeakHypothesis>";
         const xmlNode* hypothesis_node = nullptr;
-        for (const xmlNode* child : xml::child_elements(src, node)) {
-            const std::string name = xml::name_of(child);
-            if (name != "HistogramWeakHypothesis" && name != "DecisionTreeWeakHypothesis") {
-                fail(src, child, "unknown element (expected <HistogramWeakHypothesis> or "
-                                 "<DecisionTreeWeakHypothesis> inside <stage>)");
-            }
+        for (const xmlNode* child_node : xml::child_elements(src, node)) {
+            const std::string name = xml::name_of(child_node);
+            const bool known = haar ? name == "HaarTreeWeakHypothesis"
+                                    : name == "HistogramWeakHypothesis" || name == "DecisionTreeWeakHypothesis";
+            if (!known)
+                fail(src, child_node, std::string("unknown element (expected ") + expected + " inside <stage> of a " +
+                                          (haar ? "HAAR" : "LBP") + " classifier)");
             if (hypothesis_node)
-                fail(src, child, "duplicate element (a stage holds exactly one weak hypothesis)");
-            hypothesis_node = child;
+                fail(src, child_node, "duplicate element (a stage holds exactly one weak hypothesis)");
+            hypothesis_node = child_node;
         }
         if (!hypothesis_node)
-            fail(src, node, "missing weak hypothesis (<HistogramWeakHypothesis> or <DecisionTreeWeakHypothesis>)");
-        hypothesis(hypothesis_node, weak);
+            fail(src, node, std::string("missing weak hypothesis (") + expected + ")");
+        if (haar)
+            haar_tree(hypothesis_node, weak);
+        else
+            hypothesis(hypothesis_node, weak);
         return weak;
     }
 };
@@ -157,18 +240,19 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
     xml::check_attributes(src, root, kAttributes);
 
     const std::string type = xml::required_attribute(src, root, "type");
-    if (type != "LBP")
-        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP",
+    if (type != "LBP" && type != "HAAR")
+        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP and HAAR",
              ErrorKind::UnsupportedClassifier);
     if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
         if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
             fail(src, root, "attribute minStdDev: " + xml::printable(*std_dev) +
-                                " is not supported (variance normalisation is not supported; it must be 0)",
+                                " is not supported (it must be 0; HAAR classifiers always normalise windows by "
+                                "their standard deviation, LBP ones never)",
                  ErrorKind::UnsupportedClassifier);
         }
     }
 
-    Reader reader{src};
+    Reader reader{src, type == "HAAR"};
     Classifier classifier;
     reader.window_width = classifier.window_width = reader.window_side(root, "imageSizeX", "sizeX");
     reader.window_height = classifier.window_height = reader.window_side(root, "imageSizeY", "sizeY");

@@ -81,6 +81,10 @@ bool append_stump_records(PackedClassifier& p)
 
 PackedClassifier pack_classifier(const Classifier& classifier)
 {
+    if (classifier.is_haar())
+        throw Error(ErrorKind::UnsupportedClassifier,
+                    "Haar cascades are not supported by the OpenCL engine yet (only LBP cascades are); the CPU "
+                    "reference detector runs them (waldboost-detect without --device)");
     PackedClassifier p;
     const size_t n = classifier.weak.size();
     p.weak_count = n;
@@ -126,13 +130,11 @@ PackedClassifier pack_classifier(const Classifier& classifier)
 
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
-        /* The kernels read LBP features (kernels/lbp.cl). */
-        std::visit(
-            [&](const LbpFeature& f) {
-                p.features[t] = {{f.x, f.y, f.block_width, f.block_height}};
-                p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
-            },
-            w.feature);
+        /* The kernels read LBP features (kernels/lbp.cl); Haar trees were
+         * refused above. */
+        const LbpFeature& f = std::get<LbpFeature>(w.feature);
+        p.features[t] = {{f.x, f.y, f.block_width, f.block_height}};
+        p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
         for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
             p.responses[t * 256 + code] = p.fixed_ceil(w.responses[code]);
         if (w.reject_threshold == kNoRejection) {

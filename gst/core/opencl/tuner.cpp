@@ -97,14 +97,41 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
     u32(static_cast<uint32_t>(classifier.weak.size()));
     for (const WeakClassifier& weak : classifier.weak) {
         u32(static_cast<uint32_t>(weak.feature.index()));
-        std::visit(
-            [&](const LbpFeature& f) {
-                i32(f.x);
-                i32(f.y);
-                i32(f.block_width);
-                i32(f.block_height);
-            },
-            weak.feature);
+        struct Hash {
+            decltype(i32)& int32;
+            decltype(f32)& float32;
+            decltype(u32)& uint32;
+            void operator()(const LbpFeature& f) const
+            {
+                int32(f.x);
+                int32(f.y);
+                int32(f.block_width);
+                int32(f.block_height);
+            }
+            void operator()(const HaarTree& tree) const
+            {
+                uint32(static_cast<uint32_t>(tree.nodes.size()));
+                for (const HaarNode& node : tree.nodes) {
+                    uint32(node.feature.tilted ? 1 : 0);
+                    uint32(static_cast<uint32_t>(node.feature.rects.size()));
+                    for (const HaarRect& r : node.feature.rects) {
+                        int32(r.x);
+                        int32(r.y);
+                        int32(r.width);
+                        int32(r.height);
+                        float32(r.weight);
+                    }
+                    float32(node.threshold);
+                    for (const HaarNode::Child& c : {node.left, node.right}) {
+                        uint32(c.leaf ? 1 : 0);
+                        int32(c.index);
+                    }
+                }
+                for (float leaf : tree.leaves)
+                    float32(leaf);
+            }
+        };
+        std::visit(Hash{i32, f32, u32}, weak.feature);
         u32(static_cast<uint32_t>(weak.responses.size()));
         for (float r : weak.responses)
             f32(r);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -31,19 +32,101 @@ int lbp_code(const IntegralImage& integral, int wx, int wy, const LbpFeature& f)
     return code;
 }
 
-WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
+LevelIntegrals level_integrals(const Classifier& classifier, const GrayView& scaled)
+{
+    LevelIntegrals integrals;
+    integrals.sum = integral_image(scaled);
+    if (classifier.is_haar()) {
+        integrals.squares = squared_integral_image(scaled);
+        if (classifier.has_tilted_features())
+            integrals.tilted = tilted_integral_image(scaled);
+    }
+    return integrals;
+}
+
+float haar_norm_factor(const LevelIntegrals& integrals, int window_width, int window_height, int wx, int wy)
+{
+    const int w = window_width - 2, h = window_height - 2;
+    /* Differences of wrapped sums, read back as OpenCV's int and unsigned. */
+    const int32_t sum = static_cast<int32_t>(integrals.sum.block_sum(wx + 1, wy + 1, w, h));
+    const uint32_t squares = integrals.squares.block_sum(wx + 1, wy + 1, w, h);
+    const double area = static_cast<double>(w) * h;
+    double nf = area * squares - static_cast<double>(sum) * sum;
+    if (!(nf > 0.0))
+        return 0.0f;
+    nf = std::sqrt(nf);
+    const float factor = static_cast<float>(1.0 / nf);
+    return area * factor < 1e-1 ? factor : 0.0f;
+}
+
+float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integrals, int wx, int wy)
+{
+    const auto rect_sum = [&](size_t i) -> int32_t {
+        if (i >= feature.rects.size())
+            return 0;
+        const HaarRect& r = feature.rects[i];
+        const int x = wx + r.x, y = wy + r.y;
+        if (!feature.tilted)
+            return static_cast<int32_t>(integrals.sum.block_sum(x, y, r.width, r.height));
+        /* The corners (x, y), (x - h, y + h), (x + w, y + w) and
+         * (x + w - h, y + w + h) of the 45-degree rectangle. */
+        const IntegralImage& t = integrals.tilted;
+        return static_cast<int32_t>(t.at(x, y) - t.at(x - r.height, y + r.height) - t.at(x + r.width, y + r.width) +
+                                    t.at(x + r.width - r.height, y + r.width + r.height));
+    };
+    const auto weight = [&](size_t i) { return i < feature.rects.size() ? feature.rects[i].weight : 0.0f; };
+    /* OpenCV: w0 * s0 + w1 * s1, then + w2 * s2 when w2 is not 0, each
+     * sum converted to float. */
+    float value = weight(0) * static_cast<float>(rect_sum(0)) + weight(1) * static_cast<float>(rect_sum(1));
+    if (weight(2) != 0.0f)
+        value += weight(2) * static_cast<float>(rect_sum(2));
+    return value;
+}
+
+namespace {
+
+/* The leaf a Haar tree reaches for the window. */
+float tree_response(const HaarTree& tree, const LevelIntegrals& integrals, int wx, int wy, float norm_factor)
+{
+    const HaarNode* node = &tree.nodes[0];
+    for (;;) {
+        const float value = haar_feature_sum(node->feature, integrals, wx, wy) * norm_factor;
+        const HaarNode::Child& next = value < node->threshold ? node->left : node->right;
+        if (next.leaf)
+            return tree.leaves[static_cast<size_t>(next.index)];
+        node = &tree.nodes[static_cast<size_t>(next.index)];
+    }
+}
+
+}  // namespace
+
+WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
                              float final_threshold)
 {
     WindowResult result;
+    float norm_factor = 0.0f;
+    if (classifier.is_haar()) {
+        norm_factor = haar_norm_factor(integrals, classifier.window_width, classifier.window_height, wx, wy);
+        if (norm_factor == 0.0f) {
+            result.flat = true;
+            return result;
+        }
+    }
+    struct Response {
+        const WeakClassifier& weak;
+        const LevelIntegrals& integrals;
+        int wx, wy;
+        float norm_factor;
+        float operator()(const LbpFeature& f) const { return weak.responses[lbp_code(integrals.sum, wx, wy, f)]; }
+        float operator()(const HaarTree& tree) const { return tree_response(tree, integrals, wx, wy, norm_factor); }
+    };
     /* double, as OpenCV sums the float responses. */
     double sum = 0.0;
     double last_sum = 0.0;
     bool first_test = true;
     for (size_t t = 0; t < classifier.weak.size(); ++t) {
         const WeakClassifier& weak = classifier.weak[t];
-        const int code =
-            std::visit([&](const LbpFeature& f) { return lbp_code(integral, wx, wy, f); }, weak.feature);
-        sum += weak.responses[code];
+        sum += std::visit(Response{weak, integrals, wx, wy, norm_factor}, weak.feature);
         ++result.weak_evaluated;
         last_sum = sum;
         if (weak.reject_threshold != kNoRejection) {
@@ -64,6 +147,16 @@ WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& 
     return result;
 }
 
+WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
+                             float final_threshold)
+{
+    if (classifier.is_haar())
+        throw std::logic_error("evaluate_window: a Haar classifier needs level_integrals()");
+    LevelIntegrals integrals;
+    integrals.sum = integral;
+    return evaluate_window(classifier, integrals, wx, wy, final_threshold);
+}
+
 std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView& scaled, const ScaleLevel& level,
                                     int level_index, const DetectParams& params, DetectStats* stats)
 {
@@ -73,11 +166,11 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
     if (positions_x <= 0 || positions_y <= 0)
         return windows;
 
-    const IntegralImage integral = integral_image(scaled);
+    const LevelIntegrals integrals = level_integrals(classifier, scaled);
     const float final_threshold = params.final_threshold.value_or(classifier.final_threshold);
     for (int y = 0; y < positions_y; y += level.step) {
         for (int x = 0; x < positions_x; x += level.step) {
-            const WindowResult r = evaluate_window(classifier, integral, x, y, final_threshold);
+            const WindowResult r = evaluate_window(classifier, integrals, x, y, final_threshold);
             if (stats) {
                 ++stats->windows;
                 stats->weak_evaluated += static_cast<uint64_t>(r.weak_evaluated);

@@ -24,6 +24,10 @@ namespace waldboost {
 /* The outcome of running the classifier on one window. */
 struct WindowResult {
     bool accepted = false;
+    /* Haar only: skipped before the first stage because the standard
+     * deviation of its inner area is 10 or less (OpenCV's rule); such a
+     * window does not make the scan skip the next position. */
+    bool flat = false;
     /* Index of the weak classifier that rejected the window, or the number of
      * weak classifiers when it survived them all. */
     size_t rejected_at = 0;
@@ -40,6 +44,29 @@ struct WindowResult {
  * that block's sum is >= the centre block's sum. */
 int lbp_code(const IntegralImage& integral, int wx, int wy, const LbpFeature& feature);
 
+/* The integral images one scaled image's windows are evaluated on: the
+ * sums, and for Haar classifiers the squared sums and, when a feature is
+ * tilted, the tilted sums (both empty otherwise). */
+struct LevelIntegrals {
+    IntegralImage sum;
+    IntegralImage squares;
+    IntegralImage tilted;
+};
+LevelIntegrals level_integrals(const Classifier& classifier, const GrayView& scaled);
+
+/* 1 / (area * standard deviation) of the window's inner area (the window
+ * less a one-pixel border) as OpenCV's Haar detector computes it in float,
+ * or 0 when OpenCV skips the window (a standard deviation of 10 or less). */
+float haar_norm_factor(const LevelIntegrals& integrals, int window_width, int window_height, int wx, int wy);
+
+/* A Haar feature's weighted rectangle sums, in OpenCV's float operations
+ * and order, before normalisation. */
+float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integrals, int wx, int wy);
+
+WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
+                             float final_threshold);
+
+/* LBP classifiers need only the sums; throws std::logic_error for Haar. */
 WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
                              float final_threshold);
 
