@@ -1977,8 +1977,8 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_CLASSIFIER,
         g_param_spec_string("classifier", "Classifier",
-                            "WaldBoost XML or OpenCV LBP cascade XML file; empty = the embedded frontal-face "
-                            "classifier",
+                            "WaldBoost XML or OpenCV LBP cascade XML file (Haar cascades load but the OpenCL engine "
+                            "does not run them yet); empty = the embedded frontal-face classifier",
                             "", rw));
     g_object_class_install_property(
         gobject_class, PROP_LABEL,

@@ -83,6 +83,64 @@ std::string some_label(FuzzedDataProvider& in)
     }
 }
 
+/* A rectangle that fits a w x h window (upright or tilted) as often as
+ * not, else anything. */
+waldboost::HaarRect some_rect(FuzzedDataProvider& in, int w, int h, bool tilted)
+{
+    waldboost::HaarRect r;
+    if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+        r = {in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
+             some_float(in)};
+        return r;
+    }
+    r.weight = some_float(in);
+    if (!tilted) {
+        r.width = in.ConsumeIntegralInRange<int>(1, w);
+        r.height = in.ConsumeIntegralInRange<int>(1, h);
+        r.x = in.ConsumeIntegralInRange<int>(0, w - r.width);
+        r.y = in.ConsumeIntegralInRange<int>(0, h - r.height);
+        return r;
+    }
+    /* Tilted: reaches x - height to x + width, y to y + width + height. */
+    r.width = in.ConsumeIntegralInRange<int>(1, std::max(1, std::min(w - 1, h - 1)));
+    r.height = in.ConsumeIntegralInRange<int>(1, std::max(1, std::min(w - r.width, h - r.width)));
+    r.x = in.ConsumeIntegralInRange<int>(r.height, std::max(r.height, w - r.width));
+    r.y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - r.width - r.height));
+    return r;
+}
+
+/* A Haar tree of 1 to 4 nodes: a proper tree (each node's left child the
+ * next node or a leaf) nearly always, else children chosen at random. */
+waldboost::HaarTree some_tree(FuzzedDataProvider& in, int w, int h)
+{
+    waldboost::HaarTree tree;
+    const int nodes = in.ConsumeIntegralInRange<int>(1, 4);
+    const bool random_links = in.ConsumeIntegralInRange<int>(0, 15) == 0;
+    int next_leaf = 0;
+    for (int n = 0; n < nodes; ++n) {
+        waldboost::HaarNode node;
+        node.feature.tilted = in.ConsumeBool();
+        const int rects = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegralInRange<int>(0, 4)
+                                                                      : in.ConsumeIntegralInRange<int>(1, 3);
+        for (int r = 0; r < rects; ++r)
+            node.feature.rects.push_back(some_rect(in, w, h, node.feature.tilted));
+        node.threshold = some_float(in);
+        if (random_links) {
+            node.left = {in.ConsumeBool(), in.ConsumeIntegralInRange<int>(-1, 5)};
+            node.right = {in.ConsumeBool(), in.ConsumeIntegralInRange<int>(-1, 5)};
+        } else {
+            node.left = n + 1 < nodes ? waldboost::HaarNode::Child{false, n + 1}
+                                      : waldboost::HaarNode::Child{true, next_leaf++};
+            node.right = {true, next_leaf++};
+        }
+        tree.nodes.push_back(node);
+    }
+    const int leaves = random_links ? in.ConsumeIntegralInRange<int>(0, 6) : nodes + 1;
+    for (int l = 0; l < leaves; ++l)
+        tree.leaves.push_back(some_float(in));
+    return tree;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
@@ -108,9 +166,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const int count = in.ConsumeIntegralInRange<int>(0, 12);
     const int w = std::max(model.window_width, 1);
     const int h = std::max(model.window_height, 1);
+    /* Haar models half of the time (and now and then one mixed model). */
+    const bool haar = in.ConsumeBool();
+    const bool mixed = in.ConsumeIntegralInRange<int>(0, 31) == 0;
     for (int i = 0; i < count; ++i) {
         WeakClassifier weak;
-        if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
+        if (haar != (mixed && i == count - 1)) {
+            weak.feature = some_tree(in, w, h);
+        } else if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
             /* Anything, mostly refused by validate(). */
             weak.feature = waldboost::LbpFeature{in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
                             in.ConsumeIntegral<int>()};
@@ -121,11 +184,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             lbp(weak).x = in.ConsumeIntegralInRange<int>(0, std::max(0, w - 3 * lbp(weak).block_width));
             lbp(weak).y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - 3 * lbp(weak).block_height));
         }
-        /* A short pattern of values repeated over the 256 codes. */
+        /* A short pattern of values repeated over the 256 codes (LBP). */
         std::vector<float> pattern(static_cast<size_t>(in.ConsumeIntegralInRange<int>(1, 8)));
         for (float& v : pattern)
             v = some_float(in);
-        for (size_t c = 0; c < weak.responses.size(); ++c)
+        for (size_t c = 0; c < weak.responses.size() && !std::holds_alternative<waldboost::HaarTree>(weak.feature); ++c)
             weak.responses[c] = pattern[c % pattern.size()];
         switch (in.ConsumeIntegralInRange<int>(0, 3)) {
         case 0:

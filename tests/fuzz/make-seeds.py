@@ -103,8 +103,9 @@ def to_waldboost(root, label, decision_trees, trees_kept):
 
 def cut_haar(root, trees_kept, features_kept):
     """New-format Haar (<cascade>) or old format (<haarcascade_...>): the
-    first stage's first trees and a few features; enough to reach the
-    'not supported' paths."""
+    first stage's first trees and the first features (enough for the trees
+    kept in Debian's files): stumps, trees, tilted features and the old
+    format, all loadable."""
     top = list(root)[0]
     stages = top.find("stages")
     for stage in list(stages)[1:]:
@@ -119,6 +120,36 @@ def cut_haar(root, trees_kept, features_kept):
         for item in list(features)[features_kept:]:
             features.remove(item)
     return root
+
+
+HAAR_WALDBOOST = """<?xml version="1.0" encoding="UTF-8"?>
+<WaldBoostClassifier classifierName="face" minStdDev="0" imageSizeX="24" imageSizeY="24" type="HAAR" finalThreshold="-1.5">
+  <stage posT="1e+50" negT="-1e+50">
+    <HaarTreeWeakHypothesis leafValues="2.087538 -2.21721005">
+      <HaarNode threshold="-0.0315119997" left="leaf 0" right="leaf 1" tilted="1">
+        <rect x="8" y="2" width="6" height="4" weight="-1"/>
+        <rect x="9" y="3" width="3" height="2" weight="3"/>
+      </HaarNode>
+    </HaarTreeWeakHypothesis>
+  </stage>
+  <stage posT="1e+50" negT="-1.5" resetSum="1">
+    <HaarTreeWeakHypothesis leafValues="0.25 -0.5 0.75 -1">
+      <HaarNode threshold="0.01" left="node 2" right="node 1">
+        <rect x="0" y="0" width="24" height="12" weight="-1"/>
+        <rect x="0" y="6" width="24" height="6" weight="2"/>
+      </HaarNode>
+      <HaarNode threshold="-0.02" left="leaf 0" right="leaf 1">
+        <rect x="2" y="2" width="6" height="6" weight="1"/>
+      </HaarNode>
+      <HaarNode threshold="0.5" left="leaf 2" right="leaf 3">
+        <rect x="3" y="3" width="9" height="9" weight="-1"/>
+        <rect x="6" y="6" width="3" height="3" weight="9"/>
+        <rect x="3" y="12" width="9" height="9" weight="0.5"/>
+      </HaarNode>
+    </HaarTreeWeakHypothesis>
+  </stage>
+</WaldBoostClassifier>
+"""
 
 
 def write(path, data):
@@ -164,14 +195,17 @@ def main():
         write(os.path.join(opencv_out, "%s-truncated.xml" % stem), raw[:1500])
         count += 1
     for name in ("haarcascade_frontalface_default.xml", "haarcascade_licence_plate_rus_16stages.xml",
-                 "haarcascade_eye_tree_eyeglasses.xml"):
+                 "haarcascade_eye_tree_eyeglasses.xml", "haarcascade_fullbody.xml"):
         path = os.path.join(haar_dir, name)
         if not os.path.exists(path):
             continue
         with open(path, "rb") as f:
-            root = cut_haar(ET.fromstring(f.read()), 2, 4)
+            root = cut_haar(ET.fromstring(f.read()), 2, 6)
         write(os.path.join(opencv_out, name[:-4] + "-cut.xml"), serialise(root))
         count += 1
+    # The HAAR form of WaldBoost XML: a tilted stump and a 3-node tree.
+    write(os.path.join(waldboost_out, "haar-trees.xml"), HAAR_WALDBOOST)
+    count += 1
     if count == 0:
         sys.exit("make-seeds: no cascades found in %s" % cascade_dir)
     print("make-seeds: %d seeds from %s and %s" % (count, cascade_dir, haar_dir))
