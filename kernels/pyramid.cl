@@ -51,9 +51,9 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
 
 /* Row prefix sums: one work-item per row, a plain loop. A work-group scan
  * costs log2(group) barriers per chunk, which a CPU driver runs as separate
- * loops. */
+ * loops. With `squared`, of the squared pixels (Haar classifiers). */
 __kernel void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
-                            __global uint* integral, int integral_pitch, int height)
+                            __global uint* integral, int integral_pitch, int height, int squared)
 {
     const int row = get_global_id(0);
     if (row >= height)
@@ -61,6 +61,13 @@ __kernel void integral_rows(__global const uchar* canvas, int width, int canvas_
     __global const uchar* in = canvas + row * canvas_pitch;
     __global uint* out = integral + (row + 1) * integral_pitch + 1;
     uint sum = 0;
+    if (squared) {
+        for (int x = 0; x < width; ++x) {
+            sum += (uint)in[x] * in[x];
+            out[x] = sum;
+        }
+        return;
+    }
     for (int x = 0; x < width; ++x) {
         sum += in[x];
         out[x] = sum;
@@ -225,7 +232,7 @@ static int total_slot(int row, int item)
 __kernel __attribute__((reqd_work_group_size(INTEGRAL_GROUP, 1, 1)))
 void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, int height,
                     __global const uint* band_offsets, __global const int* row_widths, __global integral_t* integral,
-                    int integral_origin, int integral_pitch)
+                    int integral_origin, int integral_pitch, int squared)
 {
     __local uint totals[INTEGRAL_BAND * INTEGRAL_ROW_STRIDE];
     __local uint segment_sums[INTEGRAL_BAND * INTEGRAL_SEGMENTS];
@@ -253,8 +260,10 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
         for (int r = 0; r < INTEGRAL_BAND; ++r) {
             const int y = y0 + r;
             /* Columns past the width are zero in the canvas. */
-            const uint4 pixels = y < height && x0 < width ? convert_uint4(vload4(0, canvas + y * canvas_pitch + x0))
-                                                          : (uint4)(0u);
+            uint4 pixels = y < height && x0 < width ? convert_uint4(vload4(0, canvas + y * canvas_pitch + x0))
+                                                    : (uint4)(0u);
+            if (squared) /* the squared integral of Haar classifiers (haar.cl) */
+                pixels *= pixels;
             const uint p[4] = {pixels.x, pixels.y, pixels.z, pixels.w};
             uint run = 0;
             for (int c = 0; c < INTEGRAL_COLUMNS; ++c) {

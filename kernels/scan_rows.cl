@@ -114,6 +114,81 @@ static long16 responses_of(const Cascade* c, int t, int16 codes)
 }
 #endif
 
+#ifdef HAAR
+/* Haar features of 16 windows `step` apart, in haar.cl's operations on
+ * vectors: the corners are gathered as lbp_codes gathers them. */
+static int16 haar_upright_lanes(__global const uint* ii, int pitch, int p, int step, int width, int height)
+{
+    const int below = height * pitch;
+    return as_int16(load_lanes(ii + p, step) - load_lanes(ii + p + width, step) - load_lanes(ii + p + below, step) +
+                    load_lanes(ii + p + below + width, step));
+}
+
+static int16 haar_rect_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n, int i)
+{
+    const int4 r = vload4(i, n->rects);
+    const int p = origin + r.y * c->pitch + r.x;
+#ifdef HAAR_TILTED
+    if (!n->tilted)
+#endif
+        return haar_upright_lanes(c->integral, c->pitch, p, step, r.z, r.w);
+    __global const uint* t = c->tilted;
+    const int pitch = c->pitch;
+    return as_int16(load_lanes(t + p, step) - load_lanes(t + p - r.w + r.w * pitch, step) -
+                    load_lanes(t + p + r.z + r.z * pitch, step) +
+                    load_lanes(t + p + r.z - r.w + (r.z + r.w) * pitch, step));
+}
+
+static float16 haar_feature_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n)
+{
+    const float16 first = (float16)n->weights[0] * convert_float16(haar_rect_lanes(c, origin, step, n, 0));
+    const float16 second = (float16)n->weights[1] * convert_float16(haar_rect_lanes(c, origin, step, n, 1));
+    float16 value = first + second;
+    if (n->weights[2] != 0.0f) {
+        const float16 third = (float16)n->weights[2] * convert_float16(haar_rect_lanes(c, origin, step, n, 2));
+        value += third;
+    }
+    return value;
+}
+
+/* haar_norm_of() for 16 windows. */
+static float16 haar_norm_lanes(const Cascade* c, int origin, int step)
+{
+    const int p = origin + c->pitch + 1;
+    const double16 sum =
+        convert_double16(haar_upright_lanes(c->integral, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT));
+    const double16 squares = convert_double16(
+        as_uint16(haar_upright_lanes(c->squares, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT)));
+    const double16 area = (double16)(HAAR_INNER_WIDTH * HAAR_INNER_HEIGHT);
+    const double16 nf = area * squares - sum * sum;
+    const float16 factor = convert_float16(1.0 / sqrt(nf));
+    const long16 kept = (nf > 0.0) & (area * convert_double16(factor) < 0.1);
+    return select((float16)0.0f, factor, convert_int16(kept));
+}
+
+/* The responses of weak classifier t for 16 windows with these norm
+ * factors: stumps on vectors, deeper trees a window at a time. */
+static long16 haar_responses_of(const Cascade* c, int origin, int step, int t, float16 norm)
+{
+#ifdef HAAR_STUMPS
+    __global const HaarNode* n = c->nodes + t;
+    const float16 value = haar_feature_lanes(c, origin, step, n) * norm;
+    const long left = c->responses[-1 - n->left], right = c->responses[-1 - n->right];
+    return select((long16)right, (long16)left, convert_long16(value < (float16)n->threshold));
+#else
+    float lane_norm[LANES];
+    long value[LANES];
+    vstore16(norm, 0, lane_norm);
+    Cascade window = *c;
+    for (int i = 0; i < LANES; ++i) {
+        window.norm = lane_norm[i];
+        value[i] = haar_response(&window, origin + i * step, t);
+    }
+    return vload16(0, value);
+#endif
+}
+#endif
+
 /* The lanes set (-1) in a mask, as bits. */
 static uint lane_bits(int16 mask)
 {
@@ -183,6 +258,12 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
     for (int column = 0; column < level.columns; column += LANES) {
         const int origin = row_origin + column * level.step;
         int16 alive = (int16)column + lane < (int16)level.columns;
+#ifdef HAAR
+        /* Flat windows are rejected before the first stage, without the
+         * skip rule (haar.cl). */
+        const float16 norm = haar_norm_lanes(&c, origin, level.step);
+        alive &= norm != (float16)0.0f;
+#endif
         long16 sum = 0;
         int t = 0;
         for (; t < WEAK_COUNT; ++t) {
@@ -190,7 +271,11 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             if (live == 0 || (t > FIRST_TEST && live < MIN_LANES))
                 break;
             evaluated += live;
+#ifdef HAAR
+            sum += haar_responses_of(&c, origin, level.step, t, norm);
+#else
             sum += responses_of(&c, t, lbp_codes(&c, origin, level.step, features[t]));
+#endif
             const long threshold = thresholds[t];
             if (threshold != NO_THRESHOLD) {
                 const int16 rejected = convert_int16(sum < (long16)threshold) & alive;
@@ -212,6 +297,10 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
         long sum_lane[LANES];
         vstore16(alive, 0, alive_lane);
         vstore16(sum, 0, sum_lane);
+#ifdef HAAR
+        float norm_lane[LANES];
+        vstore16(norm, 0, norm_lane);
+#endif
         for (int i = 0; i < LANES; ++i) {
             if (!alive_lane[i])
                 continue;
@@ -219,7 +308,12 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             uint next = (uint)t;
             long window_sum = sum_lane[i];
             bool window_alive = true;
-#ifdef STUMPS
+#ifdef HAAR
+            Cascade window = c;
+            window.norm = norm_lane[i];
+            advance(&window, origin + i * level.step, WEAK_COUNT, &next, &window_sum, &window_alive, &evaluated,
+                    first_stage_rejected, index);
+#elif defined(STUMPS)
             advance_stumps(&c, origin + i * level.step, &next, &window_sum, &window_alive, &evaluated);
 #else
             advance(&c, origin + i * level.step, WEAK_COUNT, &next, &window_sum, &window_alive, &evaluated,

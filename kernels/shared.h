@@ -5,8 +5,8 @@
  * The structs and constants the host and the kernels share, declared once:
  * compiled as OpenCL C (the engine puts this file first in the program
  * source) and as C++ (gst/core/opencl includes it). Fields are 4- and
- * 8-byte integers only, so both compilers lay them out alike; the C++ side
- * checks the sizes too.
+ * 8-byte integers and 4-byte floats only, so both compilers lay them out
+ * alike; the C++ side checks the sizes too.
  */
 #ifndef WALDBOOST_KERNELS_SHARED_H
 #define WALDBOOST_KERNELS_SHARED_H
@@ -15,11 +15,13 @@
 #define WB_UINT uint
 #define WB_INT int
 #define WB_LONG long
+#define WB_FLOAT float
 #else
 #include <CL/cl_platform.h>
 #define WB_UINT cl_uint
 #define WB_INT cl_int
 #define WB_LONG cl_long
+#define WB_FLOAT cl_float
 namespace waldboost::opencl::shared {
 #endif
 
@@ -63,6 +65,21 @@ typedef struct {
     WB_LONG score;  /* final sum minus the final threshold */
 } Accepted;
 
+/* One node of a Haar tree (kernels/haar.cl): a feature of up to three
+ * weighted rectangles (upright, or 45-degree with `tilted`), its threshold,
+ * and the two sides. A side >= 0 is the node's index in the classifier's
+ * node table, a side < 0 the leaf -1 - side of the response table. An
+ * absent rectangle is all zeros with weight 0. */
+typedef struct {
+    WB_INT rects[12];     /* x, y, width, height of rectangles 0, 1, 2 */
+    WB_FLOAT weights[3];
+    WB_FLOAT threshold;   /* the feature's value (times the window's norm factor) below it: left */
+    WB_INT left;
+    WB_INT right;
+    WB_INT tilted;
+    WB_INT unused;
+} HaarNode;
+
 /* Slots of the frame's counter buffer. */
 #define COUNT_ACCEPTED 0
 #define COUNT_WEAK_EVALUATED 1
@@ -89,10 +106,12 @@ typedef struct {
 #ifndef __OPENCL_VERSION__
 static_assert(sizeof(ResizeLevel) == 32 && sizeof(ScanLevel) == 32, "level tables must match the kernels");
 static_assert(sizeof(Candidate) == 16 && sizeof(Accepted) == 16, "records must match the kernels");
+static_assert(sizeof(HaarNode) == 80, "Haar nodes must match the kernels");
 }  // namespace waldboost::opencl::shared
 #endif
 #undef WB_UINT
 #undef WB_INT
 #undef WB_LONG
+#undef WB_FLOAT
 
 #endif

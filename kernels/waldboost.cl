@@ -26,7 +26,8 @@
  * reference's.
  *
  * Build options (all -D): GROUP_SIZE, STEP4_GROUP_SIZE, STEP1_UNSYNC,
- * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST.
+ * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST; for
+ * Haar classifiers HAAR, HAAR_STUMPS, HAAR_TILTED, WINDOW_WIDTH, WINDOW_HEIGHT.
  */
 
 #define NO_THRESHOLD LONG_MIN
@@ -36,10 +37,16 @@
 typedef struct {
     __global const integral_t* integral;
     int pitch;
-    __global const int4* features;  /* x, y, block width, block height */
-    __global const long* responses; /* WEAK_COUNT x 256 */
+    __global const int4* features;  /* LBP: x, y, block width, block height; Haar: x = the tree's root node */
+    __global const long* responses; /* LBP: WEAK_COUNT x 256; Haar: the leaves */
     __global const long* thresholds;
     __global const uchar* resets;
+    /* Haar only (haar.cl): the squared and tilted integral images, the
+     * trees' nodes, and the norm factor of the window being evaluated. */
+    __global const uint* squares;
+    __global const uint* tilted;
+    __global const HaarNode* nodes;
+    float norm;
 } Cascade;
 
 DEFINE_FIND_LEVEL(find_scan_level, ScanLevel)
@@ -97,8 +104,48 @@ static __global const long* stump(const Cascade* c, int t)
  * H100 at 4K (frontalface): step 1 0.630 -> 0.620 ms, step 2 0.304 -> 0.301,
  * step 4 0.033 -> 0.031. */
 
+#ifdef HAAR
+/* The leaf the window reaches in weak classifier t's tree. */
+static long haar_response(const Cascade* c, int origin, int t)
+{
+#ifdef HAAR_STUMPS
+    /* Every tree is one node, node t (classifier_pack.cpp). Both leaves
+     * are loaded while the feature's sums are: only the choice waits for
+     * them. */
+    __global const HaarNode* n = c->nodes + t;
+    const long left = c->responses[-1 - n->left], right = c->responses[-1 - n->right];
+    const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
+    return value < n->threshold ? left : right;
+#else
+    int node = c->features[t].x;
+    for (;;) {
+        __global const HaarNode* n = c->nodes + node;
+        const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
+        const int next = value < n->threshold ? n->left : n->right;
+        if (next < 0)
+            return c->responses[-1 - next];
+        node = next;
+    }
+#endif
+}
+#endif
+
+/* The window's norm factor for Haar classifiers (haar.cl; 0: a flat
+ * window, rejected before any weak classifier); 1 for LBP. */
+static float window_norm(const Cascade* c, int origin)
+{
+#ifdef HAAR
+    return haar_norm(c->integral, c->squares, c->pitch, origin);
+#else
+    return 1.0f;
+#endif
+}
+
 static long response(const Cascade* c, int origin, int t)
 {
+#ifdef HAAR
+    return haar_response(c, origin, t);
+#else
     const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
 #ifdef STUMPS
     /* The values do not depend on the code: only the word's load waits for
@@ -109,6 +156,7 @@ static long response(const Cascade* c, int origin, int t)
     return (word >> (code & 31)) & 1 ? second : first;
 #else
     return c->responses[t * 256 + code];
+#endif
 #endif
 }
 
@@ -130,7 +178,9 @@ static void advance_by(const Cascade* c, int origin, int stop, uint* t, long* su
         if (segments) {
             while (end + 1 < stop && c->thresholds[end] == NO_THRESHOLD && !c->resets[end])
                 ++end;
+#ifndef HAAR /* a Haar response's branches defeat the unrolling (and LLVM warns) */
 #pragma unroll 4
+#endif
             for (int j = k; j <= end; ++j)
                 s += response(c, origin, j);
         } else {
@@ -165,6 +215,7 @@ typedef struct {
     __local long* sum;
     __local uchar* alive;
     __local uint* evaluated;
+    __local float* norm; /* Haar: carries the norm factor through step 1's repacking */
 } GroupState;
 
 /* Synchronised rounds: the group evaluates one more weak classifier per
@@ -220,7 +271,15 @@ static void synchronised_rounds(const Cascade* c, int origin, uint* t, long* sum
     state.t = state_t;                                                                                       \
     state.sum = state_sum;                                                                                   \
     state.alive = state_alive;                                                                               \
-    state.evaluated = state_evaluated
+    state.evaluated = state_evaluated;                                                                       \
+    NORM_STATE_STORAGE
+#ifdef HAAR
+#define NORM_STATE_STORAGE                                                                                   \
+    __local float state_norm[GROUP_SIZE];                                                                    \
+    state.norm = state_norm
+#else
+#define NORM_STATE_STORAGE state.norm = 0
+#endif
 
 /* Appends a fully evaluated window to the accepted list when it passes, and
  * counts it for its frame: in a batch, the frames whose windows all fit are
@@ -279,7 +338,8 @@ static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __g
 
 #define CASCADE_ARGS                                                                                         \
     __global const integral_t *integral, int pitch, __global const int4 *features, __global const long *responses, \
-        __global const long *thresholds, __global const uchar *resets, long final_threshold
+        __global const long *thresholds, __global const uchar *resets, __global const uint *squares,           \
+        __global const uint *tilted, __global const HaarNode *nodes, long final_threshold
 #define MAKE_CASCADE()                                                                                       \
     Cascade c;                                                                                               \
     c.integral = integral;                                                                                   \
@@ -287,7 +347,11 @@ static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __g
     c.features = features;                                                                                   \
     c.responses = responses;                                                                                 \
     c.thresholds = thresholds;                                                                               \
-    c.resets = resets
+    c.resets = resets;                                                                                       \
+    c.squares = squares;                                                                                     \
+    c.tilted = tilted;                                                                                       \
+    c.nodes = nodes;                                                                                         \
+    c.norm = 1.0f
 
 /* Step 1: every window position of the pyramid, one work-item each. */
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
@@ -311,6 +375,10 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
     while (level + 1 < level_count && levels[level + 1].first <= index)
         ++level;
     const int origin = alive ? level_window_origin(levels[level], pitch, index) : 0;
+#ifdef HAAR
+    c.norm = alive ? window_norm(&c, origin) : 0.0f;
+    alive = alive && c.norm != 0.0f;
+#endif
     uint t = 0, evaluated = 0;
     long sum = 0;
 #if STEP1_PREFIX > 0
@@ -359,6 +427,9 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             repack_index[k] = index;
             repack_sum[k] = sum;
             repack_origin[k] = (uint)origin;
+#ifdef HAAR
+            state.norm[k] = c.norm;
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint packed = shared[0];
@@ -371,6 +442,9 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             packed_index = repack_index[lid];
             packed_origin = (int)repack_origin[lid];
             sum = repack_sum[lid];
+#ifdef HAAR
+            c.norm = state.norm[lid];
+#endif
         }
         advance(&c, packed_origin, STEP1_UNSYNC, &t, &sum, &alive, &evaluated, first_stage_rejected, packed_index);
         if (alive && t == WEAK_COUNT)
@@ -394,7 +468,7 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
 /* Step 2's loop over a candidate list. The launch is a fixed number of
  * groups that loop over the list, whose length only the device knows. Each
  * candidate gets `unsync` more weak classifiers, then synchronised rounds. */
-static void continue_list(const Cascade* c, __global const ScanLevel* levels, int level_count,
+static void continue_list(const Cascade* cascade, __global const ScanLevel* levels, int level_count,
                           __global const Candidate* in, uint in_capacity, int in_counter, __global Candidate* out,
                           uint out_capacity, int out_counter, __global Accepted* accepted, uint accepted_capacity,
                           __global uint* counters, __global uchar* first_stage_rejected, long final_threshold,
@@ -402,6 +476,8 @@ static void continue_list(const Cascade* c, __global const ScanLevel* levels, in
                           __local uint* shared)
 {
     const uint count = min(counters[in_counter], in_capacity);
+    Cascade window = *cascade; /* with the candidate's norm factor */
+    const Cascade* c = &window;
     for (uint base = get_group_id(0) * GROUP_SIZE; base < count; base += get_num_groups(0) * GROUP_SIZE) {
         const uint i = base + get_local_id(0);
         bool alive = i < count;
@@ -412,6 +488,7 @@ static void continue_list(const Cascade* c, __global const ScanLevel* levels, in
         if (alive)
             cand = in[i];
         const int origin = alive ? window_origin(levels, level_count, c->pitch, cand.index) : 0;
+        window.norm = window_norm(c, origin);
         uint t = cand.next, evaluated = 0;
         long sum = cand.sum;
         advance_by(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
@@ -464,6 +541,7 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
     for (uint i = get_group_id(0); i < count; i += get_num_groups(0)) {
         const Candidate cand = in[i];
         const int origin = window_origin(levels, level_count, pitch, cand.index);
+        c.norm = window_norm(&c, origin);
         if (lid == 0) {
             first_reject = WEAK_COUNT;
             evaluated = 0;

@@ -7,15 +7,19 @@
 #
 #   decode only:     SOURCE ! decodebin ! video/x-raw ! fakesink
 #   facedetect:      SOURCE ! decodebin ! videoconvert ! facedetect display=false
-#                      profile=lbpcascade_frontalface.xml scale-factor=1.1
+#                      profile=CASCADE scale-factor=1.1
 #                      min-neighbors=3 min-size-width=24 min-size-height=24 ! fakesink
 #   waldboostdetect: SOURCE ! decodebin ! videoconvert ! waldboostdetect draw=none
-#                      classifier=lbpcascade_frontalface.xml scale-factor=1.1
+#                      classifier=CASCADE scale-factor=1.1
 #                      min-neighbors=3 min-size=24 device=DEVICE ! fakesink
 #
-# Usage: pipelines/compare-with-facedetect.sh [VIDEO] [DEVICE]
+# Usage: [CASCADE=FILE] pipelines/compare-with-facedetect.sh [VIDEO] [DEVICE]
 #   VIDEO   a file or a URI; default build/testdata/Megamind.avi
 #   DEVICE  waldboostdetect's device property; default auto
+#   CASCADE the OpenCV cascade both elements use, LBP or Haar, with a 24x24
+#           window (min-size 24); default lbpcascade_frontalface.xml. For
+#           facedetect's own default:
+#           CASCADE=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
 #
 # facedetect needs RGB, so its pipeline converts every frame to RGB (part of
 # its real cost); waldboostdetect reads the decoder's I420 as it is. The
@@ -37,7 +41,7 @@ video=${1:-$default_video}
 device=${2:-auto}
 set_source "$video"
 need_elements waldboostdetect facedetect decodebin videoconvert fakesink
-cascade=/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml
+cascade=${CASCADE:-/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml}
 [ -f "$cascade" ] || die "$cascade not found: apt-get install opencv-data"
 
 log=$(mktemp)
@@ -64,6 +68,7 @@ run() {
 }
 
 echo "video: $video"
+echo "cascade: $cascade"
 for part in eyepair_small nose mouth; do
   [ -f "/usr/share/opencv4/haarcascades/haarcascade_mcs_$part.xml" ] &&
     echo "note: facedetect also runs haarcascade_mcs_$part.xml inside each face"

@@ -41,6 +41,8 @@
 using namespace waldboost;
 using waldboost_test::lbp;
 
+using waldboost_test::haar_dir;
+
 namespace {
 
 std::string env_or(const char* name, const std::string& fallback)
@@ -52,11 +54,6 @@ std::string env_or(const char* name, const std::string& fallback)
 std::string cascade_dir()
 {
     return env_or("WALDBOOST_CASCADE_DIR", "/usr/share/opencv4/lbpcascades");
-}
-
-std::string haar_dir()
-{
-    return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades");
 }
 
 std::string read_text(const std::string& path)

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "core/embedded/default_classifier.h"
+#include "core/model/classifier_io.h"
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
@@ -93,6 +94,102 @@ Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_
     }
     c.final_threshold = stages ? c.weak.back().reject_threshold : grid_value(rng, -1.0f, 0.5f);
     validate(c, "<random>");
+    return c;
+}
+
+/* A random Haar tree of `nodes` nodes: each new node takes the place of a
+ * random leaf of the tree so far, so children come after their parents.
+ * Rectangles lie anywhere in the window (tilted ones too), weights and
+ * thresholds are arbitrary floats: every float operation of OpenCV's
+ * evaluation matters, and the engine must repeat each one. */
+HaarTree random_haar_tree(std::mt19937& rng, int width, int height, int nodes, bool tilted)
+{
+    /* Feature values (normalised by the window's spread) mostly lie within
+     * half a unit of 0 for these weights. */
+    std::uniform_real_distribution<float> weight(-3.0f, 3.0f), threshold(-0.5f, 0.5f);
+    HaarTree tree;
+    struct Slot {
+        int node;
+        bool left;
+    };
+    std::vector<Slot> free_slots;
+    for (int n = 0; n < nodes; ++n) {
+        HaarNode node;
+        node.feature.tilted = tilted;
+        const int rects = 2 + static_cast<int>(rng() % 2);
+        for (int i = 0; i < rects; ++i) {
+            HaarRect r;
+            if (tilted) { /* inside the window: x - h >= 0, x + w <= W, y + w + h <= H */
+                r.width = std::uniform_int_distribution<int>(1, std::max(1, std::min(width, height) / 3))(rng);
+                r.height = std::uniform_int_distribution<int>(1, std::max(1, std::min(width - r.width, height - r.width) / 2))(rng);
+                r.x = std::uniform_int_distribution<int>(r.height, width - r.width)(rng);
+                r.y = std::uniform_int_distribution<int>(0, height - r.width - r.height)(rng);
+            } else {
+                r.width = std::uniform_int_distribution<int>(1, width)(rng);
+                r.height = std::uniform_int_distribution<int>(1, height)(rng);
+                r.x = std::uniform_int_distribution<int>(0, width - r.width)(rng);
+                r.y = std::uniform_int_distribution<int>(0, height - r.height)(rng);
+            }
+            r.weight = weight(rng);
+            node.feature.rects.push_back(r);
+        }
+        /* As in trained cascades, the weights nearly cancel over a flat
+         * patch: the value follows the image's structure, not its mean. */
+        HaarRect& last = node.feature.rects.back();
+        float others = 0.0f;
+        for (size_t i = 0; i + 1 < node.feature.rects.size(); ++i)
+            others += node.feature.rects[i].weight * static_cast<float>(node.feature.rects[i].width * node.feature.rects[i].height);
+        last.weight = -others / static_cast<float>(last.width * last.height);
+        if (!std::isfinite(last.weight) || last.weight == 0.0f)
+            last.weight = 1.0f;
+        node.threshold = threshold(rng);
+        if (n > 0) {
+            const size_t pick = rng() % free_slots.size();
+            const Slot slot = free_slots[pick];
+            free_slots.erase(free_slots.begin() + static_cast<ptrdiff_t>(pick));
+            (slot.left ? tree.nodes[static_cast<size_t>(slot.node)].left : tree.nodes[static_cast<size_t>(slot.node)].right) =
+                {false, n};
+        }
+        tree.nodes.push_back(node);
+        free_slots.push_back({n, true});
+        free_slots.push_back({n, false});
+    }
+    /* The remaining slots are the leaves, numbered in tree order. */
+    int leaf = 0;
+    for (HaarNode& node : tree.nodes)
+        for (HaarNode::Child* child : {&node.left, &node.right})
+            if (child->leaf) {
+                child->index = leaf++;
+                tree.leaves.push_back(grid_value(rng, -1.0f, 1.2f));
+            }
+    return tree;
+}
+
+/* An OpenCV-like Haar cascade: stages of trees ending in a threshold and a
+ * sum reset; `max_nodes` 1 gives stumps; every `tilted_every`-th tree tilted
+ * (0: none). */
+Classifier random_haar_classifier(std::mt19937& rng, int width, int height, int weak_count, int max_nodes,
+                                  int tilted_every)
+{
+    Classifier c;
+    c.label = "random-haar";
+    c.window_width = width;
+    c.window_height = height;
+    std::uniform_int_distribution<int> stage_length(2, 6), nodes(1, max_nodes);
+    int in_stage = 0, next_stage_end = stage_length(rng);
+    for (int t = 0; t < weak_count; ++t) {
+        WeakClassifier w;
+        w.feature = random_haar_tree(rng, width, height, nodes(rng), tilted_every > 0 && t % tilted_every == 0);
+        if (++in_stage == next_stage_end || t + 1 == weak_count) {
+            w.reject_threshold = grid_value(rng, -0.5f, 0.4f) * static_cast<float>(in_stage) * 0.5f;
+            w.reset_sum_after = true;
+            in_stage = 0;
+            next_stage_end = stage_length(rng);
+        }
+        c.weak.push_back(std::move(w));
+    }
+    c.final_threshold = c.weak.back().reject_threshold;
+    validate(c, "<random Haar>");
     return c;
 }
 
@@ -249,6 +346,162 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
     }
     std::printf("accepted windows compared: %zu\n", compared);
     EXPECT_GT(compared, 200u) << "the classifiers accept too little for the comparison to mean much";
+}
+
+/* A random image with a flat patch: windows there have a standard deviation
+ * under OpenCV's cut (10) and are skipped before the first stage, without
+ * the skip rule's effect on the next position. */
+GrayImage image_with_flat_patch(std::mt19937& rng, int w, int h)
+{
+    GrayImage img = random_image(rng, w, h);
+    for (int y = h / 4; y < h / 2; ++y)
+        for (int x = w / 3; x < 2 * w / 3; ++x)
+            img.at(x, y) = static_cast<uint8_t>(90 + (x + y) % 3);
+    return img;
+}
+
+TEST(EngineHaar, RandomHaarCascadesMatchTheReferenceExactly)
+{
+    std::mt19937 rng(15);
+    struct Case {
+        Size window;
+        int weak_count, max_nodes, tilted_every;
+        const char* what;
+    };
+    const std::vector<Case> cases = {{{24, 24}, 40, 1, 0, "upright stumps"},
+                                     {{20, 20}, 30, 3, 0, "upright trees"},
+                                     {{14, 28}, 30, 1, 3, "stumps, a third tilted"},
+                                     {{24, 24}, 25, 4, 2, "trees, half tilted"},
+                                     {{8, 8}, 20, 2, 1, "small window, all tilted"}};
+    const std::vector<Size> images = {{1, 1}, {23, 30}, {97, 61}, {160, 121}, {333, 250}};
+    const std::vector<ReductionParams> sets = parameter_sets();
+    size_t compared = 0;
+    for (size_t k = 0; k < cases.size(); ++k) {
+        const Case& cs = cases[k];
+        const Classifier c =
+            random_haar_classifier(rng, cs.window.width, cs.window.height, cs.weak_count, cs.max_nodes, cs.tilted_every);
+        Engine engine(c, config_with(sets[k % sets.size()]));
+        Engine rows(c, rows_config());
+        for (const Size& s : images) {
+            const GrayImage img = image_with_flat_patch(rng, s.width, s.height);
+            for (int stride : {0, 3}) {
+                DetectParams params;
+                params.stride = stride;
+                params.min_neighbors = 0;
+                params.scale_factor = 1.25;
+                const auto reference = detect_raw(c, img.view(), params);
+                std::ostringstream what;
+                what << cs.what << ", window " << cs.window.width << "x" << cs.window.height << ", image " << s.width
+                     << "x" << s.height << ", stride " << stride;
+                expect_same_windows(engine.detect(img.view(), params).windows, reference, what.str() + ", reduction");
+                expect_same_windows(rows.detect(img.view(), params).windows, reference, what.str() + ", rows");
+                compared += reference.size();
+            }
+        }
+    }
+    std::printf("accepted windows compared: %zu\n", compared);
+    EXPECT_GT(compared, 200u) << "the classifiers accept too little for the comparison to mean much";
+}
+
+/* Ties: every node threshold is the exact value (feature times norm
+ * factor, in the reference's float operations) that its feature takes at
+ * some window of the image, and nothing is rejected, so every window's score
+ * records every comparison. At the tied windows a value one bit off (a
+ * fused multiply-add, a float square root for the norm factor) goes to the
+ * other leaf, and the score shows it. */
+TEST(EngineHaar, ValuesEqualToTheirThresholdsGoTheSameWay)
+{
+    std::mt19937 rng(1e6);
+    const GrayImage img = random_image(rng, 120, 90);
+    for (const bool tilted : {false, true}) {
+        Classifier c = random_haar_classifier(rng, 20, 20, 150, 1, tilted ? 1 : 0);
+        const LevelIntegrals integrals = level_integrals(c, img.view());
+        std::uniform_int_distribution<int> wx(0, img.width - c.window_width), wy(0, img.height - c.window_height);
+        for (WeakClassifier& w : c.weak) {
+            HaarNode& node = std::get<HaarTree>(w.feature).nodes[0];
+            float norm = 0.0f;
+            int x = 0, y = 0;
+            while (norm == 0.0f) {
+                x = wx(rng);
+                y = wy(rng);
+                norm = haar_norm_factor(integrals, c.window_width, c.window_height, x, y);
+            }
+            node.threshold = haar_feature_sum(node.feature, integrals, x, y) * norm;
+            w.reject_threshold = kNoRejection;
+            w.reset_sum_after = false;
+        }
+        c.final_threshold = -1e4f;
+        validate(c, "<tied>");
+        DetectParams params;
+        params.min_neighbors = 0;
+        params.scale_factor = 1.5;
+        const auto reference = detect_raw(c, img.view(), params);
+        ASSERT_GT(reference.size(), 1000u);
+        const std::string what = tilted ? "tilted ties" : "upright ties";
+        expect_same_windows(Engine(c, config_with(parameter_sets()[0])).detect(img.view(), params).windows, reference,
+                            what + ", reduction");
+        expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, what + ", rows");
+    }
+}
+
+/* Debian's Haar cascades on real photos: stumps (frontalface_default),
+ * two-node trees (frontalface_alt2), trees with tilted features
+ * (eye_tree_eyeglasses), tilted stumps (fullbody) and the old format
+ * (licence_plate). The engine repeats OpenCV's float operations, so no
+ * window should land on the other side of a threshold; the test counts
+ * those that would (windows in one result and not the other), prints them,
+ * and allows at most one per million positions, with the grouped
+ * detections equal. */
+TEST(EngineHaar, DebianHaarCascadesOnRealImagesMatchTheReference)
+{
+    const std::vector<std::string> stems = {"frontalface_default", "frontalface_alt2", "eye_tree_eyeglasses", "fullbody",
+                                            "licence_plate_rus_16stages"};
+    std::vector<GrayImage> photos;
+    for (const char* name : {"astronaut.png", "messi5.jpg"}) {
+        const std::string path = waldboost_test::test_data(name);
+        WALDBOOST_REQUIRE_FILE(path);
+        photos.push_back(waldboost::tools::load_gray_image(path));
+    }
+    for (const std::string& stem : stems) {
+        const std::string path = waldboost_test::haar_dir() + "/haarcascade_" + stem + ".xml";
+        WALDBOOST_REQUIRE_FILE(path);
+        const Classifier c = load_classifier_file(path);
+        for (const ScanMethod scan : {ScanMethod::Reduction, ScanMethod::Rows}) {
+            EngineConfig config{test_device(), std::nullopt, 2};
+            config.scan = scan;
+            Engine engine(c, config);
+            for (const GrayImage& img : photos) {
+                const std::string what = stem + (scan == ScanMethod::Rows ? ", row scan" : ", reduction") + ", " +
+                                         std::to_string(img.width) + "x" + std::to_string(img.height);
+                DetectParams raw_params;
+                raw_params.min_neighbors = 0;
+                const auto reference = detect_raw(c, img.view(), raw_params);
+                const FrameResult raw = engine.detect(img.view(), raw_params);
+                const auto key = [](const RawWindow& w) { return std::make_tuple(w.level, w.x, w.y); };
+                std::vector<std::tuple<int, int, int>> a, b, flipped;
+                for (const RawWindow& w : raw.windows)
+                    a.push_back(key(w));
+                for (const RawWindow& w : reference)
+                    b.push_back(key(w));
+                std::sort(a.begin(), a.end());
+                std::sort(b.begin(), b.end());
+                std::set_symmetric_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(flipped));
+                std::printf("%s: %zu raw windows, %zu on the other side of a threshold, of %llu positions\n",
+                            what.c_str(), reference.size(), flipped.size(),
+                            static_cast<unsigned long long>(raw.stats.windows));
+                for (const auto& [level, x, y] : flipped)
+                    std::printf("  level %d at %d,%d\n", level, x, y);
+                EXPECT_LE(static_cast<double>(flipped.size()) * 1e6, static_cast<double>(raw.stats.windows)) << what;
+                if (flipped.empty())
+                    expect_same_windows(raw.windows, reference, what);
+                const auto grouped = engine.detect(img.view(), DetectParams{});
+                const auto expected = detect(c, img.view(), DetectParams{});
+                ASSERT_EQ(grouped.detections.size(), expected.size()) << what;
+                for (size_t i = 0; i < expected.size(); ++i)
+                    EXPECT_EQ(grouped.detections[i].rect, expected[i].rect) << what;
+            }
+        }
+    }
 }
 
 TEST(Engine, LargeFramesMatchTheReference)

@@ -680,7 +680,9 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
                                "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 "
                                "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
-    for (const char* layout : {"", " -D PYRAMID_BY_ROWS"}) {
+    /* Both layouts, and the Haar kernels (kernels/haar.cl) with each. */
+    for (const char* layout : {"", " -D PYRAMID_BY_ROWS", " -D HAAR -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24",
+                               " -D PYRAMID_BY_ROWS -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}) {
         cl::Program program(context, kernel_program_source(true));
         try {
             program.build({selected.device}, (common + layout).c_str());
@@ -728,7 +730,7 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     EXPECT_THROW(rows.set("canvas", cl_int{1}), std::logic_error);         /* declared a buffer */
     const cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
     rows.set("canvas", buffer).set("width", cl_int{4}).set("canvas_pitch", cl_int{4}).set("integral", buffer);
-    rows.set("integral_pitch", cl_int{5});
+    rows.set("integral_pitch", cl_int{5}).set("squared", cl_int{0});
     EXPECT_THROW(rows.ready(), std::logic_error); /* height never set */
     rows.set("height", cl_int{1});
     EXPECT_NO_THROW(rows.ready());

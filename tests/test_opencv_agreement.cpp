@@ -40,15 +40,12 @@
 
 using namespace waldboost;
 
+using waldboost_test::haar_dir;
+
 namespace {
 
 const char* const kCascades[] = {"lbpcascade_frontalface", "lbpcascade_frontalface_improved",
                                  "lbpcascade_profileface", "lbpcascade_silverware", "lbpcascade_frontalcatface"};
-
-std::string haar_dir()
-{
-    return waldboost_test::env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades");
-}
 
 /* Every haarcascade_*.xml Debian ships, sorted. */
 std::vector<std::string> haar_cascades()

@@ -40,6 +40,9 @@ inline std::string cascade_path(const std::string& stem)
     return env_or("WALDBOOST_CASCADE_DIR", "/usr/share/opencv4/lbpcascades") + "/" + stem + ".xml";
 }
 
+/* Debian's opencv-data Haar cascades. */
+inline std::string haar_dir() { return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades"); }
+
 inline bool test_data_required() { return env_or("WALDBOOST_REQUIRE_TEST_DATA", "0") == "1"; }
 
 /* A weak classifier's LBP feature: the tests build and read LBP classifiers. */

@@ -1977,8 +1977,9 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_CLASSIFIER,
         g_param_spec_string("classifier", "Classifier",
-                            "WaldBoost XML or OpenCV LBP cascade XML file (Haar cascades load but the OpenCL engine "
-                            "does not run them yet); empty = the embedded frontal-face classifier",
+                            "WaldBoost XML file or OpenCV cascade (LBP or Haar, e.g. "
+                            "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml); empty = the "
+                            "embedded frontal-face classifier (OpenCV's lbpcascade_frontalface)",
                             "", rw));
     g_object_class_install_property(
         gobject_class, PROP_LABEL,

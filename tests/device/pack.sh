@@ -22,13 +22,14 @@
 #   share/mime/   shared-mime-info's database, without which gdk-pixbuf
 #                 recognises no image file
 #   data/         the two LBP face cascades, the converted classifiers
-#                 (data/classifiers), the six bench frames and two raw GRAY8
+#                 (data/classifiers), the Haar cascades the engine tests and
+#                 the bench read (data/haar), the six bench frames and two raw GRAY8
 #                 files of Megamind frames (1920x1080 and 3840x2160)
 #   MANIFEST      commit, build and contents
 #
 # Environment:
 #   JOBS=2            ninja's parallelism
-#   WB_PACK=full      "bins" packs only bin/, plugin/ and data/classifiers: an
+#   WB_PACK=full      "bins" packs only bin/, plugin/, data/classifiers and data/haar: an
 #                     overlay of a couple of MiB that run.sh unpacks over a
 #                     full archive (WB_BASE, default .device/baseline.tar.xz),
 #                     so that a second build fits beside the first in the
@@ -39,6 +40,7 @@
 #                     seeded from SRC_DIR/build/testdata, else fetched with
 #                     tests/fetch-test-data.sh)
 #   CASCADE_DIR       OpenCV's LBP cascades (default /usr/share/opencv4/lbpcascades)
+#   HAAR_DIR          OpenCV's Haar cascades (default /usr/share/opencv4/haarcascades)
 #   MIME_DIR          shared-mime-info's database (default /usr/share/mime)
 set -euo pipefail
 
@@ -95,6 +97,12 @@ copy_strip "$build/gst/element/libgstwaldboost.so" "$stage/plugin"
 readelf -d "$stage/bin/waldboost-bench" | grep -q 'libopencv_' ||
   say "warning: waldboost-bench was built without OpenCV: no OpenCV columns in the bench"
 cp "$build"/classifiers/*.xml "$stage/data/classifiers/"
+haar_dir=${HAAR_DIR:-/usr/share/opencv4/haarcascades}
+mkdir -p "$stage/data/haar"
+for c in frontalface_default frontalface_alt2 eye_tree_eyeglasses fullbody licence_plate_rus_16stages; do
+  [ -f "$haar_dir/haarcascade_$c.xml" ] || die "$haar_dir/haarcascade_$c.xml not found (Debian's opencv-data)"
+  cp "$haar_dir/haarcascade_$c.xml" "$stage/data/haar/"
+done
 
 commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)
 describe=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)

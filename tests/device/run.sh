@@ -41,6 +41,9 @@
 #   NVIDIA_OPENCL     the NVIDIA OpenCL library (default /usr/local/nvidia/lib64/libnvidia-opencl.so.1)
 #   TEST_FILTER       --gtest_filter for test-engine;  TEST_TIMEOUT=240 [1200]
 #   BENCH_RUNS=5 [1]  BENCH_SIZES=1920x1080,3840x2160 [640x480]  BENCH_ARGS (more options)
+#   BENCH_CLASSIFIERS the -c options (default the two LBP face cascades; the
+#                     packed Haar ones are in data/haar, e.g.
+#                     BENCH_CLASSIFIERS='-c /tmp/wb/data/haar/haarcascade_frontalface_default.xml')
 #   BENCH_TIMEOUT=300 [1200]
 #   ELEMENT_SIZES="1920x1080 3840x2160"  ELEMENT_FRAMES_1080=1000 [20]  ELEMENT_FRAMES_4K=500 [5]
 #   ELEMENT_FRAMES    both counts at once;  ELEMENT_PROPS   more waldboostdetect properties
@@ -200,7 +203,7 @@ part_info() {
 
 part_test() {
   WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data \
-  WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_REQUIRE_TEST_DATA=1 \
+  WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_HAAR_DIR=$data/haar WALDBOOST_REQUIRE_TEST_DATA=1 \
     timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-engine" ${TEST_FILTER:+--gtest_filter=$TEST_FILTER}
 }
 
@@ -218,7 +221,7 @@ part_bench() {
   # shellcheck disable=SC2086
   timeout -k 10 "$BENCH_TIMEOUT" "${wbenv[@]}" "$wb/bin/waldboost-bench" --device "$DEV_SPEC" \
     --runs "$BENCH_RUNS" --no-umat --sizes "$BENCH_SIZES" \
-    -c "$data/lbpcascade_frontalface.xml" -c "$data/lbpcascade_frontalface_improved.xml" \
+    ${BENCH_CLASSIFIERS:--c $data/lbpcascade_frontalface.xml -c $data/lbpcascade_frontalface_improved.xml} \
     --json "$logdir/bench.json" ${BENCH_ARGS:-} "${images[@]}"
 }
 

@@ -77,14 +77,68 @@ bool append_stump_records(PackedClassifier& p)
     return true;
 }
 
+/* A weak classifier's response values: an LBP table or a Haar tree's leaves. */
+struct Values {
+    const float* data;
+    size_t size;
+    const float* begin() const { return data; }
+    const float* end() const { return data + size; }
+};
+
+Values values_of(const WeakClassifier& w)
+{
+    if (const HaarTree* tree = std::get_if<HaarTree>(&w.feature))
+        return {tree->leaves.data(), tree->leaves.size()};
+    return {w.responses.data(), w.responses.size()};
+}
+
+/* The trees' nodes in the kernels' form (kernels/shared.h), and the leaves
+ * in fixed point after the responses' other uses: weak classifier t's root
+ * goes into features[t].x. Stumps are node t each (HAAR_STUMPS). */
+void pack_haar_trees(const Classifier& classifier, PackedClassifier& p)
+{
+    p.haar = true;
+    p.haar_stumps = true;
+    p.responses.clear();
+    p.window_width = classifier.window_width;
+    p.window_height = classifier.window_height;
+    /* Every integral image is 32 bits for Haar (haar.cl). */
+    p.largest_block = int64_t{classifier.window_width} * classifier.window_height;
+    for (size_t t = 0; t < classifier.weak.size(); ++t) {
+        const HaarTree& tree = std::get<HaarTree>(classifier.weak[t].feature);
+        const int root = static_cast<int>(p.nodes.size());
+        const int first_leaf = static_cast<int>(p.responses.size());
+        p.haar_stumps = p.haar_stumps && tree.nodes.size() == 1;
+        p.features[t] = {{root, static_cast<cl_int>(tree.nodes.size()), first_leaf, 0}};
+        const auto side = [&](const waldboost::HaarNode::Child& child) {
+            return child.leaf ? -1 - (first_leaf + child.index) : root + child.index;
+        };
+        for (const waldboost::HaarNode& node : tree.nodes) {
+            shared::HaarNode packed{};
+            for (size_t i = 0; i < node.feature.rects.size(); ++i) {
+                const HaarRect& r = node.feature.rects[i];
+                packed.rects[4 * i + 0] = r.x;
+                packed.rects[4 * i + 1] = r.y;
+                packed.rects[4 * i + 2] = r.width;
+                packed.rects[4 * i + 3] = r.height;
+                packed.weights[i] = r.weight;
+            }
+            packed.threshold = node.threshold;
+            packed.left = side(node.left);
+            packed.right = side(node.right);
+            packed.tilted = node.feature.tilted ? 1 : 0;
+            p.tilted = p.tilted || node.feature.tilted;
+            p.nodes.push_back(packed);
+        }
+        for (float leaf : tree.leaves) /* exact: a whole number of units */
+            p.responses.push_back(p.fixed_ceil(leaf));
+    }
+}
+
 }  // namespace
 
 PackedClassifier pack_classifier(const Classifier& classifier)
 {
-    if (classifier.is_haar())
-        throw Error(ErrorKind::UnsupportedClassifier,
-                    "Haar cascades are not supported by the OpenCL engine yet (only LBP cascades are); the CPU "
-                    "reference detector runs them (waldboost-detect without --device)");
     PackedClassifier p;
     const size_t n = classifier.weak.size();
     p.weak_count = n;
@@ -103,7 +157,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
     float finest_response = 0;
     for (size_t t = 0; t < n; ++t) {
         float largest = 0;
-        for (float r : classifier.weak[t].responses) {
+        for (float r : values_of(classifier.weak[t])) {
             largest = std::max(largest, std::fabs(r));
             if (r != 0 && lowest_bit(r) < finest) {
                 finest = lowest_bit(r);
@@ -128,15 +182,16 @@ PackedClassifier pack_classifier(const Classifier& classifier)
                         format_float(finest_response) + ")");
     }
 
+    if (classifier.is_haar())
+        pack_haar_trees(classifier, p);
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
-        /* The kernels read LBP features (kernels/lbp.cl); Haar trees were
-         * refused above. */
-        const LbpFeature& f = std::get<LbpFeature>(w.feature);
-        p.features[t] = {{f.x, f.y, f.block_width, f.block_height}};
-        p.largest_block = std::max(p.largest_block, int64_t{f.block_width} * f.block_height);
-        for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
-            p.responses[t * 256 + code] = p.fixed_ceil(w.responses[code]);
+        if (const LbpFeature* f = std::get_if<LbpFeature>(&w.feature)) {
+            p.features[t] = {{f->x, f->y, f->block_width, f->block_height}};
+            p.largest_block = std::max(p.largest_block, int64_t{f->block_width} * f->block_height);
+            for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
+                p.responses[t * 256 + code] = p.fixed_ceil(w.responses[code]);
+        }
         if (w.reject_threshold == kNoRejection) {
             p.thresholds[t] = std::numeric_limits<cl_long>::min();
         } else {
@@ -155,15 +210,19 @@ PackedClassifier pack_classifier(const Classifier& classifier)
         }
         p.resets[t] = w.reset_sum_after ? 1 : 0;
     }
-    p.stumps = append_stump_records(p);
+    /* Haar stumps are HAAR_STUMPS; the stump records are LBP tables'. */
+    p.stumps = !p.haar && append_stump_records(p);
     return p;
 }
 
 DeviceClassifier upload_classifier(const cl::Context& context, const PackedClassifier& p)
 {
     maybe_inject_fault("buffer-create");
+    /* LBP kernels take a node table too, and never read it. */
+    const std::vector<shared::HaarNode> nodes = p.nodes.empty() ? std::vector<shared::HaarNode>(1) : p.nodes;
     return DeviceClassifier{read_only_buffer(context, p.features), read_only_buffer(context, p.responses),
-                            read_only_buffer(context, p.thresholds), read_only_buffer(context, p.resets)};
+                            read_only_buffer(context, p.thresholds), read_only_buffer(context, p.resets),
+                            read_only_buffer(context, nodes)};
 }
 
 }  // namespace waldboost::opencl

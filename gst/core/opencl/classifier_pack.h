@@ -14,6 +14,7 @@
 
 #include "core/model/model.h"
 #include "core/opencl/cl.h"
+#include "shared.h"
 
 namespace waldboost::opencl {
 
@@ -26,9 +27,12 @@ constexpr double kFixedLimit = 4194304.0; /* 2^22 */
 
 struct PackedClassifier {
     size_t weak_count = 0;
-    std::vector<cl_int4> features;    /* LBP: x, y, block width, block height */
-    /* weak_count tables of 256 responses; with stumps, then one stump record
-     * (STUMP_LONGS longs, kernels/shared.h) per weak classifier. */
+    /* LBP: x, y, block width, block height. Haar: the tree's root in
+     * `nodes`, its node count, its first leaf in `responses`, 0. */
+    std::vector<cl_int4> features;
+    /* LBP: weak_count tables of 256 responses; with stumps, then one stump
+     * record (STUMP_LONGS longs, kernels/shared.h) per weak classifier.
+     * Haar: every tree's leaves, tree after tree. */
     std::vector<cl_long> responses;
     std::vector<cl_long> thresholds;  /* LONG_MIN: no rejection test */
     std::vector<cl_uchar> resets;
@@ -40,6 +44,13 @@ struct PackedClassifier {
     bool stumps = false;
     /* Pixels in the largest feature block: bounds every block sum. */
     int64_t largest_block = 0;
+    /* Haar classifiers (kernels/haar.cl): every tree's nodes; stumps only;
+     * some feature is tilted; the window the norm factor is taken over. */
+    bool haar = false;
+    bool haar_stumps = false;
+    bool tilted = false;
+    std::vector<shared::HaarNode> nodes;
+    int window_width = 0, window_height = 0;
     /* Values are multiplied by 2^scale_shift before they go into fixed
      * point, so that responses finer than 2^-40 are represented exactly;
      * 0 for every classifier whose responses are multiples of 2^-40. */
@@ -62,7 +73,7 @@ PackedClassifier pack_classifier(const Classifier& classifier);
 
 /* A packed classifier in the device's memory. */
 struct DeviceClassifier {
-    cl::Buffer features, responses, thresholds, resets;
+    cl::Buffer features, responses, thresholds, resets, nodes;
 };
 
 DeviceClassifier upload_classifier(const cl::Context& context, const PackedClassifier& packed);

@@ -39,6 +39,7 @@ namespace waldboost::opencl {
 extern const std::string_view kSharedKernelHeader;
 extern const std::string_view kCommonKernels;
 extern const std::string_view kLbpKernels;
+extern const std::string_view kHaarKernels;
 extern const std::string_view kPyramidKernels;
 extern const std::string_view kWaldboostKernels;
 extern const std::string_view kScanRowsKernels;
@@ -124,8 +125,10 @@ void Engine::Impl::choose_plan(const EngineConfig& config)
      * 257 pixels (257 x 255 < 2^16): OpenCV's 24x24 and 45x45 face cascades
      * qualify. Only the GPU layout and the reduction read them; the CPU
      * kernels keep 32 bits. */
-    if (!plan.rows_layout && !plan.scan_by_rows && packed.largest_block * 255 <= 0xFFFF)
+    if (!plan.rows_layout && !plan.scan_by_rows && !packed.haar && packed.largest_block * 255 <= 0xFFFF)
         plan.integral_bits = 16;
+    plan.haar = packed.haar;
+    plan.tilted = packed.tilted;
 }
 
 std::string Engine::Impl::build_options() const
@@ -139,6 +142,15 @@ std::string Engine::Impl::build_options() const
     define("FIRST_TEST", packed.first_test);
     if (packed.stumps)
         options += " -D STUMPS";
+    if (packed.haar) {
+        options += " -D HAAR";
+        if (packed.haar_stumps)
+            options += " -D HAAR_STUMPS";
+        if (packed.tilted)
+            options += " -D HAAR_TILTED";
+        define("WINDOW_WIDTH", packed.window_width);
+        define("WINDOW_HEIGHT", packed.window_height);
+    }
     define("INTEGRAL_BITS", plan.integral_bits);
     if (plan.rows_layout)
         options += " -D PYRAMID_BY_ROWS";
@@ -151,7 +163,8 @@ std::string Engine::Impl::build_options() const
 std::string kernel_program_source(bool with_row_scan)
 {
     return kernel_source(kSharedKernelHeader, "shared.h") + "\n" + kernel_source(kCommonKernels, "common.cl") +
-           "\n" + kernel_source(kLbpKernels, "lbp.cl") + "\n" + kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
+           "\n" + kernel_source(kLbpKernels, "lbp.cl") + "\n" + kernel_source(kHaarKernels, "haar.cl") + "\n" +
+           kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
            kernel_source(kWaldboostKernels, "waldboost.cl") +
            (with_row_scan ? "\n" + kernel_source(kScanRowsKernels, "scan_rows.cl") : "");
 }
@@ -177,6 +190,13 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         throw to_error(e, "making an OpenCL context on " + candidates[chosen].info.device_name);
     }
     m.selected = candidates[chosen];
+    /* OpenCV's Haar norm factor is (float)(1 / sqrt(double)): only double
+     * arithmetic on the device gives it bit for bit (kernels/haar.cl). */
+    if (m.packed.haar && m.selected.info.extensions.find("cl_khr_fp64") == std::string::npos)
+        throw Error(ErrorKind::UnsupportedClassifier,
+                    "Haar cascades need double precision (cl_khr_fp64) on the OpenCL device to give OpenCV's "
+                    "detections, and " + m.selected.info.device_name +
+                        " has none; choose another device (waldboost-devices lists them) or an LBP cascade");
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
     m.limit = static_cast<size_t>(config.max_in_flight);

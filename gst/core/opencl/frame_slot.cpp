@@ -25,6 +25,12 @@ FrameSlot::FrameSlot(cl::CommandQueue slot_queue, const cl::Program& program, co
         band_sums = BoundKernel(program, "integral_band_sums");
         band_prefix = BoundKernel(program, "integral_band_prefix");
         bands = BoundKernel(program, "integral_bands");
+        if (plan.haar)
+            square_band_sums = BoundKernel(program, "square_band_sums");
+    }
+    if (plan.tilted) {
+        tilted_rising = BoundKernel(program, "tilted_rising");
+        tilted_falling = BoundKernel(program, "tilted_falling");
     }
     if (plan.scan_by_rows) {
         scan_rows = BoundKernel(program, "scan_rows");
@@ -149,7 +155,8 @@ void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan
 
 size_t SlotSizes::total_bytes() const
 {
-    return frame_copies * frame + canvas + band_totals + integral + 2 * sizeof(shared::Candidate) * list_capacity +
+    return frame_copies * frame + canvas + band_totals + integral + haar_integrals +
+           2 * sizeof(shared::Candidate) * list_capacity +
            sizeof(shared::Accepted) * accepted_capacity + first_stage_rejected + tables;
 }
 
@@ -165,6 +172,8 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
         s.band_totals = sizeof(cl_uint) * band_count * g.canvas_width;
     }
     s.integral = plan.integral_value_bytes() * integral_buffer_values(g);
+    if (plan.haar)
+        s.haar_integrals = s.integral * (plan.tilted ? 2 : 1) + s.band_totals;
     /* Each step keeps at most group / divisor windows of every group, so
      * this bounds every list: no list can overflow. */
     const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
@@ -198,16 +207,30 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
     } else {
         row_shelf = read_only_buffer(context, g.row_shelf);
         level_map = read_only_buffer(context, g.level_map);
-        row_widths = read_only_buffer(context, g.row_widths);
+        /* The tilted integral is made from every column of the integral
+         * image, gaps included (kernels/haar.cl). */
+        row_widths = read_only_buffer(context, plan.tilted ? std::vector<cl_int>(g.row_widths.size(),
+                                                                                  static_cast<cl_int>(g.canvas_width))
+                                                           : g.row_widths);
         band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
+        if (plan.haar)
+            square_band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
     }
-    integral = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.integral);
-    /* Row 0 and column 0 of the integral image stay zero; the kernels never
+    /* Row 0 and column 0 of the integral images stay zero; the kernels never
      * write them. */
-    if (plan.integral_bits == 16)
-        queue.enqueueFillBuffer(integral, cl_ushort{0}, 0, sizes.integral);
-    else
-        queue.enqueueFillBuffer(integral, cl_uint{0}, 0, sizes.integral);
+    const auto zeroed_integral = [&] {
+        cl::Buffer b(context, CL_MEM_READ_WRITE, sizes.integral);
+        if (plan.integral_bits == 16)
+            queue.enqueueFillBuffer(b, cl_ushort{0}, 0, sizes.integral);
+        else
+            queue.enqueueFillBuffer(b, cl_uint{0}, 0, sizes.integral);
+        return b;
+    };
+    integral = zeroed_integral();
+    if (plan.haar)
+        squares = zeroed_integral();
+    if (plan.tilted)
+        tilted = zeroed_integral();
 
     list_capacity = sizes.list_capacity;
     for (cl::Buffer& list : lists)
@@ -225,7 +248,7 @@ void FrameSlot::release_buffers()
 {
     for (cl::Buffer* b : {&resize_levels, &scan_levels, &taps, &row_shelf, &level_map, &row_widths, &group_levels,
                           &source, &canvas, &integral, &band_totals, &lists[0], &lists[1], &accepted, &counters,
-                          &first_stage_rejected})
+                          &first_stage_rejected, &squares, &tilted, &square_band_totals})
         *b = cl::Buffer();
     list_capacity = accepted_capacity = 0;
     buffers_for.reset();

@@ -30,6 +30,8 @@ public:
             rows_integral();
         else
             band_integral();
+        if (plan_.tilted)
+            tilted_integral();
         /* The frame is read: the host may have its staging again. */
         if (slot_.reads_staging(plan_))
             map_staging();
@@ -80,6 +82,10 @@ private:
             .set("responses", classifier_.responses)
             .set("thresholds", classifier_.thresholds)
             .set("resets", classifier_.resets)
+            /* LBP kernels never read the Haar buffers: any buffer will do. */
+            .set("squares", plan_.haar ? slot_.squares : slot_.integral)
+            .set("tilted", plan_.tilted ? slot_.tilted : slot_.integral)
+            .set("nodes", classifier_.nodes)
             .set("final_threshold", static_cast<cl_long>(slot_.final_threshold))
             .set("levels", slot_.scan_levels)
             .set("level_count", static_cast<cl_int>(g_.scan_levels.size()))
@@ -139,19 +145,26 @@ private:
             .set("taps", slot_.taps);
         launch(slot_.pyramid, round_up(g_.pyramid_rows, 16), 16);
 
-        slot_.rows.set("canvas", slot_.canvas)
-            .set("width", width)
-            .set("canvas_pitch", width)
-            .set("integral", slot_.integral)
-            .set("integral_pitch", integral_pitch)
-            .set("height", height);
-        launch(slot_.rows, round_up(g_.canvas_height, 16), 16);
+        /* The integral image, then for Haar the squared one. */
+        for (const bool squared : {false, true}) {
+            if (squared && !plan_.haar)
+                break;
+            const cl::Buffer& target = squared ? slot_.squares : slot_.integral;
+            slot_.rows.set("canvas", slot_.canvas)
+                .set("width", width)
+                .set("canvas_pitch", width)
+                .set("integral", target)
+                .set("integral_pitch", integral_pitch)
+                .set("height", height)
+                .set("squared", cl_int{squared});
+            launch(slot_.rows, round_up(g_.canvas_height, 16), 16);
 
-        slot_.column_strips.set("integral", slot_.integral)
-            .set("width", width)
-            .set("height", height)
-            .set("integral_pitch", integral_pitch);
-        launch(slot_.column_strips, round_up((g_.canvas_width + 15) / 16, 4), 4);
+            slot_.column_strips.set("integral", target)
+                .set("width", width)
+                .set("height", height)
+                .set("integral_pitch", integral_pitch);
+            launch(slot_.column_strips, round_up((g_.canvas_width + 15) / 16, 4), 4);
+        }
     }
 
     /* GPU layout: the integral image straight from the source frame in three
@@ -175,19 +188,51 @@ private:
             .set("band_sums", slot_.band_totals);
         launch(slot_.band_sums, cl::NDRange(round_up((g_.canvas_width + 3) / 4, 64), band_count), cl::NDRange(64, 1));
 
-        slot_.band_prefix.set("band_sums", slot_.band_totals).set("width", width).set("bands", band_count);
-        launch(slot_.band_prefix, (g_.canvas_width + 31) / 32 * INTEGRAL_GROUP, INTEGRAL_GROUP);
+        if (plan_.haar) {
+            /* The band sums of squares, from the canvas pass 1 has written. */
+            slot_.square_band_sums.set("canvas", slot_.canvas)
+                .set("canvas_pitch", pitch)
+                .set("width", width)
+                .set("height", height)
+                .set("band_sums", slot_.square_band_totals);
+            launch(slot_.square_band_sums, cl::NDRange(round_up(g_.canvas_width, 64), band_count), cl::NDRange(64, 1));
+        }
+        /* Passes 2 and 3, then for Haar again over the squares. */
+        for (const bool squared : {false, true}) {
+            if (squared && !plan_.haar)
+                break;
+            const cl::Buffer& totals = squared ? slot_.square_band_totals : slot_.band_totals;
+            slot_.band_prefix.set("band_sums", totals).set("width", width).set("bands", band_count);
+            launch(slot_.band_prefix, (g_.canvas_width + 31) / 32 * INTEGRAL_GROUP, INTEGRAL_GROUP);
 
-        slot_.bands.set("canvas", slot_.canvas)
-            .set("canvas_pitch", pitch)
-            .set("width", width)
-            .set("height", height)
-            .set("band_offsets", slot_.band_totals)
-            .set("row_widths", slot_.row_widths)
-            .set("integral", slot_.integral)
-            .set("integral_origin", static_cast<cl_int>(g_.integral_origin))
-            .set("integral_pitch", static_cast<cl_int>(g_.integral_pitch));
-        launch(slot_.bands, static_cast<size_t>(band_count) * INTEGRAL_GROUP, INTEGRAL_GROUP);
+            slot_.bands.set("canvas", slot_.canvas)
+                .set("canvas_pitch", pitch)
+                .set("width", width)
+                .set("height", height)
+                .set("band_offsets", totals)
+                .set("row_widths", slot_.row_widths)
+                .set("integral", squared ? slot_.squares : slot_.integral)
+                .set("integral_origin", static_cast<cl_int>(g_.integral_origin))
+                .set("integral_pitch", static_cast<cl_int>(g_.integral_pitch))
+                .set("squared", cl_int{squared});
+            launch(slot_.bands, static_cast<size_t>(band_count) * INTEGRAL_GROUP, INTEGRAL_GROUP);
+        }
+    }
+
+    /* Haar classifiers with tilted features: OpenCV's tilted integral of
+     * the canvas, from the integral image (kernels/haar.cl). */
+    void tilted_integral()
+    {
+        const size_t diagonals = g_.canvas_width + g_.canvas_height;
+        for (BoundKernel* k : {&slot_.tilted_rising, &slot_.tilted_falling}) {
+            k->set("integral", slot_.integral)
+                .set("tilted", slot_.tilted)
+                .set("origin", static_cast<cl_int>(g_.integral_origin))
+                .set("pitch", static_cast<cl_int>(g_.integral_pitch))
+                .set("width", static_cast<cl_int>(g_.canvas_width))
+                .set("height", static_cast<cl_int>(g_.canvas_height));
+            launch(*k, round_up(diagonals, 64), 64);
+        }
     }
 
     void row_scan()

@@ -89,12 +89,25 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
      * counts the H100 measurements favour), and what is left is a list short
      * enough for step 2. At least 4 for sequences with a test after every
      * weak classifier. */
+    /* Haar cascades: their stumps cost several times an LBP one, and after
+     * the first stage their stages are long (27 to 211 stumps in
+     * haarcascade_frontalface_default), which favours step 1 through the
+     * first test only, halving lists in step 2 and wider step-4 groups
+     * (the tuner on the H200 at 1080p: 1.38 ms per frame with the LBP rule,
+     * 1.08 ms with these). */
+    const bool haar = classifier.is_haar();
     int tests = 0;
     for (size_t t = 0; t < classifier.weak.size(); ++t) {
-        if (classifier.weak[t].reject_threshold != kNoRejection && ++tests == 2) {
+        if (classifier.weak[t].reject_threshold != kNoRejection && ++tests == (haar ? 1 : 2)) {
             p.step1_unsync = std::clamp(static_cast<int>(t) + 1, 4, 32);
             break;
         }
+    }
+    if (haar) {
+        p.step2_divisor = 2;
+        p.step4_group_size = 64;
+        while (p.step4_group_size > 1 && static_cast<size_t>(p.step4_group_size) > device.max_work_group_size)
+            p.step4_group_size /= 2;
     }
     /* Divisor 1 sizes step 1's lists for every window (about 144 MB per
      * frame in flight at 1080p, 2.3 GB at 8K). Small and embedded GPUs get

@@ -174,7 +174,7 @@ int main(int argc, char** argv)
         "replace those values of the tuned or default parameters";
     const GOptionEntry entries[] = {
         {"classifier", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &classifiers,
-         "OpenCV LBP cascade or WaldBoost XML (repeatable; default: lbpcascade_frontalface and "
+         "OpenCV LBP or Haar cascade, or WaldBoost XML (repeatable; default: lbpcascade_frontalface and "
          "lbpcascade_frontalface_improved from /usr/share/opencv4/lbpcascades)",
          "FILE"},
         {"device", 'd', 0, G_OPTION_ARG_STRING, &device, "OpenCL device for the engine (default auto)", "SPEC"},

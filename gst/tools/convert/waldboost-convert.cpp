@@ -25,8 +25,8 @@ namespace {
 const char kUsage[] =
     "Usage: waldboost-convert [--label NAME] INPUT OUTPUT\n"
     "\n"
-    "Converts a classifier (an OpenCV LBP cascade or WaldBoost XML) to\n"
-    "WaldBoost XML. OUTPUT \"-\" writes to standard output.\n"
+    "Converts a classifier (an OpenCV LBP or Haar cascade, or WaldBoost XML)\n"
+    "to WaldBoost XML. OUTPUT \"-\" writes to standard output.\n"
     "\n"
     "  --label NAME  the label carried by detections (default: the input's\n"
     "                classifierName, or the cascade's file name)\n"

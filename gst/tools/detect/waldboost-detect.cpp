@@ -167,7 +167,7 @@ int main(int argc, char** argv)
     Options options;
     const GOptionEntry entries[] = {
         {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &options.classifier,
-         "WaldBoost or OpenCV LBP cascade XML (default: the embedded frontal-face classifier)", "FILE"},
+         "WaldBoost XML or OpenCV LBP or Haar cascade (default: the embedded frontal-face classifier)", "FILE"},
         {"scale-factor", 's', 0, G_OPTION_ARG_DOUBLE, &options.scale_factor, "Pyramid step, > 1 (default 1.1)", "F"},
         {"min-neighbors", 'n', 0, G_OPTION_ARG_INT, &options.min_neighbors,
          "A detection needs more than N raw windows (default 3; 0 = no grouping)", "N"},
