@@ -230,11 +230,16 @@ TEST_F(Load, SoakKeepsResidentMemoryFlat)
     EXPECT_EQ(mismatches.load(), 0);
     ASSERT_GE(rss_kib.size(), 2u) << "the soak needs at least 20,000 frames to compare memory";
     /* From the first sample (after warm-up: kernels built, buffers sized) to
-     * the last, resident memory must grow by less than 1 MB. */
+     * the last, resident memory must grow by less than 1 MB (a plain build
+     * stays within +-16 KiB over 90,000 frames). Under ASan the allocator's
+     * quarantine and stack depot swing resident memory by several MB either
+     * way, so tests/sanitizers.sh raises the bound there (LeakSanitizer
+     * checks for lost memory at exit). */
+    const long limit_kib = env_int("WALDBOOST_SOAK_GROWTH_LIMIT_KIB", 1024);
     const long growth = rss_kib.back() - rss_kib.front();
     std::printf("soak: %llu frames, RSS %ld KiB after 10,000 and %ld KiB at the end (%+ld KiB)\n",
                 static_cast<unsigned long long>(count), rss_kib.front(), rss_kib.back(), growth);
-    EXPECT_LT(growth, 1024);
+    EXPECT_LT(growth, limit_kib);
 }
 
 int main(int argc, char** argv)
