@@ -709,7 +709,7 @@ TEST(Engine, CapKeepsTheReferencesFirstWindows)
             << "cap " << cap << ": not the first windows";
         for (Grouping grouping : {Grouping::OpenCv, Grouping::None}) {
             params.grouping = grouping;
-            const std::vector<Detection> detections = group_windows(reference, params);
+            const std::vector<Detection> detections = detect(c, img.view(), params);
             for (Engine* engine : {&reduction, &rows}) {
                 const std::string what = std::string(engine == &rows ? "rows" : "reduction") + ", cap " +
                                          std::to_string(cap);

@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "core/detection/image.h"
@@ -121,4 +122,37 @@ TEST(Gray, Bt601Weights)
     EXPECT_EQ(rgb_to_gray(255, 0, 0), 76);
     EXPECT_EQ(rgb_to_gray(0, 255, 0), 150);
     EXPECT_EQ(rgb_to_gray(0, 0, 255), 29);
+}
+
+TEST(StandardDeviation, MatchesTwoPassDoubleArithmetic)
+{
+    /* Population standard deviation (OpenCV's meanStdDev), by the textbook
+     * two-pass formula, on views with padding between the rows. */
+    for (unsigned seed : {1u, 2u, 3u}) {
+        const GrayImage img = random_image(37 + static_cast<int>(seed), 23, seed);
+        const GrayView view{img.pixels.data() + 3, img.width - 5, img.height - 2, static_cast<size_t>(img.width)};
+        double mean = 0;
+        for (int y = 0; y < view.height; ++y)
+            for (int x = 0; x < view.width; ++x)
+                mean += view.at(x, y);
+        mean /= static_cast<double>(view.width) * view.height;
+        double squares = 0;
+        for (int y = 0; y < view.height; ++y)
+            for (int x = 0; x < view.width; ++x)
+                squares += (view.at(x, y) - mean) * (view.at(x, y) - mean);
+        const double expected = std::sqrt(squares / (static_cast<double>(view.width) * view.height));
+        EXPECT_NEAR(standard_deviation(view), expected, 1e-9) << "seed " << seed;
+    }
+}
+
+TEST(StandardDeviation, ConstantAndTwoLevelImages)
+{
+    EXPECT_EQ(standard_deviation(GrayImage(9, 7, 200).view()), 0.0);
+    EXPECT_EQ(standard_deviation(GrayView{}), 0.0);
+    /* Half 0, half 255: the deviation is 127.5 exactly. */
+    GrayImage img(10, 4, 0);
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 10; ++x)
+            img.at(x, y) = 255;
+    EXPECT_DOUBLE_EQ(standard_deviation(img.view()), 127.5);
 }

@@ -16,7 +16,9 @@
  *  - the squared and tilted integral images equal cv::integral's;
  *  - raw windows are identical to detectMultiScale(minNeighbors = 0) and
  *    grouped detections identical to detectMultiScale(1.1, 3, min size =
- *    window), end to end.
+ *    window), end to end;
+ *  - nested cascades (eyes, smile) searched in facedetect's areas of each
+ *    face give what detectMultiScale gives on those areas as Mat ROIs.
  */
 #include <gtest/gtest.h>
 
@@ -36,6 +38,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
+#include "core/reference/nested.h"
 #include "test_support.h"
 
 using namespace waldboost;
@@ -396,7 +399,7 @@ TEST_F(OpenCvAgreement, HaarCascadesGiveIdenticalRawAndGroupedDetections)
             for (const RawWindow& w : windows)
                 ours_raw.push_back(w.rect);
             std::sort(ours_raw.begin(), ours_raw.end());
-            for (const Detection& d : group_windows(windows, params))
+            for (const Detection& d : detect(classifier, view_of(image.gray), params))
                 ours_grouped.push_back(d.rect);
             std::sort(ours_grouped.begin(), ours_grouped.end());
             EXPECT_EQ(ours_raw, to_rects(theirs_raw)) << path << " on " << image.name << " (raw windows)";
@@ -412,4 +415,64 @@ TEST_F(OpenCvAgreement, HaarCascadesGiveIdenticalRawAndGroupedDetections)
     /* Not vacuous: real faces, eyes and bodies in these images. */
     EXPECT_GT(raw_total, 2000u);
     EXPECT_GT(grouped_total, 50u);
+}
+
+TEST_F(OpenCvAgreement, NestedCascadesInFaceAreasEqualOpenCvOnMatRois)
+{
+    /* What GStreamer's facedetect does with eyes-profile, nose-profile and
+     * mouth-profile: faces from haarcascade_frontalface_default, then each
+     * part cascade on a cv::Mat ROI of the face (eyes: the upper half;
+     * nose: x + w/4, y + h/4, w/2, h/2; mouth: the lower half) with the
+     * same scale factor and min neighbours and min size (min face / 8). */
+    const Classifier face = load_classifier_file(haar_dir() + "/haarcascade_frontalface_default.xml");
+    cv::CascadeClassifier opencv_face(haar_dir() + "/haarcascade_frontalface_default.xml");
+    ASSERT_FALSE(opencv_face.empty());
+    struct Part {
+        const char* cascade;
+        PartArea area;
+        cv::Rect (*facedetect_area)(const cv::Rect&);
+    };
+    const Part parts[] = {
+        {"haarcascade_eye.xml", PartArea::UpperHalf,
+         [](const cv::Rect& r) { return cv::Rect(r.x, r.y, r.width, r.height / 2); }},
+        {"haarcascade_eye_tree_eyeglasses.xml", PartArea::Centre,
+         [](const cv::Rect& r) { return cv::Rect(r.x + r.width / 4, r.y + r.height / 4, r.width / 2, r.height / 2); }},
+        {"haarcascade_smile.xml", PartArea::LowerHalf,
+         [](const cv::Rect& r) { return cv::Rect(r.x, r.y + r.height / 2, r.width, r.height / 2); }},
+    };
+    const int min_face = 30;
+    size_t faces_total = 0, parts_total = 0;
+    for (const Part& part : parts) {
+        const std::string path = haar_dir() + "/" + part.cascade;
+        const Classifier classifier = load_classifier_file(path);
+        cv::CascadeClassifier opencv(path);
+        ASSERT_FALSE(opencv.empty()) << path;
+        DetectParams params;
+        params.min_size = Size{min_face / 8, min_face / 8};
+        for (const NamedImage& image : *images_) {
+            std::vector<cv::Rect> faces;
+            opencv_face.detectMultiScale(image.gray, faces, 1.1, 3, 0, cv::Size(min_face, min_face));
+            faces_total += faces.size();
+            for (const cv::Rect& f : faces) {
+                const cv::Rect area = part.facedetect_area(f);
+                std::vector<cv::Rect> theirs;
+                opencv.detectMultiScale(cv::Mat(image.gray, area), theirs, 1.1, 3, 0,
+                                        cv::Size(min_face / 8, min_face / 8));
+                for (cv::Rect& r : theirs)
+                    r += area.tl();
+                const Rect ours_area = part_area(part.area, Rect{f.x, f.y, f.width, f.height});
+                EXPECT_EQ(ours_area, (Rect{area.x, area.y, area.width, area.height})) << part.cascade;
+                std::vector<Rect> ours;
+                for (const Detection& d : detect_in_area(classifier, view_of(image.gray), ours_area, params))
+                    ours.push_back(d.rect);
+                std::sort(ours.begin(), ours.end());
+                EXPECT_EQ(ours, to_rects(theirs)) << part.cascade << " in the face at " << f.x << "," << f.y << " "
+                                                  << f.width << "x" << f.height << " of " << image.name;
+                parts_total += ours.size();
+            }
+        }
+    }
+    std::printf("nested: %zu face areas searched, %zu parts found\n", faces_total, parts_total);
+    /* Not vacuous: eyes and smiles are found in these faces. */
+    EXPECT_GT(parts_total, 10u);
 }

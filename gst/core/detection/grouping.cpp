@@ -16,20 +16,29 @@ bool Rect::operator<(const Rect& o) const
 {
     return std::tie(x, y, width, height) < std::tie(o.x, o.y, o.width, o.height);
 }
-void clip_windows(std::vector<RawWindow>& windows, Size image)
+/* Clips each item's rect to the image (OpenCV's clipObjects), dropping
+ * those left empty. */
+template <typename T>
+static void clip_rects(std::vector<T>& items, Size image)
 {
-    std::vector<RawWindow> kept;
-    kept.reserve(windows.size());
-    for (RawWindow w : windows) {
-        const int x0 = std::max(w.rect.x, 0), y0 = std::max(w.rect.y, 0);
-        const int x1 = std::min(w.rect.x + w.rect.width, image.width);
-        const int y1 = std::min(w.rect.y + w.rect.height, image.height);
+    std::vector<T> kept;
+    kept.reserve(items.size());
+    for (T item : items) {
+        const Rect& r = item.rect;
+        const int x0 = std::max(r.x, 0), y0 = std::max(r.y, 0);
+        const int x1 = std::min(r.x + r.width, image.width);
+        const int y1 = std::min(r.y + r.height, image.height);
         if (x1 <= x0 || y1 <= y0)
             continue;
-        w.rect = {x0, y0, x1 - x0, y1 - y0};
-        kept.push_back(w);
+        item.rect = {x0, y0, x1 - x0, y1 - y0};
+        kept.push_back(item);
     }
-    windows.swap(kept);
+    items.swap(kept);
+}
+
+void clip_windows(std::vector<RawWindow>& windows, Size image)
+{
+    clip_rects(windows, image);
 }
 
 uint64_t cap_windows(std::vector<RawWindow>& windows, int max_windows)
@@ -486,5 +495,13 @@ std::vector<Detection> group_windows(const std::vector<RawWindow>& windows, cons
         break;
     }
     return group_opencv(windows, params.min_neighbors);
+}
+
+std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params,
+                                     Size image)
+{
+    std::vector<Detection> detections = group_windows(unclipped, params);
+    clip_rects(detections, image);
+    return detections;
 }
 }  // namespace waldboost

@@ -14,8 +14,9 @@
 
 namespace waldboost {
 
-/* Clips windows to the image, as detectMultiScale does before grouping: a
- * window rounded out past the right or bottom edge loses the overhang. */
+/* Clips windows to the image, as detectMultiScale clips what it returns
+ * (with minNeighbors = 0, the raw windows): a window rounded out past the
+ * right or bottom edge loses the overhang; one left empty is dropped. */
 void clip_windows(std::vector<RawWindow>& windows, Size image);
 
 /* Keeps the first `max_windows` windows in scan order (level, then row,
@@ -44,6 +45,13 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
 
 /* The grouping params.grouping selects. */
 std::vector<Detection> group_windows(const std::vector<RawWindow>& windows, const DetectParams& params);
+
+/* A frame's detections from its windows as the scan found them (not
+ * clipped): grouped, then clipped to the image, in detectMultiScale's
+ * order (it groups, then clips the groups; a group whose members reach
+ * past the edge by rounding keeps their full size in its mean). */
+std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params,
+                                     Size image);
 
 double intersection_over_union(const Rect& a, const Rect& b);
 

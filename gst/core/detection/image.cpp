@@ -49,6 +49,24 @@ GrayImage copy_image(const GrayView& src)
     return out;
 }
 
+double standard_deviation(const GrayView& src)
+{
+    if (src.width <= 0 || src.height <= 0)
+        return 0.0;
+    /* Exact integer sums: below 2^64 for any image under 2^48 pixels. */
+    uint64_t sum = 0, squares = 0;
+    for (int y = 0; y < src.height; ++y) {
+        const uint8_t* row = src.row(y);
+        for (int x = 0; x < src.width; ++x) {
+            sum += row[x];
+            squares += static_cast<uint32_t>(row[x]) * row[x];
+        }
+    }
+    const double n = static_cast<double>(src.width) * src.height;
+    const double mean = static_cast<double>(sum) / n;
+    return std::sqrt(std::max(static_cast<double>(squares) / n - mean * mean, 0.0));
+}
+
 GrayImage resize_bilinear(const GrayView& src, Size dst_size)
 {
     if (dst_size.width <= 0 || dst_size.height <= 0 || src.width <= 0 || src.height <= 0)

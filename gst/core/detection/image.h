@@ -100,6 +100,10 @@ IntegralImage squared_integral_image(const GrayView& src);
  * then takes four reads, as an upright one does. */
 IntegralImage tilted_integral_image(const GrayView& src);
 
+/* The population standard deviation of the pixels (OpenCV's meanStdDev);
+ * 0 for an empty image. */
+double standard_deviation(const GrayView& src);
+
 /* RGB to gray with the ITU-R BT.601 weights in 15-bit fixed point, as
  * OpenCV's cvtColor computes them for 8-bit images. */
 uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b);

@@ -4,6 +4,7 @@
  */
 #include "core/detection/scales.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -86,6 +87,18 @@ std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, co
             level.step = params.stride;
         }
         levels.push_back(level);
+    }
+    if (params.stride == 0 && !levels.empty()) {
+        /* detectMultiScale's stripes (see ScaleLevel::scan_height). */
+        const auto positions_high = [&](const ScaleLevel& l) {
+            return std::max(l.image_size.height + 1 - window.height, 0);
+        };
+        const int first_wide = std::max(levels.front().image_size.width + 1 - window.width, 0);
+        const int stripes = std::max((first_wide + 31) / 32, 1);
+        for (ScaleLevel& level : levels) {
+            const int stripe = std::max((positions_high(level) / level.step + stripes - 1) / stripes, 1) * level.step;
+            level.scan_height = stripes * stripe;
+        }
     }
     return levels;
 }

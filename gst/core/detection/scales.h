@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "core/detection/types.h"
@@ -22,6 +23,14 @@ struct ScaleLevel {
     /* OpenCV's rule: a window rejected in the first stage also skips the
      * next position in its row. */
     bool skip_after_first_stage_rejection = false;
+    /* Positions whose y (in scaled pixels) is below this are scanned.
+     * OpenCV cuts every level's rows into as many stripes as its first
+     * level has 32-pixel columns of positions, each stripe a whole number
+     * of steps high, rounded down: when the stripes fall one step short,
+     * the last row of positions is never scanned. Its rule, kept (it shows
+     * on small images: areas searched by nested cascades); no limit with a
+     * stride of our own. */
+    int scan_height = std::numeric_limits<int>::max();
 };
 
 /* Throws Error (BadParameter) for a negative DetectParams::max_windows;

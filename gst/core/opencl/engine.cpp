@@ -506,8 +506,8 @@ FrameResult Engine::Impl::result_of(FrameSlot& slot, const Geometry& g, std::vec
             result.windows.push_back(window_at(
                 g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
     const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
+    result.detections = detections_of(result.windows, slot.params, g.image);
     clip_windows(result.windows, g.image);
-    result.detections = group_windows(result.windows, slot.params);
 
     FrameStats& st = result.stats;
     st.windows = g.positions;

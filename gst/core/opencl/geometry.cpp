@@ -152,7 +152,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         rows += static_cast<uint64_t>(r.height);
 
         const int span_x = level.image_size.width - classifier.window_width + 1;
-        const int span_y = level.image_size.height - classifier.window_height + 1;
+        const int span_y = std::min(level.image_size.height - classifier.window_height + 1, level.scan_height);
         if (span_x <= 0 || span_y <= 0)
             continue;
         shared::ScanLevel s{};

@@ -162,7 +162,7 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
 {
     std::vector<RawWindow> windows;
     const int positions_x = scaled.width - classifier.window_width + 1;
-    const int positions_y = scaled.height - classifier.window_height + 1;
+    const int positions_y = std::min(scaled.height - classifier.window_height + 1, level.scan_height);
     if (positions_x <= 0 || positions_y <= 0)
         return windows;
 
@@ -194,8 +194,9 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
     return windows;
 }
 
-std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                  DetectStats* stats)
+/* Every level's accepted windows, capped, not clipped. */
+static std::vector<RawWindow> scan(const Classifier& classifier, const GrayView& image, const DetectParams& params,
+                                   DetectStats* stats)
 {
     std::vector<RawWindow> all;
     const std::vector<ScaleLevel> levels = plan_scales({image.width, image.height}, classifier, params);
@@ -207,15 +208,22 @@ std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& 
     const uint64_t cut = cap_windows(all, params.max_windows);
     if (stats)
         stats->cut += cut;
-    clip_windows(all, {image.width, image.height});
     return all;
+}
+
+std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
+                                  DetectStats* stats)
+{
+    std::vector<RawWindow> windows = scan(classifier, image, params, stats);
+    clip_windows(windows, {image.width, image.height});
+    return windows;
 }
 
 
 std::vector<Detection> detect(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                               DetectStats* stats)
 {
-    return group_windows(detect_raw(classifier, image, params, stats), params);
+    return detections_of(scan(classifier, image, params, stats), params, {image.width, image.height});
 }
 
 }  // namespace waldboost

@@ -87,7 +87,8 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                                   DetectStats* stats = nullptr);
 
-/* The whole detector: detect_raw then group_windows. */
+/* The whole detector: the windows of detect_raw, grouped before they are
+ * clipped (detections_of), as detectMultiScale. */
 std::vector<Detection> detect(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                               DetectStats* stats = nullptr);
 
