@@ -49,6 +49,7 @@
 #include "core/opencl/engine.h"
 #include "core/opencl/tuner.h"
 #include "core/text.h"
+#include "nested_cascades.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_waldboost_detect_debug);
 #define GST_CAT_DEFAULT gst_waldboost_detect_debug
@@ -58,6 +59,7 @@ namespace {
 using waldboost::Classifier;
 using waldboost::Detection;
 namespace wcl = waldboost::opencl;
+namespace wel = waldboost_element;
 
 constexpr double kDefaultScaleFactor = 1.1;
 constexpr int kDefaultMinNeighbors = 3;
@@ -87,6 +89,9 @@ struct Settings {
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
+    GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
+    int min_stddev = 0;
+    wel::NestedPaths nested_paths; /* eyes-, nose-, mouth-profile; empty = none */
     gboolean batching = FALSE;
     GstClockTime batch_wait = 0;
     gboolean profiling = FALSE;
@@ -111,6 +116,10 @@ struct OutputSettings {
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
+    GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
+    /* The cascades searched inside each detection (null: none), and how. */
+    std::shared_ptr<const wel::NestedCascades> nested;
+    waldboost::DetectParams nested_params;
 };
 
 /* A frame on its way through the engine. It keeps its input buffer and its
@@ -120,11 +129,12 @@ struct Pending {
     GstBuffer* buffer = nullptr;
     OutputSettings output;
     waldboost::DetectParams params;
-    bool submitted = false; /* false: not on the device (unreadable, or smaller than the window) */
+    bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
     int roi_x = 0;
     int roi_y = 0;
     int roi_width = 0;
     int roi_height = 0;
+    int min_stddev = 0; /* frames flatter than this are not searched */
     guint64 frame = 0;
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
@@ -160,6 +170,7 @@ struct WaldboostDetectPrivate {
     /* Streaming-thread state. */
     Settings active;
     std::optional<Classifier> classifier;
+    std::shared_ptr<const wel::NestedCascades> nested; /* of active.nested_paths; null when all are empty */
     GstVideoInfo info;
     bool have_info = false;
     bool overlay_meta_downstream = false;
@@ -172,6 +183,10 @@ struct WaldboostDetectPrivate {
     /* Frames that could not be read (see warn_unreadable). */
     guint64 unreadable_unreported = 0;
     gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
+
+    /* Worker-thread state: whether the last frame out had detections
+     * (updates=on-change). */
+    bool last_frame_had_objects = false;
 
     /* The worker (see "The worker" below): the streaming thread submits
      * frames and returns; the worker waits for the device, attaches the
@@ -229,6 +244,11 @@ enum {
     PROP_COLOR,
     PROP_LINE_WIDTH,
     PROP_POST_MESSAGES,
+    PROP_UPDATES,
+    PROP_MIN_STDDEV,
+    PROP_EYES_PROFILE, /* then nose and mouth, in wel::kNestedParts order */
+    PROP_NOSE_PROFILE,
+    PROP_MOUTH_PROFILE,
     PROP_BATCHING,
     PROP_BATCH_WAIT,
     PROP_PROFILING,
@@ -269,6 +289,22 @@ static GType gst_waldboost_grouping_get_type()
         {0, nullptr, nullptr}};
     if (g_once_init_enter(&type))
         g_once_init_leave(&type, g_enum_register_static("GstWaldboostGrouping", values));
+    return type;
+}
+
+static GType gst_waldboost_updates_get_type()
+{
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {GST_WALDBOOST_UPDATES_EVERY_FRAME, "A message for every frame", "every-frame"},
+        {GST_WALDBOOST_UPDATES_ON_CHANGE,
+         "A message for a frame with detections after one without, and for one without after one with",
+         "on-change"},
+        {GST_WALDBOOST_UPDATES_ON_OBJECT, "A message for every frame with detections", "on-object"},
+        {GST_WALDBOOST_UPDATES_NONE, "No messages", "none"},
+        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type))
+        g_once_init_leave(&type, g_enum_register_static("GstWaldboostUpdates", values));
     return type;
 }
 
@@ -398,6 +434,18 @@ static std::string without_path(const std::string& reason, const std::string& pa
  *   Device                 RESOURCE FAILED: an OpenCL call failed.
  *   Io                     RESOURCE OPEN_READ: a file detection needs (the
  *                          kernel sources of WALDBOOST_KERNEL_DIR). */
+static void post_load_error(GstWaldboostDetect* self, const std::string& what_failed, const std::string& path,
+                            const std::string& what)
+{
+    const std::string why = without_path(reason_of(what), waldboost::printable(path));
+    if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
+        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("Could not load %s: %s", what_failed.c_str(), why.c_str()),
+                          ("%s", what.c_str()));
+    else
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not load %s: %s", what_failed.c_str(), why.c_str()),
+                          ("%s", what.c_str()));
+}
+
 static void post_error(GstWaldboostDetect* self, const Settings& s, ErrorKind kind, const std::string& what,
                        const std::string& device, Phase phase)
 {
@@ -410,18 +458,9 @@ static void post_error(GstWaldboostDetect* self, const Settings& s, ErrorKind ki
     const char* detail = what.c_str();
     GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), detail);
     switch (kind) {
-    case ErrorKind::ClassifierFile: {
-        const std::string why = without_path(reason, shown_path);
-        if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
-            GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                              ("Could not load the classifier %s: %s", classifier.c_str(), why.c_str()),
-                              ("%s", detail));
-        else
-            GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
-                              ("Could not load the classifier %s: %s", classifier.c_str(), why.c_str()),
-                              ("%s", detail));
+    case ErrorKind::ClassifierFile:
+        post_load_error(self, "the classifier " + classifier, path, what);
         break;
-    }
     case ErrorKind::UnsupportedClassifier: {
         const std::string why = without_path(reason, shown_path);
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
@@ -560,10 +599,38 @@ static gboolean build_engine(GstWaldboostDetect* self, const Settings& s, size_t
     return FALSE;
 }
 
-/* Loads the classifier and builds the engine for `s`. */
+/* Loads the nested cascades of `s` unless they are loaded already. */
+static bool load_nested(GstWaldboostDetect* self, const Settings& s)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const bool none = std::all_of(s.nested_paths.begin(), s.nested_paths.end(),
+                                  [](const std::string& path) { return path.empty(); });
+    if (none) {
+        p->nested.reset();
+        return true;
+    }
+    if (p->nested && p->nested->paths == s.nested_paths)
+        return true;
+    size_t failed = 0;
+    try {
+        p->nested = wel::load_nested_cascades(s.nested_paths, &failed);
+    } catch (const std::exception& e) {
+        p->nested.reset();
+        const std::string& path = s.nested_paths[failed];
+        post_load_error(self,
+                        std::string(wel::kNestedParts[failed].property) + " \"" + waldboost::printable(path) + "\"",
+                        path, e.what());
+        return false;
+    }
+    return true;
+}
+
+/* Loads the classifiers and builds the engine for `s`. */
 static gboolean setup_engine(GstWaldboostDetect* self, const Settings& s)
 {
     WaldboostDetectPrivate* p = self->priv;
+    if (!load_nested(self, s))
+        return FALSE;
     try {
         p->classifier = s.classifier_path.empty() ? waldboost::default_classifier()
                                                   : waldboost::load_classifier_file(s.classifier_path);
@@ -830,6 +897,7 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
 
 static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer, guint64 frame,
                                     const std::vector<Detection>& detections, const std::string& label,
+                                    const wel::NestedCascades* nested, const std::vector<wel::FoundPart>& parts,
                                     guint64 windows_cut)
 {
     GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
@@ -842,14 +910,12 @@ static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer,
     }
     GValue list = G_VALUE_INIT;
     g_value_init(&list, GST_TYPE_LIST);
-    for (const Detection& d : detections) {
+    for (size_t i = 0; i < detections.size(); ++i) {
         GValue item = G_VALUE_INIT;
         g_value_init(&item, GST_TYPE_STRUCTURE);
-        GstStructure* s = gst_structure_new("detection", "x", G_TYPE_INT, d.rect.x, "y", G_TYPE_INT, d.rect.y,
-                                            "width", G_TYPE_INT, d.rect.width, "height", G_TYPE_INT, d.rect.height,
-                                            "label", G_TYPE_STRING, label.c_str(), "confidence", G_TYPE_DOUBLE,
-                                            static_cast<double>(d.confidence), "neighbors", G_TYPE_INT, d.neighbors,
-                                            nullptr);
+        GstStructure* s = wel::detection_message_item(detections[i], label.c_str());
+        if (nested)
+            wel::add_part_lists(s, i, *nested, parts);
         g_value_take_boxed(&item, s);
         gst_value_list_append_and_take_value(&list, &item);
     }
@@ -872,6 +938,46 @@ static gint64 thread_cpu_ns()
     return static_cast<gint64>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
+/* The parts the nested cascades find inside the frame's detections, on
+ * the CPU (see nested_cascades.h). */
+static std::vector<wel::FoundPart> find_nested_parts(GstWaldboostDetect* self, const Pending& pending,
+                                                     const std::vector<Detection>& detections)
+{
+    const wel::NestedCascades* nested = pending.output.nested.get();
+    if (!nested || detections.empty())
+        return {};
+    GstVideoFrame frame;
+    std::string why;
+    if (!map_checked_frame(&frame, &self->priv->info, pending.buffer, GST_MAP_READ, &why)) {
+        /* The frame was read a moment ago, so this does not happen. */
+        GST_WARNING_OBJECT(self, "frame %" G_GUINT64_FORMAT ": not searched for parts: %s", pending.frame,
+                           why.c_str());
+        return {};
+    }
+    const waldboost::GrayView view{static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
+                                   GST_VIDEO_FRAME_WIDTH(&frame), GST_VIDEO_FRAME_HEIGHT(&frame),
+                                   static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
+    std::vector<wel::FoundPart> parts = wel::find_parts(*nested, pending.output.nested_params, view, detections);
+    gst_video_frame_unmap(&frame);
+    return parts;
+}
+
+/* Whether a frame's message is due under `updates` (facedetect's rules);
+ * runs on the worker, which finishes the frames in order. */
+static bool message_due(GstWaldboostDetect* self, GstWaldboostUpdates updates, bool has_objects)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const bool changed = has_objects != p->last_frame_had_objects;
+    p->last_frame_had_objects = has_objects;
+    switch (updates) {
+    case GST_WALDBOOST_UPDATES_EVERY_FRAME: return true;
+    case GST_WALDBOOST_UPDATES_ON_CHANGE: return changed;
+    case GST_WALDBOOST_UPDATES_ON_OBJECT: return has_objects;
+    case GST_WALDBOOST_UPDATES_NONE: break;
+    }
+    return false;
+}
+
 /* Attaches the results of one frame (and draws them); returns the buffer
  * to push. */
 static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const wcl::FrameResult* result)
@@ -888,6 +994,7 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
         }
     }
     const std::string& label = s.label;
+    const std::vector<wel::FoundPart> parts = find_nested_parts(self, pending, detections);
 
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
@@ -899,28 +1006,32 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
         /* Distinct ids let applications (and PyGObject, which can only look
          * metas up by id) address each detection. */
         meta->id = static_cast<gint>(i);
-        gst_video_region_of_interest_meta_add_param(
-            meta, gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence),
-                                    "neighbors", G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE,
-                                    static_cast<double>(d.score), nullptr));
+        meta->parent_id = -1; /* none; the parts found inside name it */
+        gst_video_region_of_interest_meta_add_param(meta, wel::detection_meta_param(d));
     }
+    /* Parts found inside the detections: their metas point at their
+     * detection's through parent_id, their ids follow the detections'. */
+    wel::add_part_metas(buffer, parts, 0, static_cast<gint>(detections.size()));
+    std::vector<Detection> drawn = detections;
+    for (const wel::FoundPart& f : parts)
+        drawn.push_back(f.detection);
 
     const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
                           (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
     const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
                       (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
-    if (!detections.empty() && use_meta && p->have_info) {
-        GstVideoOverlayComposition* comp = box_composition(detections, GST_VIDEO_INFO_WIDTH(&p->info),
+    if (!drawn.empty() && use_meta && p->have_info) {
+        GstVideoOverlayComposition* comp = box_composition(drawn, GST_VIDEO_INFO_WIDTH(&p->info),
                                                            GST_VIDEO_INFO_HEIGHT(&p->info), s.line_width, s.color);
         if (comp) {
             gst_buffer_add_video_overlay_composition_meta(buffer, comp);
             gst_video_overlay_composition_unref(comp);
         }
-    } else if (!detections.empty() && burn && p->have_info) {
+    } else if (!drawn.empty() && burn && p->have_info) {
         GstVideoFrame frame;
         std::string why;
         if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
-            burn_boxes(&frame, detections, s.line_width, s.color);
+            burn_boxes(&frame, drawn, s.line_width, s.color);
             gst_video_frame_unmap(&frame);
         } else {
             GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s", pending.frame,
@@ -945,8 +1056,10 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
                              "windows-cut field and the stats' windows-cut count every frame",
                              pending.frame, windows_cut, pending.params.max_windows));
     }
-    if (s.post_messages)
-        post_detections_message(self, buffer, pending.frame, detections, label, windows_cut);
+    /* The on-change state follows every frame, messages posted or not. */
+    const bool due = message_due(self, s.updates, !detections.empty());
+    if (s.post_messages && due)
+        post_detections_message(self, buffer, pending.frame, detections, label, s.nested.get(), parts, windows_cut);
 
     const double host_ms = static_cast<double>(pending.host_ns + (thread_cpu_ns() - started)) * 1e-6;
     {
@@ -998,8 +1111,10 @@ static void warn_unreadable(GstWaldboostDetect* self, const std::string& why)
 }
 
 /* Puts a frame on the device: its luma plane, cropped to its region of
- * interest. False, with the reason in `why`, when the buffer cannot be
- * read (see map_checked_frame); throws what the engine throws. */
+ * interest. False when it did not: with the reason in `why` when the
+ * buffer cannot be read (see map_checked_frame), with `why` empty when the
+ * region's standard deviation is below min-stddev (facedetect's rule: such
+ * a frame has no detections). Throws what the engine throws. */
 static bool submit_to_engine(GstWaldboostDetect* self, wcl::Engine& engine, const Pending& pending,
                              std::string* why = nullptr)
 {
@@ -1015,6 +1130,17 @@ static bool submit_to_engine(GstWaldboostDetect* self, wcl::Engine& engine, cons
     const size_t stride = static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
     const waldboost::GrayView view{plane + static_cast<size_t>(pending.roi_y) * stride + pending.roi_x,
                                    pending.roi_width, pending.roi_height, stride};
+    if (pending.min_stddev > 0) {
+        const double stddev = waldboost::standard_deviation(view);
+        if (stddev < pending.min_stddev) {
+            GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": standard deviation %.2f is below min-stddev=%d, not "
+                           "searched", pending.frame, stddev, pending.min_stddev);
+            gst_video_frame_unmap(&frame);
+            if (why)
+                why->clear();
+            return false;
+        }
+    }
     try {
         engine.submit(view, pending.params);
     } catch (...) {
@@ -1284,6 +1410,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->inflight_limit_warned = 0;
     self->priv->draw_meta_hinted = false;
     self->priv->max_windows_warned = false;
+    self->priv->last_frame_had_objects = false;
     if (!setup_engine(self, s))
         return FALSE;
     start_worker(self);
@@ -1371,6 +1498,8 @@ static GstFlowReturn apply_settings(GstWaldboostDetect* self, std::unique_lock<s
         s = p->settings;
     }
     if (p->engine && !s.engine_differs(p->active)) {
+        if (!load_nested(self, s))
+            return GST_FLOW_ERROR;
         p->active = s;
         return GST_FLOW_OK;
     }
@@ -1497,8 +1626,11 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.output.color = p->active.color;
     pending.output.line_width = p->active.line_width;
     pending.output.post_messages = p->active.post_messages;
-
+    pending.output.updates = p->active.updates;
     pending.params = detect_params(p->active, *p->classifier);
+    pending.output.nested = p->nested;
+    pending.output.nested_params = wel::nested_params(pending.params);
+    pending.min_stddev = p->active.min_stddev;
 
     /* The luma plane, cropped to the region of interest. */
     const int width = GST_VIDEO_INFO_WIDTH(&p->info), height = GST_VIDEO_INFO_HEIGHT(&p->info);
@@ -1561,7 +1693,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
             }
             return wait_for_room(self, lock);
         }
-        if (!pending.submitted) {
+        if (!pending.submitted && !unreadable.empty()) {
             /* A buffer smaller than its caps claim, or whose GstVideoMeta
              * claims more than it holds: pass it on unchanged, without
              * results. */
@@ -1837,6 +1969,15 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_COLOR: s.color = g_value_get_uint(value); break;
     case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
+    case PROP_UPDATES: s.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
+    case PROP_MIN_STDDEV: s.min_stddev = g_value_get_int(value); break;
+    case PROP_EYES_PROFILE:
+    case PROP_NOSE_PROFILE:
+    case PROP_MOUTH_PROFILE: {
+        const gchar* v = g_value_get_string(value);
+        s.nested_paths[prop_id - PROP_EYES_PROFILE] = v ? v : "";
+        break;
+    }
     case PROP_BATCHING: s.batching = g_value_get_boolean(value); break;
     case PROP_PROFILING: s.profiling = g_value_get_boolean(value); break;
     case PROP_BATCH_WAIT: s.batch_wait = g_value_get_uint64(value); break;
@@ -1925,6 +2066,11 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_COLOR: g_value_set_uint(value, s.color); break;
     case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
+    case PROP_UPDATES: g_value_set_enum(value, s.updates); break;
+    case PROP_MIN_STDDEV: g_value_set_int(value, s.min_stddev); break;
+    case PROP_EYES_PROFILE:
+    case PROP_NOSE_PROFILE:
+    case PROP_MOUTH_PROFILE: g_value_set_string(value, s.nested_paths[prop_id - PROP_EYES_PROFILE].c_str()); break;
     case PROP_BATCHING: g_value_set_boolean(value, s.batching); break;
     case PROP_PROFILING: g_value_set_boolean(value, s.profiling); break;
     case PROP_BATCH_WAIT: g_value_set_uint64(value, s.batch_wait); break;
@@ -2077,8 +2223,39 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_POST_MESSAGES,
         g_param_spec_boolean("post-messages", "Post messages",
-                             "Post a \"waldboostdetect\" element message with the detections of every frame", TRUE,
-                             rw));
+                             "Post \"waldboostdetect\" element messages with the detections (of the frames "
+                             "\"updates\" selects)", TRUE, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_UPDATES,
+        g_param_spec_enum("updates", "Updates",
+                          "Which frames get a \"waldboostdetect\" message (as facedetect's updates; with "
+                          "post-messages=true)",
+                          gst_waldboost_updates_get_type(), GST_WALDBOOST_UPDATES_EVERY_FRAME, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_STDDEV,
+        g_param_spec_int("min-stddev", "Minimum standard deviation",
+                         "Frames whose gray standard deviation (over the roi, or the whole frame) is below this are "
+                         "not searched and have no detections, as facedetect's min-stddev: saves the device's time "
+                         "on blank frames and avoids detections in them; 0 = search every frame",
+                         0, 255, 0, rw));
+    static const char* const nested_blurbs[] = {
+        "Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
+        "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "
+        "region-of-interest metas of type \"eyes\" whose parent_id is the detection's id, and an \"eyes\" list "
+        "in the detection's message structure. Empty = none",
+        "Cascade file searched in the centre of each detection (the middle half of its width, from a quarter of "
+        "its height down to three quarters), as facedetect's nose-profile; metas and list \"nose\", as "
+        "eyes-profile. Empty = none",
+        "Cascade file searched in the lower half of each detection, as facedetect's mouth-profile (e.g. "
+        "haarcascade_smile.xml); metas and list \"mouth\", as eyes-profile. Empty = none",
+    };
+    for (size_t i = 0; i < wel::kNestedParts.size(); ++i) {
+        const wel::NestedPart& part = wel::kNestedParts[i];
+        const std::string nick = std::string(1, g_ascii_toupper(part.name[0])) + (part.name + 1) + " cascade";
+        g_object_class_install_property(
+            gobject_class, static_cast<guint>(PROP_EYES_PROFILE + i),
+            g_param_spec_string(part.property, g_intern_string(nick.c_str()), nested_blurbs[i], "", rw));
+    }
 
     g_object_class_install_property(
         gobject_class, PROP_BATCHING,
@@ -2136,7 +2313,7 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_set_static_metadata(element_class, "WaldBoost object detection", "Filter/Analyzer/Video",
-                                          "Detects objects (faces by default) with an LBP WaldBoost cascade on an "
+                                          "Detects objects (faces by default) with an LBP or Haar cascade on an "
                                           "OpenCL device and attaches region-of-interest metadata",
                                           "waldboost-gst developers");
     GstCaps* caps = gst_caps_from_string(WALDBOOST_CAPS);
@@ -2157,4 +2334,5 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
 
     gst_type_mark_as_plugin_api(gst_waldboost_draw_get_type(), static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(gst_waldboost_grouping_get_type(), static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(gst_waldboost_updates_get_type(), static_cast<GstPluginAPIFlags>(0));
 }

@@ -25,6 +25,15 @@ typedef enum {
     GST_WALDBOOST_GROUPING_NONE,
 } GstWaldboostGrouping;
 
+/* When the element posts its "waldboostdetect" message; the values are
+ * facedetect's "updates" values. */
+typedef enum {
+    GST_WALDBOOST_UPDATES_EVERY_FRAME,
+    GST_WALDBOOST_UPDATES_ON_CHANGE,
+    GST_WALDBOOST_UPDATES_ON_OBJECT,
+    GST_WALDBOOST_UPDATES_NONE,
+} GstWaldboostUpdates;
+
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
 
 G_END_DECLS

@@ -1,0 +1,88 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The element's nested cascades (eyes-profile, nose-profile, mouth-profile):
+ * searched inside each detection on the CPU, as facedetect does, and
+ * attached as region-of-interest metas whose parent_id is the detection's
+ * id and as lists in the detection's message structure.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/detection/image.h"
+#include "core/detection/types.h"
+#include "core/model/model.h"
+#include "core/reference/nested.h"
+
+namespace waldboost_element {
+
+struct NestedPart {
+    const char* name;     /* the ROI meta's type and the message's field */
+    const char* property; /* the element property naming its cascade */
+    waldboost::PartArea area;
+};
+
+/* In property order: eyes, nose, mouth. */
+inline constexpr std::array<NestedPart, 3> kNestedParts{{
+    {"eyes", "eyes-profile", waldboost::PartArea::UpperHalf},
+    {"nose", "nose-profile", waldboost::PartArea::Centre},
+    {"mouth", "mouth-profile", waldboost::PartArea::LowerHalf},
+}};
+
+using NestedPaths = std::array<std::string, kNestedParts.size()>;
+
+/* The loaded cascades of one set of paths (an empty path: none). Shared
+ * by the frames in flight, so that a property change never reaches them. */
+struct NestedCascades {
+    NestedPaths paths;
+    std::array<std::optional<waldboost::Classifier>, kNestedParts.size()> classifiers;
+};
+
+/* Loads every non-empty path. On failure throws what the loader threw and
+ * sets `*failed` to the index of the part whose file it was. */
+std::shared_ptr<const NestedCascades> load_nested_cascades(const NestedPaths& paths, size_t* failed);
+
+/* The search parameters of the parts, from the detections': facedetect's
+ * minimum size (an eighth of the detections' minimum; 0 = the window) and
+ * no maximum, the rest as they are. */
+waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_params);
+
+/* The "detection" structures of detections and parts alike: the ROI meta's
+ * parameter (confidence, neighbors, score) and the message's item (x, y,
+ * width, height, label, confidence, neighbors). */
+GstStructure* detection_meta_param(const waldboost::Detection& d);
+GstStructure* detection_message_item(const waldboost::Detection& d, const char* label);
+
+struct FoundPart {
+    size_t parent; /* index of the detection it was found in */
+    size_t part;   /* index into kNestedParts */
+    waldboost::Detection detection; /* in frame coordinates */
+};
+
+/* Every part of every detection, in detection then part order. */
+std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
+                                  const waldboost::GrayView& frame,
+                                  const std::vector<waldboost::Detection>& detections);
+
+/* One region-of-interest meta per part, typed with the part's name, with
+ * parent_id the id of its detection's meta (`first_parent_id` + index) and
+ * ids from `first_id` on. */
+void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, gint first_parent_id, gint first_id);
+
+/* Adds to the message structure of detection `parent` one list per part
+ * searched (empty when none was found): "eyes", "nose", "mouth", each of
+ * "detection" structures (x, y, width, height, label, confidence,
+ * neighbors) in the detector's order, OpenCV's on one thread (facedetect
+ * reports the first). */
+void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades& cascades,
+                    const std::vector<FoundPart>& parts);
+
+}  // namespace waldboost_element
