@@ -13,13 +13,18 @@
 #                      classifier=CASCADE scale-factor=1.1
 #                      min-neighbors=3 min-size=24 device=DEVICE ! fakesink
 #
-# Usage: [CASCADE=FILE] pipelines/compare-with-facedetect.sh [VIDEO] [DEVICE]
+# Usage: [CASCADE=FILE] [EYES=FILE] [NOSE=FILE] [MOUTH=FILE]
+#        pipelines/compare-with-facedetect.sh [VIDEO] [DEVICE]
 #   VIDEO   a file or a URI; default build/testdata/Megamind.avi
 #   DEVICE  waldboostdetect's device property; default auto
 #   CASCADE the OpenCV cascade both elements use, LBP or Haar, with a 24x24
 #           window (min-size 24); default lbpcascade_frontalface.xml. For
 #           facedetect's own default:
 #           CASCADE=/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml
+#   EYES, NOSE, MOUTH  cascades both elements search inside each face
+#           (eyes-profile, nose-profile, mouth-profile), e.g.
+#           EYES=/usr/share/opencv4/haarcascades/haarcascade_eye.xml; the
+#           detection counts are still faces only
 #
 # facedetect needs RGB, so its pipeline converts every frame to RGB (part of
 # its real cost); waldboostdetect reads the decoder's I420 as it is. The
@@ -27,7 +32,8 @@
 # at the luma plane. facedetect also runs its eye, nose and mouth cascades in
 # every face when their files exist; Debian does not ship them (it logs that
 # it cannot open them), and they cannot be switched off from gst-launch-1.0
-# (an empty value swallows the next argument, /dev/null crashes OpenCV).
+# (an empty value swallows the next argument, /dev/null crashes OpenCV);
+# EYES, NOSE and MOUTH replace them for both elements.
 # waldboostdetect runs twice: the first run may include building the OpenCL
 # kernels (cached in ~/.cache/waldboost-gst afterwards). "pipeline" is the
 # time gst-launch-1.0 reports from PLAYING to the end of the stream; "process"
@@ -43,6 +49,13 @@ set_source "$video"
 need_elements waldboostdetect facedetect decodebin videoconvert fakesink
 cascade=${CASCADE:-/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml}
 [ -f "$cascade" ] || die "$cascade not found: apt-get install opencv-data"
+
+# The nested cascades, as properties of both elements (word-split on
+# purpose below: paths with spaces are not supported).
+parts=""
+[ -n "${EYES:-}" ] && parts="$parts eyes-profile=$EYES"
+[ -n "${NOSE:-}" ] && parts="$parts nose-profile=$NOSE"
+[ -n "${MOUTH:-}" ] && parts="$parts mouth-profile=$MOUTH"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -69,6 +82,7 @@ run() {
 
 echo "video: $video"
 echo "cascade: $cascade"
+[ -n "$parts" ] && echo "inside each face:$parts"
 for part in eyepair_small nose mouth; do
   [ -f "/usr/share/opencv4/haarcascades/haarcascade_mcs_$part.xml" ] &&
     echo "note: facedetect also runs haarcascade_mcs_$part.xml inside each face"
@@ -79,13 +93,13 @@ fi
 run "decode only" 'no-detections-here' \
   $src "$src_arg" ! decodebin ! video/x-raw ! fakesink sync=false
 run "facedetect" '"face\\,' \
-  $src "$src_arg" ! decodebin ! videoconvert ! facedetect display=false profile="$cascade" \
+  $src "$src_arg" ! decodebin ! videoconvert ! facedetect display=false profile="$cascade" $parts \
   scale-factor=1.1 min-neighbors=3 min-size-width=24 min-size-height=24 ! fakesink sync=false
 facedetect_time=$pipeline
 for i in 1 2; do
   run "waldboostdetect (run $i)" '"detection\\,' \
     $src "$src_arg" ! decodebin ! videoconvert ! waldboostdetect draw=none device="$device" \
-    classifier="$cascade" scale-factor=1.1 min-neighbors=3 min-size=24 ! fakesink sync=false
+    classifier="$cascade" $parts scale-factor=1.1 min-neighbors=3 min-size=24 ! fakesink sync=false
 done
 echo "$facedetect_time $pipeline" |
   awk '$2 > 0 { printf "pipeline time facedetect / waldboostdetect (run 2): %.2fx\n", $1 / $2 }'
