@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <string>
 
@@ -89,15 +91,17 @@ std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, co
         levels.push_back(level);
     }
     if (params.stride == 0 && !levels.empty()) {
-        /* detectMultiScale's stripes (see ScaleLevel::scan_height). */
-        const auto positions_high = [&](const ScaleLevel& l) {
-            return std::max(l.image_size.height + 1 - window.height, 0);
+        /* detectMultiScale's stripes (see ScaleLevel::scan_height), in 64
+         * bits: extreme scale factors give levels of absurd sizes. */
+        const auto positions = [](int image, int window) {
+            return std::max(static_cast<int64_t>(image) + 1 - window, int64_t{0});
         };
-        const int first_wide = std::max(levels.front().image_size.width + 1 - window.width, 0);
-        const int stripes = std::max((first_wide + 31) / 32, 1);
+        const int64_t first_wide = positions(levels.front().image_size.width, window.width);
+        const int64_t stripes = std::max((first_wide + 31) / 32, int64_t{1});
         for (ScaleLevel& level : levels) {
-            const int stripe = std::max((positions_high(level) / level.step + stripes - 1) / stripes, 1) * level.step;
-            level.scan_height = stripes * stripe;
+            const int64_t high = positions(level.image_size.height, window.height);
+            const int64_t stripe = std::max((high / level.step + stripes - 1) / stripes, int64_t{1}) * level.step;
+            level.scan_height = static_cast<int>(std::min<int64_t>(stripes * stripe, std::numeric_limits<int>::max()));
         }
     }
     return levels;
