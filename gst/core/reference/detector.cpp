@@ -194,9 +194,8 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
     return windows;
 }
 
-/* Every level's accepted windows, capped, not clipped. */
-static std::vector<RawWindow> scan(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                   DetectStats* stats)
+std::vector<RawWindow> detect_unclipped(const Classifier& classifier, const GrayView& image, const DetectParams& params,
+                                        DetectStats* stats)
 {
     std::vector<RawWindow> all;
     const std::vector<ScaleLevel> levels = plan_scales({image.width, image.height}, classifier, params);
@@ -214,16 +213,15 @@ static std::vector<RawWindow> scan(const Classifier& classifier, const GrayView&
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                                   DetectStats* stats)
 {
-    std::vector<RawWindow> windows = scan(classifier, image, params, stats);
+    std::vector<RawWindow> windows = detect_unclipped(classifier, image, params, stats);
     clip_windows(windows, {image.width, image.height});
     return windows;
 }
 
-
 std::vector<Detection> detect(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                               DetectStats* stats)
 {
-    return detections_of(scan(classifier, image, params, stats), params, {image.width, image.height});
+    return detections_of(detect_unclipped(classifier, image, params, stats), params, {image.width, image.height});
 }
 
 }  // namespace waldboost

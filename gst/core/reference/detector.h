@@ -82,8 +82,12 @@ struct DetectStats {
 std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView& scaled, const ScaleLevel& level,
                                     int level_index, const DetectParams& params, DetectStats* stats = nullptr);
 
-/* All levels: plan_scales, resize_bilinear, detect_level, cap_windows,
- * clip_windows. */
+/* All levels' accepted windows (plan_scales, resize_bilinear, detect_level,
+ * cap_windows), before clipping: what detections_of groups. */
+std::vector<RawWindow> detect_unclipped(const Classifier& classifier, const GrayView& image, const DetectParams& params,
+                                        DetectStats* stats = nullptr);
+
+/* detect_unclipped's windows clipped to the image (clip_windows). */
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
                                   DetectStats* stats = nullptr);
 
