@@ -7,8 +7,10 @@
  * @title: waldboostdetect
  *
  * Detects objects (faces with the embedded default classifier) in video with
- * a WaldBoost / LBP cascade on an OpenCL device, and attaches the results to
- * each buffer: one #GstVideoRegionOfInterestMeta per detection, optionally
+ * a WaldBoost, LBP or Haar cascade on an OpenCL device, and attaches the
+ * results to each buffer: one #GstVideoRegionOfInterestMeta per detection
+ * (and per part found inside it with eyes-profile, nose-profile or
+ * mouth-profile, its parent_id naming the detection's id), optionally
  * the rectangles as a #GstVideoOverlayCompositionMeta or drawn into the
  * frame, and an element message per frame.
  *
@@ -1012,14 +1014,20 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
     /* Parts found inside the detections: their metas point at their
      * detection's through parent_id, their ids follow the detections'. */
     wel::add_part_metas(buffer, parts, 0, static_cast<gint>(detections.size()));
-    std::vector<Detection> drawn = detections;
-    for (const wel::FoundPart& f : parts)
-        drawn.push_back(f.detection);
 
     const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
                           (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
     const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
                       (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
+    /* The parts are drawn with the detections; without parts (or drawing)
+     * the detections are drawn as they are, with no copy per frame. */
+    std::vector<Detection> with_parts;
+    if ((use_meta || burn) && !parts.empty()) {
+        with_parts = detections;
+        for (const wel::FoundPart& f : parts)
+            with_parts.push_back(f.detection);
+    }
+    const std::vector<Detection>& drawn = parts.empty() ? detections : with_parts;
     if (!drawn.empty() && use_meta && p->have_info) {
         GstVideoOverlayComposition* comp = box_composition(drawn, GST_VIDEO_INFO_WIDTH(&p->info),
                                                            GST_VIDEO_INFO_HEIGHT(&p->info), s.line_width, s.color);
