@@ -109,13 +109,13 @@ static __global const long* stump(const Cascade* c, int t)
 static long haar_response(const Cascade* c, int origin, int t)
 {
 #ifdef HAAR_STUMPS
-    /* Every tree is one node, node t (classifier_pack.cpp). Both leaves
-     * are loaded while the feature's sums are: only the choice waits for
-     * them. */
+    /* Every tree is one node, node t, whose left and right values are
+     * responses 2t and 2t + 1 (classifier_pack.cpp): the comparison indexes
+     * them, where a choice between two values compiled to a mispredicted
+     * branch on CPUs. */
     __global const HaarNode* n = c->nodes + t;
-    const long left = c->responses[-1 - n->left], right = c->responses[-1 - n->right];
     const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
-    return value < n->threshold ? left : right;
+    return c->responses[2 * t + (value < n->threshold ? 0 : 1)];
 #else
     int node = c->features[t].x;
     for (;;) {

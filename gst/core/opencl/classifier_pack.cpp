@@ -133,6 +133,22 @@ void pack_haar_trees(const Classifier& classifier, PackedClassifier& p)
         for (float leaf : tree.leaves) /* exact: a whole number of units */
             p.responses.push_back(p.fixed_ceil(leaf));
     }
+    if (!p.haar_stumps)
+        return;
+    /* Stumps: stump t's left and right values at 2t and 2t + 1, so that
+     * haar.cl picks one by adding the comparison to the index: a choice
+     * between two loads became a branch, mispredicted about as often as a
+     * stump answers either way. */
+    std::vector<cl_long> pairs(2 * p.nodes.size());
+    for (size_t t = 0; t < p.nodes.size(); ++t) {
+        shared::HaarNode& node = p.nodes[t];
+        pairs[2 * t] = p.responses[-1 - node.left];
+        pairs[2 * t + 1] = p.responses[-1 - node.right];
+        node.left = -1 - static_cast<cl_int>(2 * t);
+        node.right = -2 - static_cast<cl_int>(2 * t);
+        p.features[t].s[2] = static_cast<cl_int>(2 * t); /* the first leaf */
+    }
+    p.responses = std::move(pairs);
 }
 
 }  // namespace
