@@ -32,7 +32,8 @@ static uchar resize_pixel(__global const uchar* src, int src_pitch, int4 xt, int
 #ifdef PYRAMID_BY_ROWS
 /* CPU devices: the pyramid is written to a canvas, one work-item per output
  * row of every level (the index space counts rows, ResizeLevel.first is the
- * level's first row); then the integral image of the canvas in plain loops. */
+ * level's first row); then the integral image of the canvas in plain loops
+ * over bands of rows. */
 __kernel void build_pyramid(__global const uchar* src, int src_pitch,
                             __global uchar* canvas, int canvas_pitch,
                             __global const ResizeLevel* levels, int level_count, uint total,
@@ -49,35 +50,117 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
         out[x] = resize_pixel(src, src_pitch, taps[level.xtap + x], yt);
 }
 
-/* Row prefix sums: one work-item per row, a plain loop. A work-group scan
- * costs log2(group) barriers per chunk, which a CPU driver runs as separate
- * loops. With `squared`, of the squared pixels (Haar classifiers). */
-__kernel void integral_rows(__global const uchar* canvas, int width, int canvas_pitch,
-                            __global uint* integral, int integral_pitch, int height, int squared)
+/* The integral image on CPU devices, written once: the canvas is cut into
+ * bands of ROWS_INTEGRAL_BAND rows, one work-item each.
+ *   1. integral_band_column_sums: each band's column sums;
+ *   2. integral_column_strips over those sums: per column, the sums of the
+ *      bands above each band (an integral image of the bands);
+ *   3. integral_band_rows: each band's rows, the row above plus the row's
+ *      prefix sums; the first from those sums.
+ * Row prefix sums then column prefix sums would write the image and then
+ * read and write it again. With `squares` (Haar classifiers), the squared
+ * pixels' image in the same passes: their band sums lie right of the plain
+ * ones, in columns width + 1 .. 2 width of the band sums' rows. */
+
+/* Band b's sums go to row b + 1 of the band sums (row 0 and column 0 stay
+ * zero), so that after step 2 row b holds the column totals of the canvas
+ * rows above band b. */
+__kernel void integral_band_column_sums(__global const uchar* canvas, int width, int height,
+                                        __global uint* band_sums, int band_pitch, int squares)
 {
-    const int row = get_global_id(0);
-    if (row >= height)
+    const int band = get_global_id(0);
+    const int first = band * ROWS_INTEGRAL_BAND;
+    if (first >= height)
         return;
-    __global const uchar* in = canvas + row * canvas_pitch;
-    __global uint* out = integral + (row + 1) * integral_pitch + 1;
-    uint sum = 0;
-    if (squared) {
-        for (int x = 0; x < width; ++x) {
-            sum += (uint)in[x] * in[x];
-            out[x] = sum;
+    const int last = min(first + ROWS_INTEGRAL_BAND, height);
+    __global uint* out = band_sums + (band + 1) * band_pitch + 1;
+    int x = 0;
+    for (; x + 16 <= width; x += 16) {
+        uint16 sum = 0, square_sum = 0;
+        for (int y = first; y < last; ++y) {
+            const uint16 p = convert_uint16(vload16(0, canvas + y * width + x));
+            sum += p;
+            square_sum += p * p;
         }
-        return;
+        vstore16(sum, 0, out + x);
+        if (squares)
+            vstore16(square_sum, 0, out + width + x);
     }
-    for (int x = 0; x < width; ++x) {
-        sum += in[x];
+    for (; x < width; ++x) {
+        uint sum = 0, square_sum = 0;
+        for (int y = first; y < last; ++y) {
+            const uint p = canvas[y * width + x];
+            sum += p;
+            square_sum += p * p;
+        }
         out[x] = sum;
+        if (squares)
+            out[width + x] = square_sum;
     }
 }
 
-/* Column prefix sums over the row sums on CPU devices: one work-item per
- * strip of 16 columns walks down the whole canvas with vector adds, one pass
- * over memory (the band passes below suit GPUs, which need more parallelism
- * than the columns give). */
+/* Inclusive prefix sums of 16 values, in four shifted adds. */
+static uint16 prefix16(uint16 v)
+{
+    const uint16 zero = 0;
+    v += shuffle2(zero, v, (uint16)(0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30));
+    v += shuffle2(zero, v, (uint16)(0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29));
+    v += shuffle2(zero, v, (uint16)(0, 1, 2, 3, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27));
+    v += shuffle2(zero, v, (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23));
+    return v;
+}
+
+/* One row of an integral image: the row above plus the prefix sums of the
+ * row's pixels (squared with `square`). A band's first row has instead the
+ * per-column totals of the rows above it (`column_totals`), which add to
+ * the pixels before the prefix sums. */
+static void integral_row(__global const uchar* in, int width, __global const uint* above, bool column_totals,
+                         __global uint* out, bool square)
+{
+    uint carry = 0;
+    int x = 0;
+    for (; x + 16 <= width; x += 16) {
+        uint16 p = convert_uint16(vload16(0, in + x));
+        if (square)
+            p *= p;
+        const uint16 a = vload16(0, above + x);
+        const uint16 prefix = prefix16(column_totals ? p + a : p) + carry;
+        vstore16(column_totals ? prefix : a + prefix, 0, out + x);
+        carry = prefix.sf;
+    }
+    for (; x < width; ++x) {
+        const uint p = in[x];
+        carry += square ? p * p : p;
+        if (column_totals)
+            carry += above[x];
+        out[x] = column_totals ? carry : above[x] + carry;
+    }
+}
+
+__kernel void integral_band_rows(__global const uchar* canvas, int width, int height,
+                                 __global const uint* band_sums, int band_pitch, __global uint* integral,
+                                 __global uint* squares, int integral_pitch, int with_squares)
+{
+    const int band = get_global_id(0);
+    const int first = band * ROWS_INTEGRAL_BAND;
+    if (first >= height)
+        return;
+    const int last = min(first + ROWS_INTEGRAL_BAND, height);
+    __global const uint* totals = band_sums + band * band_pitch + 1; /* of the rows above the band */
+    for (int y = first; y < last; ++y) {
+        __global const uchar* in = canvas + y * width;
+        const int row = y * integral_pitch + 1; /* integral row y: the canvas rows above y */
+        const bool seed = y == first;
+        integral_row(in, width, seed ? totals : integral + row, seed, integral + row + integral_pitch, false);
+        if (with_squares)
+            integral_row(in, width, seed ? totals + width : squares + row, seed, squares + row + integral_pitch,
+                         true);
+    }
+}
+
+/* Column prefix sums, in place, of an image laid out as the integral (row
+ * 0 and column 0 zero): one work-item per strip of 16 columns walks down
+ * it with vector adds. */
 __kernel void integral_column_strips(__global uint* integral, int width, int height, int integral_pitch)
 {
     const int x0 = get_global_id(0) * 16;

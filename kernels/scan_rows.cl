@@ -178,7 +178,8 @@ static ALWAYS_INLINE long16 haar_responses_of(const Cascade* c, int origin, int 
 #ifdef HAAR_STUMPS
     __global const HaarNode* n = c->nodes + t;
     const float16 value = haar_feature_lanes(c, origin, step, n) * norm;
-    const long left = c->responses[-1 - n->left], right = c->responses[-1 - n->right];
+    /* Stump t's left and right values (haar_response() in waldboost.cl). */
+    const long left = c->responses[2 * t], right = c->responses[2 * t + 1];
     return select((long16)right, (long16)left, convert_long16(value < (float16)n->threshold));
 #else
     float lane_norm[LANES];

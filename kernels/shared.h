@@ -97,6 +97,8 @@ typedef struct {
  * of its kernels (kernels/pyramid.cl). */
 #define INTEGRAL_BAND 16
 #define INTEGRAL_GROUP 256
+/* Canvas rows per band of the CPU integral image (kernels/pyramid.cl). */
+#define ROWS_INTEGRAL_BAND 32
 
 /* Work-items (rows) per group of the row scan, and windows per vector
  * (kernels/scan_rows.cl). */

@@ -19,7 +19,8 @@ FrameSlot::FrameSlot(cl::CommandQueue slot_queue, const cl::Program& program, co
 {
     if (plan.rows_layout) {
         pyramid = BoundKernel(program, "build_pyramid");
-        rows = BoundKernel(program, "integral_rows");
+        band_column_sums = BoundKernel(program, "integral_band_column_sums");
+        band_rows = BoundKernel(program, "integral_band_rows");
         column_strips = BoundKernel(program, "integral_column_strips");
     } else {
         band_sums = BoundKernel(program, "integral_band_sums");
@@ -167,13 +168,18 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     s.frame = static_cast<size_t>(g.image.width) * static_cast<size_t>(g.image.height);
     s.frame_copies = plan.device_is_cpu ? 1 : 2;
     s.canvas = static_cast<size_t>(canvas_pitch(g, plan.band_layout())) * g.canvas_height;
+    s.integral = plan.integral_value_bytes() * integral_buffer_values(g);
     if (plan.band_layout()) {
         const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
         s.band_totals = sizeof(cl_uint) * band_count * g.canvas_width;
+        if (plan.haar) /* and as many for the squares */
+            s.haar_integrals = s.band_totals;
+    } else {
+        /* Row 0 and then a row per band, with the squares' sums too for Haar. */
+        s.band_totals = sizeof(cl_uint) * (rows_band_count(g) + 1) * rows_band_pitch(g, plan.haar);
     }
-    s.integral = plan.integral_value_bytes() * integral_buffer_values(g);
     if (plan.haar)
-        s.haar_integrals = s.integral * (plan.tilted ? 2 : 1) + s.band_totals;
+        s.haar_integrals += s.integral * (plan.tilted ? 2 : 1);
     /* Each step keeps at most group / divisor windows of every group, so
      * this bounds every list: no list can overflow. */
     const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
@@ -204,6 +210,9 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
          * cancel out of every block sum, but they must not be uninitialised
          * memory. */
         queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, sizes.canvas);
+        /* The band sums' row 0 and column 0 stay zero, as the integral's. */
+        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
+        queue.enqueueFillBuffer(band_totals, cl_uint{0}, 0, sizes.band_totals);
     } else {
         row_shelf = read_only_buffer(context, g.row_shelf);
         level_map = read_only_buffer(context, g.level_map);

@@ -57,7 +57,7 @@ struct EnginePlan {
 struct SlotSizes {
     size_t frame = 0;                /* the staging copy, and again the source buffer on GPUs */
     size_t canvas = 0;               /* the packed pyramid levels */
-    size_t band_totals = 0;          /* GPU layout only */
+    size_t band_totals = 0;          /* the integral image's band sums */
     size_t integral = 0;             /* the integral image of the canvas */
     size_t haar_integrals = 0;       /* Haar: the squared and tilted ones, and band sums of squares */
     size_t list_capacity = 0;        /* candidates per list (two lists) */
@@ -79,10 +79,11 @@ static_assert(COUNT_FRAMES >= COUNT_LISTS + 17, "one counter per list: 1 + at mo
 struct FrameSlot {
     cl::CommandQueue queue;
     /* Created once per slot: clCreateKernel is not free, and a slot is only
-     * ever used by one thread at a time. CPU layout: pyramid, rows,
-     * column_strips; GPU layout: band_sums, band_prefix, bands. The
+     * ever used by one thread at a time. CPU layout: pyramid,
+     * band_column_sums, column_strips, band_rows; GPU layout: band_sums,
+     * band_prefix, bands. The
      * reduction: step1, step2, step4, skip; or scan_rows. */
-    BoundKernel pyramid, rows, column_strips, band_sums, band_prefix, bands;
+    BoundKernel pyramid, band_column_sums, column_strips, band_rows, band_sums, band_prefix, bands;
     /* Haar: square_band_sums (GPU layout), tilted_rising, tilted_falling. */
     BoundKernel square_band_sums, tilted_rising, tilted_falling;
     BoundKernel step1, step2, step4, skip, scan_rows;

@@ -379,4 +379,14 @@ int canvas_pitch(const Geometry& g, bool band_layout)
     return band_layout ? static_cast<int>(round_up(static_cast<size_t>(g.canvas_width), 4)) : g.canvas_width;
 }
 
+int rows_band_count(const Geometry& g)
+{
+    return (g.canvas_height + ROWS_INTEGRAL_BAND - 1) / ROWS_INTEGRAL_BAND;
+}
+
+int rows_band_pitch(const Geometry& g, bool squares)
+{
+    return 1 + g.canvas_width * (squares ? 2 : 1);
+}
+
 }  // namespace waldboost::opencl

@@ -121,4 +121,11 @@ size_t integral_buffer_values(const Geometry& g);
 /* Bytes per canvas row: the GPU layout writes it 4 pixels at a time. */
 int canvas_pitch(const Geometry& g, bool band_layout);
 
+/* The CPU layout's integral image goes by bands of ROWS_INTEGRAL_BAND canvas
+ * rows (kernels/pyramid.cl): how many, and the values per row of their
+ * sums, a zero column then the plain sums (and the squares' with
+ * `squares`). */
+int rows_band_count(const Geometry& g);
+int rows_band_pitch(const Geometry& g, bool squares);
+
 }  // namespace waldboost::opencl

@@ -128,8 +128,9 @@ private:
     }
 
     /* CPU layout: the pyramid into a canvas, a row per work-item, then the
-     * integral image of the canvas: row sums, then column sums in strips of
-     * 16 columns. */
+     * integral image of the canvas (and for Haar the squared one) over bands
+     * of rows: the bands' column sums, their prefix sums down the columns,
+     * then each band's rows (kernels/pyramid.cl). */
     void rows_integral()
     {
         const cl_int width = static_cast<cl_int>(g_.canvas_width);
@@ -145,26 +146,33 @@ private:
             .set("taps", slot_.taps);
         launch(slot_.pyramid, round_up(g_.pyramid_rows, 16), 16);
 
-        /* The integral image, then for Haar the squared one. */
-        for (const bool squared : {false, true}) {
-            if (squared && !plan_.haar)
-                break;
-            const cl::Buffer& target = squared ? slot_.squares : slot_.integral;
-            slot_.rows.set("canvas", slot_.canvas)
-                .set("width", width)
-                .set("canvas_pitch", width)
-                .set("integral", target)
-                .set("integral_pitch", integral_pitch)
-                .set("height", height)
-                .set("squared", cl_int{squared});
-            launch(slot_.rows, round_up(g_.canvas_height, 16), 16);
+        const size_t bands = static_cast<size_t>(rows_band_count(g_));
+        const cl_int band_pitch = rows_band_pitch(g_, plan_.haar);
+        slot_.band_column_sums.set("canvas", slot_.canvas)
+            .set("width", width)
+            .set("height", height)
+            .set("band_sums", slot_.band_totals)
+            .set("band_pitch", band_pitch)
+            .set("squares", cl_int{plan_.haar});
+        launch(slot_.band_column_sums, bands, 1);
 
-            slot_.column_strips.set("integral", target)
-                .set("width", width)
-                .set("height", height)
-                .set("integral_pitch", integral_pitch);
-            launch(slot_.column_strips, round_up((g_.canvas_width + 15) / 16, 4), 4);
-        }
+        slot_.column_strips.set("integral", slot_.band_totals)
+            .set("width", band_pitch - 1)
+            .set("height", static_cast<cl_int>(bands))
+            .set("integral_pitch", band_pitch);
+        launch(slot_.column_strips, round_up(static_cast<size_t>(band_pitch + 14) / 16, 4), 4);
+
+        /* LBP kernels take a squares buffer too, and never read it. */
+        slot_.band_rows.set("canvas", slot_.canvas)
+            .set("width", width)
+            .set("height", height)
+            .set("band_sums", slot_.band_totals)
+            .set("band_pitch", band_pitch)
+            .set("integral", slot_.integral)
+            .set("squares", plan_.haar ? slot_.squares : slot_.integral)
+            .set("integral_pitch", integral_pitch)
+            .set("with_squares", cl_int{plan_.haar});
+        launch(slot_.band_rows, bands, 1);
     }
 
     /* GPU layout: the integral image straight from the source frame in three
