@@ -154,6 +154,8 @@ std::string Engine::Impl::build_options() const
     define("INTEGRAL_BITS", plan.integral_bits);
     if (plan.rows_layout)
         options += " -D PYRAMID_BY_ROWS";
+    if (plan.scan_by_rows)
+        options += " -D ROW_SCAN";
     const std::string extra = environment::extra_cl_options();
     if (!extra.empty())
         options += " " + extra;
