@@ -682,7 +682,7 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     std::set<std::string> compiled;
     /* Both layouts, and the Haar kernels (kernels/haar.cl) with each. */
     for (const char* layout : {"", " -D PYRAMID_BY_ROWS", " -D HAAR -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24",
-                               " -D PYRAMID_BY_ROWS -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}) {
+                               " -D PYRAMID_BY_ROWS -D ROW_SCAN -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}) {
         cl::Program program(context, kernel_program_source(true));
         try {
             program.build({selected.device}, (common + layout).c_str());
@@ -724,13 +724,13 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     /* Binding mistakes are caught before a launch. */
     cl::Program program(context, kernel_program_source(false));
     program.build({selected.device}, (common + " -D PYRAMID_BY_ROWS").c_str());
-    BoundKernel rows(program, "integral_rows");
+    BoundKernel rows(program, "integral_band_rows");
     EXPECT_THROW(rows.set("no_such_parameter", cl_int{1}), std::logic_error);
     EXPECT_THROW(rows.set("width", cl_uint{1}), std::logic_error);         /* declared int */
     EXPECT_THROW(rows.set("canvas", cl_int{1}), std::logic_error);         /* declared a buffer */
     const cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
-    rows.set("canvas", buffer).set("width", cl_int{4}).set("canvas_pitch", cl_int{4}).set("integral", buffer);
-    rows.set("integral_pitch", cl_int{5}).set("squared", cl_int{0});
+    rows.set("canvas", buffer).set("width", cl_int{4}).set("band_sums", buffer).set("band_pitch", cl_int{5});
+    rows.set("integral", buffer).set("squares", buffer).set("integral_pitch", cl_int{5}).set("with_squares", cl_int{0});
     EXPECT_THROW(rows.ready(), std::logic_error); /* height never set */
     rows.set("height", cl_int{1});
     EXPECT_NO_THROW(rows.ready());
