@@ -136,9 +136,10 @@ void pack_haar_trees(const Classifier& classifier, PackedClassifier& p)
     if (!p.haar_stumps)
         return;
     /* Stumps: stump t's left and right values at 2t and 2t + 1, so that
-     * haar.cl picks one by adding the comparison to the index: a choice
-     * between two loads became a branch, mispredicted about as often as a
-     * stump answers either way. */
+     * the row scan picks one by adding the comparison to the index
+     * (haar_response() in kernels/waldboost.cl): a choice between two
+     * loaded values became a branch, mispredicted about as often as a stump
+     * answers either way. */
     std::vector<cl_long> pairs(2 * p.nodes.size());
     for (size_t t = 0; t < p.nodes.size(); ++t) {
         shared::HaarNode& node = p.nodes[t];
