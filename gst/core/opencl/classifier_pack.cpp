@@ -227,6 +227,18 @@ PackedClassifier pack_classifier(const Classifier& classifier)
         }
         p.resets[t] = w.reset_sum_after ? 1 : 0;
     }
+    /* Haar: features[t].w is where the segment of weak classifier t ends,
+     * the first weak classifier from t on that has a rejection test or
+     * resets the sum (or the last): the reduction's segments (waldboost.cl)
+     * read it instead of scanning up to 211 thresholds per stage. */
+    if (p.haar) {
+        cl_int end = static_cast<cl_int>(n) - 1;
+        for (size_t t = n; t-- > 0;) {
+            if (p.thresholds[t] != std::numeric_limits<cl_long>::min() || p.resets[t])
+                end = static_cast<cl_int>(t);
+            p.features[t].s[3] = end;
+        }
+    }
     /* Haar stumps are HAAR_STUMPS; the stump records are LBP tables'. */
     p.stumps = !p.haar && append_stump_records(p);
     return p;
