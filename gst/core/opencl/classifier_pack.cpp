@@ -237,6 +237,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
             if (p.thresholds[t] != std::numeric_limits<cl_long>::min() || p.resets[t])
                 end = static_cast<cl_int>(t);
             p.features[t].s[3] = end;
+            p.segments += static_cast<size_t>(end) == t;
         }
     }
     /* Haar stumps are HAAR_STUMPS; the stump records are LBP tables'. */

@@ -51,6 +51,8 @@ struct PackedClassifier {
     bool tilted = false;
     std::vector<shared::HaarNode> nodes;
     int window_width = 0, window_height = 0;
+    /* Haar: how many segments features[t].w divides the sequence into. */
+    size_t segments = 0;
     /* Values are multiplied by 2^scale_shift before they go into fixed
      * point, so that responses finer than 2^-40 are represented exactly;
      * 0 for every classifier whose responses are multiples of 2^-40. */
