@@ -1,0 +1,102 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "core/tracking/template_search.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace waldboost::tracking {
+
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+struct Best {
+    bool found = false;
+    int dx = 0, dy = 0;
+    uint32_t sad = 0;
+    /* Lower SAD wins; a tie goes to the smaller offset in row order. */
+    void offer(int x, int y, uint32_t s)
+    {
+        if (!found || s < sad || (s == sad && (y < dy || (y == dy && x < dx)))) {
+            found = true;
+            dx = x;
+            dy = y;
+            sad = s;
+        }
+    }
+};
+
+}  // namespace
+
+Template sample_template(const GrayView& frame, const Rect& box, Rect* sampled)
+{
+    const int x0 = std::max(box.x, 0), y0 = std::max(box.y, 0);
+    const int x1 = std::min(box.x + box.width, frame.width), y1 = std::min(box.y + box.height, frame.height);
+    Template t;
+    if (x1 <= x0 || y1 <= y0)
+        return t;
+    const int w = x1 - x0, h = y1 - y0;
+    t.step_x = ceil_div(w, kTemplateSide);
+    t.step_y = ceil_div(h, kTemplateSide);
+    t.columns = ceil_div(w, t.step_x);
+    t.rows = ceil_div(h, t.step_y);
+    t.samples.resize(static_cast<size_t>(t.columns) * t.rows);
+    for (int j = 0; j < t.rows; ++j)
+        for (int i = 0; i < t.columns; ++i)
+            t.samples[static_cast<size_t>(j) * t.columns + i] = frame.at(x0 + i * t.step_x, y0 + j * t.step_y);
+    if (sampled)
+        *sampled = Rect{x0, y0, w, h};
+    return t;
+}
+
+uint32_t template_sad(const GrayView& frame, const Template& t, int x, int y)
+{
+    uint32_t sad = 0;
+    for (int j = 0; j < t.rows; ++j) {
+        const uint8_t* row = frame.row(y + j * t.step_y);
+        const uint8_t* samples = t.samples.data() + static_cast<size_t>(j) * t.columns;
+        for (int i = 0; i < t.columns; ++i)
+            sad += static_cast<uint32_t>(std::abs(int{row[x + i * t.step_x]} - int{samples[i]}));
+    }
+    return sad;
+}
+
+AxisRange axis_range(int start, int span, int length, int radius)
+{
+    return AxisRange{std::max(-radius, -start), std::min(radius, length - span - start)};
+}
+
+SearchResult search_template(const GrayView& frame, const SearchRequest& request)
+{
+    SearchResult result;
+    const Template* t = request.appearance;
+    if (!t || t->empty())
+        return result;
+    const AxisRange rx = axis_range(request.x, t->span_x(), frame.width, request.radius);
+    const AxisRange ry = axis_range(request.y, t->span_y(), frame.height, request.radius);
+    if (rx.empty() || ry.empty())
+        return result;
+    Best best;
+    for (int dy = ry.lo; dy <= ry.hi; ++dy)
+        for (int dx = rx.lo; dx <= rx.hi; ++dx)
+            best.offer(dx, dy, template_sad(frame, *t, request.x + dx, request.y + dy));
+    result.found = true;
+    result.x = request.x + best.dx;
+    result.y = request.y + best.dy;
+    result.sad = best.sad;
+    return result;
+}
+
+std::vector<SearchResult> ReferenceSearcher::search(const GrayView& frame, const std::vector<SearchRequest>& requests)
+{
+    std::vector<SearchResult> results;
+    results.reserve(requests.size());
+    for (const SearchRequest& r : requests)
+        results.push_back(search_template(frame, r));
+    return results;
+}
+
+}  // namespace waldboost::tracking
