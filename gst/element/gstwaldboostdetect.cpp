@@ -33,6 +33,7 @@
 #include <gst/video/video-overlay-composition.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <ctime>
@@ -52,6 +53,7 @@
 #include "core/opencl/tuner.h"
 #include "core/text.h"
 #include "nested_cascades.h"
+#include "tracking.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_waldboost_detect_debug);
 #define GST_CAT_DEFAULT gst_waldboost_detect_debug
@@ -69,6 +71,7 @@ constexpr int kDefaultMaxInflight = 2;
 constexpr guint kDefaultColor = 0xff00ff00; /* opaque green, ARGB */
 constexpr int kDefaultLineWidth = 2;
 constexpr double kDefaultNmsIou = 0.3;
+constexpr int kDefaultLostAfter = 15;
 
 /* Everything a user can set. Copied under the lock; the streaming thread
  * applies a changed copy at the next frame boundary. */
@@ -93,6 +96,9 @@ struct Settings {
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
     int min_stddev = 0;
+    gboolean tracking = FALSE;
+    int interval = 1; /* detect on every interval-th frame */
+    int lost_after = kDefaultLostAfter;
     wel::NestedPaths nested_paths; /* eyes-, nose-, mouth-profile; empty = none */
     gboolean batching = FALSE;
     GstClockTime batch_wait = 0;
@@ -119,6 +125,8 @@ struct OutputSettings {
     int line_width = kDefaultLineWidth;
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
+    gboolean tracking = FALSE;
+    int lost_after = kDefaultLostAfter;
     /* The cascades searched inside each detection (null: none), and how. */
     std::shared_ptr<const wel::NestedCascades> nested;
     waldboost::DetectParams nested_params;
@@ -132,6 +140,7 @@ struct Pending {
     OutputSettings output;
     waldboost::DetectParams params;
     bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
+    bool detect = true;     /* false: `interval` skips detection on this frame */
     int roi_x = 0;
     int roi_y = 0;
     int roi_width = 0;
@@ -187,8 +196,11 @@ struct WaldboostDetectPrivate {
     gint64 unreadable_warned_at = -1; /* g_get_monotonic_time(); -1: never */
 
     /* Worker-thread state: whether the last frame out had detections
-     * (updates=on-change). */
+     * (updates=on-change); the tracker (tracking=true), which a flush or a
+     * restart asks the worker to drop through tracker_reset. */
     bool last_frame_had_objects = false;
+    std::unique_ptr<wel::StreamTracker> tracker;
+    std::atomic<bool> tracker_reset{false};
 
     /* The worker (see "The worker" below): the streaming thread submits
      * frames and returns; the worker waits for the device, attaches the
@@ -248,6 +260,9 @@ enum {
     PROP_POST_MESSAGES,
     PROP_UPDATES,
     PROP_MIN_STDDEV,
+    PROP_TRACKING,
+    PROP_INTERVAL,
+    PROP_LOST_AFTER,
     PROP_EYES_PROFILE, /* then nose and mouth, in wel::kNestedParts order */
     PROP_NOSE_PROFILE,
     PROP_MOUTH_PROFILE,
@@ -304,6 +319,10 @@ static GType gst_waldboost_updates_get_type()
          "on-change"},
         {GST_WALDBOOST_UPDATES_ON_OBJECT, "A message for every frame with detections", "on-object"},
         {GST_WALDBOOST_UPDATES_NONE, "No messages", "none"},
+        {GST_WALDBOOST_UPDATES_EVENTS,
+         "A \"waldboostdetect-events\" message for a frame on which tracked objects appeared or left (with "
+         "tracking=true), instead of the per-frame messages",
+         "events"},
         {0, nullptr, nullptr}};
     if (g_once_init_enter(&type))
         g_once_init_leave(&type, g_enum_register_static("GstWaldboostUpdates", values));
@@ -897,25 +916,46 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
     }
 }
 
+/* The buffer's stream and running times (GST_CLOCK_TIME_NONE outside a
+ * time segment). */
+static void buffer_times(GstWaldboostDetect* self, GstBuffer* buffer, GstClockTime* stream_time,
+                         GstClockTime* running_time)
+{
+    const GstSegment* segment = &GST_BASE_TRANSFORM(self)->segment;
+    const GstClockTime ts = GST_BUFFER_PTS(buffer);
+    *stream_time = GST_CLOCK_TIME_NONE;
+    *running_time = GST_CLOCK_TIME_NONE;
+    if (GST_CLOCK_TIME_IS_VALID(ts) && segment->format == GST_FORMAT_TIME) {
+        *stream_time = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, ts);
+        *running_time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, ts);
+    }
+}
+
+static void post_events_message(GstWaldboostDetect* self, GstBuffer* buffer, guint64 frame,
+                                const std::vector<waldboost::tracking::TrackEvent>& events, const std::string& label)
+{
+    GstClockTime stream_time, running_time;
+    buffer_times(self, buffer, &stream_time, &running_time);
+    GstStructure* s =
+        wel::events_structure(events, label.c_str(), frame, GST_BUFFER_PTS(buffer), stream_time, running_time);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
 static void post_detections_message(GstWaldboostDetect* self, GstBuffer* buffer, guint64 frame,
-                                    const std::vector<Detection>& detections, const std::string& label,
+                                    const std::vector<wel::ReportedObject>& objects, const std::string& label,
                                     const wel::NestedCascades* nested, const std::vector<wel::FoundPart>& parts,
                                     guint64 windows_cut)
 {
-    GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
-    const GstSegment* segment = &trans->segment;
     const GstClockTime ts = GST_BUFFER_PTS(buffer);
-    GstClockTime stream_time = GST_CLOCK_TIME_NONE, running_time = GST_CLOCK_TIME_NONE;
-    if (GST_CLOCK_TIME_IS_VALID(ts) && segment->format == GST_FORMAT_TIME) {
-        stream_time = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, ts);
-        running_time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, ts);
-    }
+    GstClockTime stream_time, running_time;
+    buffer_times(self, buffer, &stream_time, &running_time);
     GValue list = G_VALUE_INIT;
     g_value_init(&list, GST_TYPE_LIST);
-    for (size_t i = 0; i < detections.size(); ++i) {
+    for (size_t i = 0; i < objects.size(); ++i) {
         GValue item = G_VALUE_INIT;
         g_value_init(&item, GST_TYPE_STRUCTURE);
-        GstStructure* s = wel::detection_message_item(detections[i], label.c_str());
+        GstStructure* s = wel::detection_message_item(objects[i].detection, label.c_str());
+        wel::add_track_fields(s, objects[i]);
         if (nested)
             wel::add_part_lists(s, i, *nested, parts);
         g_value_take_boxed(&item, s);
@@ -975,9 +1015,34 @@ static bool message_due(GstWaldboostDetect* self, GstWaldboostUpdates updates, b
     case GST_WALDBOOST_UPDATES_EVERY_FRAME: return true;
     case GST_WALDBOOST_UPDATES_ON_CHANGE: return changed;
     case GST_WALDBOOST_UPDATES_ON_OBJECT: return has_objects;
-    case GST_WALDBOOST_UPDATES_NONE: break;
+    case GST_WALDBOOST_UPDATES_NONE:
+    case GST_WALDBOOST_UPDATES_EVENTS: break;
     }
     return false;
+}
+
+/* Runs the tracker on a frame (tracking=true), on the worker, in frame
+ * order; returns the objects to report. A frame that cannot be mapped
+ * (unreadable) leaves the tracker as it is. */
+static std::vector<wel::ReportedObject> track_frame(GstWaldboostDetect* self, const Pending& pending,
+                                                    const std::vector<Detection>& detections,
+                                                    std::vector<waldboost::tracking::TrackEvent>* events)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    waldboost::tracking::TrackerConfig config;
+    config.lost_after = pending.output.lost_after;
+    if (p->tracker_reset.exchange(false) || !p->tracker || p->tracker->config().lost_after != config.lost_after)
+        p->tracker = std::make_unique<wel::StreamTracker>(config, nullptr);
+    GstVideoFrame frame;
+    std::string why;
+    if (!map_checked_frame(&frame, &p->info, pending.buffer, GST_MAP_READ, &why))
+        return wel::untracked_objects(detections);
+    const waldboost::GrayView luma{static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
+                                   GST_VIDEO_FRAME_WIDTH(&frame), GST_VIDEO_FRAME_HEIGHT(&frame),
+                                   static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
+    std::vector<wel::ReportedObject> objects = p->tracker->frame(luma, pending.detect, detections, events);
+    gst_video_frame_unmap(&frame);
+    return objects;
 }
 
 /* Attaches the results of one frame (and draws them); returns the buffer
@@ -996,24 +1061,42 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
         }
     }
     const std::string& label = s.label;
+    std::vector<waldboost::tracking::TrackEvent> events;
+    std::vector<wel::ReportedObject> objects;
+    if (s.tracking) {
+        objects = track_frame(self, pending, detections, &events);
+        detections.clear();
+        for (const wel::ReportedObject& o : objects)
+            detections.push_back(o.detection);
+    } else {
+        p->tracker.reset();
+        objects = wel::untracked_objects(detections);
+    }
     const std::vector<wel::FoundPart> parts = find_nested_parts(self, pending, detections);
 
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
-    for (size_t i = 0; i < detections.size(); ++i) {
-        const Detection& d = detections[i];
+    std::vector<gint> ids;
+    gint next_id = 0;
+    for (const wel::ReportedObject& o : objects) {
+        const Detection& d = o.detection;
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
             buffer, label.c_str(), static_cast<guint>(d.rect.x), static_cast<guint>(d.rect.y),
             static_cast<guint>(d.rect.width), static_cast<guint>(d.rect.height));
         /* Distinct ids let applications (and PyGObject, which can only look
-         * metas up by id) address each detection. */
-        meta->id = static_cast<gint>(i);
+         * metas up by id) address each detection; with tracking an object
+         * keeps its id from frame to frame. */
+        meta->id = o.id;
         meta->parent_id = -1; /* none; the parts found inside name it */
-        gst_video_region_of_interest_meta_add_param(meta, wel::detection_meta_param(d));
+        GstStructure* param = wel::detection_meta_param(d);
+        wel::add_track_fields(param, o);
+        gst_video_region_of_interest_meta_add_param(meta, param);
+        ids.push_back(o.id);
+        next_id = std::max(next_id, o.id + 1);
     }
     /* Parts found inside the detections: their metas point at their
      * detection's through parent_id, their ids follow the detections'. */
-    wel::add_part_metas(buffer, parts, 0, static_cast<gint>(detections.size()));
+    wel::add_part_metas(buffer, parts, ids, next_id);
 
     const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
                           (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
@@ -1067,7 +1150,9 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = message_due(self, s.updates, !detections.empty());
     if (s.post_messages && due)
-        post_detections_message(self, buffer, pending.frame, detections, label, s.nested.get(), parts, windows_cut);
+        post_detections_message(self, buffer, pending.frame, objects, label, s.nested.get(), parts, windows_cut);
+    if (s.post_messages && s.updates == GST_WALDBOOST_UPDATES_EVENTS && !events.empty())
+        post_events_message(self, buffer, pending.frame, events, label);
 
     const double host_ms = static_cast<double>(pending.host_ns + (thread_cpu_ns() - started)) * 1e-6;
     {
@@ -1419,6 +1504,7 @@ static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
     self->priv->draw_meta_hinted = false;
     self->priv->max_windows_warned = false;
     self->priv->last_frame_had_objects = false;
+    self->priv->tracker_reset = true;
     if (!setup_engine(self, s))
         return FALSE;
     start_worker(self);
@@ -1635,6 +1721,11 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.output.line_width = p->active.line_width;
     pending.output.post_messages = p->active.post_messages;
     pending.output.updates = p->active.updates;
+    pending.output.tracking = p->active.tracking;
+    pending.output.lost_after = p->active.lost_after;
+    /* Frame numbers restart at 0 with the stream, so the first frame is
+     * always searched. */
+    pending.detect = p->active.interval <= 1 || pending.frame % static_cast<guint64>(p->active.interval) == 0;
     pending.params = detect_params(p->active, *p->classifier);
     pending.output.nested = p->nested;
     pending.output.nested_params = wel::nested_params(pending.params);
@@ -1653,7 +1744,7 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.roi_y = ry;
     pending.roi_width = rw;
     pending.roi_height = rh;
-    if (rw >= p->classifier->window_width && rh >= p->classifier->window_height) {
+    if (pending.detect && rw >= p->classifier->window_width && rh >= p->classifier->window_height) {
         /* The engine may hold fewer frames than the queue after a change. */
         p->queue_changed.wait(lock, [p] { return p->flushing || p->failed || p->engine->can_submit(); });
         if (p->flushing || p->failed) {
@@ -1739,6 +1830,7 @@ static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEven
         discard_all(self);
         p->flushing = false;
         p->downstream = GST_FLOW_OK;
+        p->tracker_reset = true; /* a seek: the objects of before are not the ones to come */
         break;
     }
     default:
@@ -1979,6 +2071,9 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
     case PROP_UPDATES: s.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
     case PROP_MIN_STDDEV: s.min_stddev = g_value_get_int(value); break;
+    case PROP_TRACKING: s.tracking = g_value_get_boolean(value); break;
+    case PROP_INTERVAL: s.interval = g_value_get_int(value); break;
+    case PROP_LOST_AFTER: s.lost_after = g_value_get_int(value); break;
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: {
@@ -2076,6 +2171,9 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
     case PROP_UPDATES: g_value_set_enum(value, s.updates); break;
     case PROP_MIN_STDDEV: g_value_set_int(value, s.min_stddev); break;
+    case PROP_TRACKING: g_value_set_boolean(value, s.tracking); break;
+    case PROP_INTERVAL: g_value_set_int(value, s.interval); break;
+    case PROP_LOST_AFTER: g_value_set_int(value, s.lost_after); break;
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: g_value_set_string(value, s.nested_paths[prop_id - PROP_EYES_PROFILE].c_str()); break;
@@ -2246,6 +2344,28 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
                          "not searched and have no detections, as facedetect's min-stddev: saves the device's time "
                          "on blank frames and avoids detections in them; 0 = search every frame",
                          0, 255, 0, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_TRACKING,
+        g_param_spec_boolean("tracking", "Tracking",
+                             "Follow objects from frame to frame: each keeps one id (the region-of-interest meta's "
+                             "id, stable across frames; its parameter structure adds age and hits), detections "
+                             "continue the track they overlap most, and template search on the device follows "
+                             "tracks between detections (see interval); updates=events posts when objects appear "
+                             "and leave",
+                             FALSE, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_INTERVAL,
+        g_param_spec_int("interval", "Detection interval",
+                         "Detect on every interval-th frame only (1 = every frame); with tracking=true the "
+                         "objects are followed on the frames in between, without it those frames have no "
+                         "detections",
+                         1, 1000, 1, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_LOST_AFTER,
+        g_param_spec_int("lost-after", "Lost after",
+                         "With tracking=true: a track ends when no detection has matched it for this many frames "
+                         "(checked on the frames with detection), or when less than half of it is left in the frame",
+                         1, 100000, kDefaultLostAfter, rw));
     static const char* const nested_blurbs[] = {
         "Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
         "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "

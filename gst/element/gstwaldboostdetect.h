@@ -32,6 +32,9 @@ typedef enum {
     GST_WALDBOOST_UPDATES_ON_CHANGE,
     GST_WALDBOOST_UPDATES_ON_OBJECT,
     GST_WALDBOOST_UPDATES_NONE,
+    /* Ours: "waldboostdetect-events" messages when a tracked object
+     * appears or leaves (tracking=true). */
+    GST_WALDBOOST_UPDATES_EVENTS,
 } GstWaldboostUpdates;
 
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);

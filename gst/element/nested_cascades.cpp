@@ -66,7 +66,8 @@ GstStructure* detection_message_item(const waldboost::Detection& d, const char* 
                              d.neighbors, nullptr);
 }
 
-void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, gint first_parent_id, gint first_id)
+void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, const std::vector<gint>& parent_ids,
+                    gint first_id)
 {
     gint id = first_id;
     for (const FoundPart& f : parts) {
@@ -75,7 +76,7 @@ void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, gint
             buffer, kNestedParts[f.part].name, static_cast<guint>(r.x), static_cast<guint>(r.y),
             static_cast<guint>(r.width), static_cast<guint>(r.height));
         meta->id = id++;
-        meta->parent_id = first_parent_id + static_cast<gint>(f.parent);
+        meta->parent_id = parent_ids.at(f.parent);
         gst_video_region_of_interest_meta_add_param(meta, detection_meta_param(f.detection));
     }
 }

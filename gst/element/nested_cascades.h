@@ -73,9 +73,10 @@ std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboos
                                   const std::vector<waldboost::Detection>& detections);
 
 /* One region-of-interest meta per part, typed with the part's name, with
- * parent_id the id of its detection's meta (`first_parent_id` + index) and
- * ids from `first_id` on. */
-void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, gint first_parent_id, gint first_id);
+ * parent_id the id of its detection's meta (parent_ids[FoundPart::parent])
+ * and ids from `first_id` on. */
+void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, const std::vector<gint>& parent_ids,
+                    gint first_id);
 
 /* Adds to the message structure of detection `parent` one list per part
  * searched (empty when none was found): "eyes", "nose", "mouth", each of

@@ -1,0 +1,99 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "tracking.h"
+
+#include <algorithm>
+
+namespace waldboost_element {
+
+namespace wt = waldboost::tracking;
+
+std::vector<ReportedObject> untracked_objects(const std::vector<waldboost::Detection>& detections)
+{
+    std::vector<ReportedObject> objects(detections.size());
+    for (size_t i = 0; i < detections.size(); ++i) {
+        objects[i].detection = detections[i];
+        objects[i].id = static_cast<gint>(i);
+    }
+    return objects;
+}
+
+StreamTracker::StreamTracker(const wt::TrackerConfig& config, std::unique_ptr<wt::TemplateSearcher> searcher)
+    : tracker_(config), searcher_(std::move(searcher))
+{
+    if (!searcher_)
+        use_reference_search();
+}
+
+void StreamTracker::use_reference_search() { searcher_ = std::make_unique<wt::ReferenceSearcher>(); }
+
+std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma, bool detected,
+                                                 const std::vector<waldboost::Detection>& detections,
+                                                 std::vector<wt::TrackEvent>* events)
+{
+    std::vector<wt::TrackerInput> inputs;
+    inputs.reserve(detections.size());
+    for (const waldboost::Detection& d : detections)
+        inputs.push_back(wt::TrackerInput{d.rect, 0, d.confidence});
+    *events = detected ? tracker_.update(luma, inputs, *searcher_) : tracker_.follow(luma, *searcher_);
+
+    std::vector<ReportedObject> objects;
+    for (const wt::Track& t : tracker_.tracks()) {
+        if (t.state == wt::Track::State::Coasting)
+            continue; /* not seen on this frame */
+        ReportedObject o;
+        o.detected = t.state == wt::Track::State::Detected;
+        const auto same = std::find_if(detections.begin(), detections.end(),
+                                       [&](const waldboost::Detection& d) { return d.rect == t.box; });
+        if (o.detected && same != detections.end()) {
+            o.detection = *same;
+        } else {
+            o.detection.rect = t.box;
+            o.detection.neighbors = 0; /* no windows: placed by the search */
+            o.detection.confidence = t.confidence;
+        }
+        /* GstVideoRegionOfInterestMeta ids are gint: a stream would need
+         * 2^31 tracks to wrap. */
+        o.id = static_cast<gint>(t.id & G_MAXINT);
+        o.tracked = true;
+        o.age = t.age;
+        o.hits = t.hits;
+        objects.push_back(o);
+    }
+    return objects;
+}
+
+void add_track_fields(GstStructure* detection, const ReportedObject& object)
+{
+    gst_structure_set(detection, "id", G_TYPE_INT, object.id, nullptr);
+    if (object.tracked)
+        gst_structure_set(detection, "age", G_TYPE_INT, object.age, "hits", G_TYPE_INT, object.hits, "detected",
+                          G_TYPE_BOOLEAN, object.detected, nullptr);
+}
+
+GstStructure* events_structure(const std::vector<wt::TrackEvent>& events, const char* label, guint64 frame,
+                               GstClockTime timestamp, GstClockTime stream_time, GstClockTime running_time)
+{
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const wt::TrackEvent& e : events) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        g_value_take_boxed(&item,
+                           gst_structure_new("event", "kind", G_TYPE_STRING,
+                                             e.kind == wt::TrackEvent::Kind::Appeared ? "appeared" : "left", "id",
+                                             G_TYPE_INT, static_cast<gint>(e.id & G_MAXINT), "x", G_TYPE_INT, e.box.x,
+                                             "y", G_TYPE_INT, e.box.y, "width", G_TYPE_INT, e.box.width, "height",
+                                             G_TYPE_INT, e.box.height, "label", G_TYPE_STRING, label, nullptr));
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, timestamp,
+                                        "stream-time", G_TYPE_UINT64, stream_time, "running-time", G_TYPE_UINT64,
+                                        running_time, "frame", G_TYPE_UINT64, frame, nullptr);
+    gst_structure_take_value(s, "events", &list);
+    return s;
+}
+
+}  // namespace waldboost_element

@@ -1,0 +1,73 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The element's tracking (`tracking`, `interval`, `lost-after`): the core
+ * tracker run on the worker, frame after frame in order, and what it gives
+ * the metas and messages (ids, age, hits, appeared and left events).
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/detection/image.h"
+#include "core/detection/types.h"
+#include "core/tracking/tracker.h"
+
+namespace waldboost_element {
+
+/* One object reported on a frame: its detection (for a track followed by
+ * search: its box, the confidence of its last detection) and, with
+ * tracking, its track. */
+struct ReportedObject {
+    waldboost::Detection detection;
+    gint id = 0;       /* the ROI meta's id: the track id, or the index without tracking */
+    bool tracked = false;
+    int age = 0;
+    int hits = 0;
+    bool detected = true; /* false: followed by template search on this frame */
+};
+
+/* The objects of a frame without tracking: its detections, ids 0..n-1. */
+std::vector<ReportedObject> untracked_objects(const std::vector<waldboost::Detection>& detections);
+
+/* The tracker and the searcher it uses, for one stream. */
+class StreamTracker {
+public:
+    /* `searcher` null: the CPU reference. */
+    StreamTracker(const waldboost::tracking::TrackerConfig& config,
+                  std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher);
+
+    /* A frame on which detection ran (`detections` in frame coordinates,
+     * possibly none) or, with `detected` false, one it skipped. Returns the
+     * objects to report (tracks that a detection or the search placed on
+     * this frame, oldest track first) and this frame's events. */
+    std::vector<ReportedObject> frame(const waldboost::GrayView& luma, bool detected,
+                                      const std::vector<waldboost::Detection>& detections,
+                                      std::vector<waldboost::tracking::TrackEvent>* events);
+    /* Replaces a failing searcher by the CPU reference. */
+    void use_reference_search();
+    const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
+
+private:
+    waldboost::tracking::Tracker tracker_;
+    std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher_;
+};
+
+/* Adds the track's fields (id, age, hits, detected) to a "detection"
+ * structure (ROI meta parameter or message item); only "id" without
+ * tracking. */
+void add_track_fields(GstStructure* detection, const ReportedObject& object);
+
+/* The "waldboostdetect-events" message structure: "frame", "timestamp" and
+ * "events", a list of "event" structures (kind "appeared" or "left", id, x,
+ * y, width, height, label). */
+GstStructure* events_structure(const std::vector<waldboost::tracking::TrackEvent>& events, const char* label,
+                               guint64 frame, GstClockTime timestamp, GstClockTime stream_time,
+                               GstClockTime running_time);
+
+}  // namespace waldboost_element
