@@ -24,6 +24,7 @@
 #include "core/opencl/engine.h"
 #include "core/opencl/geometry.h"
 #include "core/opencl/kernel_args.h"
+#include "core/opencl/template_search.h"
 #include "core/opencl/tuner.h"
 #include "test_support.h"
 
@@ -680,12 +681,18 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
                                "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 "
                                "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
-    /* Both layouts, and the Haar kernels (kernels/haar.cl) with each. */
+    /* Both layouts, and the Haar kernels (kernels/haar.cl) with each; the
+     * tracker's template search is a program of its own (kernels/track.cl). */
+    std::vector<std::pair<std::string, std::string>> programs;
     for (const char* layout : {"", " -D PYRAMID_BY_ROWS", " -D HAAR -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24",
-                               " -D PYRAMID_BY_ROWS -D ROW_SCAN -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}) {
-        cl::Program program(context, kernel_program_source(true));
+                               " -D PYRAMID_BY_ROWS -D ROW_SCAN -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"})
+        programs.emplace_back(kernel_program_source(true), common + layout);
+    programs.emplace_back(track_program_source(),
+                          "-cl-std=CL1.2 -cl-kernel-arg-info -D TRACK_GROUP_SIZE=16");
+    for (const auto& [source, options] : programs) {
+        cl::Program program(context, source);
         try {
-            program.build({selected.device}, (common + layout).c_str());
+            program.build({selected.device}, options.c_str());
         } catch (const cl::Error&) {
             FAIL() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(selected.device);
         }

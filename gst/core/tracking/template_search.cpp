@@ -73,7 +73,10 @@ SearchResult search_template(const GrayView& frame, const SearchRequest& request
 {
     SearchResult result;
     const Template* t = request.appearance;
-    if (!t || t->empty())
+    /* Templates come from sample_template(); one whose fields disagree
+     * (made by hand) is never found rather than read out of bounds. */
+    if (!t || t->empty() || t->step_x < 1 || t->step_y < 1 || t->columns < 1 || t->rows < 1 ||
+        t->samples.size() != static_cast<size_t>(t->columns) * static_cast<size_t>(t->rows))
         return result;
     const AxisRange rx = axis_range(request.x, t->span_x(), frame.width, request.radius);
     const AxisRange ry = axis_range(request.y, t->span_y(), frame.height, request.radius);
