@@ -22,14 +22,16 @@ to one so that they share the most frames; 2 IDTP / (2 IDTP + IDFP + IDFN)).
 
 It also prints for interval N the mean IoU, on the frames without detection,
 between the followed boxes and the reference detections they match, and the
-frame rates of the three runs side by side (decoding included, one run each).
+frame rates of the three settings side by side: gst-launch-1.0's time from
+PLAYING to the end of the stream (decoding included, start-up not), the
+median of --repeats runs each (default 3) after a warm-up run.
 
 With --check it exits 1 unless the issue's bars hold: at interval 1 every
 reference object keeps one id, and at interval N the mean IoU on the frames
 between detections is at least 0.7.
 
 Usage: pipelines/tracking-quality.py [--interval N] [--device D]
-         [--classifier FILE] [--check [--skip-missing]] [VIDEO]
+         [--classifier FILE] [--repeats N] [--check [--skip-missing]] [VIDEO]
 VIDEO defaults to build/testdata/Megamind.avi (tests/fetch-test-data.sh);
 GST_PLUGIN_PATH must find the plugin (e.g. GST_PLUGIN_PATH=$PWD/build).
 """
@@ -39,10 +41,12 @@ import os
 import re
 import subprocess
 import sys
-import time
+import statistics
 
-FRAME_RE = re.compile(r"waldboostdetect, .*?frame=\(guint64\)(\d+),.*?detections=\(structure\)\{(.*?)\};")
+# An empty list prints as "(int){  }".
+FRAME_RE = re.compile(r"waldboostdetect, .*?frame=\(guint64\)(\d+),.*?detections=\((?:structure|int)\)\{(.*?)\};")
 ITEM_RE = re.compile(r'"detection(.*?)"')
+EXECUTION_RE = re.compile(r"Execution ended after (\d+):(\d+):([\d.]+)")
 FIELD_RE = re.compile(r"\\ (\w+)\\=\\\((\w+)\\\)([^\\,;]+)")
 
 
@@ -54,11 +58,15 @@ def run(video, props, device):
     cmd = (["gst-launch-1.0", "-m"] + source +
            ["!", "videoconvert", "!", "waldboostdetect", "draw=none", "device=" + device] + props +
            ["!", "fakesink", "sync=false"])
-    started = time.monotonic()
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
-    seconds = time.monotonic() - started
     if out.returncode != 0:
         sys.exit("tracking-quality: %s failed:\n%s" % (" ".join(cmd), out.stdout[-2000:]))
+    # gst-launch-1.0's own time from PLAYING to the end of the stream:
+    # without start-up (plugin loading, OpenCL set-up).
+    ended = EXECUTION_RE.search(out.stdout)
+    if not ended:
+        sys.exit("tracking-quality: no execution time from %s" % " ".join(cmd))
+    seconds = int(ended.group(1)) * 3600 + int(ended.group(2)) * 60 + float(ended.group(3))
     frames = {}
     for m in FRAME_RE.finditer(out.stdout):
         boxes = []
@@ -208,6 +216,7 @@ def main():
     parser.add_argument("--interval", type=int, default=3)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--classifier", default="")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each setting (median)")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--skip-missing", action="store_true",
                         help="exit 77 (a skipped test) when the video is missing, unless "
@@ -220,9 +229,16 @@ def main():
             return 77
         sys.exit(message)
     common = ["classifier=" + args.classifier] if args.classifier else []
-    reference, t_ref = run(args.video, common, args.device)
-    one, t_one = run(args.video, common + ["tracking=true"], args.device)
-    many, t_many = run(args.video, common + ["tracking=true", "interval=%d" % args.interval], args.device)
+    run(args.video, common, args.device)  # warm-up: builds or loads the kernels, fills the caches
+
+    def timed(props):
+        """The last run's detections and the median time of --repeats runs."""
+        runs = [run(args.video, common + props, args.device) for _ in range(max(1, args.repeats))]
+        return runs[-1][0], statistics.median(t for _, t in runs)
+
+    reference, t_ref = timed([])
+    one, t_one = timed(["tracking=true"])
+    many, t_many = timed(["tracking=true", "interval=%d" % args.interval])
     objects = reference_objects(reference)
     frames = len(reference)
     print("video: %s, %d frames, %d reference detections in %d reference objects"
@@ -239,7 +255,8 @@ def main():
             cells.append("%.3f" % v if isinstance(v, float) else str(v))
         print("| %s | %s |" % (k, " | ".join(cells)))
     print()
-    print("| run | seconds | frames per second | vs interval 1 without tracking |")
+    print("| setting | seconds (median of %d) | frames per second | vs interval 1 without tracking |"
+          % max(1, args.repeats))
     print("|---|---|---|---|")
     for name, t in (("interval 1, tracking off", t_ref), ("interval 1, tracking on", t_one),
                     ("interval %d, tracking on" % args.interval, t_many)):

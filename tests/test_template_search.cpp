@@ -154,7 +154,7 @@ TEST(ReferenceSearch, FindsShiftedContentExactly)
     for (int cell : {8, 1}) {
         Frame before(200, 150, 200, rng), after(200, 150, 200, rng);
         fill_smooth(before, cell, 20, rng);
-        /* Steps of 1 (boxes up to 32), and of 2 and 3, with shifts on and
+        /* Steps of 1 (small boxes) and larger, with shifts on and
          * off the multiples of the grid step. */
         for (const Case& c : {Case{{60, 50, 20, 16}, 7, -4, 10}, Case{{60, 50, 32, 32}, -10, 10, 10},
                               Case{{40, 30, 64, 64}, 4, -6, 12}, Case{{40, 30, 64, 64}, 3, -5, 12},
@@ -207,7 +207,7 @@ TEST(ReferenceSearch, TiesGoToTheTopLeftOffset)
     Frame source(120, 100, 120, rng);
     fill_flat(source, 90);
     const Template small = sample_template(source.view(), Rect{0, 0, 10, 10});    /* step 1, 100 samples */
-    const Template large = sample_template(source.view(), Rect{0, 0, 64, 64});    /* step 2, 1024 samples */
+    const Template large = sample_template(source.view(), Rect{0, 0, 2 * kTemplateSide, 2 * kTemplateSide}); /* step 2 */
     ASSERT_EQ(small.step_x, 1);
     ASSERT_EQ(large.step_x, 2);
     SearchResult r = search_template(flat.view(), SearchRequest{&small, 20, 30, 5});
@@ -216,7 +216,8 @@ TEST(ReferenceSearch, TiesGoToTheTopLeftOffset)
     EXPECT_TRUE(r.found && r.x == 0 && r.y == 0) << r.x << "," << r.y;
     /* The same with a grid step of 2. */
     r = search_template(flat.view(), SearchRequest{&large, 20, 30, 5});
-    EXPECT_TRUE(r.found && r.x == 15 && r.y == 25 && r.sad == 10240u) << r.x << "," << r.y << " " << r.sad;
+    EXPECT_TRUE(r.found && r.x == 15 && r.y == 25 && r.sad == 10u * kTemplateSide * kTemplateSide)
+        << r.x << "," << r.y << " " << r.sad;
     /* Radius 0 is the expected position itself. */
     r = search_template(flat.view(), SearchRequest{&large, 20, 30, 0});
     EXPECT_TRUE(r.found && r.x == 20 && r.y == 30);

@@ -288,6 +288,51 @@ TEST(Tracker, NewIdsNeverReuseOldOnes)
     EXPECT_GT(seen.size(), 10u);
 }
 
+/* An object that moves further per frame than its box overlaps (IoU 0.14
+ * between frames): its detection matches no track by the last box, but the
+ * search finds the track's object where the detection is. */
+TEST(Tracker, FastMotionKeepsTheIdThroughTheSearch)
+{
+    TrackerConfig config;
+    config.search_share = 1.0f;
+    config.max_radius = 48;
+    Tracker tracker(config);
+    ReferenceSearcher searcher;
+    const Rect start{10, 60, 40, 40};
+    int appeared = 0;
+    for (int f = 0; f < 10; ++f) {
+        const Rect box = moved(start, 30 * f, 0);
+        const GrayImage img = scene(400, 160, {{box, 6}});
+        appeared += count(tracker.update(img.view(), {{box, 0, 0.9f}}, searcher), TrackEvent::Kind::Appeared);
+        ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
+        EXPECT_EQ(tracker.tracks()[0].id, 1) << "frame " << f;
+        EXPECT_EQ(tracker.tracks()[0].state, Track::State::Detected);
+    }
+    EXPECT_EQ(appeared, 1);
+}
+
+/* Two detections of one object start two tracks; once only one is
+ * detected, the search takes the other onto the same object, and the
+ * younger of the two ends. */
+TEST(Tracker, TwoTracksOnOneObjectBecomeOne)
+{
+    Tracker tracker;
+    ReferenceSearcher searcher;
+    const Rect box{80, 40, 60, 60};
+    const GrayImage img = scene(300, 200, {{box, 8}});
+    tracker.update(img.view(), {{box, 0, 0.9f}}, searcher);
+    /* The second detection overlaps the first by IoU 0.82: two objects for
+     * the detector, so two tracks. */
+    tracker.update(img.view(), {{box, 0, 0.9f}, {moved(box, 3, 3), 0, 0.5f}}, searcher);
+    ASSERT_EQ(tracker.tracks().size(), 2u);
+    const auto events = tracker.update(img.view(), {{box, 0, 0.9f}}, searcher);
+    ASSERT_EQ(tracker.tracks().size(), 1u);
+    EXPECT_EQ(tracker.tracks()[0].id, 1);
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].kind, TrackEvent::Kind::Left);
+    EXPECT_EQ(events[0].id, 2);
+}
+
 TEST(Tracker, LabelsNeverMatchEachOther)
 {
     Tracker tracker;

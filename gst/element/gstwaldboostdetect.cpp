@@ -50,6 +50,7 @@
 #include "core/embedded/default_classifier.h"
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/template_search.h"
 #include "core/opencl/tuner.h"
 #include "core/text.h"
 #include "nested_cascades.h"
@@ -1031,8 +1032,24 @@ static std::vector<wel::ReportedObject> track_frame(GstWaldboostDetect* self, co
     WaldboostDetectPrivate* p = self->priv;
     waldboost::tracking::TrackerConfig config;
     config.lost_after = pending.output.lost_after;
-    if (p->tracker_reset.exchange(false) || !p->tracker || p->tracker->config().lost_after != config.lost_after)
-        p->tracker = std::make_unique<wel::StreamTracker>(config, nullptr);
+    if (p->tracker_reset.exchange(false) || !p->tracker || p->tracker->config().lost_after != config.lost_after) {
+        /* The search runs on the engine's device, in its context. */
+        std::shared_ptr<wcl::Engine> engine;
+        {
+            std::lock_guard<std::mutex> guard(p->queue_lock);
+            engine = p->engine;
+        }
+        std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher;
+        try {
+            if (engine)
+                searcher = std::make_unique<wcl::OpenClSearcher>(engine->shared_device());
+        } catch (const std::exception& e) {
+            GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                                ("Tracking searches on the CPU: the OpenCL device could not run the template search."),
+                                ("%s", e.what()));
+        }
+        p->tracker = std::make_unique<wel::StreamTracker>(config, std::move(searcher));
+    }
     GstVideoFrame frame;
     std::string why;
     if (!map_checked_frame(&frame, &p->info, pending.buffer, GST_MAP_READ, &why))
@@ -1042,6 +1059,12 @@ static std::vector<wel::ReportedObject> track_frame(GstWaldboostDetect* self, co
                                    static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
     std::vector<wel::ReportedObject> objects = p->tracker->frame(luma, pending.detect, detections, events);
     gst_video_frame_unmap(&frame);
+    const std::string failure = p->tracker->take_search_failure();
+    if (!failure.empty())
+        GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                            ("Tracking searches on the CPU from now on: the template search failed on the OpenCL "
+                             "device."),
+                            ("frame %" G_GUINT64_FORMAT ": %s", pending.frame, failure.c_str()));
     return objects;
 }
 

@@ -20,14 +20,36 @@ std::vector<ReportedObject> untracked_objects(const std::vector<waldboost::Detec
     return objects;
 }
 
+StreamTracker::FallbackSearcher::FallbackSearcher(std::unique_ptr<wt::TemplateSearcher> on_device)
+    : device(std::move(on_device))
+{
+}
+
+std::vector<wt::SearchResult> StreamTracker::FallbackSearcher::search(const waldboost::GrayView& frame,
+                                                                      const std::vector<wt::SearchRequest>& requests)
+{
+    if (device) {
+        try {
+            return device->search(frame, requests);
+        } catch (const std::exception& e) {
+            failure = e.what();
+            device.reset();
+        }
+    }
+    return reference.search(frame, requests);
+}
+
 StreamTracker::StreamTracker(const wt::TrackerConfig& config, std::unique_ptr<wt::TemplateSearcher> searcher)
     : tracker_(config), searcher_(std::move(searcher))
 {
-    if (!searcher_)
-        use_reference_search();
 }
 
-void StreamTracker::use_reference_search() { searcher_ = std::make_unique<wt::ReferenceSearcher>(); }
+std::string StreamTracker::take_search_failure()
+{
+    std::string failure;
+    failure.swap(searcher_.failure);
+    return failure;
+}
 
 std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma, bool detected,
                                                  const std::vector<waldboost::Detection>& detections,
@@ -37,7 +59,7 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
     inputs.reserve(detections.size());
     for (const waldboost::Detection& d : detections)
         inputs.push_back(wt::TrackerInput{d.rect, 0, d.confidence});
-    *events = detected ? tracker_.update(luma, inputs, *searcher_) : tracker_.follow(luma, *searcher_);
+    *events = detected ? tracker_.update(luma, inputs, searcher_) : tracker_.follow(luma, searcher_);
 
     std::vector<ReportedObject> objects;
     for (const wt::Track& t : tracker_.tracks()) {

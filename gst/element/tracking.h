@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/detection/image.h"
@@ -38,7 +39,7 @@ std::vector<ReportedObject> untracked_objects(const std::vector<waldboost::Detec
 /* The tracker and the searcher it uses, for one stream. */
 class StreamTracker {
 public:
-    /* `searcher` null: the CPU reference. */
+    /* `searcher`: the device's search; null: the CPU reference. */
     StreamTracker(const waldboost::tracking::TrackerConfig& config,
                   std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher);
 
@@ -49,13 +50,28 @@ public:
     std::vector<ReportedObject> frame(const waldboost::GrayView& luma, bool detected,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events);
-    /* Replaces a failing searcher by the CPU reference. */
-    void use_reference_search();
     const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
+    /* Why the device's search failed and the CPU reference took over, once
+     * (empty otherwise, and after the first call). */
+    std::string take_search_failure();
 
 private:
+    /* The device's search, replaced by the CPU reference for good when it
+     * throws (the frame's searches are then run again on the CPU, so the
+     * tracker never sees the failure). */
+    class FallbackSearcher final : public waldboost::tracking::TemplateSearcher {
+    public:
+        explicit FallbackSearcher(std::unique_ptr<waldboost::tracking::TemplateSearcher> device);
+        std::vector<waldboost::tracking::SearchResult>
+        search(const waldboost::GrayView& frame,
+               const std::vector<waldboost::tracking::SearchRequest>& requests) override;
+        std::unique_ptr<waldboost::tracking::TemplateSearcher> device;
+        waldboost::tracking::ReferenceSearcher reference;
+        std::string failure;
+    };
+
     waldboost::tracking::Tracker tracker_;
-    std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher_;
+    FallbackSearcher searcher_;
 };
 
 /* Adds the track's fields (id, age, hits, detected) to a "detection"

@@ -253,6 +253,8 @@ Engine::~Engine()
 }
 
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
+
+std::shared_ptr<SharedDevice> Engine::shared_device() const { return impl_->shared; }
 const ReductionParams& Engine::reduction() const { return impl_->plan.reduction; }
 ScanMethod Engine::scan_method() const { return impl_->plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction; }
 const BuildReport& Engine::build_report() const { return impl_->build_report; }

@@ -118,6 +118,10 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     const DeviceInfo& device() const;
+    /* The process's state for the engine's device (context, queue on
+     * PoCL, programs), for other work on the same device, such as the
+     * tracker's template search. */
+    std::shared_ptr<SharedDevice> shared_device() const;
     /* The reduction's parameters; unused when scanning by rows. */
     const ReductionParams& reduction() const;
     /* Auto resolved: Rows or Reduction. */

@@ -87,6 +87,76 @@ std::vector<bool> Tracker::search(const GrayView& frame, const std::vector<size_
     return left;
 }
 
+void Tracker::assign(const GrayView& frame, const std::vector<TrackerInput>& detections,
+                     const std::vector<size_t>& candidates, bool searched, std::vector<bool>& track_matched,
+                     std::vector<bool>& detection_matched)
+{
+    /* Greedy assignment: every (track, detection) pair of equal labels with
+     * an IoU of at least match_iou, best IoU first (ties: the older track,
+     * then the earlier detection), each track and detection taken once.
+     * Unlike an optimal (Hungarian) assignment it never trades a pair's
+     * overlap for another's, which suits boxes that barely move between
+     * frames; crossing objects keep their ids while their boxes overlap
+     * each other's less than their own previous ones. */
+    std::vector<std::tuple<float, size_t, size_t>> pairs;
+    for (size_t i : candidates)
+        for (size_t j = 0; j < detections.size(); ++j) {
+            if (track_matched[i] || detection_matched[j] || tracks_[i].label != detections[j].label)
+                continue;
+            const float iou = box_iou(tracks_[i].box, detections[j].box);
+            if (iou >= config_.match_iou && iou > 0)
+                pairs.emplace_back(iou, i, j);
+        }
+    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+        if (std::get<0>(a) != std::get<0>(b))
+            return std::get<0>(a) > std::get<0>(b);
+        return std::tie(std::get<1>(a), std::get<2>(a)) < std::tie(std::get<1>(b), std::get<2>(b));
+    });
+    for (const auto& [iou, i, j] : pairs) {
+        if (track_matched[i] || detection_matched[j])
+            continue;
+        track_matched[i] = detection_matched[j] = true;
+        Track& t = tracks_[i];
+        const TrackerInput& d = detections[j];
+        /* The motion since the last frame: from the last box, or after this
+         * frame's search, from the box it had before the search moved it. */
+        t.vx = (searched ? t.vx : 0) + d.box.x - t.box.x;
+        t.vy = (searched ? t.vy : 0) + d.box.y - t.box.y;
+        t.box = d.box;
+        t.confidence = d.confidence;
+        ++t.hits;
+        t.since_hit = 0;
+        t.state = Track::State::Detected;
+        take_appearance(t, frame);
+    }
+}
+
+void Tracker::merge_duplicates(std::vector<bool>& ending)
+{
+    using State = Track::State;
+    for (size_t i = 0; i < tracks_.size(); ++i)
+        for (size_t j = i + 1; j < tracks_.size(); ++j) {
+            Track &older = tracks_[i], &younger = tracks_[j];
+            if (ending[i] || ending[j] || (older.state == State::Detected && younger.state == State::Detected) ||
+                box_iou(older.box, younger.box) < config_.duplicate_iou)
+                continue;
+            /* The older id goes on, where a detection put either. */
+            if (younger.state == State::Detected) {
+                older.vx += younger.box.x - older.box.x;
+                older.vy += younger.box.y - older.box.y;
+                older.box = younger.box;
+                older.confidence = younger.confidence;
+                older.appearance = std::move(younger.appearance);
+                older.template_dx = younger.template_dx;
+                older.template_dy = younger.template_dy;
+                older.state = State::Detected;
+                older.hits += 1;
+                older.since_hit = 0;
+            }
+            ending[j] = true;
+        }
+}
+
 void Tracker::end_tracks(const std::vector<bool>& ending, std::vector<TrackEvent>& events)
 {
     std::vector<Track> kept;
@@ -107,52 +177,29 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
         ++t.age;
         ++t.since_hit;
     }
-    /* Greedy assignment: every (track, detection) pair of equal labels with
-     * an IoU of at least match_iou, best IoU first (ties: the older track,
-     * then the earlier detection), each track and detection taken once.
-     * Unlike an optimal (Hungarian) assignment it never trades a pair's
-     * overlap for another's, which suits boxes that barely move between
-     * frames; crossing objects keep their ids while their boxes overlap
-     * each other's less than their own previous ones. */
-    std::vector<std::tuple<float, size_t, size_t>> pairs;
-    for (size_t i = 0; i < tracks_.size(); ++i)
-        for (size_t j = 0; j < detections.size(); ++j) {
-            if (tracks_[i].label != detections[j].label)
-                continue;
-            const float iou = box_iou(tracks_[i].box, detections[j].box);
-            if (iou >= config_.match_iou && iou > 0)
-                pairs.emplace_back(iou, i, j);
-        }
-    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
-        if (std::get<0>(a) != std::get<0>(b))
-            return std::get<0>(a) > std::get<0>(b);
-        return std::tie(std::get<1>(a), std::get<2>(a)) < std::tie(std::get<1>(b), std::get<2>(b));
-    });
     std::vector<bool> track_matched(tracks_.size(), false), detection_matched(detections.size(), false);
-    for (const auto& [iou, i, j] : pairs) {
-        if (track_matched[i] || detection_matched[j])
-            continue;
-        track_matched[i] = detection_matched[j] = true;
-        Track& t = tracks_[i];
-        const TrackerInput& d = detections[j];
-        t.vx = d.box.x - t.box.x;
-        t.vy = d.box.y - t.box.y;
-        t.box = d.box;
-        t.confidence = d.confidence;
-        ++t.hits;
-        t.since_hit = 0;
-        t.state = Track::State::Detected;
-        take_appearance(t, frame);
-    }
+    std::vector<size_t> all(tracks_.size());
+    for (size_t i = 0; i < tracks_.size(); ++i)
+        all[i] = i;
+    assign(frame, detections, all, false, track_matched, detection_matched);
 
     std::vector<size_t> unmatched;
     for (size_t i = 0; i < tracks_.size(); ++i)
         if (!track_matched[i])
             unmatched.push_back(i);
     std::vector<bool> ending = search(frame, unmatched, searcher);
+    /* A track the search found where a detection that matched nothing lies
+     * (an object that moved further than its box's overlap allows) takes
+     * that detection. */
+    std::vector<size_t> found;
+    for (size_t i : unmatched)
+        if (!ending[i] && tracks_[i].state == Track::State::Followed)
+            found.push_back(i);
+    assign(frame, detections, found, true, track_matched, detection_matched);
     for (size_t i = 0; i < tracks_.size(); ++i)
         if (tracks_[i].since_hit >= config_.lost_after)
             ending[i] = true;
+    merge_duplicates(ending);
     std::vector<TrackEvent> events;
     end_tracks(ending, events);
 
@@ -182,7 +229,8 @@ std::vector<TrackEvent> Tracker::follow(const GrayView& frame, TemplateSearcher&
         ++tracks_[i].since_hit;
         all[i] = i;
     }
-    const std::vector<bool> ending = search(frame, all, searcher);
+    std::vector<bool> ending = search(frame, all, searcher);
+    merge_duplicates(ending);
     std::vector<TrackEvent> events;
     end_tracks(ending, events);
     return events;

@@ -11,8 +11,12 @@
  * found coasts (moves on with its last motion, unreported) so that it can
  * take its id back after an occlusion. A track ends when it has had no
  * matching detection for `lost_after` frames (checked on frames with
- * detections, so a track outlives the frames between two detections) or
- * when less than half of it is left in the frame.
+ * detections, so a track outlives the frames between two detections), when
+ * less than half of it is left in the frame, or when it follows the same
+ * object as an older track (TrackerConfig::duplicate_iou). A detection that
+ * matches no track by its last box may still match one by the box the
+ * search moved it to (an object that moved further than its box's size
+ * allows for).
  */
 #pragma once
 
@@ -32,7 +36,7 @@ struct TrackerConfig {
     int lost_after = 15;
     /* The search radius around the predicted position: this share of the
      * box's larger side, from min_radius to max_radius pixels (the search
-     * tries (2 r + 1)^2 positions of up to 32 x 32 samples each). */
+     * tries (2 r + 1)^2 positions of up to kTemplateSide^2 samples each). */
     float search_share = 0.25f;
     int min_radius = 4;
     int max_radius = 32;
@@ -42,6 +46,13 @@ struct TrackerConfig {
     /* A track whose box has less than this share of its area inside the
      * frame has left it. */
     float min_visible_share = 0.5f;
+    /* Two tracks whose boxes overlap by this IoU or more, not both placed
+     * by detections (which the detector says are two objects), follow one
+     * object: the older goes on (with the younger's box where a detection
+     * placed that), the younger ends. A detection that overlapped a track
+     * too little to match it starts such a second track, and detections
+     * would then jump between the two. */
+    float duplicate_iou = 0.7f;
 };
 
 /* What the tracker is given on a frame with detections. */
@@ -105,6 +116,15 @@ private:
      * the frame. */
     std::vector<bool> search(const GrayView& frame, const std::vector<size_t>& indexes, TemplateSearcher& searcher);
     void end_tracks(const std::vector<bool>& ending, std::vector<TrackEvent>& events);
+    /* Matches `candidates` (track indexes) with the detections neither
+     * matched yet, and moves the matched tracks onto their detections
+     * (`searched`: this frame's search has moved them already). */
+    void assign(const GrayView& frame, const std::vector<TrackerInput>& detections,
+                const std::vector<size_t>& candidates, bool searched, std::vector<bool>& track_matched,
+                std::vector<bool>& detection_matched);
+    /* Ends the younger track of every duplicate pair; the older takes its
+     * detection if a detection placed it. */
+    void merge_duplicates(std::vector<bool>& ending);
 
     TrackerConfig config_;
     std::vector<Track> tracks_;
