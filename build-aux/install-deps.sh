@@ -6,7 +6,7 @@
 set -eu
 
 packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
-  libgdk-pixbuf-2.0-dev opencv-data opencl-c-headers opencl-clhpp-headers
+  libgdk-pixbuf-2.0-dev libpango1.0-dev fonts-dejavu-core opencv-data opencl-c-headers opencl-clhpp-headers
   ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav"

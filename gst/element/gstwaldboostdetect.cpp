@@ -38,6 +38,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -53,6 +54,7 @@
 #include "core/opencl/template_search.h"
 #include "core/opencl/tuner.h"
 #include "core/text.h"
+#include "box_text.h"
 #include "nested_cascades.h"
 #include "tracking.h"
 
@@ -94,6 +96,8 @@ struct Settings {
     GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
+    guint box_text = 0; /* GstWaldboostBoxText flags */
+    std::map<std::string, guint> label_colors;
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
     int min_stddev = 0;
@@ -124,6 +128,8 @@ struct OutputSettings {
     GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
+    guint box_text = 0;
+    std::map<std::string, guint> label_colors;
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
     gboolean tracking = FALSE;
@@ -258,6 +264,8 @@ enum {
     PROP_DRAW,
     PROP_COLOR,
     PROP_LINE_WIDTH,
+    PROP_BOX_TEXT,
+    PROP_LABEL_COLORS,
     PROP_POST_MESSAGES,
     PROP_UPDATES,
     PROP_MIN_STDDEV,
@@ -327,6 +335,19 @@ static GType gst_waldboost_updates_get_type()
         {0, nullptr, nullptr}};
     if (g_once_init_enter(&type))
         g_once_init_leave(&type, g_enum_register_static("GstWaldboostUpdates", values));
+    return type;
+}
+
+static GType gst_waldboost_box_text_get_type()
+{
+    static GType type = 0;
+    static const GFlagsValue values[] = {
+        {GST_WALDBOOST_BOX_TEXT_LABEL, "The label (the detector's, or the part's: eyes, nose, mouth)", "label"},
+        {GST_WALDBOOST_BOX_TEXT_ID, "The id (the track's with tracking=true)", "id"},
+        {GST_WALDBOOST_BOX_TEXT_CONFIDENCE, "The confidence (0 to 1)", "confidence"},
+        {0, nullptr, nullptr}};
+    if (g_once_init_enter(&type))
+        g_once_init_leave(&type, g_flags_register_static("GstWaldboostBoxText", values));
     return type;
 }
 
@@ -815,26 +836,31 @@ static GstVideoOverlayRectangle* argb_rectangle(int x, int y, int w, int h, cons
  * buffer, not four per box. */
 constexpr size_t kMaxBoxesAsBars = 64;
 
-/* The box outlines as an overlay composition (draw=meta), or nullptr. */
-static GstVideoOverlayComposition* box_composition(const std::vector<Detection>& detections, int frame_w, int frame_h,
-                                                   int line_width, guint argb)
+/* Adds a rectangle to *comp (made on the first), taking its reference. */
+static void add_rectangle(GstVideoOverlayComposition** comp, GstVideoOverlayRectangle* r)
+{
+    if (!r)
+        return;
+    if (!*comp)
+        *comp = gst_video_overlay_composition_new(r);
+    else
+        gst_video_overlay_composition_add_rectangle(*comp, r);
+    gst_video_overlay_rectangle_unref(r);
+}
+
+/* Adds the box outlines to an overlay composition (draw=meta). */
+static void add_box_rectangles(GstVideoOverlayComposition** comp, const std::vector<Detection>& detections,
+                               int frame_w, int frame_h, int line_width, guint argb)
 {
     const std::vector<Bar> bars = outline_bars(detections, frame_w, frame_h, line_width);
     if (bars.empty())
-        return nullptr;
-    GstVideoOverlayComposition* comp = nullptr;
-    auto add = [&](GstVideoOverlayRectangle* r) {
-        if (!comp)
-            comp = gst_video_overlay_composition_new(r);
-        else
-            gst_video_overlay_composition_add_rectangle(comp, r);
-        gst_video_overlay_rectangle_unref(r);
-    };
+        return;
     if (detections.size() <= kMaxBoxesAsBars) {
         for (const Bar& b : bars)
-            add(argb_rectangle(b.x, b.y, b.w, b.h,
-                               std::vector<guint32>(static_cast<size_t>(b.w) * b.h, static_cast<guint32>(argb))));
-        return comp;
+            add_rectangle(comp, argb_rectangle(b.x, b.y, b.w, b.h,
+                                               std::vector<guint32>(static_cast<size_t>(b.w) * b.h,
+                                                                    static_cast<guint32>(argb))));
+        return;
     }
     int x0 = frame_w, y0 = frame_h, x1 = 0, y1 = 0;
     for (const Bar& b : bars) {
@@ -849,8 +875,7 @@ static GstVideoOverlayComposition* box_composition(const std::vector<Detection>&
         for (int y = b.y; y < b.y + b.h; ++y)
             std::fill_n(words.begin() + (static_cast<size_t>(y - y0) * w + (b.x - x0)), b.w,
                         static_cast<guint32>(argb));
-    add(argb_rectangle(x0, y0, w, h, words));
-    return comp;
+    add_rectangle(comp, argb_rectangle(x0, y0, w, h, words));
 }
 
 /* The bytes of `plane` from its first byte to the end of its memory. */
@@ -1022,6 +1047,95 @@ static bool message_due(GstWaldboostDetect* self, GstWaldboostUpdates updates, b
     return false;
 }
 
+/* The colour of a label's boxes and text tags: label-colors, else the
+ * `color` property for the detector's label, else the part's own. */
+static guint label_color(const OutputSettings& s, const std::string& label)
+{
+    static const guint kPartColors[wel::kNestedParts.size()] = {0xff2090ff, 0xffffd000, 0xffff40c0};
+    const auto named = s.label_colors.find(label);
+    if (named != s.label_colors.end())
+        return named->second;
+    for (size_t k = 0; k < wel::kNestedParts.size(); ++k)
+        if (label == wel::kNestedParts[k].name && label != s.label)
+            return kPartColors[k];
+    return s.color;
+}
+
+/* What box-text puts on a box: the label, "#id", the confidence. */
+static std::string box_text(guint flags, const std::string& label, const Detection& d, const gint* id)
+{
+    std::string text;
+    auto add = [&](const std::string& piece) { text += (text.empty() ? "" : " ") + piece; };
+    if (flags & GST_WALDBOOST_BOX_TEXT_LABEL)
+        add(label);
+    if ((flags & GST_WALDBOOST_BOX_TEXT_ID) && id)
+        add("#" + std::to_string(*id));
+    if (flags & GST_WALDBOOST_BOX_TEXT_CONFIDENCE) {
+        char confidence[16];
+        g_snprintf(confidence, sizeof confidence, "%.2f", static_cast<double>(d.confidence));
+        add(confidence);
+    }
+    return text;
+}
+
+/* Draws a frame's boxes (and box-text) as draw selects: an overlay
+ * composition meta, or into the frame. */
+static void draw_results(GstWaldboostDetect* self, GstBuffer* buffer, const Pending& pending,
+                         const std::vector<wel::ReportedObject>& objects, const std::vector<wel::FoundPart>& parts)
+{
+    WaldboostDetectPrivate* p = self->priv;
+    const OutputSettings& s = pending.output;
+    const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
+                          (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
+    const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
+                      (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
+    if ((!use_meta && !burn) || !p->have_info || (objects.empty() && parts.empty()))
+        return;
+    const int frame_w = GST_VIDEO_INFO_WIDTH(&p->info), frame_h = GST_VIDEO_INFO_HEIGHT(&p->info);
+    /* The boxes by colour (the detector's label, then each part's). */
+    std::map<guint, std::vector<Detection>> by_color;
+    GstVideoOverlayComposition* texts = nullptr;
+    auto add = [&](const std::string& label, const Detection& d, const gint* id) {
+        const guint color = label_color(s, label);
+        by_color[color].push_back(d);
+        if (s.box_text)
+            add_rectangle(&texts, wel::text_rectangle(box_text(s.box_text, label, d, id), d.rect, color, frame_w,
+                                                      frame_h));
+    };
+    for (const wel::ReportedObject& o : objects)
+        add(s.label, o.detection, &o.id);
+    for (const wel::FoundPart& f : parts)
+        add(wel::kNestedParts[f.part].name, f.detection, nullptr);
+
+    if (use_meta) {
+        GstVideoOverlayComposition* comp = nullptr;
+        for (const auto& [color, boxes] : by_color)
+            add_box_rectangles(&comp, boxes, frame_w, frame_h, s.line_width, color);
+        for (guint i = 0; texts && i < gst_video_overlay_composition_n_rectangles(texts); ++i)
+            add_rectangle(&comp, gst_video_overlay_rectangle_ref(gst_video_overlay_composition_get_rectangle(texts, i)));
+        if (comp) {
+            gst_buffer_add_video_overlay_composition_meta(buffer, comp);
+            gst_video_overlay_composition_unref(comp);
+        }
+    } else {
+        GstVideoFrame frame;
+        std::string why;
+        if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
+            for (const auto& [color, boxes] : by_color)
+                burn_boxes(&frame, boxes, s.line_width, color);
+            /* The text is blended by GstVideo, as textoverlay's is. */
+            if (texts)
+                gst_video_overlay_composition_blend(texts, &frame);
+            gst_video_frame_unmap(&frame);
+        } else {
+            GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s", pending.frame,
+                               why.c_str());
+        }
+    }
+    if (texts)
+        gst_video_overlay_composition_unref(texts);
+}
+
 /* Runs the tracker on a frame (tracking=true), on the worker, in frame
  * order; returns the objects to report. A frame that cannot be mapped
  * (unreadable) leaves the tracker as it is. */
@@ -1121,37 +1235,7 @@ static GstBuffer* finish_frame(GstWaldboostDetect* self, Pending& pending, const
      * detection's through parent_id, their ids follow the detections'. */
     wel::add_part_metas(buffer, parts, ids, next_id);
 
-    const bool use_meta = s.draw == GST_WALDBOOST_DRAW_META ||
-                          (s.draw == GST_WALDBOOST_DRAW_AUTO && p->overlay_meta_downstream);
-    const bool burn = s.draw == GST_WALDBOOST_DRAW_BURN ||
-                      (s.draw == GST_WALDBOOST_DRAW_AUTO && !p->overlay_meta_downstream);
-    /* The parts are drawn with the detections; without parts (or drawing)
-     * the detections are drawn as they are, with no copy per frame. */
-    std::vector<Detection> with_parts;
-    if ((use_meta || burn) && !parts.empty()) {
-        with_parts = detections;
-        for (const wel::FoundPart& f : parts)
-            with_parts.push_back(f.detection);
-    }
-    const std::vector<Detection>& drawn = parts.empty() ? detections : with_parts;
-    if (!drawn.empty() && use_meta && p->have_info) {
-        GstVideoOverlayComposition* comp = box_composition(drawn, GST_VIDEO_INFO_WIDTH(&p->info),
-                                                           GST_VIDEO_INFO_HEIGHT(&p->info), s.line_width, s.color);
-        if (comp) {
-            gst_buffer_add_video_overlay_composition_meta(buffer, comp);
-            gst_video_overlay_composition_unref(comp);
-        }
-    } else if (!drawn.empty() && burn && p->have_info) {
-        GstVideoFrame frame;
-        std::string why;
-        if (map_checked_frame(&frame, &p->info, buffer, GST_MAP_READWRITE, &why)) {
-            burn_boxes(&frame, drawn, s.line_width, s.color);
-            gst_video_frame_unmap(&frame);
-        } else {
-            GST_WARNING_OBJECT(self, "could not map frame %" G_GUINT64_FORMAT " to draw boxes: %s", pending.frame,
-                               why.c_str());
-        }
-    }
+    draw_results(self, buffer, pending, objects, parts);
 
     const guint64 windows_cut = result ? result->stats.cut : 0;
     if (windows_cut > 0 && !p->max_windows_warned) {
@@ -1742,6 +1826,8 @@ static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* 
     pending.output.draw = p->active.draw;
     pending.output.color = p->active.color;
     pending.output.line_width = p->active.line_width;
+    pending.output.box_text = p->active.box_text;
+    pending.output.label_colors = p->active.label_colors;
     pending.output.post_messages = p->active.post_messages;
     pending.output.updates = p->active.updates;
     pending.output.tracking = p->active.tracking;
@@ -2004,6 +2090,48 @@ static GstStructure* reduction_structure(const wcl::ReductionOverrides& o)
 
 /* Reads a `reduction` structure (NULL: none set); false with the reason in
  * `why` when a field is unknown, not an int or out of the table's range. */
+/* label-colors: a structure whose fields name labels and hold ARGB colours
+ * (0xAARRGGBB as a number, in any integer type, or as a string). */
+static bool label_colors_from_structure(const GstStructure* st, std::map<std::string, guint>* out, std::string* why)
+{
+    std::map<std::string, guint> colors;
+    const gint n = st ? gst_structure_n_fields(st) : 0;
+    for (gint i = 0; i < n; ++i) {
+        const gchar* name = gst_structure_nth_field_name(st, static_cast<guint>(i));
+        const GValue* v = gst_structure_get_value(st, name);
+        guint64 color = G_MAXUINT64;
+        if (G_VALUE_HOLDS_UINT(v))
+            color = g_value_get_uint(v);
+        else if (G_VALUE_HOLDS_INT(v) && g_value_get_int(v) >= 0)
+            color = static_cast<guint64>(g_value_get_int(v));
+        else if (G_VALUE_HOLDS_INT64(v) && g_value_get_int64(v) >= 0)
+            color = static_cast<guint64>(g_value_get_int64(v));
+        else if (G_VALUE_HOLDS_UINT64(v))
+            color = g_value_get_uint64(v);
+        else if (G_VALUE_HOLDS_STRING(v) && g_value_get_string(v)) {
+            gchar* end = nullptr;
+            color = g_ascii_strtoull(g_value_get_string(v), &end, 0);
+            if (!end || *end || end == g_value_get_string(v))
+                color = G_MAXUINT64;
+        }
+        if (color > G_MAXUINT32) {
+            *why = std::string("the colour of \"") + name + "\" is not an ARGB number (0xAARRGGBB)";
+            return false;
+        }
+        colors[name] = static_cast<guint>(color);
+    }
+    *out = std::move(colors);
+    return true;
+}
+
+static GstStructure* label_colors_structure(const std::map<std::string, guint>& colors)
+{
+    GstStructure* st = gst_structure_new_empty("colors");
+    for (const auto& [label, color] : colors)
+        gst_structure_set(st, label.c_str(), G_TYPE_UINT, color, nullptr);
+    return st;
+}
+
 static bool reduction_from_structure(const GstStructure* st, wcl::ReductionOverrides* out, std::string* why)
 {
     wcl::ReductionOverrides o;
@@ -2091,6 +2219,18 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
     case PROP_DRAW: s.draw = static_cast<GstWaldboostDraw>(g_value_get_enum(value)); break;
     case PROP_COLOR: s.color = g_value_get_uint(value); break;
     case PROP_LINE_WIDTH: s.line_width = g_value_get_int(value); break;
+    case PROP_BOX_TEXT: s.box_text = g_value_get_flags(value); break;
+    case PROP_LABEL_COLORS: {
+        const GstStructure* st = gst_value_get_structure(value);
+        std::string why;
+        if (!label_colors_from_structure(st, &s.label_colors, &why)) {
+            gchar* text = st ? gst_structure_to_string(st) : g_strdup("(null)");
+            GST_WARNING_OBJECT(self, "label-colors \"%s\" refused: %s; the previous setting is kept", text,
+                               why.c_str());
+            g_free(text);
+        }
+        break;
+    }
     case PROP_POST_MESSAGES: s.post_messages = g_value_get_boolean(value); break;
     case PROP_UPDATES: s.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
     case PROP_MIN_STDDEV: s.min_stddev = g_value_get_int(value); break;
@@ -2191,6 +2331,8 @@ static void gst_waldboost_detect_get_property(GObject* object, guint prop_id, GV
     case PROP_DRAW: g_value_set_enum(value, s.draw); break;
     case PROP_COLOR: g_value_set_uint(value, s.color); break;
     case PROP_LINE_WIDTH: g_value_set_int(value, s.line_width); break;
+    case PROP_BOX_TEXT: g_value_set_flags(value, s.box_text); break;
+    case PROP_LABEL_COLORS: g_value_take_boxed(value, label_colors_structure(s.label_colors)); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, s.post_messages); break;
     case PROP_UPDATES: g_value_set_enum(value, s.updates); break;
     case PROP_MIN_STDDEV: g_value_set_int(value, s.min_stddev); break;
@@ -2349,6 +2491,19 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     g_object_class_install_property(
         gobject_class, PROP_LINE_WIDTH,
         g_param_spec_int("line-width", "Line width", "Rectangle line width in pixels", 1, 32, kDefaultLineWidth, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_BOX_TEXT,
+        g_param_spec_flags("box-text", "Box text",
+                           "Text on a tag above each box, rendered with Pango (as textoverlay): any of label, id "
+                           "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none",
+                           gst_waldboost_box_text_get_type(), 0, rw));
+    g_object_class_install_property(
+        gobject_class, PROP_LABEL_COLORS,
+        g_param_spec_boxed("label-colors", "Label colours",
+                           "Box and tag colour per label as ARGB, e.g. \"colors,face=(uint)0xff00ff00,"
+                           "eyes=(uint)0xff2090ff\"; labels not named keep \"color\" (the detector's) or their "
+                           "own (eyes blue, nose yellow, mouth pink)",
+                           GST_TYPE_STRUCTURE, rw));
     g_object_class_install_property(
         gobject_class, PROP_POST_MESSAGES,
         g_param_spec_boolean("post-messages", "Post messages",

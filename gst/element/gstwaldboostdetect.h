@@ -19,6 +19,13 @@ typedef enum {
     GST_WALDBOOST_DRAW_NONE,
 } GstWaldboostDraw;
 
+/* What the text on each box says (box-text; none by default). */
+typedef enum {
+    GST_WALDBOOST_BOX_TEXT_LABEL = 1 << 0,
+    GST_WALDBOOST_BOX_TEXT_ID = 1 << 1,
+    GST_WALDBOOST_BOX_TEXT_CONFIDENCE = 1 << 2,
+} GstWaldboostBoxText;
+
 typedef enum {
     GST_WALDBOOST_GROUPING_OPENCV,
     GST_WALDBOOST_GROUPING_NMS,

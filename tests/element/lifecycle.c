@@ -8,7 +8,8 @@
  * temporary file), burned boxes, overlay metas, messages, a flush, a
  * renegotiation, a classifier change while playing, frames whose
  * GstVideoMeta claims more than the buffer holds, several instances with
- * batched launches (one stopping and starting again), and a failing start.
+ * batched launches (one stopping and starting again), tracking with
+ * template search between detections, and a failing start.
  * With WALDBOOST_CL_FAULT set (meson's element-lifecycle-faults-valgrind
  * sets enqueue:12+) it runs the device-fault scenario instead: fallback to
  * the next device with frames in flight, their resubmission, the last
@@ -402,6 +403,27 @@ main (int argc, char **argv)
       finish (hs[k], buses[k]);
     }
   }
+
+  /* 8. Tracking: detection on every other frame, template search on the
+   *    device in between, appeared and left events, a flush with frames
+   *    in flight, the tracker dropped and started again. */
+  h = harness (accept_all, "meta", 2, FALSE, &bus);
+  g_object_set (h->element, "tracking", TRUE, "interval", 2, "lost-after", 2, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "updates", "events");
+  set_caps (h, GST_VIDEO_FORMAT_GRAY8, W, H);
+  for (i = 0; i < 6; i++)
+    gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_GRAY8, W, H, i));
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  drain (h, NULL, NULL);
+  set_caps (h, GST_VIDEO_FORMAT_I420, W, H);
+  for (i = 0; i < 5; i++)
+    gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, W, H, 40 + i));
+  gst_harness_push_event (h, gst_event_new_eos ());
+  rois = 0;
+  n = drain (h, &rois, NULL);
+  CHECK (n == 5 && rois > 0, "tracking: %u frames (5 expected), %u ROI metas", n, rois);
+  finish (h, bus);
 
   /* 5. A failing start (missing classifier) cleans up. */
   {

@@ -2692,6 +2692,70 @@ GST_START_TEST(test_draw_auto)
 }
 GST_END_TEST;
 
+/* box-text: a tag above each box in the box's colour, with the text drawn
+ * on it (not a flat fill); burned, it changes the pixels above the box and
+ * nothing else that the boxes alone leave. label-colors overrides color. */
+GST_START_TEST(test_draw_box_text)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless_equals_int(want.size(), 1);
+    const Box& face = want[0];
+    DrawRun r = run_draw({{"draw", "meta"}, {"box-text", "label+id+confidence"},
+                          {"label-colors", "colors,face=(uint)0xff0000ff"}},
+                         img, GST_VIDEO_FORMAT_I420);
+    const std::vector<Rect> rects = composition_rects(r.out[0], 0xff0000ffu); /* label-colors, not color */
+    fail_unless_equals_int(rects.size(), 5);
+    const std::vector<Rect> bars = outline_rects(want, img.width, img.height, 2);
+    std::vector<Rect> tags;
+    for (const Rect& rect : rects)
+        if (std::find(bars.begin(), bars.end(), rect) == bars.end())
+            tags.push_back(rect);
+    fail_unless_equals_int(tags.size(), 1);
+    const Rect& tag = tags[0];
+    fail_unless(tag.h >= 10 && tag.h <= 48 && tag.w > tag.h, "tag %dx%d", tag.w, tag.h);
+    fail_unless(tag.x == face.x && (tag.y + tag.h == face.y || (face.y < tag.h && tag.y == face.y)),
+                "the tag (%d,%d %dx%d) is not above the box (%d,%d)", tag.x, tag.y, tag.w, tag.h, face.x,
+                face.y);
+    /* The glyphs: some of the tag's pixels are not the fill. */
+    GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(r.out[0]);
+    int drawn = 0;
+    for (guint i = 0; i < gst_video_overlay_composition_n_rectangles(meta->overlay); ++i) {
+        GstVideoOverlayRectangle* rect = gst_video_overlay_composition_get_rectangle(meta->overlay, i);
+        GstBuffer* pixels = gst_video_overlay_rectangle_get_pixels_unscaled_raw(rect, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+        GstMapInfo map;
+        fail_unless(gst_buffer_map(pixels, &map, GST_MAP_READ));
+        for (gsize k = 0; k + 4 <= map.size; k += 4) {
+            guint32 word;
+            std::memcpy(&word, map.data + k, 4);
+            drawn += word != 0xff0000ffu;
+        }
+        gst_buffer_unmap(pixels, &map);
+    }
+    fail_unless(drawn > 20, "only %d pixels of text", drawn);
+    unref_all(r.out);
+
+    /* Burned: the same boxes as without text, and the tag's pixels above. */
+    DrawRun plain = run_draw({{"draw", "burn"}}, img, GST_VIDEO_FORMAT_I420);
+    DrawRun text = run_draw({{"draw", "burn"}, {"box-text", "label"}}, img, GST_VIDEO_FORMAT_I420);
+    const std::vector<uint8_t> a = bytes_of(plain.out[0]), b = bytes_of(text.out[0]);
+    fail_unless_equals_int(a.size(), b.size());
+    int changed_above = 0, changed_elsewhere = 0;
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x) {
+            const size_t k = static_cast<size_t>(y) * img.width + x; /* the luma plane comes first */
+            if (a[k] == b[k])
+                continue;
+            const bool above = y < face.y + 48 && y >= std::max(0, face.y - 48) && x >= face.x;
+            (above ? changed_above : changed_elsewhere)++;
+        }
+    fail_unless(changed_above > 20 && changed_elsewhere == 0, "%d luma pixels changed near the box, %d elsewhere",
+                changed_above, changed_elsewhere);
+    unref_all(plain.out);
+    unref_all(text.out);
+}
+GST_END_TEST;
+
 /* draw=meta with nothing downstream that takes the overlay composition
  * meta: the boxes would not show anywhere, so an INFO message says so,
  * once; not when downstream takes the meta, nor with draw=burn. */
@@ -4208,13 +4272,26 @@ GST_START_TEST(test_nested_profile_set_while_playing)
     unref_all(out);
     gst_harness_teardown(h);
 
-    /* draw=burn outlines the eyes too: pixels on an eye's outline change. */
-    DrawRun run = run_draw({{"classifier", face_path}, {"eyes-profile", eyes[0].cascade}, {"draw", "burn"}}, img,
-                           GST_VIDEO_FORMAT_GRAY8);
+    /* draw=burn outlines the eyes too: pixels on an eye's outline change
+     * (in the faces' colour here, through label-colors). */
+    DrawRun run = run_draw({{"classifier", face_path}, {"eyes-profile", eyes[0].cascade}, {"draw", "burn"},
+                            {"label-colors", "colors,eyes=(uint)0xff00ff00"}},
+                           img, GST_VIDEO_FORMAT_GRAY8);
     std::vector<Box> all;
     for (const TreeBox& t : with_eyes)
         all.push_back(t.box);
-    check_burn(run.sent[0], run.out[0], all, 2, "faces and eyes");
+    const int face_luma = check_burn(run.sent[0], run.out[0], all, 2, "faces and eyes");
+    unref_all(run.out);
+    /* By default each label has its own colour: the eyes' outline is not
+     * the faces'. */
+    run = run_draw({{"classifier", face_path}, {"eyes-profile", eyes[0].cascade}, {"draw", "burn"}}, img,
+                   GST_VIDEO_FORMAT_GRAY8);
+    for (const TreeBox& t : with_eyes) {
+        const PlanePair luma = component(run.sent[0], run.out[0], 0);
+        const int corner = luma.after[static_cast<size_t>(t.box.y) * img.width + t.box.x];
+        fail_unless((corner == face_luma) == (t.box.label == "face"), "%s outline luma %d, faces' %d",
+                    t.box.label.c_str(), corner, face_luma);
+    }
     unref_all(run.out);
 }
 GST_END_TEST;
@@ -4595,7 +4672,7 @@ static Suite* waldboost_suite(bool data)
               NAMED(test_prop_reduction), NAMED(test_prop_reduction_structure), NAMED(test_prop_stats)});
     add_case("drawing", true,
              {NAMED(test_draw_none), NAMED(test_draw_burn), NAMED(test_draw_meta), NAMED(test_draw_auto),
-              NAMED(test_draw_meta_without_renderer),
+              NAMED(test_draw_meta_without_renderer), NAMED(test_draw_box_text),
               NAMED(test_draw_color_and_line_width), NAMED(test_draw_accept_all_classifier)});
     add_case("live", true,
              {NAMED(test_live_min_neighbors), NAMED(test_live_output_properties_at_frame_boundary),
