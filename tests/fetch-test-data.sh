@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fetches the real test images from Debian packages into DEST (default
-# build/testdata): messi5.jpg and Megamind.avi from opencv-doc, astronaut.png
+# build/testdata): messi5.jpg, Megamind.avi and vtest.avi from opencv-doc, astronaut.png
 # from python3-skimage. Nothing is installed; the .deb files are downloaded
 # with apt-get download and only the needed files are unpacked.
 set -eu
@@ -9,7 +9,7 @@ dest=${1:-build/testdata}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 
-want_opencv="messi5.jpg Megamind.avi"
+want_opencv="messi5.jpg Megamind.avi vtest.avi"
 want_skimage="astronaut.png"
 have_all=yes
 for f in $want_opencv $want_skimage; do [ -s "$dest/$f" ] || have_all=no; done

@@ -12,7 +12,7 @@
 #
 # The archive holds (its root becomes /tmp/wb there):
 #   bin/          waldboost-bench, waldboost-detect, waldboost-devices,
-#                 waldboost-pipeline-bench, test-engine, test-engine-parts,
+#                 waldboost-pipeline-bench, test-engine, test-engine-parts, test-template-search,
 #                 test-element (stripped), gst-launch-1.0, gst-inspect-1.0
 #   libexec/      gst-plugin-scanner
 #   plugin/       libgstwaldboost.so (stripped)
@@ -89,7 +89,7 @@ for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect tes
   copy_strip "$build/$rel" "$stage/bin"
 done
 for rel in gst/tools/devices/waldboost-devices gst/tools/pipeline-bench/waldboost-pipeline-bench \
-    tests/test-engine-parts tests/element/test-element; do
+    tests/test-engine-parts tests/test-template-search tests/element/test-element; do
   if [ -x "$build/$rel" ]; then copy_strip "$build/$rel" "$stage/bin"; else say "note: no $rel, not packed"; fi
 done
 [ -f "$build/gst/element/libgstwaldboost.so" ] || die "the plugin was not built"
