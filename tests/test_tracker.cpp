@@ -72,14 +72,6 @@ int count(const std::vector<TrackEvent>& events, TrackEvent::Kind kind)
 
 }  // namespace
 
-TEST(Tracker, BoxIou)
-{
-    EXPECT_FLOAT_EQ(box_iou(Rect{0, 0, 10, 10}, Rect{0, 0, 10, 10}), 1.0f);
-    EXPECT_FLOAT_EQ(box_iou(Rect{0, 0, 10, 10}, Rect{5, 0, 10, 10}), 50.0f / 150.0f);
-    EXPECT_FLOAT_EQ(box_iou(Rect{0, 0, 10, 10}, Rect{10, 0, 10, 10}), 0.0f);
-    EXPECT_FLOAT_EQ(box_iou(Rect{0, 0, 0, 10}, Rect{0, 0, 0, 10}), 0.0f);
-}
-
 TEST(Tracker, OneIdWhileDetectedOnConsecutiveFrames)
 {
     Tracker tracker;

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "core/detection/grouping.h"
+
 namespace waldboost::tracking {
 
 namespace {
@@ -37,13 +39,6 @@ bool visible_enough(const Rect& box, const GrayView& frame, float share)
 }
 
 }  // namespace
-
-float box_iou(const Rect& a, const Rect& b)
-{
-    const int64_t both = area(intersection(a, b));
-    const int64_t either = area(a) + area(b) - both;
-    return either > 0 ? static_cast<float>(static_cast<double>(both) / static_cast<double>(either)) : 0.0f;
-}
 
 Tracker::Tracker(const TrackerConfig& config) : config_(config) {}
 
@@ -103,7 +98,7 @@ void Tracker::assign(const GrayView& frame, const std::vector<TrackerInput>& det
         for (size_t j = 0; j < detections.size(); ++j) {
             if (track_matched[i] || detection_matched[j] || tracks_[i].label != detections[j].label)
                 continue;
-            const float iou = box_iou(tracks_[i].box, detections[j].box);
+            const auto iou = static_cast<float>(intersection_over_union(tracks_[i].box, detections[j].box));
             if (iou >= config_.match_iou && iou > 0)
                 pairs.emplace_back(iou, i, j);
         }
@@ -138,7 +133,7 @@ void Tracker::merge_duplicates(std::vector<bool>& ending)
         for (size_t j = i + 1; j < tracks_.size(); ++j) {
             Track &older = tracks_[i], &younger = tracks_[j];
             if (ending[i] || ending[j] || (older.state == State::Detected && younger.state == State::Detected) ||
-                box_iou(older.box, younger.box) < config_.duplicate_iou)
+                static_cast<float>(intersection_over_union(older.box, younger.box)) < config_.duplicate_iou)
                 continue;
             /* The older id goes on, where a detection put either. */
             if (younger.state == State::Detected) {

@@ -95,9 +95,6 @@ struct TrackEvent {
     int label = 0;
 };
 
-/* Intersection over union of two boxes (0 when either is empty). */
-float box_iou(const Rect& a, const Rect& b);
-
 class Tracker {
 public:
     explicit Tracker(const TrackerConfig& config = {});
