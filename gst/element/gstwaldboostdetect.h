@@ -12,6 +12,16 @@ G_BEGIN_DECLS
 #define GST_TYPE_WALDBOOST_DETECT (gst_waldboost_detect_get_type())
 G_DECLARE_FINAL_TYPE(GstWaldboostDetect, gst_waldboost_detect, GST, WALDBOOST_DETECT, GstVideoFilter)
 
+/* The types of the enum and flags properties (plugin API). */
+#define GST_TYPE_WALDBOOST_DRAW (gst_waldboost_draw_get_type())
+GType gst_waldboost_draw_get_type(void);
+#define GST_TYPE_WALDBOOST_BOX_TEXT (gst_waldboost_box_text_get_type())
+GType gst_waldboost_box_text_get_type(void);
+#define GST_TYPE_WALDBOOST_GROUPING (gst_waldboost_grouping_get_type())
+GType gst_waldboost_grouping_get_type(void);
+#define GST_TYPE_WALDBOOST_UPDATES (gst_waldboost_updates_get_type())
+GType gst_waldboost_updates_get_type(void);
+
 typedef enum {
     GST_WALDBOOST_DRAW_AUTO,
     GST_WALDBOOST_DRAW_META,

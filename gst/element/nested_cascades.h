@@ -3,9 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The element's nested cascades (eyes-profile, nose-profile, mouth-profile):
- * searched inside each detection on the CPU, as facedetect does, and
- * attached as region-of-interest metas whose parent_id is the detection's
- * id and as lists in the detection's message structure.
+ * searched inside each detection on the CPU, as facedetect does (output.h
+ * attaches and posts what they find).
  */
 #pragma once
 
@@ -55,12 +54,6 @@ std::shared_ptr<const NestedCascades> load_nested_cascades(const NestedPaths& pa
  * no maximum, the rest as they are. */
 waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_params);
 
-/* The "detection" structures of detections and parts alike: the ROI meta's
- * parameter (confidence, neighbors, score) and the message's item (x, y,
- * width, height, label, confidence, neighbors). */
-GstStructure* detection_meta_param(const waldboost::Detection& d);
-GstStructure* detection_message_item(const waldboost::Detection& d, const char* label);
-
 struct FoundPart {
     size_t parent; /* index of the detection it was found in */
     size_t part;   /* index into kNestedParts */
@@ -71,19 +64,5 @@ struct FoundPart {
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
                                   const std::vector<waldboost::Detection>& detections);
-
-/* One region-of-interest meta per part, typed with the part's name, with
- * parent_id the id of its detection's meta (parent_ids[FoundPart::parent])
- * and ids from `first_id` on. */
-void add_part_metas(GstBuffer* buffer, const std::vector<FoundPart>& parts, const std::vector<gint>& parent_ids,
-                    gint first_id);
-
-/* Adds to the message structure of detection `parent` one list per part
- * searched (empty when none was found): "eyes", "nose", "mouth", each of
- * "detection" structures (x, y, width, height, label, confidence,
- * neighbors) in the detector's order, OpenCV's on one thread (facedetect
- * reports the first). */
-void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades& cascades,
-                    const std::vector<FoundPart>& parts);
 
 }  // namespace waldboost_element

@@ -87,35 +87,4 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
     return objects;
 }
 
-void add_track_fields(GstStructure* detection, const ReportedObject& object)
-{
-    gst_structure_set(detection, "id", G_TYPE_INT, object.id, nullptr);
-    if (object.tracked)
-        gst_structure_set(detection, "age", G_TYPE_INT, object.age, "hits", G_TYPE_INT, object.hits, "detected",
-                          G_TYPE_BOOLEAN, object.detected, nullptr);
-}
-
-GstStructure* events_structure(const std::vector<wt::TrackEvent>& events, const char* label, guint64 frame,
-                               GstClockTime timestamp, GstClockTime stream_time, GstClockTime running_time)
-{
-    GValue list = G_VALUE_INIT;
-    g_value_init(&list, GST_TYPE_LIST);
-    for (const wt::TrackEvent& e : events) {
-        GValue item = G_VALUE_INIT;
-        g_value_init(&item, GST_TYPE_STRUCTURE);
-        g_value_take_boxed(&item,
-                           gst_structure_new("event", "kind", G_TYPE_STRING,
-                                             e.kind == wt::TrackEvent::Kind::Appeared ? "appeared" : "left", "id",
-                                             G_TYPE_INT, static_cast<gint>(e.id & G_MAXINT), "x", G_TYPE_INT, e.box.x,
-                                             "y", G_TYPE_INT, e.box.y, "width", G_TYPE_INT, e.box.width, "height",
-                                             G_TYPE_INT, e.box.height, "label", G_TYPE_STRING, label, nullptr));
-        gst_value_list_append_and_take_value(&list, &item);
-    }
-    GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, timestamp,
-                                        "stream-time", G_TYPE_UINT64, stream_time, "running-time", G_TYPE_UINT64,
-                                        running_time, "frame", G_TYPE_UINT64, frame, nullptr);
-    gst_structure_take_value(s, "events", &list);
-    return s;
-}
-
 }  // namespace waldboost_element

@@ -4,7 +4,7 @@
  *
  * The element's tracking (`tracking`, `interval`, `lost-after`): the core
  * tracker run on the worker, frame after frame in order, and what it gives
- * the metas and messages (ids, age, hits, appeared and left events).
+ * the frame's report (ids, age, hits, appeared and left events).
  */
 #pragma once
 
@@ -73,17 +73,5 @@ private:
     waldboost::tracking::Tracker tracker_;
     FallbackSearcher searcher_;
 };
-
-/* Adds the track's fields (id, age, hits, detected) to a "detection"
- * structure (ROI meta parameter or message item); only "id" without
- * tracking. */
-void add_track_fields(GstStructure* detection, const ReportedObject& object);
-
-/* The "waldboostdetect-events" message structure: "frame", "timestamp" and
- * "events", a list of "event" structures (kind "appeared" or "left", id, x,
- * y, width, height, label). */
-GstStructure* events_structure(const std::vector<waldboost::tracking::TrackEvent>& events, const char* label,
-                               guint64 frame, GstClockTime timestamp, GstClockTime stream_time,
-                               GstClockTime running_time);
 
 }  // namespace waldboost_element

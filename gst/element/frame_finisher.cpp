@@ -1,0 +1,166 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "frame_finisher.h"
+
+#include "core/opencl/template_search.h"
+#include "debug.h"
+
+namespace waldboost_element {
+
+namespace wcl = waldboost::opencl;
+using waldboost::Detection;
+
+void FrameFinisher::reset()
+{
+    updates_.reset();
+    max_windows_warned_ = false;
+    tracker_reset_ = true;
+}
+
+/* Runs the tracker on a frame, in frame order; returns the objects to
+ * report. A frame that cannot be read leaves the tracker as it is. */
+std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, FrameAccess& frame,
+                                                 const std::vector<Detection>& detections,
+                                                 std::vector<waldboost::tracking::TrackEvent>* events,
+                                                 const std::shared_ptr<wcl::Engine>& engine)
+{
+    GstElement* self = GST_ELEMENT(element_);
+    waldboost::tracking::TrackerConfig config;
+    config.lost_after = pending.settings->detection.lost_after;
+    if (tracker_reset_.exchange(false) || !tracker_ || tracker_->config().lost_after != config.lost_after) {
+        /* The search runs on the engine's device, in its context. */
+        std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher;
+        try {
+            if (engine)
+                searcher = std::make_unique<wcl::OpenClSearcher>(engine->shared_device());
+        } catch (const std::exception& e) {
+            GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                                ("Tracking searches on the CPU: the OpenCL device could not run the template search."),
+                                ("%s", e.what()));
+        }
+        tracker_ = std::make_unique<StreamTracker>(config, std::move(searcher));
+    }
+    const waldboost::GrayView* luma = frame.luma();
+    if (!luma)
+        return untracked_objects(detections);
+    std::vector<ReportedObject> objects = tracker_->frame(*luma, pending.detect, detections, events);
+    const std::string failure = tracker_->take_search_failure();
+    if (!failure.empty())
+        GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                            ("Tracking searches on the CPU from now on: the template search failed on the OpenCL "
+                             "device."),
+                            ("frame %" G_GUINT64_FORMAT ": %s", pending.frame, failure.c_str()));
+    return objects;
+}
+
+/* The parts the nested cascades find inside the objects, on the CPU (see
+ * nested_cascades.h). */
+std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
+                                                        const std::vector<ReportedObject>& objects)
+{
+    const FrameSettings& fs = *pending.settings;
+    if (!fs.nested || objects.empty())
+        return {};
+    const waldboost::GrayView* luma = frame.luma();
+    if (!luma) {
+        /* The frame was read a moment ago, so this does not happen. */
+        GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": not searched for parts: %s", pending.frame,
+                           frame.why().c_str());
+        return {};
+    }
+    std::vector<Detection> detections;
+    detections.reserve(objects.size());
+    for (const ReportedObject& o : objects)
+        detections.push_back(o.detection);
+    return find_parts(*fs.nested, fs.nested_params, *luma, detections);
+}
+
+/* Once per stream: a classifier this permissive cuts nearly every frame,
+ * and one warning per frame would flood the bus. The count of every frame
+ * is in its message and in the stats. */
+void FrameFinisher::warn_windows_cut(const PendingFrame& pending, guint64 windows_cut)
+{
+    if (windows_cut == 0 || max_windows_warned_)
+        return;
+    max_windows_warned_ = true;
+    const int max_windows = pending.settings->params.max_windows;
+    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                        ("The classifier accepted more windows than max-windows=%d in frame %" G_GUINT64_FORMAT
+                         ": %" G_GUINT64_FORMAT " were left out, so detections may be missing. A stricter "
+                         "classifier, a higher threshold or a larger min-size keeps fewer windows; a larger "
+                         "max-windows (0 = no limit) keeps them all. Said once per stream.",
+                         max_windows, pending.frame, windows_cut),
+                        ("frame %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " accepted windows past the first %d "
+                         "in scan order were left out before grouping; the \"waldboostdetect\" messages' "
+                         "windows-cut field and the stats' windows-cut count every frame",
+                         pending.frame, windows_cut, max_windows));
+}
+
+GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* result, const GstVideoInfo& info,
+                                 const std::shared_ptr<wcl::Engine>& engine)
+{
+    const gint64 started = thread_cpu_ns();
+    const FrameSettings& fs = *pending.settings;
+    const OutputSettings& s = fs.output;
+    std::vector<Detection> detections;
+    if (result) {
+        detections = result->detections;
+        for (Detection& d : detections) {
+            d.rect.x += pending.roi.x;
+            d.rect.y += pending.roi.y;
+        }
+    }
+    GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
+    pending.buffer = nullptr;
+
+    FrameReport report;
+    report.frame = pending.frame;
+    report.label = s.label;
+    report.nested = fs.nested.get();
+    report.windows_cut = result ? result->stats.cut : 0;
+    {
+        /* One map of the frame for the tracker, the parts and burning;
+         * unmapped before metas go on the buffer (a mapped frame holds a
+         * reference, which makes the buffer read-only). */
+        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn);
+        if (fs.detection.tracking) {
+            report.objects = track(pending, frame, detections, &report.events, engine);
+        } else {
+            tracker_.reset();
+            report.objects = untracked_objects(detections);
+        }
+        report.parts = find_nested_parts(pending, frame, report.objects);
+        if (pending.draw == DrawMode::Burn)
+            burn_report(GST_ELEMENT(element_), frame, report, s, info);
+    }
+    attach_roi_metas(buffer, report);
+    if (pending.draw == DrawMode::Meta)
+        attach_overlay_meta(buffer, report, s, info);
+    warn_windows_cut(pending, report.windows_cut);
+    /* The on-change state follows every frame, messages posted or not. */
+    const bool due = updates_.due(s.updates, !report.objects.empty());
+    post_report_messages(element_, buffer, report, s, due);
+
+    const double host_ms = static_cast<double>(pending.host_ns + (thread_cpu_ns() - started)) * 1e-6;
+    stats_.update([&](Stats& st) {
+        ++st.frames;
+        st.host_ms = host_ms;
+        st.host_total_ms += host_ms;
+        st.detections += report.objects.size();
+        if (result) {
+            st.device_ms = result->stats.device_milliseconds;
+            st.weak_per_window = result->stats.weak_per_window;
+            st.windows = result->stats.windows;
+            st.candidates = result->stats.candidates_after_step;
+            st.scan = result->stats.scan == wcl::ScanMethod::Rows ? "rows" : "reduction";
+            st.discarded += result->stats.discarded;
+            st.windows_cut += result->stats.cut;
+            st.batch_frames = result->stats.batch_frames;
+        }
+    });
+    return buffer;
+}
+
+}  // namespace waldboost_element

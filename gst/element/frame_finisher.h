@@ -1,0 +1,75 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Finishing a frame on the worker, in frame order: its detections become
+ * the frame's report (tracked, parts searched inside them), which is drawn,
+ * attached and posted; the frame is mapped once for all of it.
+ */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "core/opencl/engine.h"
+#include "drawing.h"
+#include "frame_access.h"
+#include "output.h"
+#include "settings.h"
+#include "stats.h"
+#include "tracking.h"
+
+namespace waldboost_element {
+
+/* A frame on its way through the engine. It keeps its input buffer and its
+ * settings until it leaves, so that a fallback device can run it again. */
+struct PendingFrame {
+    GstBuffer* buffer = nullptr;
+    std::shared_ptr<const FrameSettings> settings;
+    DrawMode draw = DrawMode::None; /* draw, resolved when the frame entered */
+    bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
+    bool detect = true;     /* false: `interval` skips detection on this frame */
+    waldboost::Rect roi;    /* the part of the frame searched */
+    guint64 frame = 0;
+    /* CPU time spent on the frame so far (stats host-ms), in ns:
+     * submitting it and collecting its results. */
+    gint64 host_ns = 0;
+};
+
+class FrameFinisher {
+public:
+    FrameFinisher(GstBaseTransform* element, SharedStats& stats) : element_(element), stats_(stats) {}
+
+    /* A new stream: no earlier frame counts. */
+    void reset();
+    /* The tracker starts afresh at the next frame (a seek). Any thread. */
+    void reset_tracker() { tracker_reset_ = true; }
+
+    /* Attaches the results of one frame (and draws them), `result` null
+     * when it was not on the device; returns the buffer to push. `engine`:
+     * the device the tracker's search runs on. */
+    GstBuffer* finish(PendingFrame& pending, const waldboost::opencl::FrameResult* result, const GstVideoInfo& info,
+                      const std::shared_ptr<waldboost::opencl::Engine>& engine);
+
+private:
+    std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame,
+                                      const std::vector<waldboost::Detection>& detections,
+                                      std::vector<waldboost::tracking::TrackEvent>* events,
+                                      const std::shared_ptr<waldboost::opencl::Engine>& engine);
+    std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
+                                             const std::vector<ReportedObject>& objects);
+    void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
+
+    GstBaseTransform* element_;
+    SharedStats& stats_;
+    std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
+    std::atomic<bool> tracker_reset_{true};
+    UpdatesFilter updates_;
+    bool max_windows_warned_ = false; /* the max-windows warning was posted */
+};
+
+}  // namespace waldboost_element

@@ -1,0 +1,641 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "frame_queue.h"
+
+#include <gst/video/video-overlay-composition.h>
+
+#include <vector>
+
+#include "core/detection/image.h"
+#include "core/opencl/device.h"
+#include "core/text.h"
+#include "debug.h"
+#include "frame_access.h"
+
+namespace waldboost_element {
+
+namespace wcl = waldboost::opencl;
+using waldboost::ErrorKind;
+
+FrameQueue::FrameQueue(GstBaseTransform* element, const SettingsStore& settings, SharedStats& stats)
+    : element_(element), settings_(settings), stats_(stats), setup_(GST_ELEMENT(element), stats),
+      finisher_(element, stats)
+{
+    gst_video_info_init(&info_);
+}
+
+FrameQueue::~FrameQueue()
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    discard_all();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start, stop, caps                                                        */
+
+bool FrameQueue::start()
+{
+    stats_.reset();
+    frame_count_ = 0;
+    unreadable_.reset();
+    pool_copy_logged_ = false;
+    inflight_limit_warned_ = 0;
+    draw_meta_hinted_ = false;
+    finisher_.reset();
+    Settings s;
+    guint64 generation = 0;
+    settings_.changed_since(0, &s, &generation);
+    std::shared_ptr<wcl::Engine> engine = setup_.setup(s);
+    if (!engine)
+        return false;
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        engine_ = std::move(engine);
+        activate(s, generation);
+    }
+    start_worker();
+    return true;
+}
+
+void FrameQueue::stop()
+{
+    stop_worker(true);
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        discard_all();
+        engine_.reset();
+    }
+    setup_.release();
+    frame_settings_.reset();
+    std::lock_guard<std::mutex> guard(info_lock_);
+    have_info_ = false;
+}
+
+void FrameQueue::set_info(const GstVideoInfo& info)
+{
+    std::lock_guard<std::mutex> guard(info_lock_);
+    info_ = info;
+    have_info_ = true;
+    overlay_meta_unknown_ = true;
+}
+
+bool FrameQueue::frame_rate(int* fps_n, int* fps_d) const
+{
+    std::lock_guard<std::mutex> guard(info_lock_);
+    if (!have_info_)
+        return false;
+    *fps_n = GST_VIDEO_INFO_FPS_N(&info_);
+    *fps_d = GST_VIDEO_INFO_FPS_D(&info_);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Settings                                                                 */
+
+/* Applies changed settings at a frame boundary. Holds `lock`. */
+GstFlowReturn FrameQueue::apply_settings(std::unique_lock<std::mutex>& lock)
+{
+    Settings s;
+    guint64 generation = active_generation_;
+    if (!settings_.changed_since(active_generation_, &s, &generation)) {
+        if (engine_)
+            return GST_FLOW_OK;
+        s = active_; /* the engine was dropped after a failure: build it again */
+    }
+    if (engine_ && s.engine == active_.engine) {
+        if (!setup_.load_nested(s))
+            return GST_FLOW_ERROR;
+        activate(s, generation);
+        return GST_FLOW_OK;
+    }
+    /* A new classifier, device or reduction: the frames in flight on the
+     * old engine leave first, so no frame is lost or reordered. */
+    wait_until_drained(lock);
+    if (flushing_)
+        return GST_FLOW_FLUSHING;
+    if (failed_)
+        return GST_FLOW_ERROR;
+    engine_.reset();
+    engine_ = setup_.setup(s);
+    if (!engine_)
+        return GST_FLOW_ERROR;
+    activate(s, generation);
+    return GST_FLOW_OK;
+}
+
+/* The settings `s` (of `generation`) become the next frames'. Needs the
+ * engine. */
+void FrameQueue::activate(const Settings& s, guint64 generation)
+{
+    active_ = s;
+    active_generation_ = generation;
+    auto frame = std::make_shared<FrameSettings>();
+    frame->detection = s.detection;
+    frame->output = s.output;
+    const waldboost::Classifier& classifier = setup_.classifier();
+    if (frame->output.label.empty())
+        frame->output.label = classifier.label;
+    frame->params = core_config(s, classifier, engine_->device()).detect;
+    frame->nested = setup_.nested();
+    frame->nested_params = nested_params(frame->params);
+    frame_settings_ = std::move(frame);
+}
+
+/* Asks downstream, once it has our caps, whether it takes
+ * GstVideoOverlayCompositionMeta (as textoverlay does), so draw=auto can
+ * attach rectangles instead of burning them in. */
+void FrameQueue::query_overlay_meta_support()
+{
+    GstPad* srcpad = GST_BASE_TRANSFORM_SRC_PAD(element_);
+    GstCaps* caps = gst_pad_get_current_caps(srcpad);
+    if (!caps)
+        return;
+    GstQuery* query = gst_query_new_allocation(caps, FALSE);
+    const bool answered = gst_pad_peer_query(srcpad, query);
+    overlay_meta_downstream_ =
+        answered && gst_query_find_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    overlay_meta_unknown_ = false;
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+    GST_DEBUG_OBJECT(element_, "downstream %s overlay composition meta",
+                     overlay_meta_downstream_ ? "takes" : "does not take");
+}
+
+/* The boxes travel as a meta that only some elements render: say so once,
+ * as an INFO message (gst-launch-1.0 prints its debug text, so that says
+ * it too), since nothing fails and nothing shows. */
+void FrameQueue::hint_draw_meta()
+{
+    if (active_.output.draw != GST_WALDBOOST_DRAW_META || overlay_meta_downstream_ || draw_meta_hinted_)
+        return;
+    draw_meta_hinted_ = true;
+    GST_ELEMENT_INFO(element_, RESOURCE, SETTINGS,
+                     ("draw=meta: nothing downstream says it renders GstVideoOverlayCompositionMeta, so the boxes "
+                      "may not be shown; draw=burn draws them into the frames."),
+                     ("draw=meta: downstream's ALLOCATION query does not list GstVideoOverlayCompositionMeta, so "
+                      "the boxes may not be shown; draw=burn draws them into the frames"));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Submitting                                                               */
+
+/* Upstream's buffer pool may have fewer buffers than this element keeps.
+ * The element holds its input buffers until their frames leave (up to
+ * max-inflight: they go out with their metadata, and a fallback device
+ * runs them again from there). propose_allocation asks upstream for that
+ * many more, but a camera or a hardware decoder often has a fixed pool (a
+ * few buffers, a max the query cannot raise): holding every one of them
+ * would make upstream wait forever for a free buffer. So when keeping
+ * `input` would leave its pool without a free buffer (the buffers held here
+ * from that pool, this one included, reaching the pool's max), the frame is
+ * copied into memory of our own and the pool's buffer goes back at once, as
+ * v4l2src copies when its own pool runs low. max-inflight and the latency
+ * stay as set; only frames from such a pool cost a copy, and only while it
+ * is short. Holding fewer frames instead (at most the pool's max minus one)
+ * would need no copy but silently lower max-inflight and change the
+ * latency the element reports; a max-inflight below the pool's max avoids
+ * the copies. Holds lock_. */
+GstBuffer* FrameQueue::keep_upstream_pool_free(GstBuffer* input)
+{
+    GstBufferPool* pool = input->pool;
+    if (!pool)
+        return input;
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    guint max = 0;
+    const bool bounded =
+        config && gst_buffer_pool_config_get_params(config, nullptr, nullptr, nullptr, &max) && max > 0;
+    if (config)
+        gst_structure_free(config);
+    if (!bounded)
+        return input;
+    guint held = 1; /* this one */
+    for (const PendingFrame& pending : pending_)
+        held += pending.buffer->pool == pool;
+    held += leaving_ && leaving_pool_ == pool;
+    if (held < max)
+        return input;
+    GstBuffer* copy = gst_buffer_copy_deep(input);
+    if (!copy)
+        return input;
+    if (!pool_copy_logged_) {
+        GST_INFO_OBJECT(element_, "upstream's pool has %u buffers and %u of them would be held here (max-inflight "
+                        "%d): copying such frames so that upstream always has a free buffer", max, held,
+                        active_.engine.max_inflight);
+        pool_copy_logged_ = true;
+    }
+    GST_LOG_OBJECT(element_, "frame copied out of upstream's pool (%u of %u buffers held)", held, max);
+    gst_buffer_unref(input);
+    return copy;
+}
+
+GstFlowReturn FrameQueue::submit(GstBuffer* input)
+{
+    if (!have_info_) {
+        gst_buffer_unref(input);
+        GST_ELEMENT_ERROR(element_, CORE, NEGOTIATION, (nullptr), ("received a buffer before caps"));
+        return GST_FLOW_NOT_NEGOTIATED;
+    }
+    std::unique_lock<std::mutex> lock(lock_);
+    if (failed_ || downstream_ != GST_FLOW_OK || flushing_) {
+        gst_buffer_unref(input);
+        return failed_ ? GST_FLOW_ERROR : flushing_ ? GST_FLOW_FLUSHING : downstream_;
+    }
+    const GstFlowReturn ret = apply_settings(lock);
+    if (ret != GST_FLOW_OK) {
+        gst_buffer_unref(input);
+        return ret;
+    }
+    if (overlay_meta_unknown_)
+        query_overlay_meta_support();
+    hint_draw_meta();
+    PendingFrame pending;
+    pending.buffer = keep_upstream_pool_free(input);
+    pending.frame = frame_count_++;
+    pending.settings = frame_settings_;
+    pending.draw = draw_mode(active_.output.draw, overlay_meta_downstream_);
+    /* Frame numbers restart at 0 with the stream, so the first frame is
+     * always searched. */
+    const DetectionSettings& d = active_.detection;
+    pending.detect = d.interval <= 1 || pending.frame % static_cast<guint64>(d.interval) == 0;
+    pending.roi = roi_in_frame(d.roi, GST_VIDEO_INFO_WIDTH(&info_), GST_VIDEO_INFO_HEIGHT(&info_));
+    const waldboost::Classifier& classifier = setup_.classifier();
+    if (pending.detect && pending.roi.width >= classifier.window_width &&
+        pending.roi.height >= classifier.window_height)
+        return submit_frame(lock, pending);
+    /* A frame with nothing to scan passes in order, without detections. */
+    pending_.push_back(pending);
+    return wait_for_room(lock);
+}
+
+/* Puts a frame that is to be searched on the device and queues it. Holds
+ * `lock` but while it submits. */
+GstFlowReturn FrameQueue::submit_frame(std::unique_lock<std::mutex>& lock, PendingFrame& pending)
+{
+    /* The engine may hold fewer frames than the queue after a change. */
+    changed_.wait(lock, [this] { return flushing_ || failed_ || engine_->can_submit(); });
+    if (flushing_ || failed_) {
+        gst_buffer_unref(pending.buffer);
+        return failed_ ? GST_FLOW_ERROR : GST_FLOW_FLUSHING;
+    }
+    std::string unreadable;
+    const std::shared_ptr<wcl::Engine> engine = engine_;
+    std::exception_ptr failure;
+    /* Without the lock: the worker collects meanwhile. */
+    submitting_ = true;
+    lock.unlock();
+    const gint64 started = thread_cpu_ns();
+    try {
+        pending.submitted = submit_to_engine(*engine, pending, &unreadable);
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    pending.host_ns += thread_cpu_ns() - started;
+    lock.lock();
+    submitting_ = false;
+    changed_.notify_all();
+    if (failure) {
+        /* One fallback at a time: a collect under way may be failing too. */
+        changed_.wait(lock, [this] { return !collecting_; });
+        if (failed_) {
+            gst_buffer_unref(pending.buffer);
+            return GST_FLOW_ERROR;
+        }
+        /* Runs on the fallback device with the frames before it. */
+        pending.submitted = true;
+        pending_.push_back(pending);
+        try {
+            if (engine == engine_)
+                std::rethrow_exception(failure);
+            /* The worker fell back meanwhile, with the frames it had. */
+            pending_.back().submitted = submit_to_engine(*engine_, pending);
+        } catch (const std::exception& e) {
+            if (!fall_back(e)) {
+                drop_pending();
+                failed_ = true;
+                changed_.notify_all();
+                return GST_FLOW_ERROR;
+            }
+        }
+        return wait_for_room(lock);
+    }
+    if (!pending.submitted && !unreadable.empty()) {
+        /* A buffer smaller than its caps claim, or whose GstVideoMeta
+         * claims more than it holds: pass it on unchanged, without
+         * results. */
+        unreadable_.warn(GST_ELEMENT(element_), unreadable);
+    }
+    pending_.push_back(pending);
+    return wait_for_room(lock);
+}
+
+/* Puts a frame on the device: its luma plane, cropped to its region of
+ * interest. False when it did not: with the reason in `why` when the
+ * buffer cannot be read (see map_checked_frame), with `why` empty when the
+ * region's standard deviation is below min-stddev (facedetect's rule: such
+ * a frame has no detections). Throws what the engine throws. */
+bool FrameQueue::submit_to_engine(wcl::Engine& engine, const PendingFrame& pending, std::string* why)
+{
+    GstVideoFrame frame;
+    std::string problem;
+    if (!map_checked_frame(&frame, &info_, pending.buffer, GST_MAP_READ, &problem)) {
+        if (why)
+            *why = problem;
+        return false;
+    }
+    const waldboost::GrayView luma = luma_of(&frame);
+    const waldboost::Rect& roi = pending.roi;
+    const waldboost::GrayView view{luma.data + static_cast<size_t>(roi.y) * luma.stride + roi.x, roi.width,
+                                   roi.height, luma.stride};
+    const int min_stddev = pending.settings->detection.min_stddev;
+    if (min_stddev > 0) {
+        const double stddev = waldboost::standard_deviation(view);
+        if (stddev < min_stddev) {
+            GST_LOG_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": standard deviation %.2f is below min-stddev=%d, "
+                           "not searched", pending.frame, stddev, min_stddev);
+            gst_video_frame_unmap(&frame);
+            if (why)
+                why->clear();
+            return false;
+        }
+    }
+    try {
+        engine.submit(view, pending.settings->params);
+    } catch (...) {
+        gst_video_frame_unmap(&frame);
+        throw;
+    }
+    gst_video_frame_unmap(&frame);
+    return true;
+}
+
+/* Frames that may be in flight: max-inflight, or fewer when that many
+ * frames of this size do not fit the device's memory (with one warning). */
+size_t FrameQueue::inflight_limit()
+{
+    const int max_inflight = active_.engine.max_inflight;
+    size_t limit = static_cast<size_t>(max_inflight);
+    if (engine_ && engine_->in_flight_limit() < limit) {
+        limit = engine_->in_flight_limit();
+        if (inflight_limit_warned_ != limit) {
+            inflight_limit_warned_ = limit;
+            const int mib = static_cast<int>(engine_->frame_memory_bytes() >> 20);
+            GST_ELEMENT_WARNING(element_, RESOURCE, NO_SPACE_LEFT,
+                                ("max-inflight=%d does not fit the device's memory at this frame size; %u frames "
+                                 "are kept in flight instead.",
+                                 max_inflight, static_cast<unsigned>(limit)),
+                                ("each frame in flight takes about %d MiB on %s; lower max-inflight, scale the "
+                                 "frames down or raise min-size to silence this",
+                                 mib, waldboost::printable(engine_->device().device_name).c_str()));
+        }
+    }
+    return limit;
+}
+
+/* The frame just queued is with the worker; the streaming thread goes on
+ * once fewer than max-inflight frames are in flight (1: once the worker has
+ * taken this one), so upstream works while the device does. */
+GstFlowReturn FrameQueue::wait_for_room(std::unique_lock<std::mutex>& lock)
+{
+    changed_.notify_all();
+    const size_t limit = inflight_limit();
+    changed_.wait(lock, [this, limit] { return pending_.size() < limit || flushing_ || failed_ || worker_stop_; });
+    if (failed_)
+        return GST_FLOW_ERROR;
+    if (flushing_ || worker_stop_)
+        return GST_FLOW_FLUSHING;
+    return downstream_;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device failures                                                          */
+
+/* Drops the frames in flight after a failure that nothing could recover;
+ * the next frame builds a new engine. Holds lock_. */
+void FrameQueue::drop_pending()
+{
+    for (PendingFrame& pending : pending_)
+        gst_buffer_unref(pending.buffer);
+    pending_.clear();
+    engine_.reset();
+}
+
+/* The engine failed while streaming: when another device may do better
+ * (the failure is the device's, not the frame's or the settings'), moves on
+ * to the next device of the list and runs every frame in flight again
+ * there, in order, so that none is lost. Without a device left, or for a
+ * failure no device would avoid (a frame too large), posts the error and
+ * returns false. Holds lock_. */
+bool FrameQueue::fall_back(const std::exception& failure)
+{
+    GstElement* self = GST_ELEMENT(element_);
+    const std::vector<std::string> specs = wcl::split_device_list(active_.engine.device);
+    std::string why = failure.what();
+    ErrorKind kind = kind_of(failure, ErrorKind::Device);
+    while (another_device_may_help(kind, Phase::Streaming) && setup_.device_position() + 1 < specs.size()) {
+        const size_t failed = setup_.device_position();
+        GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
+                            ("OpenCL device \"%s\" failed while streaming (%s); falling back to \"%s\".",
+                             specs[failed].c_str(), reason_of(why).c_str(), specs[failed + 1].c_str()),
+                            ("%s", why.c_str()));
+        engine_.reset();
+        engine_ = setup_.build(active_, failed + 1);
+        if (!engine_)
+            return false; /* build posted the error */
+        try {
+            for (PendingFrame& pending : pending_)
+                if (pending.submitted)
+                    pending.submitted = submit_to_engine(*engine_, pending);
+            return true;
+        } catch (const std::exception& e) {
+            why = e.what();
+            kind = kind_of(e, ErrorKind::Device);
+        }
+    }
+    const size_t position = setup_.device_position();
+    const std::string device = position < specs.size() ? specs[position] : active_.engine.device;
+    post_error(self, active_.engine.classifier_path, kind, why, device, Phase::Streaming);
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Draining and flushing                                                    */
+
+/* Waits until every frame has left (the worker pushed it), a flush began,
+ * or the device failed. Holds `lock` (on lock_). */
+void FrameQueue::wait_until_drained(std::unique_lock<std::mutex>& lock)
+{
+    changed_.wait(lock, [this] { return (pending_.empty() && !leaving_) || flushing_ || worker_stop_; });
+}
+
+void FrameQueue::drain()
+{
+    std::unique_lock<std::mutex> lock(lock_);
+    wait_until_drained(lock);
+}
+
+/* Drops every frame in flight (flush, stop), the worker idle. Holds
+ * lock_. */
+void FrameQueue::discard_all()
+{
+    for (PendingFrame& pending : pending_) {
+        if (pending.submitted && engine_) {
+            try {
+                engine_->collect();
+            } catch (const std::exception& e) {
+                GST_WARNING_OBJECT(element_, "discarding a frame in flight: %s", e.what());
+            }
+        }
+        gst_buffer_unref(pending.buffer);
+    }
+    pending_.clear();
+}
+
+void FrameQueue::flush_start()
+{
+    /* Wakes the streaming thread; the worker stops taking frames, and its
+     * push in progress returns once the flush reaches downstream. */
+    std::lock_guard<std::mutex> guard(lock_);
+    flushing_ = true;
+    changed_.notify_all();
+}
+
+void FrameQueue::flush_stop()
+{
+    std::unique_lock<std::mutex> lock(lock_);
+    changed_.wait(lock, [this] { return !leaving_ || worker_stop_; });
+    discard_all();
+    flushing_ = false;
+    downstream_ = GST_FLOW_OK;
+    finisher_.reset_tracker(); /* a seek: the objects of before are not the ones to come */
+}
+
+/* ------------------------------------------------------------------------ */
+/* The worker                                                               */
+
+void FrameQueue::start_worker()
+{
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        worker_stop_ = false;
+        flushing_ = false;
+        failed_ = false;
+        downstream_ = GST_FLOW_OK;
+    }
+    gst_pad_start_task(GST_BASE_TRANSFORM_SRC_PAD(element_), &FrameQueue::worker_task, this, nullptr);
+}
+
+void FrameQueue::stop_worker(bool join)
+{
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        worker_stop_ = true;
+    }
+    changed_.notify_all();
+    if (join)
+        gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(element_));
+}
+
+void FrameQueue::worker_task(gpointer queue)
+{
+    static_cast<FrameQueue*>(queue)->run_worker();
+}
+
+/* Takes the oldest frame out of `pending_` with its results (nullopt: it
+ * was not on the device). Holds `lock` (on lock_) but while it collects,
+ * so that the streaming thread submits meanwhile. When the device failed,
+ * the frame goes back to the front and a fallback runs the frames again on
+ * the next device (false: take again); without one the error is posted,
+ * every frame dropped, `failed_` set and false returned. */
+bool FrameQueue::take_oldest(std::unique_lock<std::mutex>& lock, PendingFrame* out,
+                             std::optional<wcl::FrameResult>* result)
+{
+    *out = pending_.front();
+    pending_.pop_front();
+    leaving_ = true;
+    leaving_pool_ = out->buffer->pool;
+    if (!out->submitted)
+        return true;
+    const std::shared_ptr<wcl::Engine> engine = engine_;
+    collecting_ = true;
+    lock.unlock();
+    std::exception_ptr failure;
+    const gint64 started = thread_cpu_ns();
+    try {
+        *result = engine->collect();
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    out->host_ns += thread_cpu_ns() - started;
+    lock.lock();
+    collecting_ = false;
+    changed_.notify_all();
+    if (!failure)
+        return true;
+    pending_.push_front(*out);
+    leaving_ = false;
+    leaving_pool_ = nullptr;
+    /* One fallback at a time: a submit under way may be failing too. */
+    changed_.wait(lock, [this] { return !submitting_; });
+    if (failed_ || engine != engine_)
+        return false; /* the streaming thread has dealt with it */
+    try {
+        std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+        if (!fall_back(e)) {
+            drop_pending();
+            failed_ = true;
+        }
+    }
+    return false;
+}
+
+/* One run of the source pad's task (so applications get its STREAM_STATUS
+ * messages, as for queue's): waits (without the lock) until the oldest
+ * frame is done on the device, takes it with its results, finishes it and
+ * pushes it downstream, so that the streaming thread never waits for the
+ * device unless max-inflight frames are with the element. */
+void FrameQueue::run_worker()
+{
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(element_);
+    std::unique_lock<std::mutex> lock(lock_);
+    changed_.wait(lock, [this] { return worker_stop_ || (!pending_.empty() && !flushing_); });
+    if (worker_stop_) {
+        lock.unlock();
+        gst_pad_pause_task(src);
+        return;
+    }
+    if (pending_.front().submitted) {
+        const std::shared_ptr<wcl::Engine> engine = engine_;
+        lock.unlock();
+        engine->wait_for_oldest();
+        lock.lock();
+        /* A flush, a stop or a fallback may have come meanwhile. */
+        if (worker_stop_ || flushing_ || pending_.empty() || engine != engine_)
+            return;
+    }
+    PendingFrame pending;
+    std::optional<wcl::FrameResult> result;
+    if (!take_oldest(lock, &pending, &result)) {
+        changed_.notify_all();
+        return;
+    }
+    changed_.notify_all(); /* room for the next frame */
+    /* The tracker's search runs on the engine's device. */
+    const std::shared_ptr<wcl::Engine> engine = engine_;
+    lock.unlock();
+    GstBuffer* buffer = finisher_.finish(pending, result ? &*result : nullptr, info_, engine);
+    const GstFlowReturn ret = gst_pad_push(src, buffer);
+    lock.lock();
+    leaving_ = false;
+    leaving_pool_ = nullptr;
+    if (ret != GST_FLOW_OK) {
+        GST_DEBUG_OBJECT(element_, "downstream answered %s", gst_flow_get_name(ret));
+        if (downstream_ == GST_FLOW_OK)
+            downstream_ = ret;
+    }
+    changed_.notify_all();
+}
+
+}  // namespace waldboost_element

@@ -1,0 +1,36 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One frame's results, built on the worker: what output.h attaches and
+ * posts and drawing.h draws, and nothing else does.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <string>
+#include <vector>
+
+#include "core/tracking/tracker.h"
+#include "nested_cascades.h"
+#include "tracking.h"
+
+namespace waldboost_element {
+
+struct FrameReport {
+    guint64 frame = 0;   /* the element's frame number, from 0 each start */
+    std::string label;   /* the detections' (the property or the classifier's) */
+    /* The objects (detections, or tracks with their fields), their meta
+     * ids in ReportedObject::id. */
+    std::vector<ReportedObject> objects;
+    /* The parts the nested cascades found inside the objects, and which
+     * cascades were searched (null: none). */
+    std::vector<FoundPart> parts;
+    const NestedCascades* nested = nullptr;
+    /* Tracks that appeared or left on this frame (tracking=true). */
+    std::vector<waldboost::tracking::TrackEvent> events;
+    guint64 windows_cut = 0; /* accepted windows past max-windows */
+};
+
+}  // namespace waldboost_element

@@ -1,0 +1,202 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "output.h"
+
+#include <gst/video/gstvideometa.h>
+
+#include <algorithm>
+
+namespace waldboost_element {
+
+namespace wt = waldboost::tracking;
+
+namespace {
+
+/* The "detection" structures of objects and parts alike: the ROI meta's
+ * parameter and the message's item. */
+GstStructure* detection_meta_param(const waldboost::Detection& d)
+{
+    return gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence),
+                             "neighbors", G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE,
+                             static_cast<double>(d.score), nullptr);
+}
+
+GstStructure* detection_message_item(const waldboost::Detection& d, const char* label)
+{
+    return gst_structure_new("detection", "x", G_TYPE_INT, d.rect.x, "y", G_TYPE_INT, d.rect.y, "width", G_TYPE_INT,
+                             d.rect.width, "height", G_TYPE_INT, d.rect.height, "label", G_TYPE_STRING, label,
+                             "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence), "neighbors", G_TYPE_INT,
+                             d.neighbors, nullptr);
+}
+
+/* The object's id and, for a track, its age, hits and whether a detection
+ * placed it on this frame. */
+void add_track_fields(GstStructure* detection, const ReportedObject& object)
+{
+    gst_structure_set(detection, "id", G_TYPE_INT, object.id, nullptr);
+    if (object.tracked)
+        gst_structure_set(detection, "age", G_TYPE_INT, object.age, "hits", G_TYPE_INT, object.hits, "detected",
+                          G_TYPE_BOOLEAN, object.detected, nullptr);
+}
+
+/* One list per part searched (empty when none was found): "eyes", "nose",
+ * "mouth", of the parts found in object `parent`, in the detector's order,
+ * OpenCV's on one thread (facedetect reports the first). */
+void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades& cascades,
+                    const std::vector<FoundPart>& parts)
+{
+    for (size_t part = 0; part < kNestedParts.size(); ++part) {
+        if (!cascades.classifiers[part])
+            continue;
+        GValue list = G_VALUE_INIT;
+        g_value_init(&list, GST_TYPE_LIST);
+        for (const FoundPart& f : parts) {
+            if (f.parent != parent || f.part != part)
+                continue;
+            GValue item = G_VALUE_INIT;
+            g_value_init(&item, GST_TYPE_STRUCTURE);
+            g_value_take_boxed(&item, detection_message_item(f.detection, kNestedParts[part].name));
+            gst_value_list_append_and_take_value(&list, &item);
+        }
+        gst_structure_take_value(detection, kNestedParts[part].name, &list);
+    }
+}
+
+/* The timestamps of the messages: the buffer's PTS and its stream and
+ * running times (GST_CLOCK_TIME_NONE outside a time segment). */
+struct MessageTimes {
+    GstClockTime timestamp;
+    GstClockTime stream_time = GST_CLOCK_TIME_NONE;
+    GstClockTime running_time = GST_CLOCK_TIME_NONE;
+};
+
+MessageTimes message_times(GstBaseTransform* element, GstBuffer* buffer)
+{
+    MessageTimes t{GST_BUFFER_PTS(buffer)};
+    const GstSegment* segment = &element->segment;
+    if (GST_CLOCK_TIME_IS_VALID(t.timestamp) && segment->format == GST_FORMAT_TIME) {
+        t.stream_time = gst_segment_to_stream_time(segment, GST_FORMAT_TIME, t.timestamp);
+        t.running_time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, t.timestamp);
+    }
+    return t;
+}
+
+/* "waldboostdetect": the frame's objects, each with its track fields and
+ * its parts. */
+GstStructure* detections_structure(const FrameReport& report, const MessageTimes& t, GstClockTime duration)
+{
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (size_t i = 0; i < report.objects.size(); ++i) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        GstStructure* s = detection_message_item(report.objects[i].detection, report.label.c_str());
+        add_track_fields(s, report.objects[i]);
+        if (report.nested)
+            add_part_lists(s, i, *report.nested, report.parts);
+        g_value_take_boxed(&item, s);
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    GstStructure* s = gst_structure_new("waldboostdetect", "timestamp", G_TYPE_UINT64, t.timestamp, "stream-time",
+                                        G_TYPE_UINT64, t.stream_time, "running-time", G_TYPE_UINT64, t.running_time,
+                                        "duration", G_TYPE_UINT64, duration, "frame", G_TYPE_UINT64, report.frame,
+                                        "windows-cut", G_TYPE_UINT64, report.windows_cut, nullptr);
+    gst_structure_take_value(s, "detections", &list);
+    return s;
+}
+
+/* "waldboostdetect-events": "frame", the timestamps and "events", a list of
+ * "event" structures (kind "appeared" or "left", id, x, y, width, height,
+ * label). */
+GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
+{
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const wt::TrackEvent& e : report.events) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING,
+                                                    e.kind == wt::TrackEvent::Kind::Appeared ? "appeared" : "left",
+                                                    "id", G_TYPE_INT, static_cast<gint>(e.id & G_MAXINT), "x",
+                                                    G_TYPE_INT, e.box.x, "y", G_TYPE_INT, e.box.y, "width",
+                                                    G_TYPE_INT, e.box.width, "height", G_TYPE_INT, e.box.height,
+                                                    "label", G_TYPE_STRING, report.label.c_str(), nullptr));
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, t.timestamp,
+                                        "stream-time", G_TYPE_UINT64, t.stream_time, "running-time", G_TYPE_UINT64,
+                                        t.running_time, "frame", G_TYPE_UINT64, report.frame, nullptr);
+    gst_structure_take_value(s, "events", &list);
+    return s;
+}
+
+}  // namespace
+
+void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
+{
+    std::vector<gint> ids;
+    gint next_id = 0;
+    for (const ReportedObject& o : report.objects) {
+        const waldboost::Rect& r = o.detection.rect;
+        GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
+            buffer, report.label.c_str(), static_cast<guint>(r.x), static_cast<guint>(r.y),
+            static_cast<guint>(r.width), static_cast<guint>(r.height));
+        /* Distinct ids let applications (and PyGObject, which can only look
+         * metas up by id) address each detection; with tracking an object
+         * keeps its id from frame to frame. */
+        meta->id = o.id;
+        meta->parent_id = -1; /* none; the parts found inside name it */
+        GstStructure* param = detection_meta_param(o.detection);
+        add_track_fields(param, o);
+        gst_video_region_of_interest_meta_add_param(meta, param);
+        ids.push_back(o.id);
+        next_id = std::max(next_id, o.id + 1);
+    }
+    /* The parts: their ids follow the objects'. */
+    gint id = next_id;
+    for (const FoundPart& f : report.parts) {
+        const waldboost::Rect& r = f.detection.rect;
+        GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
+            buffer, kNestedParts[f.part].name, static_cast<guint>(r.x), static_cast<guint>(r.y),
+            static_cast<guint>(r.width), static_cast<guint>(r.height));
+        meta->id = id++;
+        meta->parent_id = ids.at(f.parent);
+        gst_video_region_of_interest_meta_add_param(meta, detection_meta_param(f.detection));
+    }
+}
+
+bool UpdatesFilter::due(GstWaldboostUpdates updates, bool has_objects)
+{
+    const bool changed = has_objects != last_had_objects_;
+    last_had_objects_ = has_objects;
+    switch (updates) {
+    case GST_WALDBOOST_UPDATES_EVERY_FRAME: return true;
+    case GST_WALDBOOST_UPDATES_ON_CHANGE: return changed;
+    case GST_WALDBOOST_UPDATES_ON_OBJECT: return has_objects;
+    case GST_WALDBOOST_UPDATES_NONE:
+    case GST_WALDBOOST_UPDATES_EVENTS: break;
+    }
+    return false;
+}
+
+void post_report_messages(GstBaseTransform* element, GstBuffer* buffer, const FrameReport& report,
+                          const OutputSettings& s, bool due)
+{
+    if (!s.post_messages)
+        return;
+    const bool events = s.updates == GST_WALDBOOST_UPDATES_EVENTS && !report.events.empty();
+    if (!due && !events)
+        return;
+    const MessageTimes times = message_times(element, buffer);
+    GstElement* e = GST_ELEMENT(element);
+    if (due)
+        gst_element_post_message(e, gst_message_new_element(GST_OBJECT(e), detections_structure(
+                                                                               report, times,
+                                                                               GST_BUFFER_DURATION(buffer))));
+    if (events)
+        gst_element_post_message(e, gst_message_new_element(GST_OBJECT(e), events_structure(report, times)));
+}
+
+}  // namespace waldboost_element

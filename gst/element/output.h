@@ -1,0 +1,47 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What a frame's report becomes: its region-of-interest metas (with their
+ * "detection" parameter structures) and its bus messages. Every metadata
+ * and message format of the element is written here, from the report
+ * alone; another format (GStreamer 1.24's analytics metadata, say) is one
+ * more function beside attach_roi_metas.
+ */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "frame_report.h"
+#include "settings.h"
+
+namespace waldboost_element {
+
+/* One GstVideoRegionOfInterestMeta per object (type: the label, id: the
+ * object's, parent_id -1) and then per part (type: the part's name, ids
+ * following the objects', parent_id: its object's id), each with a
+ * "detection" parameter: confidence, neighbors, score, id and, for a
+ * track, age, hits and detected. */
+void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
+
+/* Which frames get a "waldboostdetect" message (updates, facedetect's
+ * rules); follows the frames in order, messages posted or not. */
+class UpdatesFilter {
+public:
+    void reset() { last_had_objects_ = false; }
+    bool due(GstWaldboostUpdates updates, bool has_objects);
+
+private:
+    bool last_had_objects_ = false;
+};
+
+/* Posts the frame's messages as post-messages and updates ask: the
+ * "waldboostdetect" message when `due` (timestamps, frame, windows-cut and
+ * a "detection" structure per object with its parts' lists), and with
+ * updates=events a "waldboostdetect-events" message when tracks appeared
+ * or left. */
+void post_report_messages(GstBaseTransform* element, GstBuffer* buffer, const FrameReport& report,
+                          const OutputSettings& s, bool due);
+
+}  // namespace waldboost_element

@@ -1,0 +1,310 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "properties.h"
+
+#include <gst/gst.h>
+
+#include <map>
+#include <vector>
+
+#include "debug.h"
+
+namespace waldboost_element {
+
+namespace wcl = waldboost::opencl;
+
+/* The alias properties (group-size ... step4-group-size) keep the values the
+ * separate properties had for "not set": 0 for the work-group sizes (no
+ * power of two), -1 for the others. A value below 1 is also "not set" where
+ * the table's minimum is 1 or more (0 for a divisor), as it was. Any other
+ * value in the alias' range is stored as given and checked against the
+ * table and the device when the engine is set up, as before. */
+int alias_unset(const wcl::ReductionParam& r) { return r.power_of_two ? 0 : -1; }
+static int alias_first_set(const wcl::ReductionParam& r) { return std::min(r.min, 1); }
+
+std::string alias_blurb(const wcl::ReductionParam& r)
+{
+    const int unset = alias_unset(r), last = alias_first_set(r) - 1;
+    const std::string values = unset == last       ? std::to_string(unset)
+                               : unset + 1 == last ? std::to_string(unset) + " or " + std::to_string(last)
+                                                   : std::to_string(unset) + " to " + std::to_string(last);
+    std::string what = r.blurb;
+    what[0] = g_ascii_tolower(what[0]);
+    return "Expert: " + what + " (alias of the reduction property's " + r.name + " field; " +
+           values + " = default). Leave it unset: the tuned or default value (waldboost-bench --tune) is the "
+           "fastest known; it never changes what is found";
+}
+
+std::string reduction_blurb()
+{
+    std::string fields;
+    for (const wcl::ReductionParam& r : wcl::kReductionParams)
+        fields += std::string(fields.empty() ? "" : ", ") + r.name + " (" + std::to_string(r.min) + " to " +
+                  std::to_string(r.max) + (r.power_of_two ? ", a power of two)" : ")");
+    return "Expert: reduction parameters (how the GPU reduction splits its work, never what it finds; see "
+           "docs/engine.md). Leave it unset unless measurements on your device (waldboost-bench) show better values "
+           "than the tuned or default ones. A structure with any of the int fields " +
+           fields +
+           ", e.g. \"reduction, group-size=(int)128, step2-unsync=(int)64\". A missing field keeps the tuned or "
+           "default value; NULL = none set. Setting it replaces every field, and selects the reduction on CPU "
+           "devices too (they scan by rows otherwise). An unknown field or a value out of range is refused and "
+           "the previous setting stays (the debug log says why); limits of the device and divisors above the "
+           "group size are errors when the engine starts";
+}
+
+/* The overrides as the `reduction` property gives them: NULL when none is set. */
+static GstStructure* reduction_structure(const wcl::ReductionOverrides& o)
+{
+    if (o.empty())
+        return nullptr;
+    GstStructure* st = gst_structure_new_empty("reduction");
+    for (size_t i = 0; i < wcl::kReductionParams.size(); ++i)
+        if (o.values[i])
+            gst_structure_set(st, wcl::kReductionParams[i].name, G_TYPE_INT, *o.values[i], nullptr);
+    return st;
+}
+
+/* label-colors: a structure whose fields name labels and hold ARGB colours
+ * (0xAARRGGBB as a number, in any integer type, or as a string). */
+static bool label_colors_from_structure(const GstStructure* st, std::map<std::string, guint>* out, std::string* why)
+{
+    std::map<std::string, guint> colors;
+    const gint n = st ? gst_structure_n_fields(st) : 0;
+    for (gint i = 0; i < n; ++i) {
+        const gchar* name = gst_structure_nth_field_name(st, static_cast<guint>(i));
+        const GValue* v = gst_structure_get_value(st, name);
+        guint64 color = G_MAXUINT64;
+        if (G_VALUE_HOLDS_UINT(v))
+            color = g_value_get_uint(v);
+        else if (G_VALUE_HOLDS_INT(v) && g_value_get_int(v) >= 0)
+            color = static_cast<guint64>(g_value_get_int(v));
+        else if (G_VALUE_HOLDS_INT64(v) && g_value_get_int64(v) >= 0)
+            color = static_cast<guint64>(g_value_get_int64(v));
+        else if (G_VALUE_HOLDS_UINT64(v))
+            color = g_value_get_uint64(v);
+        else if (G_VALUE_HOLDS_STRING(v) && g_value_get_string(v)) {
+            gchar* end = nullptr;
+            color = g_ascii_strtoull(g_value_get_string(v), &end, 0);
+            if (!end || *end || end == g_value_get_string(v))
+                color = G_MAXUINT64;
+        }
+        if (color > G_MAXUINT32) {
+            *why = std::string("the colour of \"") + name + "\" is not an ARGB number (0xAARRGGBB)";
+            return false;
+        }
+        colors[name] = static_cast<guint>(color);
+    }
+    *out = std::move(colors);
+    return true;
+}
+
+static GstStructure* label_colors_structure(const std::map<std::string, guint>& colors)
+{
+    GstStructure* st = gst_structure_new_empty("colors");
+    for (const auto& [label, color] : colors)
+        gst_structure_set(st, label.c_str(), G_TYPE_UINT, color, nullptr);
+    return st;
+}
+
+/* Reads a `reduction` structure (NULL: none set); false with the reason in
+ * `why` when a field is unknown, not an int or out of the table's range. */
+static bool reduction_from_structure(const GstStructure* st, wcl::ReductionOverrides* out, std::string* why)
+{
+    wcl::ReductionOverrides o;
+    const int n = st ? gst_structure_n_fields(st) : 0;
+    for (int f = 0; f < n; ++f) {
+        const gchar* name = gst_structure_nth_field_name(st, static_cast<guint>(f));
+        const wcl::ReductionParam* r = wcl::find_reduction_param(name);
+        if (!r) {
+            *why = std::string("no field \"") + name + "\" (the fields: " + wcl::reduction_names() + ")";
+            return false;
+        }
+        const GValue* v = gst_structure_get_value(st, name);
+        if (!G_VALUE_HOLDS_INT(v)) {
+            *why = std::string(name) + " must be an int, not a " + G_VALUE_TYPE_NAME(v);
+            return false;
+        }
+        try {
+            wcl::check_reduction_value(*r, g_value_get_int(v));
+        } catch (const std::exception& e) {
+            *why = e.what();
+            return false;
+        }
+        o.values[static_cast<size_t>(r - wcl::kReductionParams.data())] = g_value_get_int(v);
+    }
+    *out = o;
+    return true;
+}
+
+/* roi: four values (x, y, width, height) or none; "" when `roi` is one. */
+static std::string roi_problem(const std::vector<int>& roi)
+{
+    if (!roi.empty() && roi.size() != 4)
+        return std::to_string(roi.size()) + (roi.size() == 1 ? " value" : " values") +
+               ", not 4 (<x, y, width, height>) or none";
+    if (!roi.empty() && (roi[2] <= 0 || roi[3] <= 0))
+        return "the width and the height must be at least 1";
+    if (!roi.empty() && (roi[0] < 0 || roi[1] < 0))
+        return "x and y must not be negative";
+    return "";
+}
+
+static std::string string_or_empty(const GValue* value)
+{
+    const gchar* v = g_value_get_string(value);
+    return v ? v : "";
+}
+
+bool set_setting(GObject* object, Settings& settings, guint id, const GValue* value)
+{
+    EngineSettings& e = settings.engine;
+    DetectionSettings& d = settings.detection;
+    OutputSettings& o = settings.output;
+    switch (id) {
+    case PROP_CLASSIFIER: e.classifier_path = string_or_empty(value); break;
+    case PROP_LABEL: o.label = string_or_empty(value); break;
+    case PROP_DEVICE: {
+        const std::string device = string_or_empty(value);
+        e.device = device.empty() ? "auto" : device;
+        break;
+    }
+    case PROP_SCALE_FACTOR: d.scale_factor = g_value_get_double(value); break;
+    case PROP_MIN_SIZE: d.min_size = g_value_get_int(value); break;
+    case PROP_MAX_SIZE: d.max_size = g_value_get_int(value); break;
+    case PROP_STRIDE: d.stride = g_value_get_int(value); break;
+    case PROP_MIN_NEIGHBORS: d.min_neighbors = g_value_get_int(value); break;
+    case PROP_GROUPING: d.grouping = static_cast<GstWaldboostGrouping>(g_value_get_enum(value)); break;
+    case PROP_NMS_IOU: d.nms_iou = g_value_get_double(value); break;
+    case PROP_THRESHOLD: d.threshold = g_value_get_double(value); break;
+    case PROP_MAX_WINDOWS: d.max_windows = g_value_get_int(value); break;
+    case PROP_ROI: {
+        std::vector<int> roi;
+        for (guint i = 0; i < gst_value_array_get_size(value); ++i)
+            roi.push_back(g_value_get_int(gst_value_array_get_value(value, i)));
+        const std::string why = roi_problem(roi);
+        if (why.empty()) {
+            d.roi = roi;
+        } else {
+            std::string text;
+            for (int v : roi)
+                text += (text.empty() ? "" : ", ") + std::to_string(v);
+            GST_WARNING_OBJECT(object, "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
+        }
+        break;
+    }
+    case PROP_MAX_INFLIGHT: e.max_inflight = g_value_get_int(value); break;
+    case PROP_DRAW: o.draw = static_cast<GstWaldboostDraw>(g_value_get_enum(value)); break;
+    case PROP_COLOR: o.color = g_value_get_uint(value); break;
+    case PROP_LINE_WIDTH: o.line_width = g_value_get_int(value); break;
+    case PROP_BOX_TEXT: o.box_text = g_value_get_flags(value); break;
+    case PROP_LABEL_COLORS: {
+        const GstStructure* st = gst_value_get_structure(value);
+        std::string why;
+        if (!label_colors_from_structure(st, &o.label_colors, &why)) {
+            gchar* text = st ? gst_structure_to_string(st) : g_strdup("(null)");
+            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept", text,
+                               why.c_str());
+            g_free(text);
+        }
+        break;
+    }
+    case PROP_POST_MESSAGES: o.post_messages = g_value_get_boolean(value); break;
+    case PROP_UPDATES: o.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
+    case PROP_MIN_STDDEV: d.min_stddev = g_value_get_int(value); break;
+    case PROP_TRACKING: d.tracking = g_value_get_boolean(value); break;
+    case PROP_INTERVAL: d.interval = g_value_get_int(value); break;
+    case PROP_LOST_AFTER: d.lost_after = g_value_get_int(value); break;
+    case PROP_EYES_PROFILE:
+    case PROP_NOSE_PROFILE:
+    case PROP_MOUTH_PROFILE: d.nested_paths[id - PROP_EYES_PROFILE] = string_or_empty(value); break;
+    case PROP_BATCHING: e.batching = g_value_get_boolean(value); break;
+    case PROP_PROFILING: e.profiling = g_value_get_boolean(value); break;
+    case PROP_BATCH_WAIT: e.batch_wait = g_value_get_uint64(value); break;
+    case PROP_REDUCTION: {
+        const GstStructure* st = gst_value_get_structure(value);
+        wcl::ReductionOverrides overrides;
+        std::string why;
+        if (reduction_from_structure(st, &overrides, &why)) {
+            e.reduction = overrides;
+        } else {
+            gchar* text = gst_structure_to_string(st);
+            GST_WARNING_OBJECT(object, "reduction \"%s\" refused: %s; the previous setting is kept", text,
+                               why.c_str());
+            g_free(text);
+        }
+        break;
+    }
+    default:
+        if (id >= PROP_REDUCTION_ALIAS && id < PROP_REDUCTION_ALIAS + wcl::kReductionParams.size()) {
+            const size_t i = id - PROP_REDUCTION_ALIAS;
+            const int v = g_value_get_int(value);
+            if (v >= alias_first_set(wcl::kReductionParams[i]))
+                e.reduction.values[i] = v;
+            else
+                e.reduction.values[i].reset();
+            break;
+        }
+        return false;
+    }
+    return true;
+}
+
+bool get_setting(const Settings& settings, guint id, GValue* value)
+{
+    const EngineSettings& e = settings.engine;
+    const DetectionSettings& d = settings.detection;
+    const OutputSettings& o = settings.output;
+    switch (id) {
+    case PROP_CLASSIFIER: g_value_set_string(value, e.classifier_path.c_str()); break;
+    case PROP_LABEL: g_value_set_string(value, o.label.c_str()); break;
+    case PROP_DEVICE: g_value_set_string(value, e.device.c_str()); break;
+    case PROP_SCALE_FACTOR: g_value_set_double(value, d.scale_factor); break;
+    case PROP_MIN_SIZE: g_value_set_int(value, d.min_size); break;
+    case PROP_MAX_SIZE: g_value_set_int(value, d.max_size); break;
+    case PROP_STRIDE: g_value_set_int(value, d.stride); break;
+    case PROP_MIN_NEIGHBORS: g_value_set_int(value, d.min_neighbors); break;
+    case PROP_GROUPING: g_value_set_enum(value, d.grouping); break;
+    case PROP_NMS_IOU: g_value_set_double(value, d.nms_iou); break;
+    case PROP_MAX_WINDOWS: g_value_set_int(value, d.max_windows); break;
+    case PROP_THRESHOLD: g_value_set_double(value, d.threshold); break;
+    case PROP_ROI:
+        for (int v : d.roi) {
+            GValue item = G_VALUE_INIT;
+            g_value_init(&item, G_TYPE_INT);
+            g_value_set_int(&item, v);
+            gst_value_array_append_and_take_value(value, &item);
+        }
+        break;
+    case PROP_MAX_INFLIGHT: g_value_set_int(value, e.max_inflight); break;
+    case PROP_DRAW: g_value_set_enum(value, o.draw); break;
+    case PROP_COLOR: g_value_set_uint(value, o.color); break;
+    case PROP_LINE_WIDTH: g_value_set_int(value, o.line_width); break;
+    case PROP_BOX_TEXT: g_value_set_flags(value, o.box_text); break;
+    case PROP_LABEL_COLORS: g_value_take_boxed(value, label_colors_structure(o.label_colors)); break;
+    case PROP_POST_MESSAGES: g_value_set_boolean(value, o.post_messages); break;
+    case PROP_UPDATES: g_value_set_enum(value, o.updates); break;
+    case PROP_MIN_STDDEV: g_value_set_int(value, d.min_stddev); break;
+    case PROP_TRACKING: g_value_set_boolean(value, d.tracking); break;
+    case PROP_INTERVAL: g_value_set_int(value, d.interval); break;
+    case PROP_LOST_AFTER: g_value_set_int(value, d.lost_after); break;
+    case PROP_EYES_PROFILE:
+    case PROP_NOSE_PROFILE:
+    case PROP_MOUTH_PROFILE: g_value_set_string(value, d.nested_paths[id - PROP_EYES_PROFILE].c_str()); break;
+    case PROP_BATCHING: g_value_set_boolean(value, e.batching); break;
+    case PROP_PROFILING: g_value_set_boolean(value, e.profiling); break;
+    case PROP_BATCH_WAIT: g_value_set_uint64(value, e.batch_wait); break;
+    case PROP_REDUCTION: g_value_take_boxed(value, reduction_structure(e.reduction)); break;
+    default:
+        if (id >= PROP_REDUCTION_ALIAS && id < PROP_REDUCTION_ALIAS + wcl::kReductionParams.size()) {
+            const size_t i = id - PROP_REDUCTION_ALIAS;
+            g_value_set_int(value, e.reduction.values[i].value_or(alias_unset(wcl::kReductionParams[i])));
+            break;
+        }
+        return false;
+    }
+    return true;
+}
+
+}  // namespace waldboost_element

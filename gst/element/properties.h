@@ -1,0 +1,75 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The element's properties as values: their ids, reading and writing them
+ * into Settings (with the checks of roi, label-colors and reduction), and
+ * the blurbs made from the reduction's table. gstwaldboostdetect.cpp
+ * installs and documents them.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include <string>
+
+#include "core/opencl/reduction.h"
+#include "settings.h"
+
+namespace waldboost_element {
+
+enum PropertyId : guint {
+    PROP_0,
+    PROP_CLASSIFIER,
+    PROP_LABEL,
+    PROP_DEVICE,
+    PROP_SCALE_FACTOR,
+    PROP_MIN_SIZE,
+    PROP_MAX_SIZE,
+    PROP_STRIDE,
+    PROP_MIN_NEIGHBORS,
+    PROP_GROUPING,
+    PROP_NMS_IOU,
+    PROP_THRESHOLD,
+    PROP_MAX_WINDOWS,
+    PROP_ROI,
+    PROP_MAX_INFLIGHT,
+    PROP_DRAW,
+    PROP_COLOR,
+    PROP_LINE_WIDTH,
+    PROP_BOX_TEXT,
+    PROP_LABEL_COLORS,
+    PROP_POST_MESSAGES,
+    PROP_UPDATES,
+    PROP_MIN_STDDEV,
+    PROP_TRACKING,
+    PROP_INTERVAL,
+    PROP_LOST_AFTER,
+    PROP_EYES_PROFILE, /* then nose and mouth, in kNestedParts order */
+    PROP_NOSE_PROFILE,
+    PROP_MOUTH_PROFILE,
+    PROP_BATCHING,
+    PROP_BATCH_WAIT,
+    PROP_PROFILING,
+    PROP_REDUCTION,
+    PROP_STATS,
+    /* The reduction's alias properties, one per row of kReductionParams:
+     * PROP_REDUCTION_ALIAS + the row's index. Keep last. */
+    PROP_REDUCTION_ALIAS,
+};
+
+/* Sets property `id` of `s` from `value`; a refused value (a bad roi,
+ * label-colors or reduction) keeps the previous one, with a warning in the
+ * debug log of `object`. False for an id that is not a setting. */
+bool set_setting(GObject* object, Settings& s, guint id, const GValue* value);
+/* Gives property `id` of `s`; false for an id that is not a setting. */
+bool get_setting(const Settings& s, guint id, GValue* value);
+
+/* The alias properties keep the values the separate properties had for
+ * "not set": 0 for the work-group sizes (no power of two), -1 for the
+ * others. */
+int alias_unset(const waldboost::opencl::ReductionParam& r);
+std::string alias_blurb(const waldboost::opencl::ReductionParam& r);
+std::string reduction_blurb();
+
+}  // namespace waldboost_element

@@ -1,0 +1,560 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The element's property table: every property installed, with its
+ * documentation. Their values live in Settings (properties.h).
+ */
+#include "property_table.h"
+
+#include <gst/gst.h>
+
+#include <string>
+
+#include "core/opencl/reduction.h"
+#include "properties.h"
+#include "settings.h"
+
+namespace waldboost_element {
+
+void install_properties(GObjectClass* gobject_class)
+{
+    const auto rw = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+    /**
+     * GstWaldboostDetect:classifier:
+     *
+     * The cascade to detect with: a WaldBoost XML file or an OpenCV LBP or Haar cascade. Empty: the
+     * embedded frontal-face classifier. A change while playing builds a new engine once the frames in
+     * flight have left.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_CLASSIFIER,
+        g_param_spec_string("classifier", "Classifier",
+                            "WaldBoost XML file or OpenCV cascade (LBP or Haar, e.g. "
+                            "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml); empty = the "
+                            "embedded frontal-face classifier (OpenCV's lbpcascade_frontalface)",
+                            "", rw));
+    /**
+     * GstWaldboostDetect:label:
+     *
+     * The type of the detections' region-of-interest metas and the label in the messages. Empty: the
+     * classifier's label.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_LABEL,
+        g_param_spec_string("label", "Label",
+                            "Label of the detections (ROI meta type, messages); empty = the classifier's label", "",
+                            rw));
+    /**
+     * GstWaldboostDetect:device:
+     *
+     * The OpenCL device (auto, gpu, cpu, accelerator, all-gpus, "platform:device" or part of a name), or a
+     * comma-separated fallback list. A change builds a new engine.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_DEVICE,
+        g_param_spec_string("device", "OpenCL device",
+                            "auto (a GPU, else an accelerator, else a CPU), gpu, cpu, accelerator, "
+                            "all-gpus (every GPU: each instance takes the one the fewest instances of the "
+                            "process use; likewise all-cpus, all-accelerators), "
+                            "\"platform:device\" indices, or part of a device name; a comma-separated list "
+                            "(\"gpu,cpu\") is a fallback order: when a device fails to start or fails while "
+                            "streaming, the next one takes over and runs the frames in flight again",
+                            "auto", rw));
+    /**
+     * GstWaldboostDetect:scale-factor:
+     *
+     * Size ratio of consecutive levels of the image pyramid, as OpenCV's detectMultiScale scaleFactor.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_SCALE_FACTOR,
+        g_param_spec_double("scale-factor", "Scale factor", "Size ratio of consecutive pyramid levels", 1.01, 10.0,
+                            kDefaultScaleFactor, rw));
+    /**
+     * GstWaldboostDetect:min-size:
+     *
+     * Smallest object width in pixels (0: the classifier window).
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_SIZE,
+        g_param_spec_int("min-size", "Minimum size",
+                         "Smallest object width in pixels (height follows the classifier window); 0 = the "
+                         "classifier window",
+                         0, G_MAXINT, 0, rw));
+    /**
+     * GstWaldboostDetect:max-size:
+     *
+     * Largest object width in pixels (0: no limit).
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_SIZE,
+        g_param_spec_int("max-size", "Maximum size", "Largest object width in pixels; 0 = no limit", 0, G_MAXINT, 0,
+                         rw));
+    /**
+     * GstWaldboostDetect:stride:
+     *
+     * Pixels between scanned windows (0: OpenCV's rule).
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_STRIDE,
+        g_param_spec_int("stride", "Stride",
+                         "Pixels between scanned windows; 0 = OpenCV's rule (2 below scale 2, then 1)", 0, 64, 0,
+                         rw));
+    /**
+     * GstWaldboostDetect:min-neighbors:
+     *
+     * Overlapping windows a detection needs more than, as OpenCV's minNeighbors.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_NEIGHBORS,
+        g_param_spec_int("min-neighbors", "Minimum neighbors",
+                         "A detection needs more than this many overlapping windows; 0 = no grouping threshold", 0,
+                         1000, kDefaultMinNeighbors, rw));
+    /**
+     * GstWaldboostDetect:grouping:
+     *
+     * How overlapping windows become detections: OpenCV's groupRectangles, non-maximum suppression or
+     * none.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_GROUPING,
+        g_param_spec_enum("grouping", "Grouping", "How overlapping windows become detections",
+                          GST_TYPE_WALDBOOST_GROUPING, GST_WALDBOOST_GROUPING_OPENCV, rw));
+    /**
+     * GstWaldboostDetect:nms-iou:
+     *
+     * With grouping=nms, the overlap above which windows merge.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_NMS_IOU,
+        g_param_spec_double("nms-iou", "NMS IoU", "Overlap (intersection over union) above which NMS merges windows",
+                            0.0, 1.0, kDefaultNmsIou, rw));
+    /**
+     * GstWaldboostDetect:threshold:
+     *
+     * An offset to the classifier's final threshold: above 0, fewer and surer detections.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_THRESHOLD,
+        g_param_spec_double("threshold", "Threshold",
+                            "Added to the classifier's final threshold: above 0 gives fewer, surer detections",
+                            -1000.0, 1000.0, 0.0, rw));
+    /**
+     * GstWaldboostDetect:max-windows:
+     *
+     * The most accepted windows a frame keeps before grouping (0: no limit); more are left out, with one
+     * warning per stream and the count in the messages and stats.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_WINDOWS,
+        g_param_spec_int("max-windows", "Maximum windows",
+                         "The most accepted windows a frame keeps before grouping, the first in scan order (smallest "
+                         "objects first); more are left out, with one warning per stream. Real cascades stay far "
+                         "below the default; a classifier that accepts nearly everything would otherwise cost "
+                         "seconds and gigabytes per frame. 0 = no limit",
+                         0, G_MAXINT, waldboost::kDefaultMaxWindows, rw));
+    /**
+     * GstWaldboostDetect:roi:
+     *
+     * The region searched, <x, y, width, height> in pixels, or empty for the whole frame. Another form is
+     * refused and the previous value stays.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_ROI,
+        gst_param_spec_array("roi", "Region of interest",
+                             "Scan only this region: <x, y, width, height> in pixels (four values, width and height "
+                             "at least 1; the part inside the frame is scanned), e.g. \"<100, 50, 320, 240>\"; "
+                             "empty (<>) = the whole frame. Another number of values or a size of 0 is refused and "
+                             "the previous value stays (the debug log says why)",
+                             g_param_spec_int("roi-value", "ROI value", "x, y, width or height", 0, G_MAXINT, 0,
+                                              static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)),
+                             rw));
+    /**
+     * GstWaldboostDetect:max-inflight:
+     *
+     * Frames with the element at once; the streaming thread waits only when that many are in flight. Each
+     * adds at most one frame of latency. A change builds a new engine.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_INFLIGHT,
+        g_param_spec_int("max-inflight", "Frames in flight",
+                         "Frames with the element at once (the streaming thread waits only when that many are); each "
+                         "adds at most one frame of latency beyond the first. Their input "
+                         "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
+                         "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry. "
+                         "Each frame in flight holds its own pyramid and integral image, on a CPU device about 12 MiB "
+                         "at 640x480, 76 MiB at 1080p, 300 MiB at 4K and 1.2 GiB at 8K (a GPU about 2.5 times that); "
+                         "when max-inflight frames do not fit the device's memory, fewer are kept, with a warning",
+                         1, 16,
+                         kDefaultMaxInflight, rw));
+    /**
+     * GstWaldboostDetect:draw:
+     *
+     * How the boxes are shown: an overlay composition meta, burnt into the frame, either as downstream
+     * allows (auto), or not at all.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_DRAW,
+        g_param_spec_enum("draw", "Draw", "How the rectangles are shown", GST_TYPE_WALDBOOST_DRAW,
+                          GST_WALDBOOST_DRAW_AUTO, rw));
+    /**
+     * GstWaldboostDetect:color:
+     *
+     * The colour of the boxes of the detector's label, as ARGB (0xAARRGGBB).
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_COLOR,
+        g_param_spec_uint("color", "Color", "Rectangle colour as ARGB (big-endian hex 0xAARRGGBB)", 0, G_MAXUINT32,
+                          kDefaultColor, rw));
+    /**
+     * GstWaldboostDetect:line-width:
+     *
+     * The width of the box outlines in pixels.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_LINE_WIDTH,
+        g_param_spec_int("line-width", "Line width", "Rectangle line width in pixels", 1, 32, kDefaultLineWidth, rw));
+    /**
+     * GstWaldboostDetect:box-text:
+     *
+     * What the tag above each box says: any of label, id and confidence (none by default).
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_BOX_TEXT,
+        g_param_spec_flags("box-text", "Box text",
+                           "Text on a tag above each box, rendered with Pango (as textoverlay): any of label, id "
+                           "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none",
+                           GST_TYPE_WALDBOOST_BOX_TEXT, 0, rw));
+    /**
+     * GstWaldboostDetect:label-colors:
+     *
+     * Box and tag colours per label, a structure of ARGB values; labels not named keep color (the
+     * detector's) or their own (the parts').
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_LABEL_COLORS,
+        g_param_spec_boxed("label-colors", "Label colours",
+                           "Box and tag colour per label as ARGB, e.g. \"colors,face=(uint)0xff00ff00,"
+                           "eyes=(uint)0xff2090ff\"; labels not named keep \"color\" (the detector's) or their "
+                           "own (eyes blue, nose yellow, mouth pink)",
+                           GST_TYPE_STRUCTURE, rw));
+    /**
+     * GstWaldboostDetect:post-messages:
+     *
+     * Whether the element posts its "waldboostdetect" element messages.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_POST_MESSAGES,
+        g_param_spec_boolean("post-messages", "Post messages",
+                             "Post \"waldboostdetect\" element messages with the detections (of the frames "
+                             "\"updates\" selects)", TRUE, rw));
+    /**
+     * GstWaldboostDetect:updates:
+     *
+     * Which frames get a "waldboostdetect" message, as facedetect's updates; events posts
+     * "waldboostdetect-events" messages when tracked objects appear or leave.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_UPDATES,
+        g_param_spec_enum("updates", "Updates",
+                          "Which frames get a \"waldboostdetect\" message (as facedetect's updates; with "
+                          "post-messages=true)",
+                          GST_TYPE_WALDBOOST_UPDATES, GST_WALDBOOST_UPDATES_EVERY_FRAME, rw));
+    /**
+     * GstWaldboostDetect:min-stddev:
+     *
+     * Frames whose grey standard deviation is below this are not searched (0: every frame is), as
+     * facedetect's min-stddev.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_STDDEV,
+        g_param_spec_int("min-stddev", "Minimum standard deviation",
+                         "Frames whose gray standard deviation (over the roi, or the whole frame) is below this are "
+                         "not searched and have no detections, as facedetect's min-stddev: saves the device's time "
+                         "on blank frames and avoids detections in them; 0 = search every frame",
+                         0, 255, 0, rw));
+    /**
+     * GstWaldboostDetect:tracking:
+     *
+     * Follow objects from frame to frame: each keeps its id, and template search follows tracks between
+     * detections.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_TRACKING,
+        g_param_spec_boolean("tracking", "Tracking",
+                             "Follow objects from frame to frame: each keeps one id (the region-of-interest meta's "
+                             "id, stable across frames; its parameter structure adds age and hits), detections "
+                             "continue the track they overlap most, and template search on the device follows "
+                             "tracks between detections (see interval); updates=events posts when objects appear "
+                             "and leave",
+                             FALSE, rw));
+    /**
+     * GstWaldboostDetect:interval:
+     *
+     * Detect on every interval-th frame only; with tracking the frames between follow the tracks.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_INTERVAL,
+        g_param_spec_int("interval", "Detection interval",
+                         "Detect on every interval-th frame only (1 = every frame); with tracking=true the "
+                         "objects are followed on the frames in between, without it those frames have no "
+                         "detections",
+                         1, 1000, 1, rw));
+    /**
+     * GstWaldboostDetect:lost-after:
+     *
+     * With tracking, the frames without a matching detection after which a track ends.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_LOST_AFTER,
+        g_param_spec_int("lost-after", "Lost after",
+                         "With tracking=true: a track ends when no detection has matched it for this many frames "
+                         "(checked on the frames with detection), or when less than half of it is left in the frame",
+                         1, 100000, kDefaultLostAfter, rw));
+    static const char* const nested_blurbs[] = {
+        "Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
+        "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "
+        "region-of-interest metas of type \"eyes\" whose parent_id is the detection's id, and an \"eyes\" list "
+        "in the detection's message structure. Empty = none",
+        "Cascade file searched in the centre of each detection (the middle half of its width, from a quarter of "
+        "its height down to three quarters), as facedetect's nose-profile; metas and list \"nose\", as "
+        "eyes-profile. Empty = none",
+        "Cascade file searched in the lower half of each detection, as facedetect's mouth-profile (e.g. "
+        "haarcascade_smile.xml); metas and list \"mouth\", as eyes-profile. Empty = none",
+    };
+    /**
+     * GstWaldboostDetect:eyes-profile:
+     *
+     * A cascade searched in the upper half of each detection, as facedetect's eyes-profile: region-of-
+     * interest metas of type "eyes" whose parent_id is the detection's id, and an "eyes" list in its
+     * message structure. Empty: none.
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:nose-profile:
+     *
+     * A cascade searched in the centre of each detection, as facedetect's nose-profile (metas and list
+     * "nose"). Empty: none.
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:mouth-profile:
+     *
+     * A cascade searched in the lower half of each detection, as facedetect's mouth-profile (metas and
+     * list "mouth"). Empty: none.
+     *
+     * Since: 0.1
+     */
+    for (size_t i = 0; i < kNestedParts.size(); ++i) {
+        const NestedPart& part = kNestedParts[i];
+        const std::string nick = std::string(1, g_ascii_toupper(part.name[0])) + (part.name + 1) + " cascade";
+        g_object_class_install_property(
+            gobject_class, static_cast<guint>(PROP_EYES_PROFILE + i),
+            g_param_spec_string(part.property, g_intern_string(nick.c_str()), nested_blurbs[i], "", rw));
+    }
+
+    /**
+     * GstWaldboostDetect:batching:
+     *
+     * Expert. Launch the frames together with those of the other waldboostdetect elements of the process
+     * on the same device and classifier. Detections are the same either way.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_BATCHING,
+        g_param_spec_boolean("batching", "Batching",
+                             "Expert: launch this element's frames on the device together with those of the other "
+                             "waldboostdetect elements of the process on the same device with the same classifier: "
+                             "one set of launches for many cameras. Detections are the same either way. Leave it off "
+                             "unless many streams share one GPU, and measure: it gains with many small frames and "
+                             "loses with large ones (docs/performance.md)",
+                             FALSE, rw));
+    /**
+     * GstWaldboostDetect:batch-wait:
+     *
+     * Expert. With batching, how long a frame may wait for frames of other elements; added to the reported
+     * latency.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_BATCH_WAIT,
+        g_param_spec_uint64("batch-wait", "Batch wait",
+                            "Expert: with batching, how long (ns) a frame may wait for frames of the other elements "
+                            "to be launched with; 0 = never wait, go with the frames already waiting. Nothing waits "
+                            "while this is the only element on the device. Added to the latency the element reports. "
+                            "Raise it only when the stats' batch-frames stay low and the latency allows",
+                            0, GST_SECOND, 0, rw));
+    /**
+     * GstWaldboostDetect:profiling:
+     *
+     * Expert. Time every kernel for the stats' device-ms and device-busy-ms; costs frame rate.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_PROFILING,
+        g_param_spec_boolean("profiling", "Profiling",
+                             "Expert: time every kernel with OpenCL profiling, for the stats' device-ms and "
+                             "device-busy-ms (0 without it). Turn it on only to measure the device: it costs frame "
+                             "rate (docs/performance.md)",
+                             FALSE, rw));
+
+    /* The reduction's parameters: one structure property, and the separate
+     * properties of earlier versions as aliases of its fields, both from
+     * the table (core/opencl/reduction.h). */
+    /**
+     * GstWaldboostDetect:reduction:
+     *
+     * Expert. How the GPU reduction splits its work, as a structure of its parameters; never changes what
+     * is found. A change builds a new engine.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_REDUCTION,
+        g_param_spec_boxed("reduction", "Reduction parameters", g_intern_string(reduction_blurb().c_str()),
+                           GST_TYPE_STRUCTURE, rw));
+    /**
+     * GstWaldboostDetect:group-size:
+     *
+     * Expert. An alias of the reduction property's group-size field, kept from earlier versions (the unset
+     * value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step1-unsync:
+     *
+     * Expert. An alias of the reduction property's step1-unsync field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step1-divisor:
+     *
+     * Expert. An alias of the reduction property's step1-divisor field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step2-unsync:
+     *
+     * Expert. An alias of the reduction property's step2-unsync field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step2-divisor:
+     *
+     * Expert. An alias of the reduction property's step2-divisor field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step2-repeats:
+     *
+     * Expert. An alias of the reduction property's step2-repeats field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    /**
+     * GstWaldboostDetect:step4-group-size:
+     *
+     * Expert. An alias of the reduction property's step4-group-size field, kept from earlier versions (the
+     * unset value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
+    for (size_t i = 0; i < waldboost::opencl::kReductionParams.size(); ++i) {
+        const waldboost::opencl::ReductionParam& r = waldboost::opencl::kReductionParams[i];
+        g_object_class_install_property(
+            gobject_class, static_cast<guint>(PROP_REDUCTION_ALIAS + i),
+            g_param_spec_int(r.name, r.nick, g_intern_string(alias_blurb(r).c_str()), alias_unset(r), r.max,
+                             alias_unset(r), rw));
+    }
+    /**
+     * GstWaldboostDetect:stats:
+     *
+     * Read-only counters and timings of the stream so far: frames, detections, device and host time, the
+     * device in use and its fallbacks.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_STATS,
+        g_param_spec_boxed("stats", "Statistics",
+                           "Frames, detections, device time of the last frame, windows, weak classifiers per window, "
+                           "candidates after each reduction step, discarded candidates (always 0), accepted windows "
+                           "left out by max-windows (all frames), the device in use, how many times detection fell "
+                           "back to a later device of the list, the scan (rows or reduction), batch-frames: the frames "
+                           "launched together with the last one (with batching; device time, weak classifiers and "
+                           "candidates are then the batch's), and device-busy-ms: the "
+                           "time the device ran kernels of all the instances (engines) of the process on it, overlaps "
+                           "counted once, since the first of those still running started (0 without an engine); read "
+                           "it twice for a busy fraction (both need profiling=true); host-ms and host-total-ms: the "
+                           "CPU time the element spent on the last frame and on all of them (submitting: mapping, "
+                           "copying for the device, launching; collecting: reading back, grouping; metadata, "
+                           "drawing, message)",
+                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+}
+
+}  // namespace waldboost_element

@@ -1,0 +1,150 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Everything a user can set on the element, in three parts: what the
+ * engine is built from (a change needs a new engine, and so a drained
+ * queue), how frames are searched, and how their results are shown. The
+ * frames in flight carry a snapshot of the last two, so that a property
+ * change never reaches them.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/detection/types.h"
+#include "core/model/model.h"
+#include "core/opencl/device.h"
+#include "core/opencl/engine.h"
+#include "core/opencl/reduction.h"
+#include "gstwaldboostdetect.h"
+#include "nested_cascades.h"
+
+namespace waldboost_element {
+
+inline constexpr double kDefaultScaleFactor = 1.1;
+inline constexpr int kDefaultMinNeighbors = 3;
+inline constexpr int kDefaultMaxInflight = 2;
+inline constexpr guint kDefaultColor = 0xff00ff00; /* opaque green, ARGB */
+inline constexpr int kDefaultLineWidth = 2;
+inline constexpr double kDefaultNmsIou = 0.3;
+inline constexpr int kDefaultLostAfter = 15;
+
+/* What the engine is built from. */
+struct EngineSettings {
+    std::string classifier_path; /* empty: the embedded default */
+    std::string device = "auto";
+    int max_inflight = kDefaultMaxInflight;
+    gboolean batching = FALSE;
+    GstClockTime batch_wait = 0;
+    gboolean profiling = FALSE;
+    /* Reduction overrides (the `reduction` property and its aliases); each
+     * one unset = the engine's tuned or default value. */
+    waldboost::opencl::ReductionOverrides reduction;
+
+    bool operator==(const EngineSettings& o) const
+    {
+        return classifier_path == o.classifier_path && device == o.device && max_inflight == o.max_inflight &&
+               batching == o.batching && batch_wait == o.batch_wait && profiling == o.profiling &&
+               reduction == o.reduction;
+    }
+    bool operator!=(const EngineSettings& o) const { return !(*this == o); }
+};
+
+/* Which frames are searched, where, how, and what follows the detections
+ * (tracking, the nested cascades). */
+struct DetectionSettings {
+    double scale_factor = kDefaultScaleFactor;
+    int min_size = 0;
+    int max_size = 0;
+    int stride = 0;
+    int min_neighbors = kDefaultMinNeighbors;
+    GstWaldboostGrouping grouping = GST_WALDBOOST_GROUPING_OPENCV;
+    double nms_iou = kDefaultNmsIou;
+    double threshold = 0.0;
+    int max_windows = waldboost::kDefaultMaxWindows;
+    std::vector<int> roi; /* empty or x, y, width, height */
+    int min_stddev = 0;
+    int interval = 1; /* detect on every interval-th frame */
+    gboolean tracking = FALSE;
+    int lost_after = kDefaultLostAfter;
+    NestedPaths nested_paths; /* eyes-, nose-, mouth-profile; empty = none */
+};
+
+/* How the results are shown: drawn, attached, posted. */
+struct OutputSettings {
+    std::string label; /* empty: the classifier's (resolved in FrameSettings) */
+    GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
+    guint color = kDefaultColor;
+    int line_width = kDefaultLineWidth;
+    guint box_text = 0; /* GstWaldboostBoxText flags */
+    std::map<std::string, guint> label_colors;
+    gboolean post_messages = TRUE;
+    GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
+};
+
+struct Settings {
+    EngineSettings engine;
+    DetectionSettings detection;
+    OutputSettings output;
+};
+
+/* The core's parameters for the settings: the detection's (for
+ * `classifier`: sizes are object widths, the threshold an offset to its
+ * own) and the engine's (for `device`: reduction overrides apply on top of
+ * its tuned or default parameters). The one place where properties become
+ * core parameters. */
+struct CoreConfig {
+    waldboost::DetectParams detect;
+    waldboost::opencl::EngineConfig engine;
+};
+CoreConfig core_config(const Settings& s, const waldboost::Classifier& classifier,
+                       const waldboost::opencl::DeviceInfo& device);
+
+/* What a frame in flight carries from the settings it entered with. */
+struct FrameSettings {
+    DetectionSettings detection;
+    OutputSettings output; /* label resolved: the property or the classifier's */
+    waldboost::DetectParams params;
+    /* The cascades searched inside each detection (null: none), and how. */
+    std::shared_ptr<const NestedCascades> nested;
+    waldboost::DetectParams nested_params;
+};
+
+/* The part of a width x height frame that roi selects (the whole frame
+ * without one). */
+waldboost::Rect roi_in_frame(const std::vector<int>& roi, int width, int height);
+
+/* The settings as the properties set them, shared by the application's
+ * threads and the streaming thread; each change counts, so that the
+ * streaming thread copies them only when they changed. */
+struct SettingsStore {
+    mutable std::mutex lock;
+    Settings settings;      /* guarded by lock */
+    guint64 generation = 1; /* changes so far; guarded by lock */
+
+    Settings copy() const
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        return settings;
+    }
+    /* Copies the settings into *out when they changed since `seen`
+     * (*generation: the copy's); false, without copying, otherwise. */
+    bool changed_since(guint64 seen, Settings* out, guint64* current) const
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        *current = generation;
+        if (seen == generation)
+            return false;
+        *out = settings;
+        return true;
+    }
+};
+
+}  // namespace waldboost_element
