@@ -113,10 +113,10 @@ static void add_box_rectangles(GstVideoOverlayComposition** comp, const std::vec
 }
 
 /* Draws the box outlines into the frame (draw=burn): each bar blended into
- * every component straight in the mapped planes. The colour goes to Y'CbCr with BT.709's
- * studio-range coefficients, as GStreamer's overlay blending did here
- * before (within 1 for rounding). No buffer per bar: thousands of boxes cost
- * their pixels only. Every write is checked against the plane's mapped
+ * every component straight in the mapped planes. The colour goes to Y'CbCr
+ * with BT.709's studio-range coefficients, as GStreamer's overlay blending
+ * converts it (within 1 for rounding). No buffer per bar: thousands of
+ * boxes cost their pixels only. Every write is checked against the plane's mapped
  * memory (map_checked_frame checked the planes as a whole already). */
 static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detections, int line_width, guint argb)
 {
@@ -261,11 +261,11 @@ void burn_report(GstElement* element, FrameAccess& frame, const FrameReport& rep
         gst_video_overlay_composition_blend(shapes.texts, writable);
 }
 
-void attach_overlay_meta(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s,
-                         const GstVideoInfo& info)
+GstVideoOverlayComposition* overlay_composition(const FrameReport& report, const OutputSettings& s,
+                                                const GstVideoInfo& info)
 {
     if (report.objects.empty() && report.parts.empty())
-        return;
+        return nullptr;
     const int frame_w = GST_VIDEO_INFO_WIDTH(&info), frame_h = GST_VIDEO_INFO_HEIGHT(&info);
     const Shapes shapes(report, s, frame_w, frame_h);
     GstVideoOverlayComposition* comp = nullptr;
@@ -274,10 +274,7 @@ void attach_overlay_meta(GstBuffer* buffer, const FrameReport& report, const Out
     for (guint i = 0; shapes.texts && i < gst_video_overlay_composition_n_rectangles(shapes.texts); ++i)
         add_rectangle(&comp,
                       gst_video_overlay_rectangle_ref(gst_video_overlay_composition_get_rectangle(shapes.texts, i)));
-    if (comp) {
-        gst_buffer_add_video_overlay_composition_meta(buffer, comp);
-        gst_video_overlay_composition_unref(comp);
-    }
+    return comp;
 }
 
 }  // namespace waldboost_element

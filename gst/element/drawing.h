@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <gst/video/video-overlay-composition.h>
 #include <gst/video/video.h>
 
 #include "frame_access.h"
@@ -28,9 +29,9 @@ DrawMode draw_mode(GstWaldboostDraw draw, bool overlay_meta_downstream);
 void burn_report(GstElement* element, FrameAccess& frame, const FrameReport& report, const OutputSettings& s,
                  const GstVideoInfo& info);
 
-/* Attaches the same as a GstVideoOverlayCompositionMeta (DrawMode::Meta);
- * the buffer must be writable. */
-void attach_overlay_meta(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s,
-                         const GstVideoInfo& info);
+/* The same as an overlay composition (DrawMode::Meta: output.h attaches
+ * it); null when there is nothing to draw. */
+GstVideoOverlayComposition* overlay_composition(const FrameReport& report, const OutputSettings& s,
+                                                const GstVideoInfo& info);
 
 }  // namespace waldboost_element

@@ -135,9 +135,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
     }
-    attach_roi_metas(buffer, report);
-    if (pending.draw == DrawMode::Meta)
-        attach_overlay_meta(buffer, report, s, info);
+    attach_report_metas(buffer, report, s, pending.draw, info);
     warn_windows_cut(pending, report.windows_cut);
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = updates_.due(s.updates, !report.objects.empty());

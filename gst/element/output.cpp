@@ -167,6 +167,18 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
     }
 }
 
+void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s, DrawMode draw,
+                         const GstVideoInfo& info)
+{
+    attach_roi_metas(buffer, report);
+    if (draw != DrawMode::Meta)
+        return;
+    if (GstVideoOverlayComposition* composition = overlay_composition(report, s, info)) {
+        gst_buffer_add_video_overlay_composition_meta(buffer, composition);
+        gst_video_overlay_composition_unref(composition);
+    }
+}
+
 bool UpdatesFilter::due(GstWaldboostUpdates updates, bool has_objects)
 {
     const bool changed = has_objects != last_had_objects_;

@@ -3,20 +3,27 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * What a frame's report becomes: its region-of-interest metas (with their
- * "detection" parameter structures) and its bus messages. Every metadata
- * and message format of the element is written here, from the report
- * alone; another format (GStreamer 1.24's analytics metadata, say) is one
- * more function beside attach_roi_metas.
+ * "detection" parameter structures), the overlay composition drawing.h
+ * makes, and its bus messages. Every metadata and message format of the
+ * element is written here, from the report alone; another format
+ * (GStreamer 1.24's analytics metadata, say) is one more function beside
+ * attach_roi_metas, called from attach_report_metas.
  */
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include "drawing.h"
 #include "frame_report.h"
 #include "settings.h"
 
 namespace waldboost_element {
+
+/* Attaches the frame's metas to `buffer` (writable): attach_roi_metas', and
+ * with DrawMode::Meta the drawing's GstVideoOverlayCompositionMeta. */
+void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s, DrawMode draw,
+                         const GstVideoInfo& info);
 
 /* One GstVideoRegionOfInterestMeta per object (type: the label, id: the
  * object's, parent_id -1) and then per part (type: the part's name, ids
