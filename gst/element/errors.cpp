@@ -127,7 +127,7 @@ static std::string without_path(const std::string& reason, const std::string& pa
  *   Io                     RESOURCE OPEN_READ: a file detection needs (the
  *                          kernel sources of WALDBOOST_KERNEL_DIR). */
 void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path,
-                            const std::string& what)
+                     const std::string& what)
 {
     const std::string why = without_path(reason_of(what), waldboost::printable(path));
     if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
@@ -139,7 +139,7 @@ void post_load_error(GstElement* self, const std::string& what_failed, const std
 }
 
 void post_error(GstElement* self, const std::string& classifier_path, ErrorKind kind, const std::string& what,
-                       const std::string& device, Phase phase)
+                const std::string& device, Phase phase)
 {
     const std::string& path = classifier_path;
     /* The path as the core's messages show it: control characters escaped,

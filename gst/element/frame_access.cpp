@@ -57,7 +57,7 @@ static std::string plane_problem(const GstVideoFrame* frame)
 }
 
 bool map_checked_frame(GstVideoFrame* frame, const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags,
-                              std::string* why)
+                       std::string* why)
 {
     const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer);
     /* gst_video_frame_map() would only g_return_val_if_fail() on these. */

@@ -375,9 +375,9 @@ void install_properties(GObjectClass* gobject_class)
     /**
      * GstWaldboostDetect:eyes-profile:
      *
-     * A cascade searched in the upper half of each detection, as facedetect's eyes-profile: region-of-
-     * interest metas of type "eyes" whose parent_id is the detection's id, and an "eyes" list in its
-     * message structure. Empty: none.
+     * A cascade searched in the upper half of each detection, as facedetect's eyes-profile:
+     * region-of-interest metas of type "eyes" whose parent_id is the detection's id, and an "eyes" list
+     * in its message structure. Empty: none.
      *
      * Since: 0.1
      */
