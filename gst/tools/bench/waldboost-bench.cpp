@@ -24,6 +24,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/throughput.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
@@ -424,40 +425,21 @@ int main(int argc, char** argv)
                  * (as for the latency) and off (the driver may then overlap
                  * frames). The profiled stretches give the timeline. */
                 std::vector<waldboost::opencl::FrameStats> traced;
+                std::vector<waldboost::GrayView> views;
+                for (const GrayImage& f : frames)
+                    views.push_back(f.view());
                 auto throughput = [&](waldboost::opencl::Engine& e, double* submit_ms, bool timeline) {
-                    for (const GrayImage& f : frames)
-                        e.detect(f.view(), params);
-                    std::vector<double> stretches;
-                    int all_frames = 0;
-                    double all_submit_ms = 0;
-                    for (int run = 0; run < std::max(1, runs); ++run) {
-                        const bool keep = timeline && run == std::max(1, runs) - 1;
-                        if (keep)
-                            traced.clear();
-                        const auto start = Clock::now();
-                        int submitted = 0, collected = 0;
-                        for (;;) {
-                            const bool more = submitted < 120 || ms_since(start) < 200;
-                            if (more && e.can_submit()) {
-                                const auto submit_start = Clock::now();
-                                e.submit(frames[submitted % frames.size()].view(), params);
-                                all_submit_ms += ms_since(submit_start);
-                                ++submitted;
-                            } else if (collected < submitted) {
-                                auto result = e.collect();
-                                if (keep)
-                                    traced.push_back(std::move(result->stats));
-                                ++collected;
-                            } else {
-                                break;
-                            }
-                        }
-                        stretches.push_back(ms_since(start) / collected);
-                        all_frames += collected;
-                    }
+                    waldboost::opencl::warm_up(e, views, params);
+                    const int last = std::max(1, runs) - 1;
+                    const auto measured = waldboost::opencl::measure_throughput(
+                        e, views, params, runs, waldboost::opencl::RunLength{120, 200},
+                        [&](int run, size_t, waldboost::opencl::FrameResult& result) {
+                            if (timeline && run == last)
+                                traced.push_back(std::move(result.stats));
+                        });
                     if (submit_ms)
-                        *submit_ms = all_submit_ms / all_frames;
-                    return median(stretches);
+                        *submit_ms = measured.submit_ms;
+                    return median(measured.ms_per_frame);
                 };
                 row.engine_throughput_profiled_ms = throughput(engine, nullptr, true);
                 row.timeline = summarize_timeline(traced);
