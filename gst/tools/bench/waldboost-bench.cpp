@@ -458,6 +458,27 @@ double time_throughput(waldboost::opencl::Engine& engine, const std::vector<wald
 }
 
 #ifdef HAVE_OPENCV
+/* The median ms of OpenCV's detectMultiScale on `images` (Mats or UMats),
+ * after a warm-up pass; `detections` (when given) gets the last frame's
+ * count. */
+template <typename Image>
+double time_detect_multi_scale(cv::CascadeClassifier& opencv, const std::vector<Image>& images, cv::Size window,
+                               int runs, int* detections)
+{
+    std::vector<double> t;
+    for (int run = -1; run < runs; ++run)
+        for (const Image& image : images) {
+            std::vector<cv::Rect> found;
+            const auto start = Clock::now();
+            opencv.detectMultiScale(image, found, 1.1, 3, 0, window);
+            if (run >= 0)
+                t.push_back(ms_since(start));
+            if (detections)
+                *detections = static_cast<int>(found.size());
+        }
+    return median(t);
+}
+
 /* OpenCV's detectMultiScale on the same frames with the engine's default
  * settings (scale 1.1, 3 neighbours, the window as the smallest size), on
  * a Mat (CPU) and, when `umat`, on a UMat (its OpenCL path). */
@@ -468,33 +489,14 @@ void time_opencv(cv::CascadeClassifier& opencv, const waldboost::Classifier& cla
     std::vector<cv::Mat> mats;
     for (const GrayImage& f : frames)
         mats.emplace_back(f.height, f.width, CV_8U, const_cast<uint8_t*>(f.pixels.data()));
-    std::vector<double> t;
     cv::ocl::setUseOpenCL(false);
-    for (int run = -1; run < runs; ++run)
-        for (const cv::Mat& m : mats) {
-            std::vector<cv::Rect> found;
-            const auto start = Clock::now();
-            opencv.detectMultiScale(m, found, 1.1, 3, 0, window);
-            if (run >= 0)
-                t.push_back(ms_since(start));
-            row.opencv_detections = static_cast<int>(found.size());
-        }
-    row.opencv_mat_ms = median(t);
+    row.opencv_mat_ms = time_detect_multi_scale(opencv, mats, window, runs, &row.opencv_detections);
     if (umat && cv::ocl::haveOpenCL()) {
         cv::ocl::setUseOpenCL(true);
         std::vector<cv::UMat> umats(mats.size());
         for (size_t i = 0; i < mats.size(); ++i)
             mats[i].copyTo(umats[i]);
-        t.clear();
-        for (int run = -1; run < runs; ++run)
-            for (const cv::UMat& u : umats) {
-                std::vector<cv::Rect> found;
-                const auto start = Clock::now();
-                opencv.detectMultiScale(u, found, 1.1, 3, 0, window);
-                if (run >= 0)
-                    t.push_back(ms_since(start));
-            }
-        row.opencv_umat_ms = median(t);
+        row.opencv_umat_ms = time_detect_multi_scale(opencv, umats, window, runs, nullptr);
         cv::ocl::setUseOpenCL(false);
     }
 }
