@@ -28,7 +28,6 @@
 #include "core/opencl/engine.h"
 #include "core/opencl/throughput.h"
 #include "core/opencl/tuner.h"
-#include "core/reference/detector.h"
 #include "tools/common/image_file.h"
 
 #ifdef HAVE_OPENCV
