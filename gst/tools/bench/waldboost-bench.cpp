@@ -614,15 +614,16 @@ bool write_json(const std::string& path, const std::vector<Row>& rows, const std
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         std::fprintf(f,
-                     "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
-                     "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
-                     "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
+                     "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, "
+                     "\"engine_latency_ms\": %.4f, \"engine_throughput_ms\": %.4f, "
+                     "\"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, "
+                     "\"opencv_mat_ms\": %.4f, \"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
                      "\"weak_evaluated\": %.0f, \"timeline_span_ms\": %.4f, \"timeline_busy_ms\": %.4f, "
                      "\"timeline_concurrent_ms\": %.4f, \"timeline_upload_ms\": %.4f, \"kernels\": {",
-                     r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
-                     r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
-                     r.weak_evaluated, r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms,
-                     r.timeline.upload_ms);
+                     r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms,
+                     r.engine_throughput_ms, r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms,
+                     r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows, r.weak_evaluated,
+                     r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms, r.timeline.upload_ms);
         bool first = true;
         for (const auto& [k, v] : r.kernels) {
             std::fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", k.c_str(), v);

@@ -267,7 +267,8 @@ int main(int argc, char** argv)
         if (options.classifier)
             loaded = waldboost::load_classifier_file(options.classifier);
         const waldboost::Classifier& classifier = options.classifier ? loaded : waldboost::default_classifier();
-        const waldboost::opencl::DetectorParameters resolved = waldboost::opencl::resolve_settings(settings, classifier);
+        const waldboost::opencl::DetectorParameters resolved =
+            waldboost::opencl::resolve_settings(settings, classifier);
         const waldboost::DetectParams& params = resolved.detect;
         std::unique_ptr<waldboost::opencl::Engine> engine;
         if (options.device) {
