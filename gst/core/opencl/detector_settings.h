@@ -71,8 +71,10 @@ struct DetectorParameters {
  * default reduction parameters are what reduction overrides apply to. When
  * null and there are overrides, the device settings.device selects is
  * used. Without overrides no device is looked at, so the detection
- * parameters alone need no OpenCL. Values are not checked here: the
- * detectors and the engine refuse what they cannot run. */
+ * parameters alone need no OpenCL; with them it reads the tuning cache
+ * (and may select a device), so resolve once per change of settings, not
+ * per frame. Values are not checked here: the detectors and the engine
+ * refuse what they cannot run. */
 DetectorParameters resolve_settings(const DetectorSettings& settings, const Classifier& classifier,
                                     const DeviceInfo* device = nullptr);
 
