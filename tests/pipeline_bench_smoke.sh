@@ -5,7 +5,8 @@
 # two real images at 320x240, six frames each, on the CPU device, with
 # profiling (for the busy fraction). The tool
 # exits non-zero when a stream's boxes differ from the engine's on any frame
-# or a part fails; the JSON and markdown must be written. Skipped (77)
+# or a part fails; the JSON and markdown must be written. Then one stream
+# with detection settings of its own. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -37,4 +38,16 @@ for r in rows:
     assert r["element"]["host_ms_per_frame"] > 0, r["element"]
     assert len(r["element"]["fps_per_stream"]) == r["streams"]
 print("pipeline-bench smoke: ok")
+PY
+# The engines alone must follow the element's detection settings (the tool
+# resolves them as the element does): a lower threshold, another grouping,
+# sizes and a cap on the windows, where any difference is a mismatch.
+"$tool" --streams 1 --sizes 320x240 --frames 4 --device cpu --timeout 60 --no-source \
+  --props "threshold=-1.5 grouping=none max-windows=3 min-size=26 max-size=200 scale-factor=1.15" \
+  --json "$out/settings.json" "$data/astronaut.png" "$data/messi5.jpg"
+python3 - "$out/settings.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 1 and all(rows[0][p]["ok"] and rows[0][p]["mismatches"] == 0 for p in ("engine", "element")), rows
+print("pipeline-bench smoke with detection settings: ok")
 PY

@@ -25,7 +25,7 @@
 #include "core/opencl/geometry.h"
 #include "core/opencl/kernel_args.h"
 #include "core/opencl/template_search.h"
-#include "core/opencl/tuner.h"
+#include "core/opencl/tuning_cache.h"
 #include "test_support.h"
 
 using namespace waldboost;

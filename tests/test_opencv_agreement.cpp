@@ -38,7 +38,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
-#include "core/reference/nested.h"
+#include "core/parts/nested.h"
 #include "test_support.h"
 
 using namespace waldboost;

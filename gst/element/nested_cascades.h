@@ -19,7 +19,7 @@
 #include "core/detection/image.h"
 #include "core/detection/types.h"
 #include "core/model/model.h"
-#include "core/reference/nested.h"
+#include "core/parts/nested.h"
 
 namespace waldboost_element {
 

@@ -30,7 +30,7 @@
 #include "core/opencl/launches.h"
 #include "core/opencl/program_cache.h"
 #include "core/opencl/shared_device.h"
-#include "core/opencl/tuner.h"
+#include "core/opencl/tuning_cache.h"
 
 namespace waldboost::opencl {
 

@@ -39,7 +39,7 @@ enum class ScanMethod {
 struct EngineConfig {
     std::string device = "auto";              /* see select_device(); "all-gpus" spreads engines */
     /* Empty: the cached tuned parameters for this device and classifier, else
-     * default_reduction() (see tuner.h). */
+     * default_reduction() (see tuning_cache.h). */
     std::optional<ReductionParams> reduction;
     int max_in_flight = 2;                    /* frames submitted and not yet collected */
     /* Bytes the frames in flight may take on the device (0: three quarters

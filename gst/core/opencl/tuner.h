@@ -5,39 +5,20 @@
  * Auto-tuning of the reduction parameters per device and classifier: a
  * coordinate search over the parameters (in the spirit of the thesis' sweep
  * of synchronisation counts), scored by throughput with frames in flight on
- * real frames.
- * Results are cached; the engine uses a cached result by default.
+ * real frames (throughput.h, the bench's figure).
+ * Results are cached (tuning_cache.h, included here for the callers that
+ * save them); the engine uses a cached result by default.
  */
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/opencl/engine.h"
+#include "core/opencl/tuning_cache.h"
 
 namespace waldboost::opencl {
-
-/* Identifies a (device, driver, classifier) combination. */
-std::string tuning_key(const DeviceInfo& device, const Classifier& classifier);
-
-/* Where tuned parameters live: $WALDBOOST_CACHE_DIR/tuning, else
- * $XDG_CACHE_HOME/waldboost-gst/tuning. */
-std::string tuning_directory();
-
-/* The cached parameters for this key, if any (and still valid). */
-std::optional<ReductionParams> load_tuned_reduction(const std::string& key, const DeviceInfo& device);
-
-/* Stores parameters for this key; returns the file written. */
-std::string save_tuned_reduction(const std::string& key, const ReductionParams& params);
-
-/* What the engine uses when no parameters are given: the cached tuned
- * parameters for this device and classifier, else
- * default_reduction(device, classifier).
- * WALDBOOST_TUNING_DISABLE=1 ignores tuned parameters. */
-ReductionParams preferred_reduction(const Classifier& classifier, const DeviceInfo& device,
-                                    bool* from_tuning = nullptr);
 
 struct TuningTrial {
     ReductionParams params;

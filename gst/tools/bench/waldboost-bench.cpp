@@ -20,12 +20,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/classifier_io.h"
+#include "core/opencl/detector_settings.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/throughput.h"
 #include "core/opencl/tuner.h"
-#include "core/reference/detector.h"
 #include "tools/common/image_file.h"
 
 #ifdef HAVE_OPENCV
@@ -151,9 +153,55 @@ std::string fmt(double v, const char* f = "%.2f")
     return b;
 }
 
-}  // namespace
+/* What the command line asks for. */
+struct Options {
+    std::vector<std::string> classifier_paths;
+    std::vector<std::string> images;
+    std::vector<waldboost::Size> sizes;
+    int runs = 5;
+    int inflight = 3;
+    bool opencv = true; /* time OpenCV on a Mat */
+    bool umat = true;   /* and on a UMat */
+    bool tune = false;
+    std::optional<std::string> json_path;
+    std::optional<std::string> trace_dir;
+    /* The engine's: device, frames in flight, stride, scan, reduction overrides. */
+    waldboost::opencl::DetectorSettings engine;
+};
 
-int main(int argc, char** argv)
+/* --sizes: WIDTHxHEIGHT items, each side 1 to 65535; nullopt (after saying
+ * why) when one is malformed. */
+std::optional<std::vector<waldboost::Size>> parse_sizes(const std::string& text)
+{
+    std::vector<waldboost::Size> sizes;
+    /* Every item counts, also an empty one after a stray comma. */
+    for (size_t pos = 0; !text.empty() && pos <= text.size();) {
+        const size_t comma = text.find(',', pos);
+        const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        /* Decimal digits only, each side from 1 to 65535: sscanf's %d
+         * would take "99999999999" (undefined) and "64x48junk". */
+        int w = 0, h = 0;
+        const size_t x = item.find('x');
+        auto side = [&](const std::string& digits, int* out) {
+            if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
+                return false;
+            *out = std::stoi(digits);
+            return *out >= 1 && *out <= 65535;
+        };
+        if (x == std::string::npos || !side(item.substr(0, x), &w) || !side(item.substr(x + 1), &h)) {
+            std::fprintf(stderr, "waldboost-bench: --sizes: bad size '%s' (WIDTHxHEIGHT, each side 1 to 65535)\n",
+                         item.c_str());
+            return std::nullopt;
+        }
+        sizes.push_back({w, h});
+        pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    }
+    return sizes;
+}
+
+/* Reads the command line into `out`; 0, or the exit status after saying
+ * what is wrong. */
+int parse_arguments(int argc, char** argv, Options* out)
 {
     g_auto(GStrv) classifiers = nullptr;
     g_autofree gchar* device = nullptr;
@@ -217,44 +265,23 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "waldboost-bench: give at least one image (e.g. build/testdata/messi5.jpg)\n");
         return 2;
     }
+    for (int i = 0; images[i]; ++i)
+        out->images.emplace_back(images[i]);
 
-    std::vector<std::string> classifier_paths;
     if (classifiers)
         for (int i = 0; classifiers[i]; ++i)
-            classifier_paths.emplace_back(classifiers[i]);
-    if (classifier_paths.empty())
-        classifier_paths = {"/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml",
-                            "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"};
-    std::vector<waldboost::Size> sizes;
-    {
-        const std::string text = sizes_text ? sizes_text : "640x480,1280x720,1920x1080,3840x2160";
-        /* Every item counts, also an empty one after a stray comma. */
-        for (size_t pos = 0; !text.empty() && pos <= text.size();) {
-            const size_t comma = text.find(',', pos);
-            const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-            /* Decimal digits only, each side from 1 to 65535: sscanf's %d
-             * would take "99999999999" (undefined) and "64x48junk". */
-            int w = 0, h = 0;
-            const size_t x = item.find('x');
-            auto side = [&](const std::string& digits, int* out) {
-                if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
-                    return false;
-                *out = std::stoi(digits);
-                return *out >= 1 && *out <= 65535;
-            };
-            if (x == std::string::npos || !side(item.substr(0, x), &w) || !side(item.substr(x + 1), &h)) {
-                std::fprintf(stderr, "waldboost-bench: --sizes: bad size '%s' (WIDTHxHEIGHT, each side 1 to 65535)\n",
-                             item.c_str());
-                return 2;
-            }
-            sizes.push_back({w, h});
-            pos = comma == std::string::npos ? text.size() + 1 : comma + 1;
-        }
-    }
-    if (sizes.empty()) {
+            out->classifier_paths.emplace_back(classifiers[i]);
+    if (out->classifier_paths.empty())
+        out->classifier_paths = {"/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml",
+                                 "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml"};
+    const auto sizes = parse_sizes(sizes_text ? sizes_text : "640x480,1280x720,1920x1080,3840x2160");
+    if (!sizes)
+        return 2;
+    if (sizes->empty()) {
         std::fprintf(stderr, "waldboost-bench: --sizes needs at least one WIDTHxHEIGHT\n");
         return 2;
     }
+    out->sizes = *sizes;
     if (runs < 1) {
         std::fprintf(stderr, "waldboost-bench: --runs must be 1 or more\n");
         return 2;
@@ -263,259 +290,279 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "waldboost-bench: --inflight must be 1 to 16 (the engine's limit)\n");
         return 2;
     }
+    out->runs = runs;
+    out->inflight = inflight;
 #ifndef HAVE_OPENCV
     no_opencv = TRUE;
 #endif
+    out->opencv = !no_opencv;
+    out->umat = !no_umat;
+    out->tune = tune;
+    if (json_path)
+        out->json_path = json_path;
+    if (trace_dir)
+        out->trace_dir = trace_dir;
+
+    waldboost::opencl::DetectorSettings& engine = out->engine;
+    engine.device = device ? device : "auto";
+    engine.max_inflight = inflight;
+    /* Kernel times for the latency figures and the timeline; the
+     * throughput figure comes from a copy of the engine without them. */
+    engine.profiling = true;
     /* Applied per classifier, on top of its tuned or default parameters. */
-    waldboost::opencl::ReductionOverrides reduction;
     if (reduction_text) {
         try {
-            reduction = waldboost::opencl::parse_reduction_overrides(reduction_text);
+            engine.reduction = waldboost::opencl::parse_reduction_overrides(reduction_text);
         } catch (const waldboost::Error& e) {
             std::fprintf(stderr, "waldboost-bench: --reduction: %s\n", e.what());
             return 2;
         }
     }
-    waldboost::opencl::ScanMethod scan =
-        reduction.empty() ? waldboost::opencl::ScanMethod::Auto : waldboost::opencl::ScanMethod::Reduction;
     if (scan_text) {
         const std::string text = scan_text;
         if (text == "auto")
-            scan = waldboost::opencl::ScanMethod::Auto;
+            engine.scan = waldboost::opencl::ScanMethod::Auto;
         else if (text == "rows")
-            scan = waldboost::opencl::ScanMethod::Rows;
+            engine.scan = waldboost::opencl::ScanMethod::Rows;
         else if (text == "reduction")
-            scan = waldboost::opencl::ScanMethod::Reduction;
+            engine.scan = waldboost::opencl::ScanMethod::Reduction;
         else {
             std::fprintf(stderr, "waldboost-bench: --scan must be auto, rows or reduction, not '%s'\n", scan_text);
             return 2;
         }
     }
-
     if (stride < 0 || (stride != 0 && !no_opencv && !tune)) {
         std::fprintf(stderr, "waldboost-bench: --stride must be 0 or more, and other than 0 only with --no-opencv "
                              "(OpenCV always scans by its own rule)\n");
         return 2;
     }
+    engine.stride = stride;
+    return 0;
+}
 
-    std::vector<Row> rows;
-    std::string device_name;
-    try {
-        std::vector<GrayImage> sources;
-        for (int i = 0; images[i]; ++i)
-            sources.push_back(waldboost::tools::load_gray_image(images[i]));
+/* The source images stretched to `size` with the core's bit-exact resize. */
+std::vector<GrayImage> frames_at(const std::vector<GrayImage>& sources, waldboost::Size size)
+{
+    std::vector<GrayImage> frames;
+    for (const GrayImage& src : sources)
+        frames.push_back(waldboost::resize_bilinear(src.view(), size));
+    return frames;
+}
 
-        if (tune) {
-            for (const std::string& path : classifier_paths) {
-                const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
-                std::vector<GrayImage> frames;
-                std::vector<waldboost::GrayView> views;
-                for (const GrayImage& src : sources)
-                    frames.push_back(waldboost::resize_bilinear(src.view(), sizes.front()));
-                for (const GrayImage& f : frames)
-                    views.push_back(f.view());
-                const std::string spec = device ? device : "auto";
-                std::printf("Tuning %s on %s at %dx%d (ms per frame with %d in flight, profiling off, median of %d "
-                            "streams):\n",
-                            path.c_str(), spec.c_str(), sizes.front().width, sizes.front().height,
-                            std::max(1, inflight), runs);
-                std::printf("  (%s)\n", waldboost::opencl::reduction_names().c_str());
-                const auto result = waldboost::opencl::tune_reduction(
-                    classifier, spec, views, waldboost::DetectParams{}, runs,
-                    [](const waldboost::opencl::TuningTrial& t) {
-                        std::printf("  %s: %.3f ms\n", waldboost::opencl::to_string(t.params).c_str(), t.ms);
-                        std::fflush(stdout);
-                    },
-                    0, std::max(1, inflight));
-                const auto selected = waldboost::opencl::select_device(spec);
-                const std::string file = waldboost::opencl::save_tuned_reduction(
-                    waldboost::opencl::tuning_key(selected.info, classifier), result.best);
-                std::printf("best %s: %.3f ms (defaults %.3f ms), saved to %s\n",
-                            waldboost::opencl::to_string(result.best).c_str(), result.best_ms, result.default_ms,
-                            file.c_str());
-                if (selected.info.type == "CPU")
-                    std::printf("note: CPU devices scan by rows by default; these parameters apply with "
-                                "--scan reduction\n");
-                std::printf("\n");
-            }
-            return 0;
-        }
+std::vector<waldboost::GrayView> views_of(const std::vector<GrayImage>& frames)
+{
+    std::vector<waldboost::GrayView> views;
+    for (const GrayImage& f : frames)
+        views.push_back(f.view());
+    return views;
+}
 
-        for (const std::string& path : classifier_paths) {
-            const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
-            waldboost::opencl::EngineConfig config;
-            config.device = device ? device : "auto";
-            config.max_in_flight = std::max(1, inflight);
-            if (!reduction.empty())
-                config.reduction = waldboost::opencl::apply(
-                    waldboost::opencl::preferred_reduction(classifier,
-                                                           waldboost::opencl::select_device(config.device).info),
-                    reduction);
-            config.scan = scan;
-            waldboost::opencl::Engine engine(classifier, config);
-            config.profiling = false;
-            config.reduction = engine.reduction();
-            waldboost::opencl::Engine unprofiled(classifier, config);
-            device_name = waldboost::opencl::describe(engine.device());
-            const waldboost::opencl::ReductionParams& used = engine.reduction();
-            const bool by_rows = engine.scan_method() == waldboost::opencl::ScanMethod::Rows;
-            const std::string used_text = by_rows ? std::string("rows") : waldboost::opencl::to_string(used);
-#ifdef HAVE_OPENCV
-            cv::CascadeClassifier opencv;
-            if (!no_opencv && !opencv.load(path)) {
-                std::fprintf(stderr, "waldboost-bench: OpenCV could not load %s\n", path.c_str());
-                return 1;
-            }
-#endif
-            waldboost::DetectParams params; /* scale 1.1, min size = window, min-neighbors 3 */
-            params.stride = stride;
-            const std::string name = path.substr(path.find_last_of('/') + 1);
-            for (const waldboost::Size& size : sizes) {
-                std::vector<GrayImage> frames;
-                for (const GrayImage& src : sources)
-                    frames.push_back(waldboost::resize_bilinear(src.view(), size));
-                Row row;
-                row.classifier = name;
-                row.reduction = used_text;
-                row.width = size.width;
-                row.height = size.height;
-
-                /* Latency: one frame at a time (after a warm-up pass). */
-                std::vector<double> latency, device_ms, weak, windows, evaluated;
-                std::vector<std::vector<double>> lists;
-                std::map<std::string, std::vector<double>> kernels;
-                for (int run = -1; run < runs; ++run) {
-                    for (const GrayImage& f : frames) {
-                        const auto start = Clock::now();
-                        const auto result = engine.detect(f.view(), params);
-                        const double ms = ms_since(start);
-                        if (run < 0)
-                            continue;
-                        latency.push_back(ms);
-                        device_ms.push_back(result.stats.device_milliseconds);
-                        weak.push_back(result.stats.weak_per_window);
-                        windows.push_back(static_cast<double>(result.stats.windows));
-                        evaluated.push_back(static_cast<double>(result.stats.weak_evaluated));
-                        const auto& after = result.stats.candidates_after_step;
-                        lists.resize(std::max(lists.size(), after.size()));
-                        for (size_t i = 0; i < after.size(); ++i)
-                            lists[i].push_back(static_cast<double>(after[i]));
-                        std::map<std::string, int> seen;
-                        for (const auto& k : result.stats.kernels) {
-                            const int n = seen[k.name]++;
-                            kernels[n ? k.name + "#" + std::to_string(n + 1) : k.name].push_back(k.milliseconds);
-                        }
-                        row.detections = static_cast<int>(result.detections.size());
-                    }
-                }
-                row.engine_latency_ms = median(latency);
-                row.engine_device_ms = median(device_ms);
-                row.weak_per_window = median(weak);
-                row.windows = median(windows);
-                row.weak_evaluated = median(evaluated);
-                for (auto& [k, v] : kernels)
-                    row.kernels[k] = median(v);
-                for (const auto& v : lists)
-                    row.lists.push_back(median(v));
-
-                /* Throughput: keep `inflight` frames on the device for at
-                 * least 120 frames and 200 ms (after a warm-up pass); the
-                 * median of `runs` such stretches, with OpenCL profiling on
-                 * (as for the latency) and off (the driver may then overlap
-                 * frames). The profiled stretches give the timeline. */
-                std::vector<waldboost::opencl::FrameStats> traced;
-                auto throughput = [&](waldboost::opencl::Engine& e, double* submit_ms, bool timeline) {
-                    for (const GrayImage& f : frames)
-                        e.detect(f.view(), params);
-                    std::vector<double> stretches;
-                    int all_frames = 0;
-                    double all_submit_ms = 0;
-                    for (int run = 0; run < std::max(1, runs); ++run) {
-                        const bool keep = timeline && run == std::max(1, runs) - 1;
-                        if (keep)
-                            traced.clear();
-                        const auto start = Clock::now();
-                        int submitted = 0, collected = 0;
-                        for (;;) {
-                            const bool more = submitted < 120 || ms_since(start) < 200;
-                            if (more && e.can_submit()) {
-                                const auto submit_start = Clock::now();
-                                e.submit(frames[submitted % frames.size()].view(), params);
-                                all_submit_ms += ms_since(submit_start);
-                                ++submitted;
-                            } else if (collected < submitted) {
-                                auto result = e.collect();
-                                if (keep)
-                                    traced.push_back(std::move(result->stats));
-                                ++collected;
-                            } else {
-                                break;
-                            }
-                        }
-                        stretches.push_back(ms_since(start) / collected);
-                        all_frames += collected;
-                    }
-                    if (submit_ms)
-                        *submit_ms = all_submit_ms / all_frames;
-                    return median(stretches);
-                };
-                row.engine_throughput_profiled_ms = throughput(engine, nullptr, true);
-                row.timeline = summarize_timeline(traced);
-                if (trace_dir) {
-                    const std::string file = std::string(trace_dir) + "/trace-" + name.substr(0, name.rfind('.')) +
-                                             "-" + std::to_string(size.width) + "x" + std::to_string(size.height) +
-                                             ".json";
-                    if (!write_trace(file, traced, inflight))
-                        std::fprintf(stderr, "waldboost-bench: cannot write %s\n", file.c_str());
-                }
-                row.engine_throughput_ms = throughput(unprofiled, &row.submit_ms, false);
-
-#ifdef HAVE_OPENCV
-                if (!no_opencv) {
-                    const cv::Size window(classifier.window_width, classifier.window_height);
-                    std::vector<cv::Mat> mats;
-                    for (const GrayImage& f : frames)
-                        mats.emplace_back(f.height, f.width, CV_8U, const_cast<uint8_t*>(f.pixels.data()));
-                    std::vector<double> t;
-                    cv::ocl::setUseOpenCL(false);
-                    for (int run = -1; run < runs; ++run)
-                        for (const cv::Mat& m : mats) {
-                            std::vector<cv::Rect> found;
-                            const auto start = Clock::now();
-                            opencv.detectMultiScale(m, found, 1.1, 3, 0, window);
-                            if (run >= 0)
-                                t.push_back(ms_since(start));
-                            row.opencv_detections = static_cast<int>(found.size());
-                        }
-                    row.opencv_mat_ms = median(t);
-                    if (!no_umat && cv::ocl::haveOpenCL()) {
-                        cv::ocl::setUseOpenCL(true);
-                        std::vector<cv::UMat> umats(mats.size());
-                        for (size_t i = 0; i < mats.size(); ++i)
-                            mats[i].copyTo(umats[i]);
-                        t.clear();
-                        for (int run = -1; run < runs; ++run)
-                            for (const cv::UMat& u : umats) {
-                                std::vector<cv::Rect> found;
-                                const auto start = Clock::now();
-                                opencv.detectMultiScale(u, found, 1.1, 3, 0, window);
-                                if (run >= 0)
-                                    t.push_back(ms_since(start));
-                            }
-                        row.opencv_umat_ms = median(t);
-                        cv::ocl::setUseOpenCL(false);
-                    }
-                }
-#endif
-                rows.push_back(row);
-                std::fprintf(stderr, "waldboost-bench: %s %dx%d done\n", name.c_str(), size.width, size.height);
-            }
-        }
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "waldboost-bench: %s\n", e.what());
-        return 1;
+/* --tune: tunes the reduction for every classifier at the first size and
+ * saves the result in the tuning cache. */
+void tune(const Options& options, const std::vector<GrayImage>& sources)
+{
+    const std::string& spec = options.engine.device;
+    const waldboost::Size size = options.sizes.front();
+    for (const std::string& path : options.classifier_paths) {
+        const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
+        const std::vector<GrayImage> frames = frames_at(sources, size);
+        std::printf("Tuning %s on %s at %dx%d (ms per frame with %d in flight, profiling off, median of %d "
+                    "streams):\n",
+                    path.c_str(), spec.c_str(), size.width, size.height, options.inflight, options.runs);
+        std::printf("  (%s)\n", waldboost::opencl::reduction_names().c_str());
+        /* With the default detection parameters, as the tuner always has
+         * been run (--stride does not apply). */
+        const auto result = waldboost::opencl::tune_reduction(
+            classifier, spec, views_of(frames), waldboost::DetectParams{}, options.runs,
+            [](const waldboost::opencl::TuningTrial& t) {
+                std::printf("  %s: %.3f ms\n", waldboost::opencl::to_string(t.params).c_str(), t.ms);
+                std::fflush(stdout);
+            },
+            0, options.inflight);
+        const auto selected = waldboost::opencl::select_device(spec);
+        const std::string file = waldboost::opencl::save_tuned_reduction(
+            waldboost::opencl::tuning_key(selected.info, classifier), result.best);
+        std::printf("best %s: %.3f ms (defaults %.3f ms), saved to %s\n",
+                    waldboost::opencl::to_string(result.best).c_str(), result.best_ms, result.default_ms,
+                    file.c_str());
+        if (selected.info.type == "CPU")
+            std::printf("note: CPU devices scan by rows by default; these parameters apply with "
+                        "--scan reduction\n");
+        std::printf("\n");
     }
+}
 
+/* Latency: one frame at a time (after a warm-up pass), with the engine's
+ * statistics of each frame (profiling on). */
+void time_latency(waldboost::opencl::Engine& engine, const std::vector<GrayImage>& frames,
+                  const waldboost::DetectParams& params, int runs, Row& row)
+{
+    std::vector<double> latency, device_ms, weak, windows, evaluated;
+    std::vector<std::vector<double>> lists;
+    std::map<std::string, std::vector<double>> kernels;
+    for (int run = -1; run < runs; ++run) {
+        for (const GrayImage& f : frames) {
+            const auto start = Clock::now();
+            const auto result = engine.detect(f.view(), params);
+            const double ms = ms_since(start);
+            if (run < 0)
+                continue;
+            latency.push_back(ms);
+            device_ms.push_back(result.stats.device_milliseconds);
+            weak.push_back(result.stats.weak_per_window);
+            windows.push_back(static_cast<double>(result.stats.windows));
+            evaluated.push_back(static_cast<double>(result.stats.weak_evaluated));
+            const auto& after = result.stats.candidates_after_step;
+            lists.resize(std::max(lists.size(), after.size()));
+            for (size_t i = 0; i < after.size(); ++i)
+                lists[i].push_back(static_cast<double>(after[i]));
+            std::map<std::string, int> seen;
+            for (const auto& k : result.stats.kernels) {
+                const int n = seen[k.name]++;
+                kernels[n ? k.name + "#" + std::to_string(n + 1) : k.name].push_back(k.milliseconds);
+            }
+            row.detections = static_cast<int>(result.detections.size());
+        }
+    }
+    row.engine_latency_ms = median(latency);
+    row.engine_device_ms = median(device_ms);
+    row.weak_per_window = median(weak);
+    row.windows = median(windows);
+    row.weak_evaluated = median(evaluated);
+    for (auto& [k, v] : kernels)
+        row.kernels[k] = median(v);
+    for (const auto& v : lists)
+        row.lists.push_back(median(v));
+}
+
+/* Throughput: keep the engine's frames in flight for at least 120 frames
+ * and 200 ms (after a warm-up pass); the median of `runs` such stretches,
+ * in ms per frame. `traced` (when given) gets the last stretch's frame
+ * statistics, `submit_ms` the host time per frame in submit(). */
+double time_throughput(waldboost::opencl::Engine& engine, const std::vector<waldboost::GrayView>& frames,
+                       const waldboost::DetectParams& params, int runs, double* submit_ms,
+                       std::vector<waldboost::opencl::FrameStats>* traced)
+{
+    waldboost::opencl::warm_up(engine, frames, params);
+    const int last = std::max(1, runs) - 1;
+    const auto measured = waldboost::opencl::measure_throughput(
+        engine, frames, params, runs, waldboost::opencl::RunLength{120, 200},
+        [&](int run, size_t, waldboost::opencl::FrameResult& result) {
+            if (traced && run == last)
+                traced->push_back(std::move(result.stats));
+        });
+    if (submit_ms)
+        *submit_ms = measured.submit_ms;
+    return median(measured.ms_per_frame);
+}
+
+#ifdef HAVE_OPENCV
+/* The median ms of OpenCV's detectMultiScale on `images` (Mats or UMats),
+ * after a warm-up pass; `detections` (when given) gets the last frame's
+ * count. */
+template <typename Image>
+double time_detect_multi_scale(cv::CascadeClassifier& opencv, const std::vector<Image>& images, cv::Size window,
+                               int runs, int* detections)
+{
+    std::vector<double> t;
+    for (int run = -1; run < runs; ++run)
+        for (const Image& image : images) {
+            std::vector<cv::Rect> found;
+            const auto start = Clock::now();
+            opencv.detectMultiScale(image, found, 1.1, 3, 0, window);
+            if (run >= 0)
+                t.push_back(ms_since(start));
+            if (detections)
+                *detections = static_cast<int>(found.size());
+        }
+    return median(t);
+}
+
+/* OpenCV's detectMultiScale on the same frames with the engine's default
+ * settings (scale 1.1, 3 neighbours, the window as the smallest size), on
+ * a Mat (CPU) and, when `umat`, on a UMat (its OpenCL path). */
+void time_opencv(cv::CascadeClassifier& opencv, const waldboost::Classifier& classifier,
+                 const std::vector<GrayImage>& frames, int runs, bool umat, Row& row)
+{
+    const cv::Size window(classifier.window_width, classifier.window_height);
+    std::vector<cv::Mat> mats;
+    for (const GrayImage& f : frames)
+        mats.emplace_back(f.height, f.width, CV_8U, const_cast<uint8_t*>(f.pixels.data()));
+    cv::ocl::setUseOpenCL(false);
+    row.opencv_mat_ms = time_detect_multi_scale(opencv, mats, window, runs, &row.opencv_detections);
+    if (umat && cv::ocl::haveOpenCL()) {
+        cv::ocl::setUseOpenCL(true);
+        std::vector<cv::UMat> umats(mats.size());
+        for (size_t i = 0; i < mats.size(); ++i)
+            mats[i].copyTo(umats[i]);
+        row.opencv_umat_ms = time_detect_multi_scale(opencv, umats, window, runs, nullptr);
+        cv::ocl::setUseOpenCL(false);
+    }
+}
+#endif
+
+/* Every size for one classifier: a row each in `rows`. False (after saying
+ * why) when OpenCV cannot load the classifier. */
+bool bench_classifier(const std::string& path, const Options& options, const std::vector<GrayImage>& sources,
+                      std::vector<Row>* rows, std::string* device_name)
+{
+    const waldboost::Classifier classifier = waldboost::load_classifier_file(path);
+    const waldboost::opencl::DetectorParameters resolved =
+        waldboost::opencl::resolve_settings(options.engine, classifier);
+    waldboost::opencl::EngineConfig config = resolved.engine;
+    waldboost::opencl::Engine engine(classifier, config);
+    config.profiling = false;
+    config.reduction = engine.reduction();
+    waldboost::opencl::Engine unprofiled(classifier, config);
+    *device_name = waldboost::opencl::describe(engine.device());
+    const bool by_rows = engine.scan_method() == waldboost::opencl::ScanMethod::Rows;
+    const std::string used_text = by_rows ? std::string("rows") : waldboost::opencl::to_string(engine.reduction());
+#ifdef HAVE_OPENCV
+    cv::CascadeClassifier opencv;
+    if (options.opencv && !opencv.load(path)) {
+        std::fprintf(stderr, "waldboost-bench: OpenCV could not load %s\n", path.c_str());
+        return false;
+    }
+#endif
+    const waldboost::DetectParams& params = resolved.detect; /* scale 1.1, min size = window, min-neighbors 3 */
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    for (const waldboost::Size& size : options.sizes) {
+        const std::vector<GrayImage> frames = frames_at(sources, size);
+        const std::vector<waldboost::GrayView> views = views_of(frames);
+        Row row;
+        row.classifier = name;
+        row.reduction = used_text;
+        row.width = size.width;
+        row.height = size.height;
+        time_latency(engine, frames, params, options.runs, row);
+
+        /* With frames in flight, with OpenCL profiling on (as for the
+         * latency) and off (the driver may then overlap frames). The
+         * profiled stretches give the timeline. */
+        std::vector<waldboost::opencl::FrameStats> traced;
+        row.engine_throughput_profiled_ms = time_throughput(engine, views, params, options.runs, nullptr, &traced);
+        row.timeline = summarize_timeline(traced);
+        if (options.trace_dir) {
+            const std::string file = *options.trace_dir + "/trace-" + name.substr(0, name.rfind('.')) + "-" +
+                                     std::to_string(size.width) + "x" + std::to_string(size.height) + ".json";
+            if (!write_trace(file, traced, options.inflight))
+                std::fprintf(stderr, "waldboost-bench: cannot write %s\n", file.c_str());
+        }
+        row.engine_throughput_ms = time_throughput(unprofiled, views, params, options.runs, &row.submit_ms, nullptr);
+
+#ifdef HAVE_OPENCV
+        if (options.opencv)
+            time_opencv(opencv, classifier, frames, options.runs, options.umat, row);
+#endif
+        rows->push_back(row);
+        std::fprintf(stderr, "waldboost-bench: %s %dx%d done\n", name.c_str(), size.width, size.height);
+    }
+    return true;
+}
+
+/* The markdown table and the per-kernel lines, on stdout. */
+void print_results(const std::vector<Row>& rows, const std::string& device_name, int inflight)
+{
     std::printf("Engine device: %s\n\n", device_name.c_str());
     std::printf("| classifier | frame | engine latency ms | engine ms/frame (%d in flight) | fps | OpenCV Mat ms | "
                 "OpenCV UMat ms | x Mat | x UMat | weak/window | detections (ours/OpenCV, last frame) |\n",
@@ -551,36 +598,72 @@ int main(int argc, char** argv)
         }
         std::printf("\n");
     }
+}
 
-    if (json_path) {
-        FILE* f = std::fopen(json_path, "w");
-        if (!f) {
-            std::fprintf(stderr, "waldboost-bench: cannot write %s\n", json_path);
-            return 1;
-        }
-        std::fprintf(f, "{\"device\": \"%s\", \"inflight\": %d, \"runs\": %d, \"results\": [\n", device_name.c_str(),
-                     inflight, runs);
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const Row& r = rows[i];
-            std::fprintf(f,
-                         "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, \"engine_latency_ms\": %.4f, "
-                         "\"engine_throughput_ms\": %.4f, \"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, \"opencv_mat_ms\": %.4f, "
-                         "\"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
-                         "\"weak_evaluated\": %.0f, \"timeline_span_ms\": %.4f, \"timeline_busy_ms\": %.4f, "
-                         "\"timeline_concurrent_ms\": %.4f, \"timeline_upload_ms\": %.4f, \"kernels\": {",
-                         r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms, r.engine_throughput_ms,
-                         r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms, r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows,
-                         r.weak_evaluated, r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms,
-                         r.timeline.upload_ms);
-            bool first = true;
-            for (const auto& [k, v] : r.kernels) {
-                std::fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", k.c_str(), v);
-                first = false;
-            }
-            std::fprintf(f, "}}%s\n", i + 1 < rows.size() ? "," : "");
-        }
-        std::fprintf(f, "]}\n");
-        std::fclose(f);
+/* False (after saying why) when the file cannot be opened. */
+bool write_json(const std::string& path, const std::vector<Row>& rows, const std::string& device_name, int inflight,
+                int runs)
+{
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "waldboost-bench: cannot write %s\n", path.c_str());
+        return false;
     }
+    std::fprintf(f, "{\"device\": \"%s\", \"inflight\": %d, \"runs\": %d, \"results\": [\n", device_name.c_str(),
+                 inflight, runs);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        std::fprintf(f,
+                     "  {\"classifier\": \"%s\", \"reduction\": \"%s\", \"width\": %d, \"height\": %d, "
+                     "\"engine_latency_ms\": %.4f, \"engine_throughput_ms\": %.4f, "
+                     "\"engine_throughput_profiled_ms\": %.4f, \"submit_ms\": %.4f, \"engine_device_ms\": %.4f, "
+                     "\"opencv_mat_ms\": %.4f, \"opencv_umat_ms\": %.4f, \"weak_per_window\": %.3f, \"windows\": %.0f, "
+                     "\"weak_evaluated\": %.0f, \"timeline_span_ms\": %.4f, \"timeline_busy_ms\": %.4f, "
+                     "\"timeline_concurrent_ms\": %.4f, \"timeline_upload_ms\": %.4f, \"kernels\": {",
+                     r.classifier.c_str(), r.reduction.c_str(), r.width, r.height, r.engine_latency_ms,
+                     r.engine_throughput_ms, r.engine_throughput_profiled_ms, r.submit_ms, r.engine_device_ms,
+                     r.opencv_mat_ms, r.opencv_umat_ms, r.weak_per_window, r.windows, r.weak_evaluated,
+                     r.timeline.span_ms, r.timeline.busy_ms, r.timeline.concurrent_ms, r.timeline.upload_ms);
+        bool first = true;
+        for (const auto& [k, v] : r.kernels) {
+            std::fprintf(f, "%s\"%s\": %.4f", first ? "" : ", ", k.c_str(), v);
+            first = false;
+        }
+        std::fprintf(f, "}}%s\n", i + 1 < rows.size() ? "," : "");
+    }
+    std::fprintf(f, "]}\n");
+    std::fclose(f);
+    return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options options;
+    if (const int status = parse_arguments(argc, argv, &options))
+        return status;
+
+    std::vector<Row> rows;
+    std::string device_name;
+    try {
+        std::vector<GrayImage> sources;
+        for (const std::string& image : options.images)
+            sources.push_back(waldboost::tools::load_gray_image(image.c_str()));
+        if (options.tune) {
+            tune(options, sources);
+            return 0;
+        }
+        for (const std::string& path : options.classifier_paths)
+            if (!bench_classifier(path, options, sources, &rows, &device_name))
+                return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "waldboost-bench: %s\n", e.what());
+        return 1;
+    }
+
+    print_results(rows, device_name, options.inflight);
+    if (options.json_path && !write_json(*options.json_path, rows, device_name, options.inflight, options.runs))
+        return 1;
     return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/embedded/default_classifier.h"
+#include "core/opencl/detector_settings.h"
 #include "core/opencl/engine.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
@@ -104,7 +105,8 @@ bool parse_side(const char* begin, const char* end, int* side)
     return true;
 }
 
-bool parse_size(const char* text, waldboost::Size* size)
+/* A whole size, kept as written (a side of 0 included). */
+bool parse_size(const char* text, waldboost::opencl::ObjectSize* size)
 {
     if (!text)
         return true;
@@ -233,40 +235,44 @@ int main(int argc, char** argv)
     if (options.threshold_set && !std::isfinite(static_cast<float>(options.threshold)))
         return usage_error("--threshold is out of range");
 
-    waldboost::DetectParams params;
-    params.scale_factor = options.scale_factor;
-    params.min_neighbors = options.min_neighbors;
-    params.stride = options.stride;
-    params.nms_iou = static_cast<float>(options.nms_iou);
-    params.max_windows = options.max_windows;
+    waldboost::opencl::DetectorSettings settings;
+    settings.scale_factor = options.scale_factor;
+    settings.min_neighbors = options.min_neighbors;
+    settings.stride = options.stride;
+    settings.nms_iou = options.nms_iou;
+    settings.max_windows = options.max_windows;
     if (options.threshold_set)
-        params.final_threshold = static_cast<float>(options.threshold);
-    if (!parse_size(options.min_size, &params.min_size) || !parse_size(options.max_size, &params.max_size)) {
+        settings.final_threshold = options.threshold;
+    if (!parse_size(options.min_size, &settings.min_size) || !parse_size(options.max_size, &settings.max_size)) {
         return usage_error("--min-size and --max-size are written WIDTHxHEIGHT, each side from 0 to 2147483647, "
                            "e.g. 48x48");
     }
     const std::string grouping = options.grouping ? options.grouping : "opencv";
     if (grouping == "opencv")
-        params.grouping = waldboost::Grouping::OpenCv;
+        settings.grouping = waldboost::Grouping::OpenCv;
     else if (grouping == "nms")
-        params.grouping = waldboost::Grouping::Nms;
+        settings.grouping = waldboost::Grouping::Nms;
     else if (grouping == "none")
-        params.grouping = waldboost::Grouping::None;
+        settings.grouping = waldboost::Grouping::None;
     else {
         std::fprintf(stderr, "waldboost-detect: --grouping is opencv, nms or none, not '%s'\n", grouping.c_str());
         return 2;
     }
+    if (options.device)
+        settings.device = options.device;
+    settings.profiling = true; /* --stats shows the kernel times */
 
     try {
         waldboost::Classifier loaded;
         if (options.classifier)
             loaded = waldboost::load_classifier_file(options.classifier);
         const waldboost::Classifier& classifier = options.classifier ? loaded : waldboost::default_classifier();
+        const waldboost::opencl::DetectorParameters resolved =
+            waldboost::opencl::resolve_settings(settings, classifier);
+        const waldboost::DetectParams& params = resolved.detect;
         std::unique_ptr<waldboost::opencl::Engine> engine;
         if (options.device) {
-            waldboost::opencl::EngineConfig config;
-            config.device = options.device;
-            engine = std::make_unique<waldboost::opencl::Engine>(classifier, config);
+            engine = std::make_unique<waldboost::opencl::Engine>(classifier, resolved.engine);
             const auto& build = engine->build_report();
             std::fprintf(stderr, "waldboost-detect: OpenCL engine on %s; kernels %s in %.1f ms\n",
                          waldboost::opencl::describe(engine->device()).c_str(),

@@ -48,6 +48,7 @@
 #include "core/embedded/default_classifier.h"
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/opencl/detector_settings.h"
 #include "core/opencl/engine.h"
 #include "pipeline_bench_version.h"
 #include "tools/common/image_file.h"
@@ -171,11 +172,12 @@ struct Settings {
     std::string classifier_path; /* empty: the embedded default */
     std::vector<std::pair<std::string, std::string>> props;
     int frames = 300;            /* per stream */
-    int max_inflight = 2;        /* the element's, as configured */
-    gboolean batching = FALSE;   /* likewise: the engines alone batch as the elements do */
-    guint64 batch_wait = 0;
-    gboolean profiling = FALSE;  /* likewise; without it no device busy figure */
+    /* The element's settings as --props leave them: the engines alone
+     * follow them (max-inflight, batching and profiling included; without
+     * profiling no device busy figure), resolved as the element does. */
+    wcl::DetectorSettings element;
     waldboost::DetectParams params;
+    wcl::EngineConfig engine;
     double timeout_s = 300;
 };
 
@@ -265,13 +267,7 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
             }
         };
         try {
-            wcl::EngineConfig config;
-            config.device = s.device;
-            config.max_in_flight = s.max_inflight;
-            config.batching = s.batching;
-            config.batch_wait_ns = s.batch_wait;
-            config.profiling = s.profiling;
-            engine = std::make_unique<wcl::Engine>(classifier, config);
+            engine = std::make_unique<wcl::Engine>(classifier, s.engine);
             for (size_t k = 0; k < distinct; ++k)
                 check(engine->detect(set.images[k].view(), s.params), k);
         } catch (const std::exception& e) {
@@ -290,7 +286,8 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
                 uint64_t submitted = 0, collected = 0;
                 while (collected < frames) {
                     const size_t limit =
-                        std::max<size_t>(1, std::min(engine->in_flight_limit(), static_cast<size_t>(s.max_inflight)));
+                        std::max<size_t>(1, std::min(engine->in_flight_limit(),
+                                                     static_cast<size_t>(s.engine.max_in_flight)));
                     if (submitted < frames && engine->in_flight() < limit) {
                         engine->submit(set.images[submitted % distinct].view(), s.params);
                         ++submitted;
@@ -330,7 +327,7 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
         cv.notify_all();
         cv.wait(guard, [&] { return finished == streams; });
         const auto counter = busy.lock();
-        if (counter && !stop && s.profiling)
+        if (counter && !stop && s.element.profiling)
             part.busy_ms = static_cast<double>(counter->total_ns()) * 1e-6 - busy_before;
         release = true;
         cv.notify_all();
@@ -645,7 +642,7 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
             fail("timed out after " + fmt(s.timeout_s, "%.0f") + " s (" + std::to_string(run.eos) + " of " +
                  std::to_string(list.size()) + " streams finished)");
     }
-    if (part.error.empty() && with_detector && s.profiling) {
+    if (part.error.empty() && with_detector && s.element.profiling) {
         const double busy_after = device_busy_ms(list.front()->detect);
         if (busy_before >= 0 && busy_after >= 0)
             part.busy_ms = busy_after - busy_before;
@@ -692,40 +689,44 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
 /* ------------------------------------------------------------------------ */
 /* Frames and the reference                                                 */
 
-/* The detection parameters of a waldboostdetect configured with --props,
- * as the element derives them (gstwaldboostdetect.cpp, detect_params). */
-waldboost::DetectParams element_params(GstElement* detect, const waldboost::Classifier& c)
+/* What a waldboostdetect configured with --props is set to, read back from
+ * its properties, for the engines alone. Its device and reduction
+ * overrides are left out: the engines run on --device with the engine's
+ * own reduction parameters. */
+wcl::DetectorSettings element_settings(GstElement* detect, const std::string& device)
 {
     gdouble scale = 1.1, nms_iou = 0.3, threshold = 0;
-    gint stride = 0, min_neighbors = 3, min_size = 0, max_size = 0, grouping = 0;
+    gint stride = 0, min_neighbors = 3, min_size = 0, max_size = 0, grouping = 0, max_windows = 0, max_inflight = 2;
+    gboolean batching = FALSE, profiling = FALSE;
+    guint64 batch_wait = 0;
     g_object_get(detect, "scale-factor", &scale, "stride", &stride, "min-neighbors", &min_neighbors, "nms-iou",
                  &nms_iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "grouping",
-                 &grouping, nullptr);
+                 &grouping, "max-windows", &max_windows, "max-inflight", &max_inflight, "batching", &batching,
+                 "batch-wait", &batch_wait, "profiling", &profiling, nullptr);
     GEnumClass* groupings = G_ENUM_CLASS(g_type_class_ref(
         G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(detect), "grouping"))));
     const GEnumValue* nick = g_enum_get_value(groupings, grouping);
     const std::string grouping_nick = nick ? nick->value_nick : "opencv";
     g_type_class_unref(groupings);
 
-    waldboost::DetectParams params;
-    params.scale_factor = scale;
-    params.stride = stride;
-    params.min_neighbors = min_neighbors;
-    params.nms_iou = static_cast<float>(nms_iou);
-    params.grouping = grouping_nick == "nms"    ? waldboost::Grouping::Nms
-                      : grouping_nick == "none" ? waldboost::Grouping::None
-                                                : waldboost::Grouping::OpenCv;
-    auto size_for_width = [&](int width) {
-        return waldboost::Size{width, static_cast<int>(std::lround(static_cast<double>(width) * c.window_height /
-                                                                   c.window_width))};
-    };
-    if (min_size > 0)
-        params.min_size = size_for_width(min_size);
-    if (max_size > 0)
-        params.max_size = size_for_width(max_size);
-    if (threshold != 0.0)
-        params.final_threshold = static_cast<float>(c.final_threshold + threshold);
-    return params;
+    wcl::DetectorSettings settings;
+    settings.scale_factor = scale;
+    settings.stride = stride;
+    settings.min_neighbors = min_neighbors;
+    settings.nms_iou = nms_iou;
+    settings.grouping = grouping_nick == "nms"    ? waldboost::Grouping::Nms
+                        : grouping_nick == "none" ? waldboost::Grouping::None
+                                                  : waldboost::Grouping::OpenCv;
+    settings.min_size.width = min_size; /* widths: heights follow the window */
+    settings.max_size.width = max_size;
+    settings.threshold_offset = threshold;
+    settings.max_windows = max_windows;
+    settings.device = device;
+    settings.max_inflight = max_inflight;
+    settings.batching = batching;
+    settings.batch_wait_ns = batch_wait;
+    settings.profiling = profiling;
+    return settings;
 }
 
 /* Reads a raw GRAY8 file of concatenated WxH frames. */
@@ -985,8 +986,9 @@ int main(int argc, char** argv)
                       "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
                       "max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; commit %s\n\n",
                       device_name.c_str(), s.device.c_str(), classifier_name.c_str(), s.frames,
-                      s.max_inflight, s.batching ? "on" : "off", static_cast<double>(s.batch_wait) * 1e-6,
-                      s.profiling ? "on" : "off",
+                      s.element.max_inflight, s.element.batching ? "on" : "off",
+                      static_cast<double>(s.element.batch_wait_ns) * 1e-6,
+                      s.element.profiling ? "on" : "off",
                       props_line.c_str(), WALDBOOST_PIPELINE_BENCH_VERSION);
         add(line);
         add("| frame | streams | engine fps | source fps | element fps/stream min | mean | element fps total | "
@@ -1082,8 +1084,9 @@ int main(int argc, char** argv)
                          "\"profiling\": %s, \"element_props\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
                          kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(device_name).c_str(),
                          json_string(s.device).c_str(), json_string(classifier_name).c_str(), s.frames,
-                         s.max_inflight, s.batching ? "true" : "false", static_cast<unsigned long long>(s.batch_wait),
-                         s.profiling ? "true" : "false", json_string(props_line).c_str(), s.timeout_s);
+                         s.element.max_inflight, s.element.batching ? "true" : "false",
+                         static_cast<unsigned long long>(s.element.batch_wait_ns),
+                         s.element.profiling ? "true" : "false", json_string(props_line).c_str(), s.timeout_s);
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row& r = rows[i];
                 const double engine_fps = r.engine.ok() ? r.engine.total_fps() : 0;
@@ -1117,9 +1120,10 @@ int main(int argc, char** argv)
                 std::fprintf(stderr, "%s: --props: %s\n", kTool, why.c_str());
                 return 2;
             }
-            s.params = element_params(probe, classifier);
-            g_object_get(probe, "max-inflight", &s.max_inflight, "batching", &s.batching, "batch-wait", &s.batch_wait,
-                         "profiling", &s.profiling, nullptr);
+            s.element = element_settings(probe, s.device);
+            const wcl::DetectorParameters resolved = wcl::resolve_settings(s.element, classifier);
+            s.params = resolved.detect;
+            s.engine = resolved.engine;
             gst_object_unref(probe);
         }
         std::vector<GrayImage> sources;

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "core/reference/nested.h"
+#include "core/parts/nested.h"
 
 #include <algorithm>
 
