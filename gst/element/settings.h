@@ -20,6 +20,7 @@
 
 #include "core/detection/types.h"
 #include "core/model/model.h"
+#include "core/opencl/detector_settings.h"
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/reduction.h"
@@ -98,12 +99,10 @@ struct Settings {
 /* The core's parameters for the settings: the detection's (for
  * `classifier`: sizes are object widths, the threshold an offset to its
  * own) and the engine's (for `device`: reduction overrides apply on top of
- * its tuned or default parameters). The one place where properties become
- * core parameters. */
-struct CoreConfig {
-    waldboost::DetectParams detect;
-    waldboost::opencl::EngineConfig engine;
-};
+ * its tuned or default parameters). The properties become the core's
+ * DetectorSettings here, and resolve_settings() does the rest, as for the
+ * tools. */
+using CoreConfig = waldboost::opencl::DetectorParameters;
 CoreConfig core_config(const Settings& s, const waldboost::Classifier& classifier,
                        const waldboost::opencl::DeviceInfo& device);
 
