@@ -40,6 +40,7 @@
 
 using namespace waldboost;
 using waldboost_test::lbp;
+using waldboost_test::lbp_table;
 
 using waldboost_test::haar_dir;
 
@@ -144,7 +145,8 @@ void expect_identical(const Classifier& a, const Classifier& b, bool compare_lab
         EXPECT_EQ(waldboost_compare::feature_difference(x, y), "");
         EXPECT_EQ(bits(x.reject_threshold), bits(y.reject_threshold));
         EXPECT_EQ(x.reset_sum_after, y.reset_sum_after);
-        EXPECT_EQ(std::memcmp(x.responses.data(), y.responses.data(), sizeof x.responses), 0);
+        if (std::holds_alternative<waldboost::LbpFeature>(x.feature))
+            EXPECT_EQ(std::memcmp(lbp_table(x).data(), lbp_table(y).data(), sizeof lbp_table(x)), 0);
     }
 }
 
@@ -331,8 +333,8 @@ WeakClassifier make_weak(int x, int y, int w, int h)
 {
     WeakClassifier weak;
     weak.feature = waldboost::LbpFeature{x, y, w, h};
-    for (size_t i = 0; i < weak.responses.size(); ++i)
-        weak.responses[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    for (size_t i = 0; i < lbp_table(weak).size(); ++i)
+        lbp_table(weak)[i] = static_cast<float>(i) * 0.25f - 3.0f;
     return weak;
 }
 
@@ -378,16 +380,16 @@ TEST(WaldBoostXml, HistogramFileGivesExactFields)
     EXPECT_EQ(c.weak[0].reject_threshold, -0.0657414f);
     EXPECT_FALSE(c.weak[0].reset_sum_after);
     for (int i = 0; i < 256; ++i)
-        EXPECT_EQ(c.weak[0].responses[i], static_cast<float>(-1.0 + 0.0078125 * i)) << i;
+        EXPECT_EQ(lbp_table(c.weak[0])[i], static_cast<float>(-1.0 + 0.0078125 * i)) << i;
 
     EXPECT_EQ(c.weak[1].reject_threshold, kNoRejection);
     EXPECT_EQ(lbp(c.weak[1]).y, 1);
     EXPECT_EQ(lbp(c.weak[1]).block_height, 6);
     for (int i = 0; i < 256; ++i)
-        EXPECT_EQ(c.weak[1].responses[i], 0.1f);
+        EXPECT_EQ(lbp_table(c.weak[1])[i], 0.1f);
     /* A missing negT means no rejection. */
     EXPECT_EQ(c.weak[2].reject_threshold, kNoRejection);
-    EXPECT_EQ(c.weak[2].responses[255], -2.0f);
+    EXPECT_EQ(lbp_table(c.weak[2])[255], -2.0f);
     EXPECT_EQ(lbp(c.weak[2]).x, 21);
 }
 
@@ -400,7 +402,7 @@ TEST(WaldBoostXml, SizeAliasesAndDefaultLabel)
     EXPECT_EQ(c.window_height, 30);
     EXPECT_EQ(c.label, "object");
     EXPECT_EQ(c.weak.at(0).reject_threshold, 1.25f);
-    EXPECT_EQ(c.weak.at(0).responses[200], 200.0f);
+    EXPECT_EQ(lbp_table(c.weak.at(0))[200], 200.0f);
 
     const std::string both = replace_once(text, "sizeX=\"20\"", "sizeX=\"20\" imageSizeX=\"20\"");
     expect_error([&] { load_classifier_memory(both, "both.xml"); }, {"both.xml:2:", "imageSizeX", "sizeX"});
@@ -421,7 +423,7 @@ TEST(WaldBoostXml, DecisionTreeUsesBinMap)
     ASSERT_EQ(c.weak.size(), 1u);
     const float values[] = {1.5f, -2.25f, 3.0f};
     for (int i = 0; i < 256; ++i)
-        EXPECT_EQ(c.weak[0].responses[i], values[(i * 7) % 3]) << i;
+        EXPECT_EQ(lbp_table(c.weak[0])[i], values[(i * 7) % 3]) << i;
     EXPECT_EQ(c.weak[0].reject_threshold, -3.0f);
     EXPECT_EQ(lbp(c.weak[0]).block_height, 4);
 
@@ -492,11 +494,11 @@ TEST(WaldBoostXml, WriterOutput)
     expect_identical(load_classifier_memory(write_waldboost_xml(c), "w.xml"), c);
 
     /* Every float bit pattern class survives: subnormal, extremes, -0. */
-    c.weak[0].responses[0] = std::numeric_limits<float>::denorm_min();
-    c.weak[0].responses[1] = std::numeric_limits<float>::max();
-    c.weak[0].responses[2] = -std::numeric_limits<float>::max();
-    c.weak[0].responses[3] = -0.0f;
-    c.weak[0].responses[4] = std::nextafter(1.0f, 2.0f);
+    lbp_table(c.weak[0])[0] = std::numeric_limits<float>::denorm_min();
+    lbp_table(c.weak[0])[1] = std::numeric_limits<float>::max();
+    lbp_table(c.weak[0])[2] = -std::numeric_limits<float>::max();
+    lbp_table(c.weak[0])[3] = -0.0f;
+    lbp_table(c.weak[0])[4] = std::nextafter(1.0f, 2.0f);
     expect_identical(load_classifier_memory(write_waldboost_xml(c), "w.xml"), c);
 
     c.weak.clear();
@@ -559,7 +561,7 @@ TEST(OpenCvCascade, AllFiveRealCascadesMatchThePlainText)
                 const uint32_t word = static_cast<uint32_t>(static_cast<int32_t>(n[3 + code / 32]));
                 const bool bit = (word >> (code % 32)) & 1u;
                 const float expected = static_cast<float>(raw.leaves[i][bit ? 0 : 1]);
-                mismatches += bits(c.weak[i].responses[code]) != bits(expected);
+                mismatches += bits(lbp_table(c.weak[i])[code]) != bits(expected);
             }
             EXPECT_EQ(mismatches, 0) << "tree " << i;
         }
@@ -1516,7 +1518,7 @@ TEST(Validate, RejectsEachProblem)
     {
         /* Valid, but too large to write as a file the loaders would accept. */
         Classifier big = make_model();
-        big.weak[0].responses.fill(0.123456789f); /* 12 characters each when written */
+        lbp_table(big.weak[0]).fill(0.123456789f); /* 12 characters each when written */
         big.weak.resize(4000, big.weak[0]);       /* about 12 MB of XML */
         ASSERT_NO_THROW(validate(big, "<big>"));
         try {
@@ -1526,8 +1528,8 @@ TEST(Validate, RejectsEachProblem)
             EXPECT_NE(std::string(e.what()).find("limit for classifier files"), std::string::npos) << e.what();
         }
     }
-    expect_invalid([nan](Classifier& c) { c.weak[1].responses[77] = nan; }, "weak classifier 1: the response for LBP code 77");
-    expect_invalid([inf](Classifier& c) { c.weak[0].responses[0] = -inf; }, "weak classifier 0: the response for LBP code 0");
+    expect_invalid([nan](Classifier& c) { lbp_table(c.weak[1])[77] = nan; }, "weak classifier 1: the response for LBP code 77");
+    expect_invalid([inf](Classifier& c) { lbp_table(c.weak[0])[0] = -inf; }, "weak classifier 0: the response for LBP code 0");
     expect_invalid([nan](Classifier& c) { c.weak[0].reject_threshold = nan; }, "weak classifier 0: the reject threshold");
     expect_invalid([inf](Classifier& c) { c.weak[0].reject_threshold = inf; }, "weak classifier 0: the reject threshold");
     expect_invalid([](Classifier& c) { c.weak[0].reject_threshold = -1e35f; }, "-1e30");

@@ -33,6 +33,7 @@
 
 using namespace waldboost;
 using waldboost_test::lbp;
+using waldboost_test::lbp_table;
 using waldboost::opencl::Engine;
 using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
@@ -75,10 +76,10 @@ Classifier random_classifier(std::mt19937& rng, int width, int height, int weak_
         lbp(w).y = std::uniform_int_distribution<int>(0, height - 3 * lbp(w).block_height)(rng);
         if (stumps) {
             const float values[2] = {grid_value(rng, -1.0f, 1.2f), grid_value(rng, -1.0f, 1.2f)};
-            for (float& r : w.responses)
+            for (float& r : lbp_table(w))
                 r = values[rng() & 1];
         } else {
-            for (float& r : w.responses)
+            for (float& r : lbp_table(w))
                 r = grid_value(rng, -1.0f, 1.2f);
         }
         ++in_stage;
@@ -234,7 +235,7 @@ void expect_same_windows(const std::vector<RawWindow>& engine, const std::vector
 Classifier with_values(Classifier c, float (*f)(float))
 {
     for (WeakClassifier& w : c.weak) {
-        for (float& r : w.responses)
+        for (float& r : lbp_table(w))
             r = f(r);
         if (w.reject_threshold != kNoRejection)
             w.reject_threshold = f(w.reject_threshold);
@@ -672,7 +673,7 @@ TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
     std::mt19937 rng(3);
     Classifier c = random_classifier(rng, 12, 12, 20, false);
     for (WeakClassifier& w : c.weak) {
-        w.responses.fill(0.25f);
+        lbp_table(w).fill(0.25f);
         w.reject_threshold = -1.0f;
     }
     c.final_threshold = 0.0f;
@@ -941,8 +942,8 @@ Classifier flat_detector(std::mt19937& rng)
 {
     Classifier c = random_classifier(rng, 12, 12, 6, true);
     for (WeakClassifier& w : c.weak) {
-        w.responses.fill(0.0f);
-        w.responses[0] = w.responses[255] = 1.0f;
+        lbp_table(w).fill(0.0f);
+        lbp_table(w)[0] = lbp_table(w)[255] = 1.0f;
         w.reject_threshold = waldboost::kNoRejection;
         w.reset_sum_after = false;
     }

@@ -30,6 +30,7 @@
 
 using namespace waldboost;
 using waldboost_test::lbp;
+using waldboost_test::lbp_table;
 using namespace waldboost::opencl;
 
 namespace {
@@ -563,7 +564,7 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
         for (int code = 0; code < 256; ++code) {
             const cl_long fixed = p.responses[t * 256 + code];
             /* Exact: OpenCV's responses are floats far above 2^-17. */
-            ASSERT_EQ(static_cast<double>(fixed) / p.fixed_scale(), static_cast<double>(w.responses[code]));
+            ASSERT_EQ(static_cast<double>(fixed) / p.fixed_scale(), static_cast<double>(lbp_table(w)[code]));
             const uint32_t word = static_cast<uint32_t>(record[code >> 6] >> ((code >> 5 & 1) * 32));
             ASSERT_EQ(fixed, record[4 + ((word >> (code & 31)) & 1)]) << "weak " << t << " code " << code;
         }
@@ -582,9 +583,9 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
 
     /* Three values in one table: no stump records. */
     Classifier tables = classifier;
-    tables.weak[3].responses[7] = 0.125f;
-    tables.weak[3].responses[8] = -0.25f;
-    tables.weak[3].responses[9] = 0.5f;
+    lbp_table(tables.weak[3])[7] = 0.125f;
+    lbp_table(tables.weak[3])[8] = -0.25f;
+    lbp_table(tables.weak[3])[9] = 0.5f;
     const PackedClassifier q = pack_classifier(tables);
     EXPECT_FALSE(q.stumps);
     EXPECT_EQ(q.responses.size(), n * 256);
@@ -609,10 +610,10 @@ TEST(ClassifierPack, ResponsesFinerThanTheFixedPointUnitArePackedExactly)
     double running = 0;
     for (size_t t = 0; t < c.weak.size(); ++t) {
         WeakClassifier& w = c.weak[t];
-        for (float& r : w.responses)
+        for (float& r : lbp_table(w))
             r = response(rng);
-        w.responses[t % 256] = 1.5e-19f;
-        running += w.responses[0];
+        lbp_table(w)[t % 256] = 1.5e-19f;
+        running += lbp_table(w)[0];
         if (w.reject_threshold != kNoRejection)
             w.reject_threshold = static_cast<float>(running) * 1.0001f;
     }
@@ -624,7 +625,7 @@ TEST(ClassifierPack, ResponsesFinerThanTheFixedPointUnitArePackedExactly)
         const WeakClassifier& w = c.weak[t];
         for (int code = 0; code < 256; ++code)
             ASSERT_EQ(static_cast<double>(p.responses[t * 256 + code]) / p.fixed_scale(),
-                      static_cast<double>(w.responses[code]))
+                      static_cast<double>(lbp_table(w)[code]))
                 << "weak " << t << " code " << code;
         if (w.reject_threshold != kNoRejection) {
             EXPECT_GE(p.from_fixed(p.thresholds[t]), w.reject_threshold);
@@ -640,8 +641,8 @@ TEST(ClassifierPack, ResponsesSpanningTooManyBinadesAreRefused)
     /* 1e-30f's finest bit is 2^-118: a scale of 2^78 would take sums of about
      * 1e3 to 2^88, far beyond 2^22. */
     Classifier c = default_classifier();
-    c.weak[0].responses[1] = 1e-30f;
-    c.weak[1].responses[2] = 1e3f;
+    lbp_table(c.weak[0])[1] = 1e-30f;
+    lbp_table(c.weak[1])[2] = 1e3f;
     validate(c, "<wide>"); /* a valid model: only this engine cannot run it */
     try {
         pack_classifier(c);
@@ -656,7 +657,7 @@ TEST(ClassifierPack, ResponsesSpanningTooManyBinadesAreRefused)
      * threshold of 1 is then far beyond 2^22. */
     Classifier tiny = default_classifier();
     for (WeakClassifier& w : tiny.weak) {
-        w.responses.fill(1e-20f);
+        lbp_table(w).fill(1e-20f);
         w.reject_threshold = kNoRejection;
     }
     tiny.weak[5].reject_threshold = 1.0f;
@@ -763,7 +764,7 @@ Classifier random_classifier(std::mt19937& rng, int side, int weak_count)
         f.x = std::uniform_int_distribution<int>(0, side - 3 * f.block_width)(rng);
         f.y = std::uniform_int_distribution<int>(0, side - 3 * f.block_height)(rng);
         w.feature = f;
-        for (float& r : w.responses)
+        for (float& r : lbp_table(w))
             r = value(rng);
         if (t % 7 == 6) {
             w.reject_threshold = value(rng);
@@ -806,8 +807,8 @@ TEST(TuningKey, KeysLargeModelsAndFollowsEveryFieldThatDetects)
         change(c);
         return tuning_key(device, c);
     };
-    EXPECT_NE(changed([](Classifier& c) { c.weak[4321].responses[17] += 0.5f; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.weak[0].responses[255] = -c.weak[0].responses[255]; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp_table(c.weak[4321])[17] += 0.5f; }), key);
+    EXPECT_NE(changed([](Classifier& c) { lbp_table(c.weak[0])[255] = -lbp_table(c.weak[0])[255]; }), key);
     EXPECT_NE(changed([](Classifier& c) { c.weak[4999].reject_threshold = 0.25f; }), key);
     EXPECT_NE(changed([](Classifier& c) { c.weak[2500].reset_sum_after = !c.weak[2500].reset_sum_after; }), key);
     EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).x ^= 1; }), key);

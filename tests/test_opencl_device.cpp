@@ -26,8 +26,10 @@
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
 #include "core/opencl/program_cache.h"
+#include "test_support.h"
 
 using namespace waldboost;
+using waldboost_test::lbp_table;
 using namespace waldboost::opencl;
 
 namespace {
@@ -376,7 +378,7 @@ Classifier one_weak_classifier()
     classifier.window_width = classifier.window_height = 24;
     WeakClassifier weak;
     weak.feature = waldboost::LbpFeature{0, 0, 8, 8};
-    weak.responses.fill(0.5f);
+    lbp_table(weak).fill(0.5f);
     classifier.weak.push_back(weak);
     return classifier;
 }

@@ -24,8 +24,10 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
+#include "test_support.h"
 
 using namespace waldboost;
+using waldboost_test::lbp_table;
 
 namespace {
 
@@ -49,7 +51,7 @@ WeakClassifier constant_weak(float value, float reject = kNoRejection, bool rese
 {
     WeakClassifier w;
     w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    w.responses.fill(value);
+    lbp_table(w).fill(value);
     w.reject_threshold = reject;
     w.reset_sum_after = reset;
     return w;
@@ -175,7 +177,7 @@ TEST(EvaluateWindow, ResponseIsLookedUpByTheWindowsCode)
     const GrayImage img = image_from_rows({{10, 20, 30}, {40, 25, 60}, {5, 25, 90}});
     const IntegralImage ii = integral_image(img.view());
     WeakClassifier w = constant_weak(-1.0f);
-    w.responses[0b00111101] = 3.0f;
+    lbp_table(w)[0b00111101] = 3.0f;
     const WindowResult r = evaluate_window(classifier_of({w}), ii, 0, 0, 0.0f);
     EXPECT_TRUE(r.accepted);
     EXPECT_DOUBLE_EQ(r.score, 3.0);
@@ -304,7 +306,7 @@ TEST(DetectLevel, FirstStageRejectionSkipsTheNextPosition)
 {
     /* Code 255 (flat image) is rejected at once; any other code passes. */
     WeakClassifier w = constant_weak(1.0f, 0.0f);
-    w.responses[255] = -1.0f;
+    lbp_table(w)[255] = -1.0f;
     const Classifier c = classifier_of({w}, 3);
     /* One row of window positions; only the window at x = 4 has a centre
      * brighter than its neighbours (code 0). */

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <array>
 #include <cstdlib>
 #include <string>
 #include <variant>
@@ -50,6 +51,16 @@ inline waldboost::LbpFeature& lbp(waldboost::WeakClassifier& w) { return std::ge
 inline const waldboost::LbpFeature& lbp(const waldboost::WeakClassifier& w)
 {
     return std::get<waldboost::LbpFeature>(w.feature);
+}
+
+/* An LBP weak classifier's response table, which its feature holds. */
+inline std::array<float, waldboost::LbpFeature::kTableSize>& lbp_table(waldboost::WeakClassifier& w)
+{
+    return std::get<waldboost::LbpFeature>(w.feature).responses;
+}
+inline const std::array<float, waldboost::LbpFeature::kTableSize>& lbp_table(const waldboost::WeakClassifier& w)
+{
+    return std::get<waldboost::LbpFeature>(w.feature).responses;
 }
 
 }  // namespace waldboost_test

@@ -2849,7 +2849,7 @@ static std::string accept_all_classifier_file()
     c.final_threshold = 0.0f;
     waldboost::WeakClassifier w;
     w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    w.responses.fill(1.0f);
+    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
     w.reject_threshold = waldboost::kNoRejection;
     c.weak.push_back(w);
     return temporary_classifier_file(c);
@@ -3357,7 +3357,7 @@ GST_START_TEST(test_error_kinds_of_classifier_errors)
     huge.window_width = huge.window_height = 24;
     waldboost::WeakClassifier w;
     w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    w.responses.fill(5e6f);
+    std::get<waldboost::LbpFeature>(w.feature).responses.fill(5e6f);
     huge.weak.push_back(w);
     const std::string huge_path = temporary_classifier_file(huge);
     err = start_failure({{"classifier", huge_path}});

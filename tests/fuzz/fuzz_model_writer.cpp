@@ -188,8 +188,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         std::vector<float> pattern(static_cast<size_t>(in.ConsumeIntegralInRange<int>(1, 8)));
         for (float& v : pattern)
             v = some_float(in);
-        for (size_t c = 0; c < weak.responses.size() && !std::holds_alternative<waldboost::HaarTree>(weak.feature); ++c)
-            weak.responses[c] = pattern[c % pattern.size()];
+        if (waldboost::LbpFeature* f = std::get_if<waldboost::LbpFeature>(&weak.feature))
+            for (size_t c = 0; c < f->responses.size(); ++c)
+                f->responses[c] = pattern[c % pattern.size()];
         switch (in.ConsumeIntegralInRange<int>(0, 3)) {
         case 0:
             weak.reject_threshold = waldboost::kNoRejection;

@@ -35,7 +35,12 @@ inline std::string feature_difference(const waldboost::WeakClassifier& x, const 
         const LbpFeature& b = std::get<LbpFeature>(y.feature);
         const bool same = a->x == b.x && a->y == b.y && a->block_width == b.block_width &&
                           a->block_height == b.block_height;
-        return same ? std::string() : "feature";
+        if (!same)
+            return "feature";
+        for (size_t c = 0; c < a->responses.size(); ++c)
+            if (float_bits(a->responses[c]) != float_bits(b.responses[c]))
+                return "response " + std::to_string(c);
+        return {};
     }
     const HaarTree& a = std::get<HaarTree>(x.feature);
     const HaarTree& b = std::get<HaarTree>(y.feature);

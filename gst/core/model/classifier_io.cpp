@@ -129,7 +129,7 @@ std::string write_waldboost_xml(const Classifier& classifier)
             void operator()(const LbpFeature& f) const
             {
                 xmlNodePtr hypothesis = add_child(stage, "HistogramWeakHypothesis");
-                join(weak.responses.data(), weak.responses.data() + weak.responses.size());
+                join(f.responses.data(), f.responses.data() + f.responses.size());
                 set(hypothesis, "predictionValues", values);
                 xmlNodePtr feature = add_child(hypothesis, "LBPFeature");
                 set(feature, "positionX", std::to_string(f.x));

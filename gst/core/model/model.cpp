@@ -134,6 +134,15 @@ const char* feature_type_name(const Feature& feature)
     return std::visit(Name{}, feature);
 }
 
+ResponseValues response_values(const Feature& feature)
+{
+    struct Values {
+        ResponseValues operator()(const LbpFeature& f) const { return {f.responses.data(), f.responses.size()}; }
+        ResponseValues operator()(const HaarTree& tree) const { return {tree.leaves.data(), tree.leaves.size()}; }
+    };
+    return std::visit(Values{}, feature);
+}
+
 std::string label_problem(const std::string& label)
 {
     if (label.empty())
@@ -225,13 +234,13 @@ void validate(const Classifier& classifier, const std::string& source)
                     fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
                          std::to_string(h) + " window");
                 }
+                for (size_t code = 0; code < f.responses.size(); ++code) {
+                    if (!std::isfinite(f.responses[code]))
+                        fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");
+                }
             }
         };
         std::visit(Check{fail, where, w, h}, weak.feature);
-        for (size_t code = 0; code < weak.responses.size(); ++code) {
-            if (!std::isfinite(weak.responses[code]))
-                fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");
-        }
         const float t = weak.reject_threshold;
         if (std::isnan(t) || t == std::numeric_limits<float>::infinity())
             fail(where + "the reject threshold is NaN or +infinity (only -infinity, no rejection, is allowed)");

@@ -24,12 +24,15 @@
 namespace waldboost {
 
 /* Multi-block LBP feature: a 3x3 grid of equal blocks of block_width x
- * block_height pixels whose top-left corner is (x, y) inside the window. */
+ * block_height pixels whose top-left corner is (x, y) inside the window,
+ * and the response added to the running sum for each of its 8-bit codes. */
 struct LbpFeature {
+    static constexpr size_t kTableSize = 256;
     int x = 0;
     int y = 0;
     int block_width = 1;
     int block_height = 1;
+    std::array<float, kTableSize> responses{};
 };
 
 /* One weighted rectangle of a Haar feature. Upright: the pixels x..x+width-1,
@@ -90,23 +93,31 @@ struct HaarTree {
 /* Sentinel for "no rejection after this weak classifier". */
 constexpr float kNoRejection = -std::numeric_limits<float>::infinity();
 
-/* What a weak classifier computes from the window, as a tagged type: an
- * LBP feature whose code picks one of `responses`, or a Haar tree that
- * holds its own responses in its leaves. A new feature type is one more
- * alternative here; every std::visit over a Feature (validation, the XML
- * writer, the reference's evaluation, the engine's packing) then fails to
- * compile until it handles the new type. docs/engine.md lists the places a
- * feature type touches. A classifier uses one feature type throughout. */
+/* What a weak classifier computes from the window, with its responses, as
+ * a tagged type: an LBP feature whose code picks one of its `responses`, or
+ * a Haar tree whose leaves are its responses. A new feature type is one
+ * more alternative here; every std::visit over a Feature (validation, the
+ * XML writer, the reference's evaluation, the engine's feature kinds) then
+ * fails to compile until it handles the new type. docs/engine.md lists the
+ * places a feature type touches. A classifier uses one feature type
+ * throughout. */
 using Feature = std::variant<LbpFeature, HaarTree>;
 
 /* The name a feature type has in files and messages ("LBP", "HAAR"). */
 const char* feature_type_name(const Feature& feature);
 
+/* Every response value a feature can add to the running sum: an LBP
+ * feature's table, a Haar tree's leaves. */
+struct ResponseValues {
+    const float* data = nullptr;
+    size_t size = 0;
+    const float* begin() const { return data; }
+    const float* end() const { return data + size; }
+};
+ResponseValues response_values(const Feature& feature);
+
 struct WeakClassifier {
     Feature feature;
-    /* LBP: the response added to the running sum for each 8-bit code.
-     * Unused by Haar trees (their leaves are the responses). */
-    std::array<float, 256> responses{};
     /* The window is rejected when the running sum, after adding this weak
      * classifier's response, is below this value (kNoRejection = never). */
     float reject_threshold = kNoRejection;

@@ -142,12 +142,13 @@ WeakClassifier read_lbp_tree(const std::string& src, const xmlNode* tree, const 
     const auto leaf = xml::parse_float_list(src, leaves, where, leaves_text, 2);
 
     WeakClassifier weak;
-    weak.feature = features[static_cast<size_t>(feature_index)];
+    LbpFeature feature = features[static_cast<size_t>(feature_index)];
     uint32_t subset[8];
     for (size_t i = 0; i < 8; ++i)
         subset[i] = static_cast<uint32_t>(v[3 + i]);
     for (unsigned c = 0; c < 256; ++c)
-        weak.responses[c] = (subset[c >> 5] & (1u << (c & 31))) ? leaf[0] : leaf[1];
+        feature.responses[c] = (subset[c >> 5] & (1u << (c & 31))) ? leaf[0] : leaf[1];
+    weak.feature = feature;
     return weak;
 }
 

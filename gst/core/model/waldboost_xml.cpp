@@ -7,6 +7,7 @@
  * change what a classifier does.
  */
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "core/model/formats.h"
@@ -76,9 +77,10 @@ struct Reader {
         xml::check_attributes(src, node, tree ? kTree : kHistogram);
 
         const std::string values_text = xml::required_attribute(src, node, "predictionValues");
+        std::array<float, LbpFeature::kTableSize> table{};
         if (!tree) {
             const auto values = xml::parse_float_list(src, node, "attribute predictionValues", values_text, 256);
-            std::copy(values.begin(), values.end(), weak.responses.begin());
+            std::copy(values.begin(), values.end(), table.begin());
         } else {
             const size_t count = xml::split_tokens(values_text).size();
             if (count == 0)
@@ -88,7 +90,7 @@ struct Reader {
                                                       xml::required_attribute(src, node, "binMap"), 256, 0,
                                                       static_cast<long long>(count) - 1);
             for (size_t i = 0; i < 256; ++i)
-                weak.responses[i] = values[static_cast<size_t>(bins[i])];
+                table[i] = values[static_cast<size_t>(bins[i])];
         }
 
         const xmlNode* feature_node = nullptr;
@@ -101,7 +103,9 @@ struct Reader {
         }
         if (!feature_node)
             fail(src, node, "missing element <LBPFeature>");
-        weak.feature = feature(feature_node);
+        LbpFeature f = feature(feature_node);
+        f.responses = table;
+        weak.feature = f;
     }
 
     /* "leaf N" or "node N". */

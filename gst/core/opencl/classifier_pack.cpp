@@ -89,7 +89,8 @@ Values values_of(const WeakClassifier& w)
 {
     if (const HaarTree* tree = std::get_if<HaarTree>(&w.feature))
         return {tree->leaves.data(), tree->leaves.size()};
-    return {w.responses.data(), w.responses.size()};
+    const LbpFeature& f = std::get<LbpFeature>(w.feature);
+    return {f.responses.data(), f.responses.size()};
 }
 
 /* The trees' nodes in the kernels' form (kernels/shared.h), and the leaves
@@ -207,7 +208,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
             p.features[t] = {{f->x, f->y, f->block_width, f->block_height}};
             p.largest_block = std::max(p.largest_block, int64_t{f->block_width} * f->block_height);
             for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
-                p.responses[t * 256 + code] = p.fixed_ceil(w.responses[code]);
+                p.responses[t * 256 + code] = p.fixed_ceil(f->responses[code]);
         }
         if (w.reject_threshold == kNoRejection) {
             p.thresholds[t] = std::numeric_limits<cl_long>::min();

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -75,6 +76,7 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
                 int32(f.y);
                 int32(f.block_width);
                 int32(f.block_height);
+                table(f.responses.data(), f.responses.size());
             }
             void operator()(const HaarTree& tree) const
             {
@@ -97,12 +99,19 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
                 }
                 for (float leaf : tree.leaves)
                     float32(leaf);
+                /* Keys made while every weak classifier held a table of 256
+                 * responses (all zero for Haar) stay valid. */
+                const std::array<float, LbpFeature::kTableSize> unused{};
+                table(unused.data(), unused.size());
+            }
+            void table(const float* values, size_t count) const
+            {
+                uint32(static_cast<uint32_t>(count));
+                for (size_t i = 0; i < count; ++i)
+                    float32(values[i]);
             }
         };
         std::visit(Hash{i32, f32, u32}, weak.feature);
-        u32(static_cast<uint32_t>(weak.responses.size()));
-        for (float r : weak.responses)
-            f32(r);
         f32(weak.reject_threshold);
         u32(weak.reset_sum_after ? 1 : 0);
     }

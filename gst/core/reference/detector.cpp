@@ -117,7 +117,7 @@ WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals&
         const LevelIntegrals& integrals;
         int wx, wy;
         float norm_factor;
-        float operator()(const LbpFeature& f) const { return weak.responses[lbp_code(integrals.sum, wx, wy, f)]; }
+        float operator()(const LbpFeature& f) const { return f.responses[lbp_code(integrals.sum, wx, wy, f)]; }
         float operator()(const HaarTree& tree) const { return tree_response(tree, integrals, wx, wy, norm_factor); }
     };
     /* double, as OpenCV sums the float responses. */
