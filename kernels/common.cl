@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Helpers shared by the kernel files (OpenCL C 1.2). The engine builds one
- * program of shared.h, common.cl, lbp.cl, haar.cl, pyramid.cl, waldboost.cl
- * and (on CPU devices) scan_rows.cl, in that order.
+ * program of shared.h, common.cl, pyramid.cl, cascade.cl, the classifier's
+ * feature file (lbp.cl or haar.cl), waldboost.cl and (on CPU devices)
+ * scan_rows.cl, in that order.
  */
 
 /* Defines `name`, which returns the index of the last entry of a table

@@ -3,11 +3,15 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Haar features as OpenCV evaluates them (the C++ copy is haar_feature_sum()
- * and haar_norm_factor() in gst/core/reference/detector.cpp), and the two
- * extra integral images they read: squared pixels (for the window's
- * variance) and OpenCV's tilted integral. Built only for Haar classifiers
- * (-D HAAR, with WINDOW_WIDTH and WINDOW_HEIGHT, and HAAR_TILTED when some
- * feature is tilted); every integral image is then 32 bits.
+ * and haar_norm_factor() in gst/core/reference/detector.cpp), and their
+ * entry points for the scans (kernels/cascade.cl). They read two more
+ * integral images (kernels/pyramid.cl): squared pixels (for the window's
+ * variance) and, with tilted features, OpenCV's tilted integral; every
+ * integral image is then 32 bits.
+ *
+ * Build defines (gst/core/opencl/haar_kind.cpp): WINDOW_WIDTH and
+ * WINDOW_HEIGHT; HAAR_STUMPS when every tree is one node; HAAR_TILTED when
+ * some feature is tilted; STEP4_SEGMENTS for long stages (waldboost.cl).
  *
  * The arithmetic is OpenCV's, operation for operation, so that every
  * comparison with a node threshold goes the same way: rectangle sums are
@@ -16,18 +20,21 @@
  * (float)(1 / sqrt(double)), for which the device needs cl_khr_fp64 (OpenCL
  * requires double division and sqrt to be correctly rounded).
  */
-#ifdef HAAR
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 /* The reduction's stumps (GPUs) add the third rectangle unconditionally:
  * an absent one is all zeros with weight 0 and adds +-0, which changes no
  * comparison with a threshold. Without the branch, step 2 can unroll its
- * segments and issue several stumps' reads at once (H200, 1080p: step 2
- * 0.52 -> 0.48 ms). Tilted features keep their test on n->tilted, and the
- * row scan (CPUs) its vector code in scan_rows.cl. */
+ * segments and issue several stumps' reads at once (docs/history.md, round
+ * 9). Tilted features keep their test on n->tilted, and the row scan (CPUs)
+ * its vector code below. */
 #if defined(HAAR_STUMPS) && !defined(HAAR_TILTED) && !defined(ROW_SCAN)
 #define HAAR_BRANCH_FREE 1
+#define FEATURE_UNROLLS 1
+#else
+#define FEATURE_UNROLLS 0
 #endif
+#define FEATURE_NORMALISES 1
 #pragma OPENCL FP_CONTRACT OFF
 
 /* An upright rectangle's sum from its corners, at p in the integral image. */
@@ -100,73 +107,114 @@ static float haar_norm(__global const uint* integral, __global const uint* squar
     return haar_norm_of(sum, squared);
 }
 
-/* The squared integral on GPUs reuses the band passes of pyramid.cl over
- * the stored canvas: this is their first pass, the band sums of the squared
- * pixels, one work-item per column and band. */
-__kernel void square_band_sums(__global const uchar* canvas, int canvas_pitch, int width, int height,
-                               __global uint* band_sums)
+/* The leaf the window reaches in weak classifier t's tree. */
+static long feature_response(const Cascade* c, int origin, int t)
 {
-    const int x = get_global_id(0);
-    const int band = get_global_id(1);
-    if (x >= width)
-        return;
-    const int first = band * INTEGRAL_BAND;
-    const int last = min(first + INTEGRAL_BAND, height);
-    uint sum = 0;
-    for (int y = first; y < last; ++y) {
-        const uint p = canvas[y * canvas_pitch + x];
-        sum += p * p;
+#ifdef HAAR_STUMPS
+    /* Every tree is one node, node t, whose left and right values are
+     * responses 2t and 2t + 1 (haar_kind.cpp). */
+    __global const HaarNode* n = c->nodes + t;
+#ifdef ROW_SCAN
+    /* The row scan (CPU devices): the comparison indexes them. A choice
+     * between two loaded values compiled to a branch, mispredicted about as
+     * often as a stump goes either way. */
+    const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
+    return c->responses[2 * t + (value < n->threshold ? 0 : 1)];
+#else
+    /* The reduction (GPUs) selects without branching: both values load
+     * while the feature's sums do, and only the choice waits for them. */
+    const long left = c->responses[2 * t], right = c->responses[2 * t + 1];
+    const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
+    return value < n->threshold ? left : right;
+#endif
+#else
+    int node = c->features[t].x;
+    for (;;) {
+        __global const HaarNode* n = c->nodes + node;
+        const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
+        const int next = value < n->threshold ? n->left : n->right;
+        if (next < 0)
+            return c->responses[-1 - next];
+        node = next;
     }
-    band_sums[band * width + x] = sum;
+#endif
 }
 
-/* The tilted integral T of the canvas, from the finished integral image S
- * (both with the same origin and pitch): T(X, Y) sums, over the rows y < Y,
- * the pixels of row y from X - Y + y to X + Y - 2 - y, that is
- * P(X + Y - 1 - y, y) - P(X - Y + y, y) with P(x, y) the sum of row y's
- * pixels left of x, S(x, y + 1) - S(x, y). The first sum runs along a
- * rising diagonal (x + y constant) and the second along a falling one
- * (x - y constant), so one work-item per diagonal accumulates down it:
- * tilted_rising writes the first part of every value, tilted_falling then
- * subtracts the second. Everything wraps modulo 2^32 as the integral does,
- * and the triangles' overhang past the canvas sides reads as 0. */
-static uint row_prefix(__global const uint* s, int pitch, int width, int x, int y)
+/* The window's norm factor (0: a flat window, rejected before any weak
+ * classifier). */
+static float feature_window_norm(const Cascade* c, int origin)
 {
-    const int clamped = clamp(x, 0, width);
-    return s[(y + 1) * pitch + clamped] - s[y * pitch + clamped];
+    return haar_norm(c->integral, c->squares, c->pitch, origin);
 }
 
-__kernel void tilted_rising(__global const uint* integral, __global uint* tilted, int origin, int pitch, int width,
-                            int height)
+/* Packed in features[t].w (haar_kind.cpp): OpenCV's stages are up to 211
+ * weak classifiers long, too many to scan the thresholds. */
+static int feature_segment_end(const Cascade* c, int t, int stop) { return min(c->features[t].w, stop - 1); }
+
+#ifdef ROW_SCAN
+/* Haar features of 16 windows `step` apart, in the operations above on
+ * vectors: the corners are gathered as lbp_codes gathers them. */
+static ALWAYS_INLINE int16 haar_upright_lanes(__global const uint* ii, int pitch, int p, int step, int width, int height)
 {
-    const int s = get_global_id(0); /* X + Y - 1, 0 .. width + height - 1 */
-    if (s >= width + height)
-        return;
-    __global const uint* in = integral + origin;
-    __global uint* out = tilted + origin;
-    uint sum = 0;
-    for (int y = 1; y <= height; ++y) {
-        sum += row_prefix(in, pitch, width, s - (y - 1), y - 1);
-        const int x = s - y + 1;
-        if (x >= 0 && x <= width)
-            out[y * pitch + x] = sum;
-    }
+    const int below = height * pitch;
+    return as_int16(load_lanes(ii + p, step) - load_lanes(ii + p + width, step) - load_lanes(ii + p + below, step) +
+                    load_lanes(ii + p + below + width, step));
 }
 
-__kernel void tilted_falling(__global const uint* integral, __global uint* tilted, int origin, int pitch, int width,
-                             int height)
+static ALWAYS_INLINE int16 haar_rect_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n, int i)
 {
-    const int d = (int)get_global_id(0) - height; /* X - Y, -height .. width - 1 */
-    if (d >= width)
-        return;
-    __global const uint* in = integral + origin;
-    __global uint* out = tilted + origin;
-    uint sum = 0;
-    for (int y = 1; y <= height; ++y) {
-        sum += row_prefix(in, pitch, width, d + y - 1, y - 1);
-        const int x = d + y;
-        if (x >= 0 && x <= width)
-            out[y * pitch + x] -= sum;
+    const int4 r = vload4(i, n->rects);
+    const int p = origin + r.y * c->pitch + r.x;
+#ifdef HAAR_TILTED
+    if (!n->tilted)
+#endif
+        return haar_upright_lanes(c->integral, c->pitch, p, step, r.z, r.w);
+    __global const uint* t = c->tilted;
+    const int pitch = c->pitch;
+    return as_int16(load_lanes(t + p, step) - load_lanes(t + p - r.w + r.w * pitch, step) -
+                    load_lanes(t + p + r.z + r.z * pitch, step) +
+                    load_lanes(t + p + r.z - r.w + (r.z + r.w) * pitch, step));
+}
+
+static ALWAYS_INLINE float16 haar_feature_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n)
+{
+    const float16 first = (float16)n->weights[0] * convert_float16(haar_rect_lanes(c, origin, step, n, 0));
+    const float16 second = (float16)n->weights[1] * convert_float16(haar_rect_lanes(c, origin, step, n, 1));
+    float16 value = first + second;
+    if (n->weights[2] != 0.0f) {
+        const float16 third = (float16)n->weights[2] * convert_float16(haar_rect_lanes(c, origin, step, n, 2));
+        value += third;
     }
+    return value;
+}
+
+/* haar_norm_of() for 16 windows. */
+static ALWAYS_INLINE float16 feature_window_norms(const Cascade* c, int origin, int step)
+{
+    const int p = origin + c->pitch + 1;
+    const double16 sum =
+        convert_double16(haar_upright_lanes(c->integral, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT));
+    const double16 squares = convert_double16(
+        as_uint16(haar_upright_lanes(c->squares, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT)));
+    const double16 area = (double16)(HAAR_INNER_WIDTH * HAAR_INNER_HEIGHT);
+    const double16 nf = area * squares - sum * sum;
+    const float16 factor = convert_float16(1.0 / sqrt(nf));
+    const long16 kept = (nf > 0.0) & (area * convert_double16(factor) < 0.1);
+    return select((float16)0.0f, factor, convert_int16(kept));
+}
+
+/* The responses of weak classifier t for 16 windows with these norm
+ * factors: stumps on vectors, deeper trees a window at a time. */
+static ALWAYS_INLINE long16 feature_responses(const Cascade* c, int origin, int step, int t, float16 norm)
+{
+#ifdef HAAR_STUMPS
+    __global const HaarNode* n = c->nodes + t;
+    const float16 value = haar_feature_lanes(c, origin, step, n) * norm;
+    /* Stump t's left and right values (feature_response() above). */
+    const long left = c->responses[2 * t], right = c->responses[2 * t + 1];
+    return select((long16)right, (long16)left, convert_long16(value < (float16)n->threshold));
+#else
+    return responses_window_by_window(c, origin, step, t, norm);
+#endif
 }
 #endif

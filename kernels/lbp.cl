@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The multi-block LBP feature, the kernels' one copy of it (the C++ one is
- * lbp_code() in gst/core/reference/detector.cpp). A feature is a 3x3 grid
+ * lbp_code() in gst/core/reference/detector.cpp), and its entry points for
+ * the scans (kernels/cascade.cl). A feature is a 3x3 grid
  * of blocks of f.z x f.w pixels at (f.x, f.y) in the window; its 16 block
  * corners form a 4x4 lattice of integral-image values a0..d3 (rows a to d,
  * columns 0 to 3). Bits of the code, from the most significant: the
@@ -12,7 +13,13 @@
  *
  * The same macros build one window's code (scalars) and 16 windows' codes
  * at once (vectors, the row scan in scan_rows.cl).
+ *
+ * Build defines (gst/core/opencl/lbp_kind.cpp): STUMPS when every table
+ * holds at most two values (OpenCV's stumps).
  */
+
+#define FEATURE_NORMALISES 0
+#define FEATURE_UNROLLS 1
 
 /* p0..p3: the lattice rows of feature f of the window at `origin`; dx: the
  * step between lattice columns. */
@@ -50,3 +57,85 @@ static int lbp_code(__global const integral_t* integral, int pitch, int origin, 
     const uint centre = LBP_CENTRE;
     return LBP_CODE(LBP_SCALAR_BIT);
 }
+
+#ifdef STUMPS
+/* A stump record (lbp_kind.cpp), after the WEAK_COUNT tables: 256 bits, a
+ * set bit meaning the code's response is the second value, then the two
+ * values. 48 bytes instead of a 2 KiB table keep the whole classifier in
+ * the first-level cache, and a warp's 32 codes hit one 32-byte word array. */
+static __global const long* stump(const Cascade* c, int t)
+{
+    return c->responses + WEAK_COUNT * 256 + t * STUMP_LONGS;
+}
+#endif
+
+static float feature_window_norm(const Cascade* c, int origin) { return 1.0f; }
+
+static long feature_response(const Cascade* c, int origin, int t)
+{
+    const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
+#if defined(STUMPS) && defined(ROW_SCAN)
+    /* A window at a time on CPUs: the bit indexes the two values. */
+    __global const long* s = stump(c, t);
+    const uint word = ((__global const uint*)s)[code >> 5];
+    return s[4 + ((word >> (code & 31)) & 1)];
+#elif defined(STUMPS)
+    /* The values do not depend on the code: only the word's load waits for
+     * the integral image's. */
+    __global const long* s = stump(c, t);
+    const long first = s[4], second = s[5];
+    const uint word = ((__global const uint*)s)[code >> 5];
+    return (word >> (code & 31)) & 1 ? second : first;
+#else
+    return c->responses[t * 256 + code];
+#endif
+}
+
+static int feature_segment_end(const Cascade* c, int t, int stop) { return threshold_segment_end(c, t, stop); }
+
+#ifdef ROW_SCAN
+/* The codes of 16 windows `step` apart. */
+static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
+{
+    LBP_LATTICE_ROWS(c->integral, c->pitch, origin, f);
+    const uint16 a0 = load_lanes(p0, step), a1 = load_lanes(p0 + dx, step), a2 = load_lanes(p0 + 2 * dx, step),
+                 a3 = load_lanes(p0 + 3 * dx, step);
+    const uint16 b0 = load_lanes(p1, step), b1 = load_lanes(p1 + dx, step), b2 = load_lanes(p1 + 2 * dx, step),
+                 b3 = load_lanes(p1 + 3 * dx, step);
+    const uint16 c0 = load_lanes(p2, step), c1 = load_lanes(p2 + dx, step), c2 = load_lanes(p2 + 2 * dx, step),
+                 c3 = load_lanes(p2 + 3 * dx, step);
+    const uint16 d0 = load_lanes(p3, step), d1 = load_lanes(p3 + dx, step), d2 = load_lanes(p3 + 2 * dx, step),
+                 d3 = load_lanes(p3 + 3 * dx, step);
+    const uint16 centre = LBP_CENTRE;
+    return LBP_CODE(LBP_VECTOR_BIT);
+}
+
+static float16 feature_window_norms(const Cascade* c, int origin, int step) { return (float16)1.0f; }
+
+static long16 feature_responses(const Cascade* c, int origin, int step, int t, float16 norm)
+{
+    const int16 codes = lbp_codes(c, origin, step, c->features[t]);
+#ifdef STUMPS
+    __global const long* s = stump(c, t);
+    const uint8 w = vload8(0, (__global const uint*)s);
+    /* The word of each code's bit, word (code >> 5) of 8, by a tree of
+     * selects on the index bits (select() tests the most significant bit):
+     * compilers turn a variable shuffle() into a store and 16 loads. */
+    const uint16 index = convert_uint16(codes) >> 5;
+    const uint16 bit0 = index << 31, bit1 = index << 30, bit2 = index << 29;
+    const uint16 w01 = select((uint16)w.s0, (uint16)w.s1, bit0), w23 = select((uint16)w.s2, (uint16)w.s3, bit0);
+    const uint16 w45 = select((uint16)w.s4, (uint16)w.s5, bit0), w67 = select((uint16)w.s6, (uint16)w.s7, bit0);
+    const uint16 word = select(select(w01, w23, bit1), select(w45, w67, bit1), bit2);
+    const long16 second = convert_long16((word >> convert_uint16(codes & 31)) & 1);
+    return select((long16)s[4], (long16)s[5], -second);
+#else
+    __global const long* table = c->responses + t * 256;
+    int code[SCAN_LANES];
+    long value[SCAN_LANES];
+    vstore16(codes, 0, code);
+    for (int i = 0; i < SCAN_LANES; ++i)
+        value[i] = table[code[i]];
+    return vload16(0, value);
+#endif
+}
+#endif

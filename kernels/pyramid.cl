@@ -300,8 +300,7 @@ void integral_band_prefix(__global uint* band_sums, int width, int bands)
  * starts at integral_origin, which puts column 1 of every row on a multiple
  * of 4 values), and row_widths[y] says how many columns of integral row
  * y + 1 any level reads: the shelves' tails are gaps, never read and not
- * written (a fifth of a 4K frame's canvas). On the H100 this pass went from
- * 0.135 to 0.115 ms at 4K. */
+ * written (a fifth of a 4K frame's canvas; docs/history.md, round 4). */
 #define INTEGRAL_COLUMNS 4 /* one uchar4 of the canvas */
 #define INTEGRAL_SEGMENTS (INTEGRAL_GROUP / INTEGRAL_BAND) /* per row */
 #define INTEGRAL_SEGMENT_LENGTH (INTEGRAL_GROUP / INTEGRAL_SEGMENTS)
@@ -396,3 +395,78 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
     }
 }
 #endif
+
+/* The integral images some feature kinds read besides the plain one
+ * (gst/core/opencl/feature_kind.h), in uint whatever INTEGRAL_BITS: of the
+ * squared pixels, and OpenCV's tilted integral (the Haar features of
+ * kernels/haar.cl read both).
+ *
+ * The squared integral on GPUs reuses the band passes above over the
+ * stored canvas: this is their first pass, the band sums of the squared
+ * pixels, one work-item per column and band. */
+__kernel void square_band_sums(__global const uchar* canvas, int canvas_pitch, int width, int height,
+                               __global uint* band_sums)
+{
+    const int x = get_global_id(0);
+    const int band = get_global_id(1);
+    if (x >= width)
+        return;
+    const int first = band * INTEGRAL_BAND;
+    const int last = min(first + INTEGRAL_BAND, height);
+    uint sum = 0;
+    for (int y = first; y < last; ++y) {
+        const uint p = canvas[y * canvas_pitch + x];
+        sum += p * p;
+    }
+    band_sums[band * width + x] = sum;
+}
+
+/* The tilted integral T of the canvas, from the finished integral image S
+ * (both with the same origin and pitch): T(X, Y) sums, over the rows y < Y,
+ * the pixels of row y from X - Y + y to X + Y - 2 - y, that is
+ * P(X + Y - 1 - y, y) - P(X - Y + y, y) with P(x, y) the sum of row y's
+ * pixels left of x, S(x, y + 1) - S(x, y). The first sum runs along a
+ * rising diagonal (x + y constant) and the second along a falling one
+ * (x - y constant), so one work-item per diagonal accumulates down it:
+ * tilted_rising writes the first part of every value, tilted_falling then
+ * subtracts the second. Everything wraps modulo 2^32 as the integral does,
+ * and the triangles' overhang past the canvas sides reads as 0. */
+static uint row_prefix(__global const uint* s, int pitch, int width, int x, int y)
+{
+    const int clamped = clamp(x, 0, width);
+    return s[(y + 1) * pitch + clamped] - s[y * pitch + clamped];
+}
+
+__kernel void tilted_rising(__global const uint* integral, __global uint* tilted, int origin, int pitch, int width,
+                            int height)
+{
+    const int s = get_global_id(0); /* X + Y - 1, 0 .. width + height - 1 */
+    if (s >= width + height)
+        return;
+    __global const uint* in = integral + origin;
+    __global uint* out = tilted + origin;
+    uint sum = 0;
+    for (int y = 1; y <= height; ++y) {
+        sum += row_prefix(in, pitch, width, s - (y - 1), y - 1);
+        const int x = s - y + 1;
+        if (x >= 0 && x <= width)
+            out[y * pitch + x] = sum;
+    }
+}
+
+__kernel void tilted_falling(__global const uint* integral, __global uint* tilted, int origin, int pitch, int width,
+                             int height)
+{
+    const int d = (int)get_global_id(0) - height; /* X - Y, -height .. width - 1 */
+    if (d >= width)
+        return;
+    __global const uint* in = integral + origin;
+    __global uint* out = tilted + origin;
+    uint sum = 0;
+    for (int y = 1; y <= height; ++y) {
+        sum += row_prefix(in, pitch, width, d + y - 1, y - 1);
+        const int x = d + y;
+        if (x >= 0 && x <= width)
+            out[y * pitch + x] -= sum;
+    }
+}

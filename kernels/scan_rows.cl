@@ -16,184 +16,17 @@
  *     windows do no further work and apply_skip_rule is not needed;
  *   - a window left alone finishes on its own, stopping at its rejection.
  *
- * With OpenCV's stump cascades (-D STUMPS) responses come from 48-byte stump
- * records instead of 2 KiB tables, which keeps the classifier in the
- * first-level cache. Sums, thresholds and the accepted records are those of
- * waldboost.cl, so the windows are exactly the CPU reference's.
+ * The feature is reached only through the entry points of kernels/cascade.cl
+ * (feature_responses() for 16 windows, feature_response() for one). Sums,
+ * thresholds and the accepted records are those of waldboost.cl, so the
+ * windows are exactly the CPU reference's.
  *
- * MIN_LANES 2 measured best with PoCL 3.1 on AVX-512 (1920x1080,
- * lbpcascade_frontalface: 10% fewer cycles than 4 and 5% fewer than 1).
+ * MIN_LANES 2 measured best with PoCL 3.1 on AVX-512 (docs/history.md,
+ * "Figures behind the code's choices").
  */
 
 #define LANES SCAN_LANES /* kernels/shared.h */
 #define MIN_LANES 2
-
-/* PoCL 3.1 left some of the 16-lane helpers as calls, passing the vectors
- * on a realigned stack: inlined, the Haar row scan took 23% less time
- * (720x528, haarcascade_frontalface_default, AVX-512). */
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
-/* Integral-image values at p, p + step, ... p + 15 step: the same corner of
- * 16 neighbouring windows. The buffer is padded so reads past a row's last
- * window stay inside it (those lanes are never used). */
-static ALWAYS_INLINE uint16 load_lanes(__global const uint* p, int step)
-{
-    if (step == 1)
-        return vload16(0, p);
-    if (step == 2)
-        return (uint16)(vload16(0, p).even, vload16(1, p).even);
-    uint v[LANES];
-    for (int i = 0; i < LANES; ++i)
-        v[i] = p[i * step];
-    return vload16(0, v);
-}
-
-/* The codes of 16 windows `step` apart (kernels/lbp.cl). */
-static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
-{
-    LBP_LATTICE_ROWS(c->integral, c->pitch, origin, f);
-    const uint16 a0 = load_lanes(p0, step), a1 = load_lanes(p0 + dx, step), a2 = load_lanes(p0 + 2 * dx, step),
-                 a3 = load_lanes(p0 + 3 * dx, step);
-    const uint16 b0 = load_lanes(p1, step), b1 = load_lanes(p1 + dx, step), b2 = load_lanes(p1 + 2 * dx, step),
-                 b3 = load_lanes(p1 + 3 * dx, step);
-    const uint16 c0 = load_lanes(p2, step), c1 = load_lanes(p2 + dx, step), c2 = load_lanes(p2 + 2 * dx, step),
-                 c3 = load_lanes(p2 + 3 * dx, step);
-    const uint16 d0 = load_lanes(p3, step), d1 = load_lanes(p3 + dx, step), d2 = load_lanes(p3 + 2 * dx, step),
-                 d3 = load_lanes(p3 + 3 * dx, step);
-    const uint16 centre = LBP_CENTRE;
-    return LBP_CODE(LBP_VECTOR_BIT);
-}
-
-#ifdef STUMPS
-/* Stump records: stump() in waldboost.cl. */
-static long16 responses_of(const Cascade* c, int t, int16 codes)
-{
-    __global const long* s = stump(c, t);
-    const uint8 w = vload8(0, (__global const uint*)s);
-    /* The word of each code's bit, word (code >> 5) of 8, by a tree of
-     * selects on the index bits (select() tests the most significant bit):
-     * compilers turn a variable shuffle() into a store and 16 loads. */
-    const uint16 index = convert_uint16(codes) >> 5;
-    const uint16 bit0 = index << 31, bit1 = index << 30, bit2 = index << 29;
-    const uint16 w01 = select((uint16)w.s0, (uint16)w.s1, bit0), w23 = select((uint16)w.s2, (uint16)w.s3, bit0);
-    const uint16 w45 = select((uint16)w.s4, (uint16)w.s5, bit0), w67 = select((uint16)w.s6, (uint16)w.s7, bit0);
-    const uint16 word = select(select(w01, w23, bit1), select(w45, w67, bit1), bit2);
-    const long16 second = convert_long16((word >> convert_uint16(codes & 31)) & 1);
-    return select((long16)s[4], (long16)s[5], -second);
-}
-
-static long stump_response(const Cascade* c, int origin, int t)
-{
-    __global const long* s = stump(c, t);
-    const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
-    const uint word = ((__global const uint*)s)[code >> 5];
-    return s[4 + ((word >> (code & 31)) & 1)];
-}
-
-/* advance() of waldboost.cl, reading stumps: the rest of one window's
- * cascade, stopping at its first rejection (after FIRST_TEST, so the skip
- * rule is not concerned). */
-static void advance_stumps(const Cascade* c, int origin, uint* t, long* sum, bool* alive, uint* evaluated)
-{
-    while (*alive && (int)*t < WEAK_COUNT) {
-        const int k = (int)*t;
-        *sum += stump_response(c, origin, k);
-        ++*evaluated;
-        ++*t;
-        if (*sum < c->thresholds[k])
-            *alive = false;
-        else if (c->resets[k] && k + 1 < WEAK_COUNT)
-            *sum = 0;
-    }
-}
-#else
-static long16 responses_of(const Cascade* c, int t, int16 codes)
-{
-    __global const long* table = c->responses + t * 256;
-    int code[LANES];
-    long value[LANES];
-    vstore16(codes, 0, code);
-    for (int i = 0; i < LANES; ++i)
-        value[i] = table[code[i]];
-    return vload16(0, value);
-}
-#endif
-
-#ifdef HAAR
-/* Haar features of 16 windows `step` apart, in haar.cl's operations on
- * vectors: the corners are gathered as lbp_codes gathers them. */
-static ALWAYS_INLINE int16 haar_upright_lanes(__global const uint* ii, int pitch, int p, int step, int width, int height)
-{
-    const int below = height * pitch;
-    return as_int16(load_lanes(ii + p, step) - load_lanes(ii + p + width, step) - load_lanes(ii + p + below, step) +
-                    load_lanes(ii + p + below + width, step));
-}
-
-static ALWAYS_INLINE int16 haar_rect_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n, int i)
-{
-    const int4 r = vload4(i, n->rects);
-    const int p = origin + r.y * c->pitch + r.x;
-#ifdef HAAR_TILTED
-    if (!n->tilted)
-#endif
-        return haar_upright_lanes(c->integral, c->pitch, p, step, r.z, r.w);
-    __global const uint* t = c->tilted;
-    const int pitch = c->pitch;
-    return as_int16(load_lanes(t + p, step) - load_lanes(t + p - r.w + r.w * pitch, step) -
-                    load_lanes(t + p + r.z + r.z * pitch, step) +
-                    load_lanes(t + p + r.z - r.w + (r.z + r.w) * pitch, step));
-}
-
-static ALWAYS_INLINE float16 haar_feature_lanes(const Cascade* c, int origin, int step, __global const HaarNode* n)
-{
-    const float16 first = (float16)n->weights[0] * convert_float16(haar_rect_lanes(c, origin, step, n, 0));
-    const float16 second = (float16)n->weights[1] * convert_float16(haar_rect_lanes(c, origin, step, n, 1));
-    float16 value = first + second;
-    if (n->weights[2] != 0.0f) {
-        const float16 third = (float16)n->weights[2] * convert_float16(haar_rect_lanes(c, origin, step, n, 2));
-        value += third;
-    }
-    return value;
-}
-
-/* haar_norm_of() for 16 windows. */
-static ALWAYS_INLINE float16 haar_norm_lanes(const Cascade* c, int origin, int step)
-{
-    const int p = origin + c->pitch + 1;
-    const double16 sum =
-        convert_double16(haar_upright_lanes(c->integral, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT));
-    const double16 squares = convert_double16(
-        as_uint16(haar_upright_lanes(c->squares, c->pitch, p, step, HAAR_INNER_WIDTH, HAAR_INNER_HEIGHT)));
-    const double16 area = (double16)(HAAR_INNER_WIDTH * HAAR_INNER_HEIGHT);
-    const double16 nf = area * squares - sum * sum;
-    const float16 factor = convert_float16(1.0 / sqrt(nf));
-    const long16 kept = (nf > 0.0) & (area * convert_double16(factor) < 0.1);
-    return select((float16)0.0f, factor, convert_int16(kept));
-}
-
-/* The responses of weak classifier t for 16 windows with these norm
- * factors: stumps on vectors, deeper trees a window at a time. */
-static ALWAYS_INLINE long16 haar_responses_of(const Cascade* c, int origin, int step, int t, float16 norm)
-{
-#ifdef HAAR_STUMPS
-    __global const HaarNode* n = c->nodes + t;
-    const float16 value = haar_feature_lanes(c, origin, step, n) * norm;
-    /* Stump t's left and right values (haar_response() in waldboost.cl). */
-    const long left = c->responses[2 * t], right = c->responses[2 * t + 1];
-    return select((long16)right, (long16)left, convert_long16(value < (float16)n->threshold));
-#else
-    float lane_norm[LANES];
-    long value[LANES];
-    vstore16(norm, 0, lane_norm);
-    Cascade window = *c;
-    for (int i = 0; i < LANES; ++i) {
-        window.norm = lane_norm[i];
-        value[i] = haar_response(&window, origin + i * step, t);
-    }
-    return vload16(0, value);
-#endif
-}
-#endif
 
 /* The lanes set (-1) in a mask, as bits. */
 static uint lane_bits(int16 mask)
@@ -264,10 +97,10 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
     for (int column = 0; column < level.columns; column += LANES) {
         const int origin = row_origin + column * level.step;
         int16 alive = (int16)column + lane < (int16)level.columns;
-#ifdef HAAR
-        /* Flat windows are rejected before the first stage, without the
-         * skip rule (haar.cl). */
-        const float16 norm = haar_norm_lanes(&c, origin, level.step);
+        /* Windows whose factor is 0 (Haar's flat windows) are rejected
+         * before the first stage, without the skip rule. */
+        const float16 norm = feature_window_norms(&c, origin, level.step);
+#if FEATURE_NORMALISES
         alive &= norm != (float16)0.0f;
 #endif
         long16 sum = 0;
@@ -277,11 +110,7 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             if (live == 0 || (t > FIRST_TEST && live < MIN_LANES))
                 break;
             evaluated += live;
-#ifdef HAAR
-            sum += haar_responses_of(&c, origin, level.step, t, norm);
-#else
-            sum += responses_of(&c, t, lbp_codes(&c, origin, level.step, features[t]));
-#endif
+            sum += feature_responses(&c, origin, level.step, t, norm);
             const long threshold = thresholds[t];
             if (threshold != NO_THRESHOLD) {
                 const int16 rejected = convert_int16(sum < (long16)threshold) & alive;
@@ -303,10 +132,8 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
         long sum_lane[LANES];
         vstore16(alive, 0, alive_lane);
         vstore16(sum, 0, sum_lane);
-#ifdef HAAR
         float norm_lane[LANES];
         vstore16(norm, 0, norm_lane);
-#endif
         for (int i = 0; i < LANES; ++i) {
             if (!alive_lane[i])
                 continue;
@@ -314,17 +141,10 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             uint next = (uint)t;
             long window_sum = sum_lane[i];
             bool window_alive = true;
-#ifdef HAAR
             Cascade window = c;
             window.norm = norm_lane[i];
             advance(&window, origin + i * level.step, WEAK_COUNT, &next, &window_sum, &window_alive, &evaluated,
                     first_stage_rejected, index);
-#elif defined(STUMPS)
-            advance_stumps(&c, origin + i * level.step, &next, &window_sum, &window_alive, &evaluated);
-#else
-            advance(&c, origin + i * level.step, WEAK_COUNT, &next, &window_sum, &window_alive, &evaluated,
-                    first_stage_rejected, index);
-#endif
             if (window_alive)
                 accept(accepted, accepted_capacity, counters, levels, level_count, index, window_sum, final_threshold);
         }

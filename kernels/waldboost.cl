@@ -25,33 +25,18 @@
  * sequential ones bit for bit, and the rejection decisions equal the CPU
  * reference's.
  *
+ * The feature is reached only through the entry points of kernels/cascade.cl
+ * (feature_response() and the others), which the feature file built before
+ * this one defines.
+ *
  * Build options (all -D): GROUP_SIZE, STEP4_GROUP_SIZE, STEP1_UNSYNC,
- * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST; for
- * Haar classifiers HAAR, HAAR_STUMPS, HAAR_TILTED, WINDOW_WIDTH, WINDOW_HEIGHT,
- * STEP4_SEGMENTS (STEP4_ITEMS);
+ * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST;
+ * STEP4_SEGMENTS (STEP4_ITEMS) where the feature kind asks for it;
  * ROW_SCAN with the row scan (scan_rows.cl).
  */
 
-#define NO_THRESHOLD LONG_MIN
-
-/* ScanLevel, Candidate, Accepted and the counter slots: kernels/shared.h. */
-
-typedef struct {
-    __global const integral_t* integral;
-    int pitch;
-    /* LBP: x, y, block width, block height; Haar: x = the tree's root node,
-     * w = the end of its segment (classifier_pack.cpp) */
-    __global const int4* features;
-    __global const long* responses; /* LBP: WEAK_COUNT x 256; Haar: the leaves */
-    __global const long* thresholds;
-    __global const uchar* resets;
-    /* Haar only (haar.cl): the squared and tilted integral images, the
-     * trees' nodes, and the norm factor of the window being evaluated. */
-    __global const uint* squares;
-    __global const uint* tilted;
-    __global const HaarNode* nodes;
-    float norm;
-} Cascade;
+/* ScanLevel, Candidate, Accepted and the counter slots: kernels/shared.h;
+ * Cascade: kernels/cascade.cl. */
 
 DEFINE_FIND_LEVEL(find_scan_level, ScanLevel)
 
@@ -91,88 +76,6 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
 #define STEP1_REPACK 0
 #endif
 
-#ifdef STUMPS
-/* A stump record (engine.cpp), after the WEAK_COUNT tables: 256 bits, a set
- * bit meaning the code's response is the second value, then the two values.
- * 48 bytes instead of a 2 KiB table keep the whole classifier in the
- * first-level cache. */
-static __global const long* stump(const Cascade* c, int t)
-{
-    return c->responses + WEAK_COUNT * 256 + t * STUMP_LONGS;
-}
-#endif
-
-/* With stumps the kernels below read the records too: a warp's 32 codes
- * then hit one 32-byte word array, and the two values do not wait for the
- * code, where a 2 KiB table takes loads from up to 16 cache lines. On the
- * H100 at 4K (frontalface): step 1 0.630 -> 0.620 ms, step 2 0.304 -> 0.301,
- * step 4 0.033 -> 0.031. */
-
-#ifdef HAAR
-/* The leaf the window reaches in weak classifier t's tree. */
-static long haar_response(const Cascade* c, int origin, int t)
-{
-#ifdef HAAR_STUMPS
-    /* Every tree is one node, node t, whose left and right values are
-     * responses 2t and 2t + 1 (classifier_pack.cpp). */
-    __global const HaarNode* n = c->nodes + t;
-#ifdef ROW_SCAN
-    /* The row scan (CPU devices): the comparison indexes them. A choice
-     * between two loaded values compiled to a branch, mispredicted about as
-     * often as a stump goes either way (the scan took 18% less time). */
-    const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
-    return c->responses[2 * t + (value < n->threshold ? 0 : 1)];
-#else
-    /* The reduction (GPUs) selects without branching: both values load
-     * while the feature's sums do, and only the choice waits for them. */
-    const long left = c->responses[2 * t], right = c->responses[2 * t + 1];
-    const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
-    return value < n->threshold ? left : right;
-#endif
-#else
-    int node = c->features[t].x;
-    for (;;) {
-        __global const HaarNode* n = c->nodes + node;
-        const float value = haar_feature(c->integral, c->tilted, c->pitch, origin, n) * c->norm;
-        const int next = value < n->threshold ? n->left : n->right;
-        if (next < 0)
-            return c->responses[-1 - next];
-        node = next;
-    }
-#endif
-}
-#endif
-
-/* The window's norm factor for Haar classifiers (haar.cl; 0: a flat
- * window, rejected before any weak classifier); 1 for LBP. */
-static float window_norm(const Cascade* c, int origin)
-{
-#ifdef HAAR
-    return haar_norm(c->integral, c->squares, c->pitch, origin);
-#else
-    return 1.0f;
-#endif
-}
-
-static long response(const Cascade* c, int origin, int t)
-{
-#ifdef HAAR
-    return haar_response(c, origin, t);
-#else
-    const int code = lbp_code(c->integral, c->pitch, origin, c->features[t]);
-#ifdef STUMPS
-    /* The values do not depend on the code: only the word's load waits for
-     * the integral image's. */
-    __global const long* s = stump(c, t);
-    const long first = s[4], second = s[5];
-    const uint word = ((__global const uint*)s)[code >> 5];
-    return (word >> (code & 31)) & 1 ? second : first;
-#else
-    return c->responses[t * 256 + code];
-#endif
-#endif
-}
-
 /* Evaluates the weak classifier at *t, or with `segments` those from *t up
  * to the next rejection test or sum reset (none of which can end the
  * window) in a loop without exits whose reads the compiler can issue
@@ -185,19 +88,14 @@ static void advance_segment(const Cascade* c, int origin, int stop, uint* t, lon
     int end = k;
     long s = *sum;
     if (segments) {
-#ifdef HAAR
-        end = min(c->features[k].w, stop - 1);
-#else
-        while (end + 1 < stop && c->thresholds[end] == NO_THRESHOLD && !c->resets[end])
-            ++end;
-#endif
-#if !defined(HAAR) || defined(HAAR_BRANCH_FREE) /* branches in a response defeat unrolling (LLVM warns) */
+        end = feature_segment_end(c, k, stop);
+#if FEATURE_UNROLLS /* branches in a response defeat unrolling (LLVM warns) */
 #pragma unroll 4
 #endif
         for (int j = k; j <= end; ++j)
-            s += response(c, origin, j);
+            s += feature_response(c, origin, j);
     } else {
-        s += response(c, origin, k);
+        s += feature_response(c, origin, k);
     }
     *evaluated += (uint)(end - k + 1);
     *t = (uint)(end + 1);
@@ -213,9 +111,8 @@ static void advance_segment(const Cascade* c, int origin, int stop, uint* t, lon
 }
 
 /* Evaluates weak classifiers from *t up to `stop` while the window lives.
- * Segments help step 2's unsynchronised run on the H100 (0.294 against
- * 0.310 ms at 4K) and slow step 1's (0.796 against 0.715 ms), so only
- * step 2 uses them there. */
+ * Segments help step 2's unsynchronised run and slow step 1's (measured on
+ * the H100, docs/history.md), so only step 2 uses them there. */
 static void advance_by(const Cascade* c, int origin, int stop, uint* t, long* sum, bool* alive, uint* evaluated,
                        __global uchar* first_stage_rejected, uint index, bool segments)
 {
@@ -239,16 +136,15 @@ typedef struct {
     __local long* sum;
     __local uchar* alive;
     __local uint* evaluated;
-    __local float* norm; /* Haar: carries the norm factor through step 1's repacking */
+    __local float* norm; /* carries the window's factor through step 1's repacking */
 } GroupState;
 
 /* Synchronised rounds: the group evaluates one more segment per round (up
  * to each window's next rejection test: no window can end in between, so
  * counting them there would only cost barriers) until at most
  * GROUP_SIZE / divisor of its windows still need work. Haar stages are up
- * to 211 weak classifiers long; on the H200 at 1080p (frontalface_default)
- * step 2 went from 0.64 to 0.52 ms when rounds took segments instead of
- * single weak classifiers. */
+ * to 211 weak classifiers long, and a round per weak classifier paid three
+ * barriers and a local atomic for each (docs/history.md, round 9). */
 static void rounds(const Cascade* c, int origin, GroupState s, __global uchar* first_stage_rejected, uint index,
                    int divisor, __local uint* live)
 {
@@ -303,7 +199,7 @@ static void synchronised_rounds(const Cascade* c, int origin, uint* t, long* sum
     state.alive = state_alive;                                                                               \
     state.evaluated = state_evaluated;                                                                       \
     NORM_STATE_STORAGE
-#ifdef HAAR
+#if FEATURE_NORMALISES
 #define NORM_STATE_STORAGE                                                                                   \
     __local float state_norm[GROUP_SIZE];                                                                    \
     state.norm = state_norm
@@ -366,23 +262,6 @@ static void compact(bool keep, uint index, uint t, long sum, uint evaluated, __g
         out[shared[1] + lid] = buffer[lid];
 }
 
-#define CASCADE_ARGS                                                                                         \
-    __global const integral_t *integral, int pitch, __global const int4 *features, __global const long *responses, \
-        __global const long *thresholds, __global const uchar *resets, __global const uint *squares,           \
-        __global const uint *tilted, __global const HaarNode *nodes, long final_threshold
-#define MAKE_CASCADE()                                                                                       \
-    Cascade c;                                                                                               \
-    c.integral = integral;                                                                                   \
-    c.pitch = pitch;                                                                                         \
-    c.features = features;                                                                                   \
-    c.responses = responses;                                                                                 \
-    c.thresholds = thresholds;                                                                               \
-    c.resets = resets;                                                                                       \
-    c.squares = squares;                                                                                     \
-    c.tilted = tilted;                                                                                       \
-    c.nodes = nodes;                                                                                         \
-    c.norm = 1.0f
-
 /* Step 1: every window position of the pyramid, one work-item each. */
 __kernel __attribute__((reqd_work_group_size(GROUP_SIZE, 1, 1)))
 void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count, uint total,
@@ -399,14 +278,13 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
     /* Step 1's groups take consecutive windows: the host gives each group
      * the level of its first window, and a work-item walks on from there
      * (past a few levels only at the smallest scales), instead of a binary
-     * search of dependent loads per window (on the H100 at 4K, step 1 went
-     * from 0.623 to 0.600 ms). */
+     * search of dependent loads per window (docs/history.md, round 4). */
     int level = group_levels[get_group_id(0)];
     while (level + 1 < level_count && levels[level + 1].first <= index)
         ++level;
     const int origin = alive ? level_window_origin(levels[level], pitch, index) : 0;
-#ifdef HAAR
-    c.norm = alive ? window_norm(&c, origin) : 0.0f;
+#if FEATURE_NORMALISES
+    c.norm = alive ? feature_window_norm(&c, origin) : 0.0f;
     alive = alive && c.norm != 0.0f;
 #endif
     uint t = 0, evaluated = 0;
@@ -416,12 +294,12 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
         long s = 0;
 #pragma unroll
         for (int k = 0; k < STEP1_PREFIX - 1; ++k) {
-            s += response(&c, origin, k);
+            s += feature_response(&c, origin, k);
             if (c.resets[k]) /* no test before FIRST_TEST, and k + 1 < WEAK_COUNT */
                 s = 0;
         }
         const int last = STEP1_PREFIX - 1;
-        s += response(&c, origin, last);
+        s += feature_response(&c, origin, last);
         t = STEP1_PREFIX;
         evaluated = STEP1_PREFIX;
         if (s < c.thresholds[last]) {
@@ -442,8 +320,8 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
     /* The group's windows that survive the first stage are packed onto its
      * first work-items (through local memory), which evaluate them up to
      * STEP1_UNSYNC: a few full warps instead of a few lanes of every warp,
-     * since nearly every warp has some survivor of the first stage. On the
-     * H100, step 1 went from 0.70 to 0.63 ms at 4K (frontalface). */
+     * since nearly every warp has some survivor of the first stage
+     * (docs/history.md, round 3). */
     {
         __local uint* repack_index = state.t;
         __local long* repack_sum = state.sum;
@@ -457,7 +335,7 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             repack_index[k] = index;
             repack_sum[k] = sum;
             repack_origin[k] = (uint)origin;
-#ifdef HAAR
+#if FEATURE_NORMALISES
             state.norm[k] = c.norm;
 #endif
         }
@@ -472,7 +350,7 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
             packed_index = repack_index[lid];
             packed_origin = (int)repack_origin[lid];
             sum = repack_sum[lid];
-#ifdef HAAR
+#if FEATURE_NORMALISES
             c.norm = state.norm[lid];
 #endif
         }
@@ -518,7 +396,7 @@ static void continue_list(const Cascade* cascade, __global const ScanLevel* leve
         if (alive)
             cand = in[i];
         const int origin = alive ? window_origin(levels, level_count, c->pitch, cand.index) : 0;
-        window.norm = window_norm(c, origin);
+        window.norm = feature_window_norm(c, origin);
         uint t = cand.next, evaluated = 0;
         long sum = cand.sum;
         advance_by(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
@@ -551,19 +429,18 @@ void step2_reduce(LIST_STEP_ARGS)
                   STEP2_DIVISOR, state, buffer, shared);
 }
 
-#if defined(STEP4_SEGMENTS) && defined(HAAR)
+#ifdef STEP4_SEGMENTS
 #ifndef STEP4_ITEMS
 #define STEP4_ITEMS 4
 #endif
-/* Step 4 for Haar cascades whose tests are sparse (OpenCV's test only at
- * stage ends; engine.cpp decides): every chunk of weak classifiers ends at
- * the end of a segment (the packed segment ends, classifier_pack.cpp) or
- * earlier, so the group needs only the chunk's total, a plain tree
+/* Step 4 for cascades whose tests are sparse (OpenCV's Haar cascades test
+ * only at stage ends; the feature kind decides, haar_kind.cpp): every
+ * chunk of weak classifiers ends at the end of a segment
+ * (feature_segment_end()) or earlier, so the group needs only the chunk's total, a plain tree
  * reduction (6 barriers for 64 work-items) instead of a segmented scan
  * (12), and only one test. Each work-item takes STEP4_ITEMS weak
- * classifiers of a chunk, so that its reads are in flight together. On the
- * H200 at 1080p (frontalface_default, 20,000 candidates): step 4 0.27 ms
- * with the scan, 0.22 with chunks of one per work-item, 0.17 with 2 to 8. */
+ * classifiers of a chunk, so that its reads are in flight together
+ * (docs/history.md, round 10). */
 static void finish_by_segments(const Cascade* c, int origin, const Candidate cand, __local long* sums,
                                __global const ScanLevel* levels, int level_count, __global Accepted* accepted,
                                uint accepted_capacity, __global uint* counters,
@@ -575,14 +452,14 @@ static void finish_by_segments(const Cascade* c, int origin, const Candidate can
     int base = (int)cand.next;
     uint evaluated = 0;
     while (alive && base < WEAK_COUNT) {
-        const int end = c->features[base].w;
+        const int end = feature_segment_end(c, base, WEAK_COUNT);
         const int stop = min(end + 1, base + STEP4_GROUP_SIZE * STEP4_ITEMS);
         long own = 0;
 #pragma unroll
         for (int k = 0; k < STEP4_ITEMS; ++k) {
             const int t = base + lid + k * STEP4_GROUP_SIZE;
             if (t < stop)
-                own += response(c, origin, t);
+                own += feature_response(c, origin, t);
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the last total */
         sums[lid] = own;
@@ -633,8 +510,8 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
     for (uint i = get_group_id(0); i < count; i += get_num_groups(0)) {
         const Candidate cand = in[i];
         const int origin = window_origin(levels, level_count, pitch, cand.index);
-        c.norm = window_norm(&c, origin);
-#if defined(STEP4_SEGMENTS) && defined(HAAR)
+        c.norm = feature_window_norm(&c, origin);
+#ifdef STEP4_SEGMENTS
         finish_by_segments(&c, origin, cand, sums, levels, level_count, accepted, accepted_capacity, counters,
                            first_stage_rejected, final_threshold);
 #else
@@ -650,7 +527,7 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
                 break;
             const int t = base + lid;
             const bool valid = t < WEAK_COUNT;
-            long value = valid ? response(&c, origin, t) : 0;
+            long value = valid ? feature_response(&c, origin, t) : 0;
             if (lid == 0)
                 value += carry;
             sums[lid] = value;

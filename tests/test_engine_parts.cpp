@@ -22,6 +22,7 @@
 #include "core/opencl/classifier_pack.h"
 #include "core/opencl/device.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/feature_kinds.h"
 #include "core/opencl/geometry.h"
 #include "core/opencl/kernel_args.h"
 #include "core/opencl/template_search.h"
@@ -682,12 +683,21 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
                                "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 "
                                "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
-    /* Both layouts, and the Haar kernels (kernels/haar.cl) with each; the
-     * tracker's template search is a program of its own (kernels/track.cl). */
+    /* Both layouts and both scans, with each feature kind's file
+     * (kernels/lbp.cl, kernels/haar.cl); the tracker's template search is a
+     * program of its own (kernels/track.cl). */
     std::vector<std::pair<std::string, std::string>> programs;
-    for (const char* layout : {"", " -D PYRAMID_BY_ROWS", " -D HAAR -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24",
-                               " -D PYRAMID_BY_ROWS -D ROW_SCAN -D HAAR -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"})
-        programs.emplace_back(kernel_program_source(true), common + layout);
+    const FeatureKind& lbp_kind = lbp_feature_kind();
+    const FeatureKind& haar_kind = haar_feature_kind();
+    const std::pair<const FeatureKind*, const char*> variants[] = {
+        {&lbp_kind, ""},
+        {&lbp_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN"},
+        {&haar_kind, " -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24"},
+        {&haar_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}};
+    for (const auto& [kind, layout] : variants) {
+        const bool row_scan = std::string(layout).find("ROW_SCAN") != std::string::npos;
+        programs.emplace_back(kernel_program_source(*kind, row_scan), common + layout);
+    }
     programs.emplace_back(track_program_source(),
                           "-cl-std=CL1.2 -cl-kernel-arg-info -D TRACK_GROUP_SIZE=16");
     for (const auto& [source, options] : programs) {
@@ -730,7 +740,7 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
         EXPECT_EQ(compiled.count(std::string(s.kernel)), 1u) << s.kernel << " was not compiled";
 
     /* Binding mistakes are caught before a launch. */
-    cl::Program program(context, kernel_program_source(false));
+    cl::Program program(context, kernel_program_source(lbp_kind, false));
     program.build({selected.device}, (common + " -D PYRAMID_BY_ROWS").c_str());
     BoundKernel rows(program, "integral_band_rows");
     EXPECT_THROW(rows.set("no_such_parameter", cl_int{1}), std::logic_error);

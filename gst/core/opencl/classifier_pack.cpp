@@ -50,118 +50,15 @@ std::string format_float(float value)
     return text;
 }
 
-/* Appends the stump records when every table holds at most two values. */
-bool append_stump_records(PackedClassifier& p)
-{
-    const size_t n = p.weak_count;
-    std::vector<cl_long> records(n * STUMP_LONGS);
-    for (size_t t = 0; t < n; ++t) {
-        const cl_long* table = &p.responses[t * 256];
-        const cl_long first = table[0];
-        cl_long second = first;
-        uint32_t bits[8] = {};
-        for (int code = 0; code < 256; ++code) {
-            if (table[code] == first)
-                continue;
-            if (second == first)
-                second = table[code];
-            if (table[code] != second)
-                return false;
-            bits[code >> 5] |= uint32_t{1} << (code & 31);
-        }
-        std::memcpy(&records[t * STUMP_LONGS], bits, sizeof bits);
-        records[t * STUMP_LONGS + 4] = first;
-        records[t * STUMP_LONGS + 5] = second;
-    }
-    p.responses.insert(p.responses.end(), records.begin(), records.end());
-    return true;
-}
-
-/* A weak classifier's response values: an LBP table or a Haar tree's leaves. */
-struct Values {
-    const float* data;
-    size_t size;
-    const float* begin() const { return data; }
-    const float* end() const { return data + size; }
-};
-
-Values values_of(const WeakClassifier& w)
-{
-    if (const HaarTree* tree = std::get_if<HaarTree>(&w.feature))
-        return {tree->leaves.data(), tree->leaves.size()};
-    const LbpFeature& f = std::get<LbpFeature>(w.feature);
-    return {f.responses.data(), f.responses.size()};
-}
-
-/* The trees' nodes in the kernels' form (kernels/shared.h), and the leaves
- * in fixed point after the responses' other uses: weak classifier t's root
- * goes into features[t].x. Stumps are node t each (HAAR_STUMPS). */
-void pack_haar_trees(const Classifier& classifier, PackedClassifier& p)
-{
-    p.haar = true;
-    p.haar_stumps = true;
-    p.responses.clear();
-    p.window_width = classifier.window_width;
-    p.window_height = classifier.window_height;
-    /* Every integral image is 32 bits for Haar (haar.cl). */
-    p.largest_block = int64_t{classifier.window_width} * classifier.window_height;
-    for (size_t t = 0; t < classifier.weak.size(); ++t) {
-        const HaarTree& tree = std::get<HaarTree>(classifier.weak[t].feature);
-        const int root = static_cast<int>(p.nodes.size());
-        const int first_leaf = static_cast<int>(p.responses.size());
-        p.haar_stumps = p.haar_stumps && tree.nodes.size() == 1;
-        p.features[t] = {{root, static_cast<cl_int>(tree.nodes.size()), first_leaf, 0}};
-        const auto side = [&](const waldboost::HaarNode::Child& child) {
-            return child.leaf ? -1 - (first_leaf + child.index) : root + child.index;
-        };
-        for (const waldboost::HaarNode& node : tree.nodes) {
-            shared::HaarNode packed{};
-            for (size_t i = 0; i < node.feature.rects.size(); ++i) {
-                const HaarRect& r = node.feature.rects[i];
-                packed.rects[4 * i + 0] = r.x;
-                packed.rects[4 * i + 1] = r.y;
-                packed.rects[4 * i + 2] = r.width;
-                packed.rects[4 * i + 3] = r.height;
-                packed.weights[i] = r.weight;
-            }
-            packed.threshold = node.threshold;
-            packed.left = side(node.left);
-            packed.right = side(node.right);
-            packed.tilted = node.feature.tilted ? 1 : 0;
-            p.tilted = p.tilted || node.feature.tilted;
-            p.nodes.push_back(packed);
-        }
-        for (float leaf : tree.leaves) /* exact: a whole number of units */
-            p.responses.push_back(p.fixed_ceil(leaf));
-    }
-    if (!p.haar_stumps)
-        return;
-    /* Stumps: stump t's left and right values at 2t and 2t + 1, so that
-     * the row scan picks one by adding the comparison to the index
-     * (haar_response() in kernels/waldboost.cl): a choice between two
-     * loaded values became a branch, mispredicted about as often as a stump
-     * answers either way. */
-    std::vector<cl_long> pairs(2 * p.nodes.size());
-    for (size_t t = 0; t < p.nodes.size(); ++t) {
-        shared::HaarNode& node = p.nodes[t];
-        pairs[2 * t] = p.responses[-1 - node.left];
-        pairs[2 * t + 1] = p.responses[-1 - node.right];
-        node.left = -1 - static_cast<cl_int>(2 * t);
-        node.right = -2 - static_cast<cl_int>(2 * t);
-        p.features[t].s[2] = static_cast<cl_int>(2 * t); /* the first leaf */
-    }
-    p.responses = std::move(pairs);
-}
-
 }  // namespace
 
-PackedClassifier pack_classifier(const Classifier& classifier)
+PackedClassifier pack_classifier(const Classifier& classifier, const FeatureKind* kind)
 {
     PackedClassifier p;
+    p.kind = kind ? kind : &feature_kind(classifier);
     const size_t n = classifier.weak.size();
     p.weak_count = n;
     p.features.resize(n);
-    p.responses.resize(n * 256);
     p.thresholds.resize(n);
     p.resets.resize(n);
     p.first_test = static_cast<int>(n);
@@ -175,7 +72,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
     float finest_response = 0;
     for (size_t t = 0; t < n; ++t) {
         float largest = 0;
-        for (float r : values_of(classifier.weak[t])) {
+        for (float r : p.kind->responses(classifier.weak[t])) {
             largest = std::max(largest, std::fabs(r));
             if (r != 0 && lowest_bit(r) < finest) {
                 finest = lowest_bit(r);
@@ -200,16 +97,8 @@ PackedClassifier pack_classifier(const Classifier& classifier)
                         format_float(finest_response) + ")");
     }
 
-    if (classifier.is_haar())
-        pack_haar_trees(classifier, p);
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];
-        if (const LbpFeature* f = std::get_if<LbpFeature>(&w.feature)) {
-            p.features[t] = {{f->x, f->y, f->block_width, f->block_height}};
-            p.largest_block = std::max(p.largest_block, int64_t{f->block_width} * f->block_height);
-            for (int code = 0; code < 256; ++code) /* exact: a whole number of units */
-                p.responses[t * 256 + code] = p.fixed_ceil(f->responses[code]);
-        }
         if (w.reject_threshold == kNoRejection) {
             p.thresholds[t] = std::numeric_limits<cl_long>::min();
         } else {
@@ -228,21 +117,7 @@ PackedClassifier pack_classifier(const Classifier& classifier)
         }
         p.resets[t] = w.reset_sum_after ? 1 : 0;
     }
-    /* Haar: features[t].w is where the segment of weak classifier t ends,
-     * the first weak classifier from t on that has a rejection test or
-     * resets the sum (or the last): the reduction's segments (waldboost.cl)
-     * read it instead of scanning up to 211 thresholds per stage. */
-    if (p.haar) {
-        cl_int end = static_cast<cl_int>(n) - 1;
-        for (size_t t = n; t-- > 0;) {
-            if (p.thresholds[t] != std::numeric_limits<cl_long>::min() || p.resets[t])
-                end = static_cast<cl_int>(t);
-            p.features[t].s[3] = end;
-            p.segments += static_cast<size_t>(end) == t;
-        }
-    }
-    /* Haar stumps are HAAR_STUMPS; the stump records are LBP tables'. */
-    p.stumps = !p.haar && append_stump_records(p);
+    p.kind->pack(classifier, p);
     return p;
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/model/model.h"
 #include "core/opencl/cl.h"
+#include "core/opencl/feature_kind.h"
 #include "shared.h"
 
 namespace waldboost::opencl {
@@ -26,32 +27,35 @@ constexpr int kFixedShift = 40;
 constexpr double kFixedLimit = 4194304.0; /* 2^22 */
 
 struct PackedClassifier {
+    /* The feature kind that packed it (feature_kind.h). */
+    const FeatureKind* kind = nullptr;
     size_t weak_count = 0;
-    /* LBP: x, y, block width, block height. Haar: the tree's root in
-     * `nodes`, its node count, its first leaf in `responses`, 0. */
+    /* Four ints per weak classifier, the kind's: LBP x, y, block width,
+     * block height; Haar the tree's root in `nodes`, its node count, its
+     * first leaf in `responses`, the end of its segment. */
     std::vector<cl_int4> features;
-    /* LBP: weak_count tables of 256 responses; with stumps, then one stump
-     * record (STUMP_LONGS longs, kernels/shared.h) per weak classifier.
-     * Haar: every tree's leaves, tree after tree. */
+    /* The kind's response tables in fixed point. LBP: weak_count tables of
+     * 256 responses; with stumps, then one stump record (STUMP_LONGS longs,
+     * kernels/shared.h) per weak classifier. Haar: every tree's leaves, tree
+     * after tree. */
     std::vector<cl_long> responses;
     std::vector<cl_long> thresholds;  /* LONG_MIN: no rejection test */
     std::vector<cl_uchar> resets;
     /* Index of the first weak classifier with a rejection test (weak_count
      * when none has). */
     int first_test = 0;
-    /* Every weak classifier has at most two response values (OpenCV's
+    /* LBP: every weak classifier has at most two response values (OpenCV's
      * stumps), so the stump records follow the tables. */
     bool stumps = false;
     /* Pixels in the largest feature block: bounds every block sum. */
     int64_t largest_block = 0;
-    /* Haar classifiers (kernels/haar.cl): every tree's nodes; stumps only;
-     * some feature is tilted; the window the norm factor is taken over. */
-    bool haar = false;
+    /* Haar (kernels/haar.cl): every tree's nodes; stumps only; some feature
+     * is tilted; the window the norm factor is taken over; how many
+     * segments features[t].w divides the sequence into. */
+    std::vector<shared::HaarNode> nodes;
     bool haar_stumps = false;
     bool tilted = false;
-    std::vector<shared::HaarNode> nodes;
     int window_width = 0, window_height = 0;
-    /* Haar: how many segments features[t].w divides the sequence into. */
     size_t segments = 0;
     /* Values are multiplied by 2^scale_shift before they go into fixed
      * point, so that responses finer than 2^-40 are represented exactly;
@@ -68,10 +72,13 @@ struct PackedClassifier {
 };
 
 /* Chooses scale_shift, the least k >= 0 that makes every response times 2^k
- * a multiple of 2^-40. Throws Error (UnsupportedClassifier) when the scaled
- * sum of the weak classifiers' largest responses, or a scaled rejection
- * threshold, reaches 2^22: responses span too many binades. */
-PackedClassifier pack_classifier(const Classifier& classifier);
+ * a multiple of 2^-40, packs the thresholds and resets, then lets the
+ * feature kind (the classifier's own unless `kind` is given: tests plug in
+ * kinds of their own) pack the features and responses. Throws Error
+ * (UnsupportedClassifier) when the scaled sum of the weak classifiers'
+ * largest responses, or a scaled rejection threshold, reaches 2^22:
+ * responses span too many binades. */
+PackedClassifier pack_classifier(const Classifier& classifier, const FeatureKind* kind = nullptr);
 
 /* A packed classifier in the device's memory. */
 struct DeviceClassifier {

@@ -38,9 +38,8 @@ namespace waldboost::opencl {
  * and put together in this order. */
 extern const std::string_view kSharedKernelHeader;
 extern const std::string_view kCommonKernels;
-extern const std::string_view kLbpKernels;
-extern const std::string_view kHaarKernels;
 extern const std::string_view kPyramidKernels;
+extern const std::string_view kCascadeKernels;
 extern const std::string_view kWaldboostKernels;
 extern const std::string_view kScanRowsKernels;
 
@@ -120,15 +119,14 @@ void Engine::Impl::choose_plan(const EngineConfig& config)
     plan.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, device);
     validate(plan.reduction, device);
     plan.scan_by_rows = config.scan == ScanMethod::Rows || (config.scan == ScanMethod::Auto && plan.device_is_cpu);
-    /* 16-bit integral values halve the bytes every window reads (docs/engine.md).
-     * Block sums are taken modulo 2^16, exact while a block holds at most
-     * 257 pixels (257 x 255 < 2^16): OpenCV's 24x24 and 45x45 face cascades
-     * qualify. Only the GPU layout and the reduction read them; the CPU
-     * kernels keep 32 bits. */
-    if (!plan.rows_layout && !plan.scan_by_rows && !packed.haar && packed.largest_block * 255 <= 0xFFFF)
+    /* 16-bit integral values halve the bytes every window reads (docs/engine.md),
+     * where the feature kind's block sums fit them. Only the GPU layout and
+     * the reduction read them; the CPU kernels keep 32 bits. */
+    if (!plan.rows_layout && !plan.scan_by_rows && packed.kind->narrow_sums_serve(packed))
         plan.integral_bits = 16;
-    plan.haar = packed.haar;
-    plan.tilted = packed.tilted;
+    const IntegralNeeds needs = packed.kind->integrals(packed);
+    plan.squares = needs.squares;
+    plan.tilted = needs.tilted;
 }
 
 std::string Engine::Impl::build_options() const
@@ -140,21 +138,7 @@ std::string Engine::Impl::build_options() const
     options += build_defines(plan.reduction);
     define("WEAK_COUNT", static_cast<long>(packed.weak_count));
     define("FIRST_TEST", packed.first_test);
-    if (packed.stumps)
-        options += " -D STUMPS";
-    if (packed.haar) {
-        options += " -D HAAR";
-        if (packed.haar_stumps)
-            options += " -D HAAR_STUMPS";
-        if (packed.tilted)
-            options += " -D HAAR_TILTED";
-        /* Stages of 16 or more weak classifiers on average (OpenCV's: 9 to
-         * 211): step 4 reduces whole segments instead of scanning. */
-        if (packed.segments * 16 <= packed.weak_count)
-            options += " -D STEP4_SEGMENTS";
-        define("WINDOW_WIDTH", packed.window_width);
-        define("WINDOW_HEIGHT", packed.window_height);
-    }
+    options += packed.kind->build_defines(packed);
     define("INTEGRAL_BITS", plan.integral_bits);
     if (plan.rows_layout)
         options += " -D PYRAMID_BY_ROWS";
@@ -166,11 +150,12 @@ std::string Engine::Impl::build_options() const
     return options;
 }
 
-std::string kernel_program_source(bool with_row_scan)
+std::string kernel_program_source(const FeatureKind& kind, bool with_row_scan)
 {
     return kernel_source(kSharedKernelHeader, "shared.h") + "\n" + kernel_source(kCommonKernels, "common.cl") +
-           "\n" + kernel_source(kLbpKernels, "lbp.cl") + "\n" + kernel_source(kHaarKernels, "haar.cl") + "\n" +
-           kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
+           "\n" + kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
+           kernel_source(kCascadeKernels, "cascade.cl") + "\n" +
+           kernel_source(kind.kernel_source(), kind.kernel_file()) + "\n" +
            kernel_source(kWaldboostKernels, "waldboost.cl") +
            (with_row_scan ? "\n" + kernel_source(kScanRowsKernels, "scan_rows.cl") : "");
 }
@@ -183,7 +168,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         throw Error(ErrorKind::BadParameter,
                     "max in flight must be 1 to 16, not " + std::to_string(config.max_in_flight));
     m.classifier = classifier;
-    m.packed = pack_classifier(classifier);
+    m.packed = pack_classifier(classifier, config.feature_kind);
     /* One device, or ("all-gpus") the one the fewest engines use. */
     const std::vector<SelectedDevice> candidates = select_devices(config.device);
     std::vector<cl::Device> devices;
@@ -196,21 +181,20 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         throw to_error(e, "making an OpenCL context on " + candidates[chosen].info.device_name);
     }
     m.selected = candidates[chosen];
-    /* OpenCV's Haar norm factor is (float)(1 / sqrt(double)): only double
-     * arithmetic on the device gives it bit for bit (kernels/haar.cl). */
-    if (m.packed.haar && m.selected.info.extensions.find("cl_khr_fp64") == std::string::npos)
+    const std::string extension = m.packed.kind->required_extension();
+    if (!extension.empty() && m.selected.info.extensions.find(extension) == std::string::npos)
         throw Error(ErrorKind::UnsupportedClassifier,
-                    "Haar cascades need double precision (cl_khr_fp64) on the OpenCL device to give OpenCV's "
-                    "detections, and " + m.selected.info.device_name +
-                        " has none; choose another device (waldboost-devices lists them) or an LBP cascade");
+                    m.packed.kind->missing_extension_message(m.selected.info.device_name));
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
     m.limit = static_cast<size_t>(config.max_in_flight);
     try {
         m.context = m.shared->context();
-        m.device_classifier =
-            m.shared->classifier(tuning_key(m.selected.info, classifier), m.packed, &m.sharing.classifier_shared);
-        const std::string source = kernel_program_source(m.plan.scan_by_rows);
+        /* One model packed by two kinds makes two device classifiers. */
+        const std::string classifier_key = std::string(m.packed.kind->name()) + "/" +
+                                           tuning_key(m.selected.info, classifier);
+        m.device_classifier = m.shared->classifier(classifier_key, m.packed, &m.sharing.classifier_shared);
+        const std::string source = kernel_program_source(*m.packed.kind, m.plan.scan_by_rows);
         const std::string options = m.build_options();
         m.program = m.shared->program(
             source, options,

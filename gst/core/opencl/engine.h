@@ -17,6 +17,7 @@
 
 #include "core/model/model.h"
 #include "core/opencl/device.h"
+#include "core/opencl/feature_kind.h"
 #include "core/opencl/program_cache.h"
 #include "core/opencl/reduction.h"
 #include "core/opencl/shared_device.h"
@@ -59,6 +60,10 @@ struct EngineConfig {
      * the queue nothing waits. */
     bool batching = false;
     uint64_t batch_wait_ns = 0;
+    /* The feature kind that packs the classifier and gives the kernels
+     * their feature code (feature_kind.h); null: the classifier's own.
+     * Tests plug in kinds of their own through it. */
+    const FeatureKind* feature_kind = nullptr;
 };
 
 /* What an engine got from the other engines of the process on its device
@@ -105,8 +110,9 @@ struct FrameResult {
 };
 
 /* The engine's OpenCL program: kernels/shared.h and the .cl files in build
- * order (scan_rows.cl only when scanning by rows). */
-std::string kernel_program_source(bool with_row_scan);
+ * order, with the feature kind's kernels/<feature>.cl between cascade.cl
+ * and the scans that call it (scan_rows.cl only when scanning by rows). */
+std::string kernel_program_source(const FeatureKind& kind, bool with_row_scan);
 
 class Engine {
 public:

@@ -26,7 +26,7 @@ FrameSlot::FrameSlot(cl::CommandQueue slot_queue, const cl::Program& program, co
         band_sums = BoundKernel(program, "integral_band_sums");
         band_prefix = BoundKernel(program, "integral_band_prefix");
         bands = BoundKernel(program, "integral_bands");
-        if (plan.haar)
+        if (plan.squares)
             square_band_sums = BoundKernel(program, "square_band_sums");
     }
     if (plan.tilted) {
@@ -156,7 +156,7 @@ void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan
 
 size_t SlotSizes::total_bytes() const
 {
-    return frame_copies * frame + canvas + band_totals + integral + haar_integrals +
+    return frame_copies * frame + canvas + band_totals + integral + extra_integrals +
            2 * sizeof(shared::Candidate) * list_capacity +
            sizeof(shared::Accepted) * accepted_capacity + first_stage_rejected + tables;
 }
@@ -172,14 +172,13 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     if (plan.band_layout()) {
         const size_t band_count = (g.canvas_height + INTEGRAL_BAND - 1) / INTEGRAL_BAND;
         s.band_totals = sizeof(cl_uint) * band_count * g.canvas_width;
-        if (plan.haar) /* and as many for the squares */
-            s.haar_integrals = s.band_totals;
+        if (plan.squares) /* and as many for the squares */
+            s.extra_integrals = s.band_totals;
     } else {
-        /* Row 0 and then a row per band, with the squares' sums too for Haar. */
-        s.band_totals = sizeof(cl_uint) * (rows_band_count(g) + 1) * rows_band_pitch(g, plan.haar);
+        /* Row 0 and then a row per band, with the squares' sums too. */
+        s.band_totals = sizeof(cl_uint) * (rows_band_count(g) + 1) * rows_band_pitch(g, plan.squares);
     }
-    if (plan.haar)
-        s.haar_integrals += s.integral * (plan.tilted ? 2 : 1);
+    s.extra_integrals += s.integral * ((plan.squares ? 1 : 0) + (plan.tilted ? 1 : 0));
     /* Each step keeps at most group / divisor windows of every group, so
      * this bounds every list: no list can overflow. */
     const size_t groups = (g.positions + r.group_size - 1) / r.group_size;
@@ -217,12 +216,12 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
         row_shelf = read_only_buffer(context, g.row_shelf);
         level_map = read_only_buffer(context, g.level_map);
         /* The tilted integral is made from every column of the integral
-         * image, gaps included (kernels/haar.cl). */
+         * image, gaps included (kernels/pyramid.cl). */
         row_widths = read_only_buffer(context, plan.tilted ? std::vector<cl_int>(g.row_widths.size(),
                                                                                   static_cast<cl_int>(g.canvas_width))
                                                            : g.row_widths);
         band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
-        if (plan.haar)
+        if (plan.squares)
             square_band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
     }
     /* Row 0 and column 0 of the integral images stay zero; the kernels never
@@ -236,7 +235,7 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
         return b;
     };
     integral = zeroed_integral();
-    if (plan.haar)
+    if (plan.squares)
         squares = zeroed_integral();
     if (plan.tilted)
         tilted = zeroed_integral();
@@ -270,9 +269,9 @@ void FrameSlot::grow_accepted(const cl::Context& context, size_t count)
     accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
 }
 
-/* One thread's copy took 1.0-1.5 ms of a 4K frame's submit() on the H100
- * host, about as long as the device's work on it, so large frames are
- * copied by a few threads, one band of rows each. */
+/* One thread's copy of a 4K frame took about as long as the device's work
+ * on it (docs/history.md), so large frames are copied by a few threads,
+ * one band of rows each. */
 void copy_frame(uint8_t* dst, const GrayView& image)
 {
     const size_t width = static_cast<size_t>(image.width);

@@ -39,9 +39,9 @@ struct EnginePlan {
     /* Bits per integral-image value: 16 where every block sum fits
      * (kernels/common.cl), else 32. */
     int integral_bits = 32;
-    /* Haar classifiers: the squared integral image too, and the tilted one
-     * when a feature is tilted (kernels/haar.cl). */
-    bool haar = false;
+    /* The integral images the feature kind reads besides the plain one
+     * (feature_kind.h): of the squared pixels, and OpenCV's tilted one. */
+    bool squares = false;
     bool tilted = false;
     bool profiling = true;
     size_t compute_units = 1;
@@ -59,7 +59,7 @@ struct SlotSizes {
     size_t canvas = 0;               /* the packed pyramid levels */
     size_t band_totals = 0;          /* the integral image's band sums */
     size_t integral = 0;             /* the integral image of the canvas */
-    size_t haar_integrals = 0;       /* Haar: the squared and tilted ones, and band sums of squares */
+    size_t extra_integrals = 0;      /* the squared and tilted ones, and band sums of squares */
     size_t list_capacity = 0;        /* candidates per list (two lists) */
     size_t accepted_capacity = 0;    /* accepted windows before the list grows */
     size_t first_stage_rejected = 0; /* a byte per window position (the reduction) */
@@ -84,7 +84,7 @@ struct FrameSlot {
      * band_prefix, bands. The
      * reduction: step1, step2, step4, skip; or scan_rows. */
     BoundKernel pyramid, band_column_sums, column_strips, band_rows, band_sums, band_prefix, bands;
-    /* Haar: square_band_sums (GPU layout), tilted_rising, tilted_falling. */
+    /* With squares: square_band_sums (GPU layout); tilted: tilted_rising, tilted_falling. */
     BoundKernel square_band_sums, tilted_rising, tilted_falling;
     BoundKernel step1, step2, step4, skip, scan_rows;
 
@@ -92,8 +92,9 @@ struct FrameSlot {
     std::shared_ptr<const Geometry> buffers_for; /* the buffers below were sized for */
     cl::Buffer resize_levels, scan_levels, taps, row_shelf, level_map, row_widths, group_levels;
     cl::Buffer source, canvas, integral, band_totals, lists[2], accepted, counters, first_stage_rejected;
-    /* Haar only (else empty): the squared and tilted integral images, with
-     * the integral's layout, and the squares' band sums (GPU layout). */
+    /* When the feature kind reads them (else empty): the squared and tilted
+     * integral images, with the integral's layout, and the squares' band
+     * sums (GPU layout). */
     cl::Buffer squares, tilted, square_band_totals;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;

@@ -82,8 +82,9 @@ private:
             .set("responses", classifier_.responses)
             .set("thresholds", classifier_.thresholds)
             .set("resets", classifier_.resets)
-            /* LBP kernels never read the Haar buffers: any buffer will do. */
-            .set("squares", plan_.haar ? slot_.squares : slot_.integral)
+            /* Kernels of a feature that reads no squared or tilted integral
+             * never touch those buffers: any buffer will do. */
+            .set("squares", plan_.squares ? slot_.squares : slot_.integral)
             .set("tilted", plan_.tilted ? slot_.tilted : slot_.integral)
             .set("nodes", classifier_.nodes)
             .set("final_threshold", static_cast<cl_long>(slot_.final_threshold))
@@ -128,7 +129,7 @@ private:
     }
 
     /* CPU layout: the pyramid into a canvas, a row per work-item, then the
-     * integral image of the canvas (and for Haar the squared one) over bands
+     * integral image of the canvas (and with squares the squared one) over bands
      * of rows: the bands' column sums, their prefix sums down the columns,
      * then each band's rows (kernels/pyramid.cl). */
     void rows_integral()
@@ -147,13 +148,13 @@ private:
         launch(slot_.pyramid, round_up(g_.pyramid_rows, 16), 16);
 
         const size_t bands = static_cast<size_t>(rows_band_count(g_));
-        const cl_int band_pitch = rows_band_pitch(g_, plan_.haar);
+        const cl_int band_pitch = rows_band_pitch(g_, plan_.squares);
         slot_.band_column_sums.set("canvas", slot_.canvas)
             .set("width", width)
             .set("height", height)
             .set("band_sums", slot_.band_totals)
             .set("band_pitch", band_pitch)
-            .set("squares", cl_int{plan_.haar});
+            .set("squares", cl_int{plan_.squares});
         launch(slot_.band_column_sums, bands, 1);
 
         slot_.column_strips.set("integral", slot_.band_totals)
@@ -162,16 +163,16 @@ private:
             .set("integral_pitch", band_pitch);
         launch(slot_.column_strips, round_up(static_cast<size_t>(band_pitch + 14) / 16, 4), 4);
 
-        /* LBP kernels take a squares buffer too, and never read it. */
+        /* Without squares the kernel takes a squares buffer too, and never reads it. */
         slot_.band_rows.set("canvas", slot_.canvas)
             .set("width", width)
             .set("height", height)
             .set("band_sums", slot_.band_totals)
             .set("band_pitch", band_pitch)
             .set("integral", slot_.integral)
-            .set("squares", plan_.haar ? slot_.squares : slot_.integral)
+            .set("squares", plan_.squares ? slot_.squares : slot_.integral)
             .set("integral_pitch", integral_pitch)
-            .set("with_squares", cl_int{plan_.haar});
+            .set("with_squares", cl_int{plan_.squares});
         launch(slot_.band_rows, bands, 1);
     }
 
@@ -196,7 +197,7 @@ private:
             .set("band_sums", slot_.band_totals);
         launch(slot_.band_sums, cl::NDRange(round_up((g_.canvas_width + 3) / 4, 64), band_count), cl::NDRange(64, 1));
 
-        if (plan_.haar) {
+        if (plan_.squares) {
             /* The band sums of squares, from the canvas pass 1 has written. */
             slot_.square_band_sums.set("canvas", slot_.canvas)
                 .set("canvas_pitch", pitch)
@@ -205,9 +206,9 @@ private:
                 .set("band_sums", slot_.square_band_totals);
             launch(slot_.square_band_sums, cl::NDRange(round_up(g_.canvas_width, 64), band_count), cl::NDRange(64, 1));
         }
-        /* Passes 2 and 3, then for Haar again over the squares. */
+        /* Passes 2 and 3, then with squares again over them. */
         for (const bool squared : {false, true}) {
-            if (squared && !plan_.haar)
+            if (squared && !plan_.squares)
                 break;
             const cl::Buffer& totals = squared ? slot_.square_band_totals : slot_.band_totals;
             slot_.band_prefix.set("band_sums", totals).set("width", width).set("bands", band_count);
@@ -227,8 +228,8 @@ private:
         }
     }
 
-    /* Haar classifiers with tilted features: OpenCV's tilted integral of
-     * the canvas, from the integral image (kernels/haar.cl). */
+    /* Tilted features: OpenCV's tilted integral of the canvas, from the
+     * integral image (kernels/pyramid.cl). */
     void tilted_integral()
     {
         const size_t diagonals = g_.canvas_width + g_.canvas_height;
@@ -252,9 +253,8 @@ private:
     /* Groups per compute unit for the persistent list steps. GPUs get as
      * many as keep 2,048 work-items resident (an NVIDIA SM's limit; AMD's
      * CU holds 2,560): the candidates' reads wait on memory, and only more
-     * resident groups hide that (on the H200 at 1080p, Haar frontalface,
-     * step 4 took 0.27 ms with 512 work-items per SM and 0.22 with 2,048).
-     * CPU devices run a group as a loop: a few per core. */
+     * resident groups hide that (docs/history.md, round 10). CPU devices
+     * run a group as a loop: a few per core. */
     size_t groups_per_unit(int cpu_groups, int group_size) const
     {
         if (plan_.device_is_cpu)

@@ -101,7 +101,7 @@ float tree_response(const HaarTree& tree, const LevelIntegrals& integrals, int w
 }  // namespace
 
 WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
-                             float final_threshold)
+                             float final_threshold, const FeatureResponse* feature_response)
 {
     WindowResult result;
     float norm_factor = 0.0f;
@@ -113,7 +113,6 @@ WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals&
         }
     }
     struct Response {
-        const WeakClassifier& weak;
         const LevelIntegrals& integrals;
         int wx, wy;
         float norm_factor;
@@ -126,7 +125,8 @@ WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals&
     bool first_test = true;
     for (size_t t = 0; t < classifier.weak.size(); ++t) {
         const WeakClassifier& weak = classifier.weak[t];
-        sum += std::visit(Response{weak, integrals, wx, wy, norm_factor}, weak.feature);
+        sum += feature_response ? (*feature_response)(weak, integrals, wx, wy, norm_factor)
+                                : std::visit(Response{integrals, wx, wy, norm_factor}, weak.feature);
         ++result.weak_evaluated;
         last_sum = sum;
         if (weak.reject_threshold != kNoRejection) {
@@ -158,7 +158,8 @@ WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& 
 }
 
 std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView& scaled, const ScaleLevel& level,
-                                    int level_index, const DetectParams& params, DetectStats* stats)
+                                    int level_index, const DetectParams& params, DetectStats* stats,
+                                    const FeatureResponse* feature_response)
 {
     std::vector<RawWindow> windows;
     const int positions_x = scaled.width - classifier.window_width + 1;
@@ -170,7 +171,7 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
     const float final_threshold = params.final_threshold.value_or(classifier.final_threshold);
     for (int y = 0; y < positions_y; y += level.step) {
         for (int x = 0; x < positions_x; x += level.step) {
-            const WindowResult r = evaluate_window(classifier, integrals, x, y, final_threshold);
+            const WindowResult r = evaluate_window(classifier, integrals, x, y, final_threshold, feature_response);
             if (stats) {
                 ++stats->windows;
                 stats->weak_evaluated += static_cast<uint64_t>(r.weak_evaluated);
@@ -195,13 +196,14 @@ std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView
 }
 
 std::vector<RawWindow> detect_unclipped(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                        DetectStats* stats)
+                                        DetectStats* stats, const FeatureResponse* feature_response)
 {
     std::vector<RawWindow> all;
     const std::vector<ScaleLevel> levels = plan_scales({image.width, image.height}, classifier, params);
     for (size_t i = 0; i < levels.size(); ++i) {
         const GrayImage scaled = resize_bilinear(image, levels[i].image_size);
-        std::vector<RawWindow> found = detect_level(classifier, scaled.view(), levels[i], static_cast<int>(i), params, stats);
+        std::vector<RawWindow> found =
+            detect_level(classifier, scaled.view(), levels[i], static_cast<int>(i), params, stats, feature_response);
         all.insert(all.end(), found.begin(), found.end());
     }
     const uint64_t cut = cap_windows(all, params.max_windows);
@@ -211,9 +213,9 @@ std::vector<RawWindow> detect_unclipped(const Classifier& classifier, const Gray
 }
 
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                  DetectStats* stats)
+                                  DetectStats* stats, const FeatureResponse* feature_response)
 {
-    std::vector<RawWindow> windows = detect_unclipped(classifier, image, params, stats);
+    std::vector<RawWindow> windows = detect_unclipped(classifier, image, params, stats, feature_response);
     clip_windows(windows, {image.width, image.height});
     return windows;
 }

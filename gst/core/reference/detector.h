@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -63,8 +64,16 @@ float haar_norm_factor(const LevelIntegrals& integrals, int window_width, int wi
  * and order, before normalisation. */
 float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integrals, int wx, int wy);
 
+/* A weak classifier's response for the window at (wx, wy), given the
+ * window's Haar norm factor (0 for other classifiers). The reference
+ * evaluates the model's own feature types itself; tests of the engine's
+ * feature seam (gst/core/opencl/feature_kind.h) give one for a feature
+ * type the model does not have. */
+using FeatureResponse =
+    std::function<float(const WeakClassifier& weak, const LevelIntegrals& integrals, int wx, int wy, float norm_factor)>;
+
 WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
-                             float final_threshold);
+                             float final_threshold, const FeatureResponse* feature_response = nullptr);
 
 /* LBP classifiers need only the sums; throws std::logic_error for Haar. */
 WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
@@ -80,16 +89,18 @@ struct DetectStats {
 /* Scans one pyramid level given its already scaled image. Tests use this to
  * feed the exact images another implementation scanned. */
 std::vector<RawWindow> detect_level(const Classifier& classifier, const GrayView& scaled, const ScaleLevel& level,
-                                    int level_index, const DetectParams& params, DetectStats* stats = nullptr);
+                                    int level_index, const DetectParams& params, DetectStats* stats = nullptr,
+                                    const FeatureResponse* feature_response = nullptr);
 
 /* All levels' accepted windows (plan_scales, resize_bilinear, detect_level,
  * cap_windows), before clipping: what detections_of groups. */
 std::vector<RawWindow> detect_unclipped(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                        DetectStats* stats = nullptr);
+                                        DetectStats* stats = nullptr,
+                                        const FeatureResponse* feature_response = nullptr);
 
 /* detect_unclipped's windows clipped to the image (clip_windows). */
 std::vector<RawWindow> detect_raw(const Classifier& classifier, const GrayView& image, const DetectParams& params,
-                                  DetectStats* stats = nullptr);
+                                  DetectStats* stats = nullptr, const FeatureResponse* feature_response = nullptr);
 
 /* The whole detector: the windows of detect_raw, grouped before they are
  * clipped (detections_of), as detectMultiScale. */
