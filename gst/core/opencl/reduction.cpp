@@ -59,9 +59,7 @@ ReductionParams default_reduction(const DeviceInfo& device)
         /* PoCL and other CPU drivers run a work-group as loops between
          * barriers, so every synchronised round costs a pass over the group:
          * small groups, and long unsynchronised runs, so that on a CPU the
-         * reduction mostly happens in step 1 (measured with PoCL 3.1 at
-         * 640x480: step 1 took 143 ms with 4 unsynchronised weak classifiers
-         * and 76 ms with 40 or more). */
+         * reduction mostly happens in step 1 (docs/history.md, round 1). */
         p.group_size = 16;
         p.step1_unsync = 64;
         p.step1_divisor = 8;
@@ -93,8 +91,7 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
      * the first stage their stages are long (27 to 211 stumps in
      * haarcascade_frontalface_default), which favours step 1 through the
      * first test only, halving lists in step 2 and wider step-4 groups
-     * (the tuner on the H200 at 1080p: 1.38 ms per frame with the LBP rule,
-     * 1.08 ms with these). */
+     * (the tuner's choice on the H200, docs/history.md, round 7). */
     const bool haar = classifier.is_haar();
     int tests = 0;
     for (size_t t = 0; t < classifier.weak.size(); ++t) {

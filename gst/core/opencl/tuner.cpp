@@ -122,9 +122,9 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     TuningResult result;
     const ReductionParams defaults = default_reduction(selected.info, classifier);
     ReductionParams best = defaults;
-    /* A first, unscored pass: the first engine of a process ran about 10%
-     * slower on the H100 (clocks, first allocations), which let any later
-     * trial beat the defaults. */
+    /* A first, unscored pass: the first engine of a process ran slower on
+     * the H100 (clocks, first allocations; docs/history.md), which let any
+     * later trial beat the defaults. */
     time(best, false);
     TuningTrial base = time(best, true);
     result.trials.push_back(base);
@@ -155,7 +155,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         }
     }
     /* Confirmation: throughput drifts during a search (on the H100 the
-     * defaults, timed first, still read 5-7% slower than later in the same
+     * defaults, timed first, still read slower than later in the same
      * process, and than the bench's figure), so the winner and the defaults
      * are timed again one after the other, and the winner must still be
      * faster by more than kMinGain. */
