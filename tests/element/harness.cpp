@@ -15,6 +15,7 @@
 
 #include <gst/video/gstvideometa.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/model/classifier_io.h"
@@ -603,6 +604,37 @@ DrawRun run_draw(const Props& props, const GrayImage& img, GstVideoFormat format
     fail_unless_equals_int(r.out.size(), 1);
     gst_harness_teardown(h);
     return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fault injection (a separate process per fault)                           */
+
+/* The fault helper program, element-fault-helper: meson gives its path. */
+static std::string fault_helper_exe()
+{
+    const std::string path = env_or("WALDBOOST_FAULT_HELPER", "");
+    fail_unless(!path.empty(), "WALDBOOST_FAULT_HELPER is not set: it names the element-fault-helper program "
+                               "(meson test sets it)");
+    return path;
+}
+
+int run_fault_helper(const char* mode, const char* fault, std::string* output)
+{
+    const std::string exe = fault_helper_exe();
+    gchar* argv[] = {const_cast<gchar*>(exe.c_str()), const_cast<gchar*>(mode), nullptr};
+    gchar** envp = g_get_environ();
+    envp = g_environ_setenv(envp, "WALDBOOST_CL_FAULT", fault, TRUE);
+    gchar *out = nullptr, *err = nullptr;
+    gint status = -1;
+    GError* error = nullptr;
+    const gboolean ok = g_spawn_sync(nullptr, argv, envp, G_SPAWN_DEFAULT, nullptr, nullptr, &out, &err, &status,
+                                     &error);
+    g_strfreev(envp);
+    fail_unless(ok, "could not run the fault helper: %s", error ? error->message : "?");
+    *output = std::string(out ? out : "") + std::string(err ? err : "");
+    g_free(out);
+    g_free(err);
+    return g_spawn_check_wait_status(status, nullptr) ? 0 : (WIFEXITED(status) ? WEXITSTATUS(status) : 128);
 }
 
 }  // namespace element_test

@@ -7,8 +7,9 @@
  * frames pushed and buffers pulled, the region-of-interest metas read back,
  * the boxes the core library's CPU reference detector expects (every
  * expected detection comes from waldboost::detect() on the same gray image,
- * never from the element itself), bus and box-outline helpers. Compiled once
- * (harness.cpp).
+ * never from the element itself), bus and box-outline helpers, and the
+ * fault-injection helper program run in a process of its own. Compiled once
+ * (harness.cpp) for test-element and for the fault helper.
  */
 #pragma once
 
@@ -235,5 +236,13 @@ struct DrawRun {
 
 DrawRun run_draw(const Props& props, const GrayImage& img, GstVideoFormat format,
                  bool downstream_overlay_meta = false);
+
+/* ------------------------------------------------------------------------ */
+/* Fault injection (a separate process per fault)                           */
+
+/* Runs the fault helper program (element-fault-helper, its path in
+ * WALDBOOST_FAULT_HELPER) as `MODE` with WALDBOOST_CL_FAULT=fault; returns
+ * its exit status, output in *output. */
+int run_fault_helper(const char* mode, const char* fault, std::string* output);
 
 }  // namespace element_test
