@@ -9,7 +9,12 @@
  * expected detection comes from waldboost::detect() on the same gray image,
  * never from the element itself), bus and box-outline helpers, and the
  * fault-injection helper program run in a process of its own. Compiled once
- * (harness.cpp) for test-element and for the fault helper.
+ * (harness.cpp) for every concern's program and for the fault helper.
+ *
+ * One file per concern (test_caps.cpp, test_detections.cpp, ...) defines
+ * its GST_START_TEST functions and element_case(), its tests as one TCase;
+ * main.cpp runs it. The one table of cases, with the cases that need the
+ * real test images, is in meson.build beside this file.
  */
 #pragma once
 
@@ -26,6 +31,9 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
+
+/* Defined by each concern's file: its tests, as one test case. */
+TCase* element_case();
 
 namespace element_test {
 
