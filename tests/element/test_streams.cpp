@@ -165,10 +165,6 @@ GST_START_TEST(test_streams_resolution_every_few_frames)
 }
 GST_END_TEST;
 
-/* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
- * background: the core's detections. min-size keeps the CPU reference's
- * share of the test short; the engine still uploads and scales the whole
- * 8K frame. */
 /* Collects the element's INFO lines that say what its engine shares. */
 static void collect_sharing_lines(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint,
                                   GObject*, GstDebugMessage* message, gpointer user_data)
@@ -299,6 +295,10 @@ GST_START_TEST(test_streams_instances_batched_and_not)
 }
 GST_END_TEST;
 
+/* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
+ * background: the core's detections. min-size keeps the CPU reference's
+ * share of the test short; the engine still uploads and scales the whole
+ * 8K frame. */
 GST_START_TEST(test_streams_8k)
 {
     constexpr int kW = 7680, kH = 4320;
