@@ -7,7 +7,8 @@
  * reference gives for that frame; one long pipeline must not grow its
  * resident memory. Frame counts default to the acceptance figures (10,000
  * per pipeline, 100,000 for the soak) and can be lowered for development
- * with WALDBOOST_LOAD_FRAMES and WALDBOOST_SOAK_FRAMES.
+ * with WALDBOOST_LOAD_FRAMES and WALDBOOST_SOAK_FRAMES. Without the test
+ * images (astronaut.png) the program exits 77 (skipped).
  */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -246,5 +247,13 @@ int main(int argc, char** argv)
 {
     gst_init(&argc, &argv);
     ::testing::InitGoogleTest(&argc, argv);
+    /* Every test here needs the test images, and GoogleTest counts a run of
+     * skipped tests as passed: without them the program is skipped (77),
+     * unless the run requires them, where the tests fail. */
+    const std::string data = waldboost_test::test_data("astronaut.png");
+    if (!waldboost_test::file_exists(data) && !waldboost_test::test_data_required()) {
+        std::printf("SKIP: missing test data %s (run tests/fetch-test-data.sh)\n", data.c_str());
+        return 77;
+    }
     return RUN_ALL_TESTS();
 }

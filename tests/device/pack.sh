@@ -13,7 +13,8 @@
 # The archive holds (its root becomes /tmp/wb there):
 #   bin/          waldboost-bench, waldboost-detect, waldboost-devices,
 #                 waldboost-pipeline-bench, test-engine, test-engine-parts, test-template-search,
-#                 test-element (stripped), gst-launch-1.0, gst-inspect-1.0
+#                 the element tests (test-element-CASE, element-fault-helper;
+#                 stripped), gst-launch-1.0, gst-inspect-1.0
 #   libexec/      gst-plugin-scanner
 #   plugin/       libgstwaldboost.so (stripped)
 #   gst-plugins/  the stock plugins the pipelines use
@@ -89,9 +90,16 @@ for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect tes
   copy_strip "$build/$rel" "$stage/bin"
 done
 for rel in gst/tools/devices/waldboost-devices gst/tools/pipeline-bench/waldboost-pipeline-bench \
-    tests/test-engine-parts tests/test-template-search tests/element/test-element; do
+    tests/test-engine-parts tests/test-template-search; do
   if [ -x "$build/$rel" ]; then copy_strip "$build/$rel" "$stage/bin"; else say "note: no $rel, not packed"; fi
 done
+# the element tests: one program per case, and the fault helper they run
+element_tests=$(find "$build/tests/element" -maxdepth 1 -type f -perm -u+x -name 'test-element-*' 2>/dev/null | sort)
+if [ -n "$element_tests" ] && [ -x "$build/tests/element/element-fault-helper" ]; then
+  for f in $element_tests "$build/tests/element/element-fault-helper"; do copy_strip "$f" "$stage/bin"; done
+else
+  say "note: no tests/element/test-element-* and element-fault-helper, not packed"
+fi
 [ -f "$build/gst/element/libgstwaldboost.so" ] || die "the plugin was not built"
 copy_strip "$build/gst/element/libgstwaldboost.so" "$stage/plugin"
 readelf -d "$stage/bin/waldboost-bench" | grep -q 'libopencv_' ||

@@ -21,8 +21,9 @@
 #   element       multifilesrc ! rawvideoparse ! waldboostdetect ! fakesink at
 #                 1080p and 4K over real frames (looped), timed against the
 #                 same pipeline without waldboostdetect
-#   element-test  test-element (GstCheck); not in "all": some of its cases
-#                 ask for device=cpu, which needs a CPU OpenCL device too
+#   element-test  the element tests (GstCheck): every packed test-element-CASE
+#                 program, with element-fault-helper; not in "all": some
+#                 cases ask for device=cpu, which needs a CPU OpenCL device too
 #   pipeline      waldboost-pipeline-bench: 1, 4, 16 and 64 streams of the raw
 #                 1080p and 4K frames in one process (the engines alone, appsrc
 #                 ! fakesink, appsrc ! waldboostdetect ! fakesink, the device's
@@ -208,10 +209,19 @@ part_test() {
 }
 
 part_element_test() {
-  [ -x "$wb/bin/test-element" ] || { echo "test-element was not packed"; return 1; }
-  WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data WALDBOOST_CONVERTED_DIR=$data/classifiers \
-  WALDBOOST_CACHE_DIR=$tmp/cache/element-tests CK_DEFAULT_TIMEOUT=300 \
-    timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-element"
+  [ -x "$wb/bin/element-fault-helper" ] || { echo "element-fault-helper was not packed"; return 1; }
+  local exe ran=0 status=0
+  for exe in "$wb"/bin/test-element-*; do
+    [ -x "$exe" ] || continue
+    ran=$((ran + 1))
+    echo "--- ${exe##*/}"
+    WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data WALDBOOST_CONVERTED_DIR=$data/classifiers \
+    WALDBOOST_CACHE_DIR=$tmp/cache/element-tests CK_DEFAULT_TIMEOUT=300 \
+    WALDBOOST_FAULT_HELPER=$wb/bin/element-fault-helper \
+      timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$exe" || status=1
+  done
+  [ $ran -gt 0 ] || { echo "no test-element-* program was packed"; return 1; }
+  return $status
 }
 
 part_bench() {

@@ -1,0 +1,343 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Element tests, streams (what cameras and demuxers send): buffers without
+ * timestamps, GAP events, a resolution change every few frames, several
+ * instances sharing one device with and without batched launches, and an
+ * 8K frame.
+ */
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/model/classifier_io.h"
+#include "harness.h"
+
+using namespace element_test;
+
+/* Buffers without PTS, DTS or duration: all leave in order with their own
+ * detections, and the messages say "no timestamp" (GST_CLOCK_TIME_NONE). */
+GST_START_TEST(test_streams_missing_timestamps)
+{
+    constexpr int kFrames = 6;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_I420, 200, 160);
+    std::vector<Sent> sent;
+    for (int k = 0; k < kFrames; ++k) {
+        Sent one;
+        GstBuffer* b = make_frame(face_frame(k), GST_VIDEO_FORMAT_I420, GST_CLOCK_TIME_NONE, 0, &one);
+        GST_BUFFER_DTS(b) = GST_CLOCK_TIME_NONE;
+        GST_BUFFER_DURATION(b) = GST_CLOCK_TIME_NONE;
+        sent.push_back(std::move(one));
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        fail_unless(!GST_BUFFER_PTS_IS_VALID(out[k]));
+        /* The bytes say which frame it is: order kept without timestamps. */
+        fail_unless(bytes_of(out[k]) == sent[k].bytes, "frame %d is not the %d-th frame pushed", k, k);
+        CHECK_BOXES(out[k], expected_boxes(core(face_frame(k)), "face"), "frame " + std::to_string(k));
+    }
+    std::vector<GstMessage*> messages = pop_element_messages(bus);
+    fail_unless_equals_int(messages.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        const GstStructure* st = gst_message_get_structure(messages[k]);
+        guint64 frame = 99, ts = 0, running = 0;
+        gst_structure_get_uint64(st, "frame", &frame);
+        gst_structure_get_uint64(st, "timestamp", &ts);
+        gst_structure_get_uint64(st, "running-time", &running);
+        fail_unless_equals_uint64(frame, static_cast<guint64>(k));
+        fail_unless(ts == GST_CLOCK_TIME_NONE && running == GST_CLOCK_TIME_NONE);
+        gst_message_unref(messages[k]);
+    }
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* GAP events between frames with frames in flight: the frames before a gap
+ * leave before it, the ones after it after it, each with its detections. */
+GST_START_TEST(test_streams_gap_events)
+{
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    record(h, &rec);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    /* frames 0 1, gap over 2 3, frame 4, gap over 5, frames 6 7 8 */
+    const std::vector<int> frames = {0, 1, 4, 6, 7, 8};
+    for (int k : frames) {
+        if (k == 4 || k == 6) {
+            const int gap_start = k == 4 ? 2 : 5;
+            fail_unless(gst_harness_push_event(h, gst_event_new_gap(pts_of(gap_start),
+                                                                    pts_of(k) - pts_of(gap_start))));
+        }
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::string order;
+    for (const Item& i : rec.snapshot()) {
+        if (i.buffer)
+            order += std::to_string(i.pts / kFrameDuration);
+        else if (i.event == GST_EVENT_GAP)
+            order += "g";
+        else if (i.event == GST_EVENT_EOS)
+            order += "e";
+    }
+    fail_unless(order == "01g4g678e", "downstream saw %s, expected 01g4g678e", order.c_str());
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i)
+        CHECK_BOXES(out[i], expected_boxes(core(face_frame(frames[i])), "face"),
+                    "frame " + std::to_string(frames[i]));
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A resolution (and format) change every two or three frames for 40 frames,
+ * through sizes smaller than the window, 1x1, odd and padded ones, with
+ * frames in flight: every frame leaves under its own caps, in order, with
+ * the core's detections for its own image. */
+GST_START_TEST(test_streams_resolution_every_few_frames)
+{
+    struct Shape {
+        GstVideoFormat format;
+        int w, h, pad;
+    };
+    const Shape shapes[] = {{GST_VIDEO_FORMAT_GRAY8, 200, 160, 0}, {GST_VIDEO_FORMAT_I420, 1, 1, 0},
+                            {GST_VIDEO_FORMAT_NV12, 161, 127, 3},  {GST_VIDEO_FORMAT_GRAY8, 23, 17, 0},
+                            {GST_VIDEO_FORMAT_Y444, 131, 97, 0},   {GST_VIDEO_FORMAT_I420, 257, 201, 5},
+                            {GST_VIDEO_FORMAT_GRAY8, 24, 24, 0}};
+    Recorder rec;
+    GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
+    record(h, &rec);
+    std::vector<std::vector<Box>> want;
+    std::vector<std::pair<int, int>> sizes;
+    int index = 0;
+    for (int change = 0; index < 40; ++change) {
+        const Shape& s = shapes[change % G_N_ELEMENTS(shapes)];
+        set_caps(h, s.format, s.w, s.h);
+        for (int k = 0; k < 2 + change % 2 && index < 40; ++k, ++index) {
+            /* Around the face, moved a little each frame; grey outside the photo. */
+            const GrayImage img = crop(astronaut(), 223 - s.w / 2 + index % 7, 116 - s.h / 2 + index % 5, s.w, s.h);
+            want.push_back(expected_boxes(core(img), "face"));
+            sizes.emplace_back(s.w, s.h);
+            fail_unless_equals_int(push_frame(h, img, s.format, index, nullptr, s.pad), GST_FLOW_OK);
+        }
+    }
+    push_eos(h);
+    int w = 0, hh = 0, seen = 0;
+    for (const Item& i : rec.snapshot()) {
+        if (i.event == GST_EVENT_CAPS) {
+            w = i.width;
+            hh = i.height;
+        } else if (i.buffer) {
+            const int k = static_cast<int>(i.pts / kFrameDuration);
+            fail_unless_equals_int(k, seen);
+            fail_unless(w == sizes[k].first && hh == sizes[k].second, "frame %d (%dx%d) left under caps %dx%d", k,
+                        sizes[k].first, sizes[k].second, w, hh);
+            ++seen;
+        }
+    }
+    fail_unless_equals_int(seen, index);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), index);
+    int with_faces = 0;
+    for (int k = 0; k < index; ++k) {
+        CHECK_BOXES(out[k], want[k],
+                    "frame " + std::to_string(k) + " at " + std::to_string(sizes[k].first) + "x" +
+                        std::to_string(sizes[k].second));
+        with_faces += !want[k].empty();
+    }
+    fail_unless(with_faces >= 10, "only %d frames with a face: the test would not see lost detections", with_faces);
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* Collects the element's INFO lines that say what its engine shares. */
+static void collect_sharing_lines(GstDebugCategory* category, GstDebugLevel level, const gchar*, const gchar*, gint,
+                                  GObject*, GstDebugMessage* message, gpointer user_data)
+{
+    if (level != GST_LEVEL_INFO || std::strcmp(gst_debug_category_get_name(category), "waldboostdetect") != 0)
+        return;
+    const char* text = gst_debug_message_get(message);
+    if (text && std::strstr(text, "engines in this process on this device")) {
+        auto* lines = static_cast<std::pair<std::mutex, std::vector<std::string>>*>(user_data);
+        std::lock_guard<std::mutex> guard(lines->first);
+        lines->second.push_back(text);
+    }
+}
+
+/* Several instances in one process (different frame sizes, classifiers and
+ * max-inflight), frames interleaved: each gives the core's detections for
+ * its own frames; they share one OpenCL context and, for equal classifiers,
+ * the program and the classifier's upload, as the debug log says; one
+ * instance stopping and restarting leaves the others streaming. */
+/* Four instances of different sizes, classifiers and max-inflight run side
+ * by side, one stops and starts again while the others stream: every frame
+ * gives the boxes of the core detector on that frame alone. `extra`: more
+ * properties for every instance. Returns the most frames any instance saw
+ * launched together (stats batch-frames). */
+static int run_side_by_side_instances(const Props& extra)
+{
+    int most_batched = 0;
+    const std::string profile_path = converted_classifier("lbpcascade_profileface");
+    const Classifier profile = waldboost::load_classifier_file(profile_path);
+    struct Instance {
+        Props props;
+        int width, height, x0;
+        const Classifier* classifier;
+        DetectParams params;
+        GstHarness* h = nullptr;
+    };
+    std::vector<Instance> instances = {
+        {{{"max-inflight", "2"}}, 200, 160, 110, &waldboost::default_classifier(), DetectParams{}},
+        {{{"max-inflight", "3"}}, 320, 240, 40, &waldboost::default_classifier(), DetectParams{}},
+        {{{"classifier", profile_path}, {"min-neighbors", "0"}, {"max-inflight", "1"}}, 256, 256, 60, &profile,
+         params_mn(0)},
+        {{{"max-inflight", "2"}}, 160, 200, 150, &waldboost::default_classifier(), DetectParams{}},
+    };
+    auto frame_of = [](const Instance& in, int k) { return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height); };
+    auto start = [&](Instance& in) {
+        Props props = in.props;
+        props.emplace_back("draw", "none");
+        props.insert(props.end(), extra.begin(), extra.end());
+        in.h = harness_with(props);
+        set_caps(in.h, GST_VIDEO_FORMAT_GRAY8, in.width, in.height);
+    };
+    auto run_frames = [&](int first, int count, const std::vector<size_t>& which) {
+        for (int k = first; k < first + count; ++k)
+            for (size_t i : which)
+                fail_unless_equals_int(push_frame(instances[i].h, frame_of(instances[i], k), GST_VIDEO_FORMAT_GRAY8, k),
+                                       GST_FLOW_OK);
+        for (size_t i : which) {
+            /* A serialized event pushes out the frames in flight. */
+            fail_unless(gst_harness_push_event(instances[i].h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
+                                                                                   gst_structure_new_empty("drain"))));
+            std::vector<GstBuffer*> out = pull_all(instances[i].h);
+            fail_unless_equals_int(out.size(), count);
+            for (int k = 0; k < count; ++k) {
+                const Instance& in = instances[i];
+                const std::string what = "instance " + std::to_string(i) + " frame " + std::to_string(first + k);
+                CHECK_BOXES(out[k], expected_boxes(core(frame_of(in, first + k), in.params, *in.classifier),
+                                                   in.classifier->label),
+                            what.c_str());
+            }
+            unref_all(out);
+            GstStructure* stats = nullptr;
+            g_object_get(instances[i].h->element, "stats", &stats, nullptr);
+            int batch_frames = 0;
+            fail_unless(gst_structure_get_int(stats, "batch-frames", &batch_frames));
+            most_batched = std::max(most_batched, batch_frames);
+            gst_structure_free(stats);
+        }
+    };
+    for (Instance& in : instances)
+        start(in);
+    run_frames(0, 4, {0, 1, 2, 3});
+
+    /* Instance 1 stops and starts again; the others keep streaming. */
+    gst_harness_teardown(instances[1].h);
+    run_frames(4, 2, {0, 2, 3});
+    start(instances[1]);
+    run_frames(6, 2, {0, 1, 2, 3});
+    for (Instance& in : instances)
+        gst_harness_teardown(in.h);
+    return most_batched;
+}
+
+GST_START_TEST(test_streams_instances_share_one_device)
+{
+    std::pair<std::mutex, std::vector<std::string>> lines;
+    const GstDebugLevel old_level = gst_debug_get_default_threshold();
+    gst_debug_set_threshold_for_name("waldboostdetect", GST_LEVEL_INFO);
+    gst_debug_add_log_function(collect_sharing_lines, &lines, nullptr);
+
+    run_side_by_side_instances({});
+
+    gst_debug_remove_log_function(collect_sharing_lines);
+    gst_debug_set_threshold_for_name("waldboostdetect", old_level);
+    std::lock_guard<std::mutex> guard(lines.first);
+    fail_unless_equals_int(lines.second.size(), 5);
+    fail_unless(contains(lines.second[0], "1 engines") && contains(lines.second[0], "context new"), "%s",
+                lines.second[0].c_str());
+    for (size_t i = 1; i < lines.second.size(); ++i)
+        fail_unless(contains(lines.second[i], "context shared"), "instance %zu: %s", i, lines.second[i].c_str());
+    fail_unless(contains(lines.second[1], "2 engines") && contains(lines.second[1], "program shared") &&
+                    contains(lines.second[1], "classifier shared"),
+                "%s", lines.second[1].c_str());
+    fail_unless(contains(lines.second[2], "classifier uploaded here"), "%s", lines.second[2].c_str());
+    fail_unless(contains(lines.second[3], "4 engines"), "%s", lines.second[3].c_str());
+}
+GST_END_TEST;
+
+/* The same instances with and without batched launches: the same boxes;
+ * with a wait budget the instances of one classifier go to the device
+ * together. */
+GST_START_TEST(test_streams_instances_batched_and_not)
+{
+    fail_unless_equals_int(run_side_by_side_instances({{"batching", "false"}}), 1);
+    /* Frames wait up to 200 ms for the other instances' frames of their
+     * classifier: the test pushes those right after. */
+    fail_unless(run_side_by_side_instances({{"batching", "true"}, {"batch-wait", "200000000"}}) >= 2,
+                "no frames were launched together");
+}
+GST_END_TEST;
+
+/* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
+ * background: the core's detections. min-size keeps the CPU reference's
+ * share of the test short; the engine still uploads and scales the whole
+ * 8K frame. */
+GST_START_TEST(test_streams_8k)
+{
+    constexpr int kW = 7680, kH = 4320;
+    GrayImage img = synthetic(kW, kH, 3);
+    const GrayImage& photo = astronaut();
+    for (int y = 0; y < photo.height; ++y)
+        for (int x = 0; x < photo.width; ++x)
+            img.at(kW - photo.width - 40 + x, kH - photo.height - 30 + y) = photo.at(x, y);
+    const Classifier& c = waldboost::default_classifier();
+    DetectParams params;
+    params.min_size = size_for_width(c, 80);
+    const std::vector<Box> want = expected_boxes(core(img, params), "face");
+    fail_unless(!want.empty(), "the reference found no face at 8K");
+    GstHarness* h = harness_with({{"min-size", "80"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_I420, kW, kH);
+    for (int k = 0; k < 2; ++k)
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 2);
+    for (GstBuffer* b : out)
+        CHECK_BOXES(b, want, "8K frame");
+    fail_if(pop_error(bus).found);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+TCase* element_case()
+{
+    TCase* tc = tcase_create("streams");
+    tcase_add_test(tc, test_streams_missing_timestamps);
+    tcase_add_test(tc, test_streams_gap_events);
+    tcase_add_test(tc, test_streams_resolution_every_few_frames);
+    tcase_add_test(tc, test_streams_8k);
+    tcase_add_test(tc, test_streams_instances_share_one_device);
+    tcase_add_test(tc, test_streams_instances_batched_and_not);
+    return tc;
+}

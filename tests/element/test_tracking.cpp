@@ -1,0 +1,220 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Element tests, tracking: stable ids across frames, interval=N with the
+ * face followed by template search between detections, and updates=events.
+ */
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gst/video/gstvideometa.h>
+
+#include "harness.h"
+
+using namespace element_test;
+
+/* A region-of-interest meta of the detector's label with its track fields
+ * (-1 where the parameter structure lacks them). */
+struct TrackedBox {
+    gint id = -1;
+    Box box;
+    int age = -1, hits = -1;
+    gboolean detected = TRUE;
+};
+
+std::vector<TrackedBox> tracked_boxes(GstBuffer* buffer, const char* label = "face")
+{
+    std::vector<TrackedBox> out;
+    gpointer state = nullptr;
+    GstMeta* meta;
+    while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(meta);
+        if (std::strcmp(g_quark_to_string(roi->roi_type), label) != 0)
+            continue;
+        TrackedBox t;
+        t.id = roi->id;
+        t.box.label = label;
+        t.box.x = static_cast<int>(roi->x);
+        t.box.y = static_cast<int>(roi->y);
+        t.box.w = static_cast<int>(roi->w);
+        t.box.h = static_cast<int>(roi->h);
+        if (const GstStructure* s = gst_video_region_of_interest_meta_get_param(roi, "detection")) {
+            gint id = -2;
+            fail_unless(gst_structure_get_int(s, "id", &id) && id == roi->id, "the parameter's id is the meta's");
+            gst_structure_get_int(s, "age", &t.age);
+            gst_structure_get_int(s, "hits", &t.hits);
+            gst_structure_get_boolean(s, "detected", &t.detected);
+        }
+        out.push_back(t);
+    }
+    return out;
+}
+
+double iou_of(const Box& a, const Box& b)
+{
+    const int x0 = std::max(a.x, b.x), y0 = std::max(a.y, b.y);
+    const int x1 = std::min(a.x + a.w, b.x + b.w), y1 = std::min(a.y + a.h, b.y + b.h);
+    const double both = x1 > x0 && y1 > y0 ? static_cast<double>(x1 - x0) * (y1 - y0) : 0.0;
+    return both / (static_cast<double>(a.w) * a.h + static_cast<double>(b.w) * b.h - both);
+}
+
+/* Pushes the frames (GRAY8 200x160) through a new element with `props`, and
+ * returns the buffers that came out. */
+std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayImage>& frames, GstBus** bus = nullptr)
+{
+    GstHarness* h = harness_with(props);
+    GstBus* b = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames.at(0).width, frames.at(0).height);
+    for (size_t k = 0; k < frames.size(); ++k)
+        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(k)), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    gst_element_set_bus(h->element, nullptr);
+    if (bus)
+        *bus = b;
+    else
+        gst_object_unref(b);
+    gst_harness_teardown(h);
+    return out;
+}
+
+/* With detections on every frame, each face keeps its id; age counts the
+ * frames since the track began, hits the detections. */
+GST_START_TEST(test_tracking_ids_stable_across_frames)
+{
+    std::vector<GrayImage> frames;
+    for (int k = 0; k < 8; ++k)
+        frames.push_back(face_frame(k));
+    std::vector<GstBuffer*> out = run_frames({{"tracking", "true"}, {"draw", "none"}}, frames);
+    gint id = -1;
+    for (size_t k = 0; k < frames.size(); ++k) {
+        const std::vector<Box> want = expected_boxes(core(frames[k]), "face");
+        fail_unless_equals_int(want.size(), 1);
+        const std::vector<TrackedBox> got = tracked_boxes(out[k]);
+        fail_unless_equals_int(got.size(), 1);
+        fail_unless(got[0].box.x == want[0].x && got[0].box.y == want[0].y && got[0].box.w == want[0].w,
+                    "frame %zu: the tracked box is the detection's", k);
+        if (k == 0)
+            id = got[0].id;
+        fail_unless_equals_int(got[0].id, id);
+        fail_unless_equals_int(got[0].age, static_cast<int>(k));
+        fail_unless_equals_int(got[0].hits, static_cast<int>(k) + 1);
+        fail_unless(got[0].detected, "frame %zu was detected", k);
+    }
+    unref_all(out);
+
+    /* Without tracking the ids are the detections' indexes, with no track
+     * fields. */
+    out = run_frames({{"draw", "none"}}, frames);
+    for (GstBuffer* b : out) {
+        const std::vector<TrackedBox> got = tracked_boxes(b);
+        fail_unless(got.size() == 1 && got[0].id == 0 && got[0].age == -1 && got[0].hits == -1);
+    }
+    unref_all(out);
+}
+GST_END_TEST;
+
+/* interval=3 detects on frames 0, 3, 6...: without tracking the frames in
+ * between have no detections; with it the face is followed there, with its
+ * id, by template search. */
+GST_START_TEST(test_tracking_interval)
+{
+    std::vector<GrayImage> frames;
+    for (int k = 0; k < 8; ++k)
+        frames.push_back(face_frame(k));
+    std::vector<GstBuffer*> out = run_frames({{"interval", "3"}, {"draw", "none"}}, frames);
+    for (size_t k = 0; k < frames.size(); ++k) {
+        const std::vector<Box> want = k % 3 == 0 ? expected_boxes(core(frames[k]), "face") : std::vector<Box>{};
+        CHECK_BOXES(out[k], want, "interval=3, frame " + std::to_string(k));
+    }
+    unref_all(out);
+
+    out = run_frames({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}}, frames);
+    gint id = -1;
+    for (size_t k = 0; k < frames.size(); ++k) {
+        const std::vector<Box> detected = expected_boxes(core(frames[k]), "face");
+        const std::vector<TrackedBox> got = tracked_boxes(out[k]);
+        fail_unless(got.size() == 1 && detected.size() == 1, "frame %zu: %zu tracked", k, got.size());
+        if (k == 0)
+            id = got[0].id;
+        fail_unless_equals_int(got[0].id, id);
+        fail_unless_equals_int(got[0].detected, k % 3 == 0);
+        fail_unless_equals_int(got[0].age, static_cast<int>(k));
+        fail_unless_equals_int(got[0].hits, static_cast<int>(k) / 3 + 1);
+        /* Followed boxes keep the size of the last detection and move with
+         * the face, so they overlap what detection would have found. */
+        const double iou = iou_of(got[0].box, detected[0]);
+        fail_unless(iou >= 0.7, "frame %zu: IoU %.2f with the detection the frame would have had", k, iou);
+    }
+    unref_all(out);
+}
+GST_END_TEST;
+
+/* updates=events: one "waldboostdetect-events" message when the face
+ * appears, one when it has been missing for lost-after frames, and a new id
+ * when it comes back; no per-frame messages. */
+GST_START_TEST(test_tracking_events)
+{
+    const GrayImage blank(200, 160, 90);
+    const std::vector<GrayImage> frames = {face_frame(0), face_frame(1), face_frame(2), blank,
+                                           blank,         blank,         face_frame(3), face_frame(4)};
+    GstBus* bus = nullptr;
+    std::vector<GstBuffer*> out =
+        run_frames({{"tracking", "true"}, {"updates", "events"}, {"lost-after", "2"}, {"draw", "none"}}, frames, &bus);
+    struct Seen {
+        guint64 frame;
+        std::string kind;
+        gint id;
+    };
+    std::vector<Seen> seen;
+    int per_frame = 0;
+    while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+        per_frame += gst_message_has_name(m, "waldboostdetect");
+        if (!gst_message_has_name(m, "waldboostdetect-events")) {
+            gst_message_unref(m);
+            continue;
+        }
+        const GstStructure* s = gst_message_get_structure(m);
+        guint64 frame = 0;
+        fail_unless(gst_structure_get_uint64(s, "frame", &frame));
+        const GValue* events = gst_structure_get_value(s, "events");
+        fail_unless(events && GST_VALUE_HOLDS_LIST(events));
+        for (guint i = 0; i < gst_value_list_get_size(events); ++i) {
+            const GstStructure* e = gst_value_get_structure(gst_value_list_get_value(events, i));
+            gint id = -1, w = 0;
+            fail_unless(gst_structure_get_int(e, "id", &id) && gst_structure_get_int(e, "width", &w) && w > 0);
+            seen.push_back({frame, gst_structure_get_string(e, "kind"), id});
+        }
+        gst_message_unref(m);
+    }
+    fail_unless_equals_int(per_frame, 0);
+    fail_unless_equals_int(seen.size(), 3);
+    fail_unless(seen[0].frame == 0 && seen[0].kind == "appeared", "appeared on frame 0");
+    /* Blank frames 3 and 4 have no detection; lost-after=2 ends it on 4. */
+    fail_unless(seen[1].frame == 4 && seen[1].kind == "left" && seen[1].id == seen[0].id,
+                "left on frame %" G_GUINT64_FORMAT, seen[1].frame);
+    fail_unless(seen[2].frame == 6 && seen[2].kind == "appeared" && seen[2].id > seen[0].id,
+                "back on frame 6 with a new id");
+    unref_all(out);
+    gst_object_unref(bus);
+
+    /* Without tracking there are no events to post. */
+    out = run_frames({{"updates", "events"}, {"draw", "none"}}, frames, &bus);
+    fail_unless_equals_int(pop_element_messages(bus, "waldboostdetect-events").size(), 0);
+    unref_all(out);
+    gst_object_unref(bus);
+}
+GST_END_TEST;
+
+TCase* element_case()
+{
+    TCase* tc = tcase_create("tracking");
+    tcase_add_test(tc, test_tracking_ids_stable_across_frames);
+    tcase_add_test(tc, test_tracking_interval);
+    tcase_add_test(tc, test_tracking_events);
+    return tc;
+}
