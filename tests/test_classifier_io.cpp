@@ -145,8 +145,9 @@ void expect_identical(const Classifier& a, const Classifier& b, bool compare_lab
         EXPECT_EQ(waldboost_compare::feature_difference(x, y), "");
         EXPECT_EQ(bits(x.reject_threshold), bits(y.reject_threshold));
         EXPECT_EQ(x.reset_sum_after, y.reset_sum_after);
-        if (std::holds_alternative<waldboost::LbpFeature>(x.feature))
+        if (std::holds_alternative<waldboost::LbpFeature>(x.feature)) {
             EXPECT_EQ(std::memcmp(lbp_table(x).data(), lbp_table(y).data(), sizeof lbp_table(x)), 0);
+        }
     }
 }
 
