@@ -5,7 +5,8 @@
 #
 #   uridecodebin ! videoconvert ! waldboostdetect draw=none
 #                ! videoconvert ! ENCODER ! MUXER ! filesink location=OUT
-#   + the element's "waldboostdetect" bus messages -> OUT-without-extension.jsonl
+#   + the element's "waldboostdetect" bus messages (and with tracking=true
+#     updates=events its "waldboostdetect-events" ones) -> OUT-without-extension.jsonl
 #
 # Usage: pipelines/record-with-metadata.sh [VIDEO] [OUT] [PROPERTY=VALUE...]
 #   VIDEO     a file or a URI, default build/testdata/Megamind.avi;
@@ -54,4 +55,4 @@ find_python
 trap : INT
 "$python" "$repo/pipelines/read-detections.py" "$video" --output "$sidecar" \
   --sink "videoconvert ! $enc ! $mux ! filesink location=\"$out\"" "$@"
-echo "$(basename "$0"): wrote $out and $sidecar ($(wc -l <"$sidecar") frames)" >&2
+echo "$(basename "$0"): wrote $out and $sidecar ($(wc -l <"$sidecar") lines)" >&2

@@ -14,8 +14,11 @@ using waldboost::Detection;
 
 void FrameFinisher::reset()
 {
+    tracker_.reset(); /* a new stream: nothing of the last one is reported */
+    last_settings_.reset();
     updates_.reset();
     max_windows_warned_ = false;
+    events_warned_ = false;
     tracker_reset_ = true;
 }
 
@@ -30,6 +33,7 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     waldboost::tracking::TrackerConfig config;
     config.lost_after = pending.settings->detection.lost_after;
     if (tracker_reset_.exchange(false) || !tracker_ || tracker_->config().lost_after != config.lost_after) {
+        close_tracks(); /* every track that appeared also leaves */
         /* The search runs on the engine's device, in its context. */
         std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher;
         try {
@@ -75,6 +79,35 @@ std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pend
     for (const ReportedObject& o : objects)
         detections.push_back(o.detection);
     return find_parts(*fs.nested, fs.nested_params, *luma, detections);
+}
+
+/* Once per stream: events come from tracks, so without tracking
+ * updates=events would post nothing, and say nothing. */
+void FrameFinisher::warn_events_without_tracking(const FrameSettings& fs)
+{
+    if (events_warned_ || fs.detection.tracking || !fs.output.post_messages ||
+        fs.output.updates != GST_WALDBOOST_UPDATES_EVENTS)
+        return;
+    events_warned_ = true;
+    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                        ("updates=events posts the appeared and left events of tracks, and tracking is off, so no "
+                         "message is posted. Set tracking=true, or updates=every-frame (or on-change, "
+                         "on-object) for the per-frame messages. Said once per stream."),
+                        ("updates=events with tracking=false"));
+}
+
+void FrameFinisher::close_tracks()
+{
+    if (!tracker_)
+        return;
+    FrameReport report;
+    report.events = tracker_->clear();
+    tracker_.reset();
+    if (!last_settings_)
+        return;
+    report.frame = last_frame_;
+    report.label = last_settings_->output.label;
+    post_events_message(element_, report, last_settings_->output, last_times_);
 }
 
 /* Once per stream: a classifier this permissive cuts nearly every frame,
@@ -128,7 +161,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine);
         } else {
-            tracker_.reset();
+            close_tracks();
             report.objects = untracked_objects(detections);
         }
         report.parts = find_nested_parts(pending, frame, report.objects);
@@ -137,9 +170,13 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     }
     attach_report_metas(buffer, report, s, pending.draw, info);
     warn_windows_cut(pending, report.windows_cut);
+    warn_events_without_tracking(fs);
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = updates_.due(s.updates, !report.objects.empty());
     post_report_messages(element_, buffer, report, s, due);
+    last_settings_ = pending.settings;
+    last_times_ = message_times(element_, buffer);
+    last_frame_ = pending.frame;
 
     const double host_ms = static_cast<double>(pending.host_ns + (thread_cpu_ns() - started)) * 1e-6;
     stats_.update([&](Stats& st) {

@@ -48,6 +48,10 @@ public:
     void reset();
     /* The tracker starts afresh at the next frame (a seek). Any thread. */
     void reset_tracker() { tracker_reset_ = true; }
+    /* End of stream: every open track leaves ("left" events with
+     * updates=events). Only while no frame is being finished (after a
+     * drain). */
+    void end_of_stream() { close_tracks(); }
 
     /* Attaches the results of one frame (and draws them), `result` null
      * when it was not on the device; returns the buffer to push. `engine`:
@@ -63,13 +67,22 @@ private:
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
                                              const std::vector<ReportedObject>& objects);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
+    void warn_events_without_tracking(const FrameSettings& fs);
+    /* Ends the tracker's open tracks, posting their "left" events at the
+     * last finished frame's times, and drops the tracker. */
+    void close_tracks();
 
     GstBaseTransform* element_;
     SharedStats& stats_;
     std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
+    /* The last finished frame: where close_tracks() posts. */
+    std::shared_ptr<const FrameSettings> last_settings_;
+    MessageTimes last_times_;
+    guint64 last_frame_ = 0;
     std::atomic<bool> tracker_reset_{true};
     UpdatesFilter updates_;
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
+    bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
 };
 
 }  // namespace waldboost_element

@@ -475,6 +475,14 @@ void FrameQueue::drain()
     wait_until_drained(lock);
 }
 
+void FrameQueue::end_of_stream()
+{
+    drain();
+    /* Only this (the streaming) thread gives the worker frames: it stays
+     * idle while the open tracks leave. */
+    finisher_.end_of_stream();
+}
+
 /* Drops every frame in flight (flush, stop), the worker idle. Holds
  * lock_. */
 void FrameQueue::discard_all()

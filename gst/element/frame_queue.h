@@ -53,6 +53,8 @@ public:
     /* Waits until every frame in flight has left (before a serialized
      * event), a flush began or the element stopped. */
     void drain();
+    /* EOS: drain, then every open track leaves (tracking). */
+    void end_of_stream();
     /* FLUSH_START: the streaming thread and the worker stop waiting;
      * FLUSH_STOP: the frames in flight are dropped, the tracker restarts. */
     void flush_start();

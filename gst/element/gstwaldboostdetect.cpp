@@ -138,6 +138,7 @@ static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEven
     switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_FLUSH_START: queue.flush_start(); break;
     case GST_EVENT_FLUSH_STOP: queue.flush_stop(); break;
+    case GST_EVENT_EOS: queue.end_of_stream(); break;
     default:
         /* Frames in flight go out before any serialized event (EOS, caps,
          * segment, gap...), so order is kept and EOS drains the queue. */

@@ -64,13 +64,7 @@ void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades
     }
 }
 
-/* The timestamps of the messages: the buffer's PTS and its stream and
- * running times (GST_CLOCK_TIME_NONE outside a time segment). */
-struct MessageTimes {
-    GstClockTime timestamp;
-    GstClockTime stream_time = GST_CLOCK_TIME_NONE;
-    GstClockTime running_time = GST_CLOCK_TIME_NONE;
-};
+}  // namespace
 
 MessageTimes message_times(GstBaseTransform* element, GstBuffer* buffer)
 {
@@ -82,6 +76,8 @@ MessageTimes message_times(GstBaseTransform* element, GstBuffer* buffer)
     }
     return t;
 }
+
+namespace {
 
 /* "waldboostdetect": the frame's objects, each with its track fields and
  * its parts. */
@@ -208,7 +204,16 @@ void post_report_messages(GstBaseTransform* element, GstBuffer* buffer, const Fr
                                                                                report, times,
                                                                                GST_BUFFER_DURATION(buffer))));
     if (events)
-        gst_element_post_message(e, gst_message_new_element(GST_OBJECT(e), events_structure(report, times)));
+        post_events_message(element, report, s, times);
+}
+
+void post_events_message(GstBaseTransform* element, const FrameReport& report, const OutputSettings& s,
+                         const MessageTimes& times)
+{
+    if (!s.post_messages || s.updates != GST_WALDBOOST_UPDATES_EVENTS || report.events.empty())
+        return;
+    GstElement* e = GST_ELEMENT(element);
+    gst_element_post_message(e, gst_message_new_element(GST_OBJECT(e), events_structure(report, times)));
 }
 
 }  // namespace waldboost_element

@@ -43,6 +43,15 @@ private:
     bool last_had_objects_ = false;
 };
 
+/* The timestamps of the messages: the buffer's PTS and its stream and
+ * running times (GST_CLOCK_TIME_NONE outside a time segment). */
+struct MessageTimes {
+    GstClockTime timestamp = GST_CLOCK_TIME_NONE;
+    GstClockTime stream_time = GST_CLOCK_TIME_NONE;
+    GstClockTime running_time = GST_CLOCK_TIME_NONE;
+};
+MessageTimes message_times(GstBaseTransform* element, GstBuffer* buffer);
+
 /* Posts the frame's messages as post-messages and updates ask: the
  * "waldboostdetect" message when `due` (timestamps, frame, windows-cut and
  * a "detection" structure per object with its parts' lists), and with
@@ -50,5 +59,12 @@ private:
  * or left. */
 void post_report_messages(GstBaseTransform* element, GstBuffer* buffer, const FrameReport& report,
                           const OutputSettings& s, bool due);
+
+/* The "waldboostdetect-events" message of the report's events alone (with
+ * post-messages and updates=events; none when there are no events): the
+ * tracks that left at the end of a stream, a seek or a change of the
+ * tracker, at the times of the last frame they were seen on. */
+void post_events_message(GstBaseTransform* element, const FrameReport& report, const OutputSettings& s,
+                         const MessageTimes& times);
 
 }  // namespace waldboost_element

@@ -51,6 +51,8 @@ public:
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events);
     const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
+    /* Ends every track: their "left" events. */
+    std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
     /* Why the device's search failed and the CPU reference took over, once
      * (empty otherwise, and after the first call). */
     std::string take_search_failure();

@@ -192,19 +192,36 @@ GST_START_TEST(test_tracking_events)
         gst_message_unref(m);
     }
     fail_unless_equals_int(per_frame, 0);
-    fail_unless_equals_int(seen.size(), 3);
+    fail_unless_equals_int(seen.size(), 4);
     fail_unless(seen[0].frame == 0 && seen[0].kind == "appeared", "appeared on frame 0");
     /* Blank frames 3 and 4 have no detection; lost-after=2 ends it on 4. */
     fail_unless(seen[1].frame == 4 && seen[1].kind == "left" && seen[1].id == seen[0].id,
                 "left on frame %" G_GUINT64_FORMAT, seen[1].frame);
     fail_unless(seen[2].frame == 6 && seen[2].kind == "appeared" && seen[2].id > seen[0].id,
                 "back on frame 6 with a new id");
+    /* Every track that appeared also leaves: at EOS, on the last frame. */
+    fail_unless(seen[3].frame == 7 && seen[3].kind == "left" && seen[3].id == seen[2].id,
+                "the open track leaves at EOS (frame %" G_GUINT64_FORMAT ")", seen[3].frame);
     unref_all(out);
     gst_object_unref(bus);
 
-    /* Without tracking there are no events to post. */
+    /* Without tracking there are no events to post, and a warning says so,
+     * once. */
     out = run_frames({{"updates", "events"}, {"draw", "none"}}, frames, &bus);
-    fail_unless_equals_int(pop_element_messages(bus, "waldboostdetect-events").size(), 0);
+    int event_messages = 0, warnings = 0;
+    while (GstMessage* m = gst_bus_pop(bus)) {
+        event_messages += gst_message_has_name(m, "waldboostdetect-events");
+        if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
+            GError* error = nullptr;
+            gst_message_parse_warning(m, &error, nullptr);
+            fail_unless(strstr(error->message, "tracking") != nullptr, "%s", error->message);
+            g_error_free(error);
+            ++warnings;
+        }
+        gst_message_unref(m);
+    }
+    fail_unless_equals_int(event_messages, 0);
+    fail_unless_equals_int(warnings, 1); /* updates=events without tracking says so, once */
     unref_all(out);
     gst_object_unref(bus);
 }
