@@ -131,11 +131,13 @@ export WALDBOOST_SOAK_GROWTH_LIMIT_KIB="${WALDBOOST_SOAK_GROWTH_LIMIT_KIB:-8192}
 export WALDBOOST_REQUIRE_TEST_DATA=1
 # The valgrind tests are left out: valgrind cannot run an instrumented
 # program (ASan's shadow memory and allocator are in the way); the normal
-# build runs them. So is the Python reader's test (suite python): the stock
-# python3 would load the instrumented plugin without the ASan runtime.
+# build runs them. So are the Python reader's test (suite python) and
+# plugin-exists (suite stock-tools): the stock python3 and gst-inspect-1.0
+# would load the instrumented plugin without the ASan runtime.
 status=0
 # Instrumented code runs 2 to 5 times slower.
 meson test -C "$build" --print-errorlogs --no-suite valgrind --no-suite element --no-suite python \
+  --no-suite stock-tools \
   --timeout-multiplier "${SANITIZER_TIMEOUT_MULTIPLIER:-4}" "$@" || status=$?
 # The element tests run under ASan and UBSan without LeakSanitizer: in some
 # of their processes (one thread left at exit, PoCL's kernels loaded)

@@ -16,5 +16,5 @@ static gboolean plugin_init(GstPlugin* plugin)
 }
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, waldboost,
-                  "Object detection (faces by default) with WaldBoost LBP cascades on OpenCL devices", plugin_init,
+                  "Object detection (faces by default) with WaldBoost and OpenCV LBP and Haar cascades on OpenCL devices", plugin_init,
                   PACKAGE_VERSION, "LGPL", "waldboost-gst", "Unknown package origin")
