@@ -178,6 +178,7 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     case PROP_GROUPING: d.grouping = static_cast<GstWaldboostGrouping>(g_value_get_enum(value)); break;
     case PROP_NMS_IOU: d.nms_iou = g_value_get_double(value); break;
     case PROP_THRESHOLD: d.threshold = g_value_get_double(value); break;
+    case PROP_MIN_CONFIDENCE: d.min_confidence = g_value_get_double(value); break;
     case PROP_MAX_WINDOWS: d.max_windows = g_value_get_int(value); break;
     case PROP_ROI: {
         std::vector<int> roi;
@@ -191,6 +192,13 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             for (int v : roi)
                 text += (text.empty() ? "" : ", ") + std::to_string(v);
             GST_WARNING_OBJECT(object, "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
+            /* On the bus too, where an application sees it (the log alone
+             * made a refused roi a silent no-op). */
+            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                                        "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
+            gst_element_post_message(GST_ELEMENT(object),
+                                     gst_message_new_warning(GST_OBJECT(object), error, "property roi"));
+            g_error_free(error);
         }
         break;
     }
@@ -269,6 +277,7 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_NMS_IOU: g_value_set_double(value, d.nms_iou); break;
     case PROP_MAX_WINDOWS: g_value_set_int(value, d.max_windows); break;
     case PROP_THRESHOLD: g_value_set_double(value, d.threshold); break;
+    case PROP_MIN_CONFIDENCE: g_value_set_double(value, d.min_confidence); break;
     case PROP_ROI:
         for (int v : d.roi) {
             GValue item = G_VALUE_INIT;

@@ -31,6 +31,7 @@ enum PropertyId : guint {
     PROP_GROUPING,
     PROP_NMS_IOU,
     PROP_THRESHOLD,
+    PROP_MIN_CONFIDENCE,
     PROP_MAX_WINDOWS,
     PROP_ROI,
     PROP_MAX_INFLIGHT,

@@ -162,6 +162,23 @@ void install_properties(GObjectClass* gobject_class)
                             "Added to the classifier's final threshold: above 0 gives fewer, surer detections",
                             -1000.0, 1000.0, 0.0, rw));
     /**
+     * GstWaldboostDetect:min-confidence:
+     *
+     * Detections whose confidence is below this are dropped after grouping. The confidence is
+     * 1 - exp(-neighbors / 8) of the windows grouped into the detection (0.39 for 4, 0.63 for 8,
+     * 0.86 for 16), the value in the metas and messages; 0 keeps every detection. It plays the part of
+     * DL Streamer's gvadetect threshold; threshold is the score offset of the cascade itself.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_CONFIDENCE,
+        g_param_spec_double("min-confidence", "Minimum confidence",
+                            "Detections whose confidence (1 - exp(-neighbors / 8), as in the metas and messages) "
+                            "is below this are dropped; 0 = keep all. Like DL Streamer's threshold; the score "
+                            "offset is threshold",
+                            0.0, 1.0, 0.0, rw));
+    /**
      * GstWaldboostDetect:max-windows:
      *
      * The most accepted windows a frame keeps before grouping (0: no limit); more are left out, with one

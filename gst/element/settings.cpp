@@ -25,6 +25,7 @@ CoreConfig core_config(const Settings& s, const waldboost::Classifier& c, const 
     ds.nms_iou = d.nms_iou;
     ds.threshold_offset = d.threshold;
     ds.max_windows = d.max_windows;
+    ds.min_confidence = d.min_confidence;
 
     const EngineSettings& e = s.engine;
     ds.device = e.device;

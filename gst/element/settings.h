@@ -69,6 +69,7 @@ struct DetectionSettings {
     GstWaldboostGrouping grouping = GST_WALDBOOST_GROUPING_OPENCV;
     double nms_iou = kDefaultNmsIou;
     double threshold = 0.0;
+    double min_confidence = 0.0;
     int max_windows = waldboost::kDefaultMaxWindows;
     std::vector<int> roi; /* empty or x, y, width, height */
     int min_stddev = 0;

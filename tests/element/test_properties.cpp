@@ -16,6 +16,7 @@
 
 #include "core/model/classifier_io.h"
 #include "harness.h"
+#include "tools/common/image_file.h"
 
 using namespace element_test;
 
@@ -219,6 +220,8 @@ static void capture_warnings(GstDebugCategory* category, GstDebugLevel level, co
 GST_START_TEST(test_property_roi_refused)
 {
     GstElement* e = make_element({});
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
     const gchar* blurb = g_param_spec_get_blurb(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "roi"));
     fail_unless(contains(blurb, "<x, y, width, height>") && contains(blurb, "refused") &&
                     contains(blurb, "previous value"),
@@ -251,8 +254,15 @@ GST_START_TEST(test_property_roi_refused)
         fail_unless(contains(capture.lines[0], "refused") && contains(capture.lines[0], r.why) &&
                         contains(capture.lines[0], "previous value is kept"),
                     "roi=%s: the warning does not say why: %s", r.value, capture.lines[0].c_str());
+        /* And on the bus, where an application sees it. */
+        const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
+        fail_unless(warning.found && contains(warning.message, "refused") && contains(warning.message, r.why),
+                    "roi=%s: no warning on the bus (%s)", r.value, warning.message.c_str());
+        fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "roi=%s: a second warning", r.value);
     }
     gst_debug_remove_log_function(capture_warnings);
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
     gst_object_unref(e);
 }
 GST_END_TEST;
@@ -419,6 +429,24 @@ GST_START_TEST(test_prop_detect_params)
                 what.c_str());
         check_props(cs.props, img, want, what.c_str());
     }
+}
+GST_END_TEST;
+
+/* min-confidence drops the detections below it: the reference's detections
+ * filtered here by their confidence. */
+GST_START_TEST(test_prop_min_confidence)
+{
+    const GrayImage img = waldboost::tools::load_gray_image(data_file("messi5.jpg"));
+    const std::vector<Detection> all = core(img);
+    std::vector<Detection> sure;
+    for (const Detection& d : all)
+        if (d.confidence >= 0.7f)
+            sure.push_back(d);
+    /* Three faces at 0.47, 0.68 and 0.75 with the embedded classifier. */
+    fail_unless(!sure.empty() && sure.size() < all.size(), "pick another cut: %zu of %zu kept", sure.size(),
+                all.size());
+    check_props({{"min-confidence", "0.7"}}, img, expected_boxes(sure, "face"), "min-confidence=0.7");
+    check_props({{"min-confidence", "0"}}, img, expected_boxes(all, "face"), "min-confidence=0");
 }
 GST_END_TEST;
 
@@ -730,6 +758,7 @@ TCase* element_case()
     tcase_add_test(tc, test_prop_classifier_file_labels);
     tcase_add_test(tc, test_prop_label_and_device);
     tcase_add_test(tc, test_prop_detect_params);
+    tcase_add_test(tc, test_prop_min_confidence);
     tcase_add_test(tc, test_prop_roi);
     tcase_add_test(tc, test_prop_reduction);
     tcase_add_test(tc, test_prop_reduction_structure);

@@ -501,6 +501,10 @@ std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, co
                                      Size image)
 {
     std::vector<Detection> detections = group_windows(unclipped, params);
+    if (params.min_confidence > 0.0f)
+        detections.erase(std::remove_if(detections.begin(), detections.end(),
+                                        [&](const Detection& d) { return d.confidence < params.min_confidence; }),
+                         detections.end());
     clip_rects(detections, image);
     return detections;
 }

@@ -55,6 +55,9 @@ struct DetectParams {
      * everything would otherwise make a frame's windows (and their grouping
      * and drawing) grow without bound; real cascades stay far below. */
     int max_windows = kDefaultMaxWindows;
+    /* Detections whose confidence (Detection::confidence) is below this are
+     * dropped after grouping; 0 keeps them all. */
+    float min_confidence = 0.0f;
 };
 
 /* An accepted window. */

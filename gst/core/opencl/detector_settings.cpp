@@ -41,6 +41,7 @@ DetectorParameters resolve_settings(const DetectorSettings& s, const Classifier&
     else if (s.threshold_offset != 0.0)
         params.final_threshold = static_cast<float>(classifier.final_threshold + s.threshold_offset);
     params.max_windows = s.max_windows;
+    params.min_confidence = static_cast<float>(s.min_confidence);
 
     EngineConfig& config = out.engine;
     config.device = s.device;

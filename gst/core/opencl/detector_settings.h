@@ -45,6 +45,7 @@ struct DetectorSettings {
     std::optional<double> final_threshold;
     double threshold_offset = 0;
     int max_windows = kDefaultMaxWindows;
+    double min_confidence = 0; /* 0 to 1; 0 keeps every detection */
 
     /* The engine */
     std::string device = "auto";

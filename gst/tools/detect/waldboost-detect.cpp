@@ -40,6 +40,7 @@ struct Options {
     gdouble nms_iou = 0.3;
     gdouble threshold = 0.0;
     gboolean threshold_set = FALSE;
+    gdouble min_confidence = 0.0;
     gchar* annotate = nullptr;
     gboolean stats = FALSE;
     gchar* device = nullptr;
@@ -182,6 +183,8 @@ int main(int argc, char** argv)
          "F"},
         {"threshold", 't', 0, G_OPTION_ARG_CALLBACK, reinterpret_cast<gpointer>(on_threshold),
          "Final score threshold (default: the classifier's)", "F"},
+        {"min-confidence", 0, 0, G_OPTION_ARG_DOUBLE, &options.min_confidence,
+         "Drop detections whose confidence is below F, 0 to 1 (default 0: keep all)", "F"},
         {"annotate", 'a', 0, G_OPTION_ARG_FILENAME, &options.annotate,
          "Write the (first) image with green boxes to this PNG file", "OUT.png"},
         {"stats", 0, 0, G_OPTION_ARG_NONE, &options.stats, "Add windows and weak classifiers evaluated", nullptr},
@@ -234,6 +237,8 @@ int main(int argc, char** argv)
         return usage_error("--max-windows must be 0 (no limit) or a positive number");
     if (options.threshold_set && !std::isfinite(static_cast<float>(options.threshold)))
         return usage_error("--threshold is out of range");
+    if (!(options.min_confidence >= 0.0 && options.min_confidence <= 1.0))
+        return usage_error("--min-confidence must be a number from 0 to 1");
 
     waldboost::opencl::DetectorSettings settings;
     settings.scale_factor = options.scale_factor;
@@ -241,6 +246,7 @@ int main(int argc, char** argv)
     settings.stride = options.stride;
     settings.nms_iou = options.nms_iou;
     settings.max_windows = options.max_windows;
+    settings.min_confidence = options.min_confidence;
     if (options.threshold_set)
         settings.final_threshold = options.threshold;
     if (!parse_size(options.min_size, &settings.min_size) || !parse_size(options.max_size, &settings.max_size)) {
