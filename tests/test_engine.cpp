@@ -392,7 +392,7 @@ static long16 feature_responses(const Cascade* c, int origin, int step, int t, f
 #endif
 )CL";
 
-class CentreBlockKind final : public waldboost::opencl::FeatureKind {
+class CentreBlockKind : public waldboost::opencl::FeatureKind {
 public:
     const char* name() const override { return "CENTRE"; }
     const char* kernel_file() const override { return "centre_block.cl (test)"; }
@@ -480,6 +480,28 @@ TEST(EngineFeatureSeam, AFeatureKindOfATestMatchesItsReferenceExactly)
     }
     std::printf("accepted windows compared: %zu\n", compared);
     EXPECT_GT(compared, 100u) << "the classifiers accept too little for the comparison to mean much";
+}
+
+/* A feature kind the device cannot run (an extension it lacks, as Haar's
+ * fp64 on Intel's Xe GPUs) is a device problem: NoDevice, which a fallback
+ * list answers with its next device. */
+TEST(EngineFeatureSeam, AnExtensionTheDeviceLacksIsADeviceProblem)
+{
+    class NeedsAnExtension final : public CentreBlockKind {
+    public:
+        const char* required_extension() const override { return "cl_waldboost_no_such_extension"; }
+    };
+    const NeedsAnExtension kind;
+    std::mt19937 rng(7);
+    EngineConfig config = rows_config();
+    config.feature_kind = &kind;
+    try {
+        Engine engine(random_classifier(rng, 24, 24, 4, false), config);
+        FAIL() << "an engine started without the extension its feature kind needs";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::NoDevice) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cl_waldboost_no_such_extension"), std::string::npos) << e.what();
+    }
 }
 
 /* A random image with a flat patch: windows there have a standard deviation

@@ -295,6 +295,37 @@ TEST(Devices, SelectsByNameVendorOrPlatformAnyCase)
     }
 }
 
+/* DL Streamer's forms ("GPU.0", "CPU"): a type and the index among the
+ * devices of that type; and the driver's name, from the device version
+ * ("pocl"). */
+TEST(Devices, SelectsDlStreamerFormsAndDriverNames)
+{
+    SKIP_WITHOUT_DEVICES();
+    const auto devices = list_devices();
+    for (const char* type : {"CPU", "GPU"}) {
+        std::vector<DeviceInfo> of_type;
+        for (const DeviceInfo& d : devices)
+            if (d.type == type)
+                of_type.push_back(d);
+        for (size_t i = 0; i < of_type.size(); ++i) {
+            const SelectedDevice s = select_device(std::string(type) + "." + std::to_string(i));
+            EXPECT_EQ(s.info.platform_index, of_type[i].platform_index) << type << "." << i;
+            EXPECT_EQ(s.info.device_index, of_type[i].device_index) << type << "." << i;
+        }
+        const std::string past = lower(type) + "." + std::to_string(of_type.size());
+        const std::string message = error_of([&] { select_device(past); });
+        EXPECT_NE(message.find("no OpenCL device matches '" + past + "'"), std::string::npos) << message;
+        EXPECT_NE(message.find(of_type.empty() ? std::string("there is no ") + type + " device" : "numbered from 0"),
+                  std::string::npos)
+            << message;
+    }
+    for (const DeviceInfo& d : devices)
+        if (d.device_version.find("PoCL") != std::string::npos) {
+            EXPECT_NE(select_device("pocl").info.device_version.find("PoCL"), std::string::npos);
+            break;
+        }
+}
+
 TEST(Devices, UnknownNameListsWhatIsAvailable)
 {
     SKIP_WITHOUT_DEVICES();

@@ -114,7 +114,8 @@ static std::string without_path(const std::string& reason, const std::string& pa
  *                          must change. Not STREAM WRONG_TYPE, which would
  *                          blame the video stream (an application may
  *                          treat STREAM errors as "cannot play this media").
- *   NoDevice               RESOURCE NOT_FOUND, with the install hint.
+ *   NoDevice               RESOURCE NOT_FOUND; the core's reason says what to install only
+ *                          when there is no device at all.
  *   KernelBuild            LIBRARY INIT: the OpenCL compiler (a library)
  *                          could not make the kernels.
  *   OutOfResources         RESOURCE NO_SPACE_LEFT.
@@ -161,8 +162,8 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     }
     case ErrorKind::NoDevice:
         GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                          ("No usable OpenCL device for device=\"%s\": %s. Install an OpenCL driver (for the CPU, "
-                           "pocl-opencl-icd) and list devices with waldboost-devices or clinfo.",
+                          ("No usable OpenCL device for device=\"%s\": %s. List the devices with waldboost-devices "
+                           "or clinfo.",
                            device.c_str(), reason.c_str()),
                           ("%s", detail));
         break;

@@ -52,8 +52,9 @@ void install_properties(GObjectClass* gobject_class)
     /**
      * GstWaldboostDetect:device:
      *
-     * The OpenCL device (auto, gpu, cpu, accelerator, all-gpus, "platform:device" or part of a name), or a
-     * comma-separated fallback list. A change builds a new engine.
+     * The OpenCL device (auto, gpu, cpu, accelerator, all-gpus, "platform:device", DL Streamer's GPU.0 or CPU.1,
+     * or part of a name, vendor, platform or driver such as pocl), or a comma-separated fallback list. A change
+     * builds a new engine.
      *
      * Since: 0.1
      */
@@ -63,7 +64,9 @@ void install_properties(GObjectClass* gobject_class)
                             "auto (a GPU, else an accelerator, else a CPU), gpu, cpu, accelerator, "
                             "all-gpus (every GPU: each instance takes the one the fewest instances of the "
                             "process use; likewise all-cpus, all-accelerators), "
-                            "\"platform:device\" indices, or part of a device name; a comma-separated list "
+                            "\"platform:device\" indices, GPU.N / CPU.N (the Nth GPU or CPU from 0, as DL Streamer "
+                            "writes them), or part of a device, vendor, platform or driver name (\"pocl\"); a "
+                            "comma-separated list "
                             "(\"gpu,cpu\") is a fallback order: when a device fails to start or fails while "
                             "streaming, the next one takes over and runs the frames in flight again",
                             "auto", rw));

@@ -189,6 +189,22 @@ bool parse_index(const std::string& spec, int& platform_index, int& device_index
 
 SelectedDevice selected(const Found& f) { return {f.device, f.platform, f.info}; }
 
+/* DL Streamer's "GPU.0", "CPU.1": the type and the index among the devices
+ * of that type (from 0, in waldboost-devices' order). */
+bool parse_typed_index(const std::string& key, std::string& type, int& index)
+{
+    const size_t dot = key.find('.');
+    if (dot == std::string::npos)
+        return false;
+    const std::string name = key.substr(0, dot), number = key.substr(dot + 1);
+    if (number.empty() || number.size() > 6 ||
+        !std::all_of(number.begin(), number.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return false;
+    type = name == "gpu" ? "GPU" : name == "cpu" ? "CPU" : name == "accelerator" ? "accelerator" : "";
+    index = std::stoi(number);
+    return !type.empty();
+}
+
 /* The first usable device that `match` accepts; when only devices below
  * OpenCL 1.2 match, says so. */
 SelectedDevice first_match(const Enumeration& found, const std::string& spec,
@@ -253,6 +269,20 @@ SelectedDevice select_device(const std::string& raw_spec)
         return first_match(found, spec, [&](const DeviceInfo& info) { return info.type == type; });
     }
 
+    std::string typed;
+    int typed_index = -1;
+    if (parse_typed_index(key, typed, typed_index)) {
+        int seen = 0;
+        for (const Found& f : found.devices)
+            if (f.info.type == typed && seen++ == typed_index)
+                return first_match(found, spec, [&](const DeviceInfo& info) { return &info == &f.info; });
+        no_match(spec,
+                 seen == 0 ? "there is no " + typed + " device"
+                           : "there " + std::string(seen == 1 ? "is 1 " : "are " + std::to_string(seen) + " ") +
+                                 typed + (seen == 1 ? " device" : " devices") + ", numbered from 0",
+                 found);
+    }
+
     int platform_index = -1, device_index = -1;
     if (parse_index(spec, platform_index, device_index)) {
         const bool exists = std::any_of(found.devices.begin(), found.devices.end(), [&](const Found& f) {
@@ -265,9 +295,10 @@ SelectedDevice select_device(const std::string& raw_spec)
         });
     }
 
+    /* The device version names the driver ("OpenCL 3.0 PoCL ...": device=pocl). */
     return first_match(found, spec, [&](const DeviceInfo& info) {
         return contains_nocase(info.device_name, spec) || contains_nocase(info.vendor, spec) ||
-               contains_nocase(info.platform_name, spec);
+               contains_nocase(info.platform_name, spec) || contains_nocase(info.device_version, spec);
     });
 }
 

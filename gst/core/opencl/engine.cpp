@@ -182,8 +182,10 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     }
     m.selected = candidates[chosen];
     const std::string extension = m.packed.kind->required_extension();
+    /* A device problem, not the classifier's: another device may have it
+     * (Intel's Xe and Arc GPUs have no fp64), so a fallback list moves on. */
     if (!extension.empty() && m.selected.info.extensions.find(extension) == std::string::npos)
-        throw Error(ErrorKind::UnsupportedClassifier,
+        throw Error(ErrorKind::NoDevice,
                     m.packed.kind->missing_extension_message(m.selected.info.device_name));
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
