@@ -4,6 +4,8 @@
  */
 #include "frame_finisher.h"
 
+#include <algorithm>
+
 #include "core/opencl/template_search.h"
 #include "debug.h"
 
@@ -19,6 +21,7 @@ void FrameFinisher::reset()
     updates_.reset();
     max_windows_warned_ = false;
     events_warned_ = false;
+    parts_given_ = 0;
     tracker_reset_ = true;
 }
 
@@ -165,6 +168,15 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             report.objects = untracked_objects(detections);
         }
         report.parts = find_nested_parts(pending, frame, report.objects);
+        /* The parts' ids: after the objects' without tracking (ids are per
+         * frame then); with tracking, stream-wide from kFirstPartId, apart
+         * from every track id. */
+        gint next_id = 0;
+        for (const ReportedObject& o : report.objects)
+            next_id = std::max(next_id, o.id + 1);
+        for (FoundPart& f : report.parts)
+            f.id = fs.detection.tracking ? kFirstPartId + static_cast<gint>(parts_given_++ % kFirstPartId)
+                                         : next_id++;
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
     }

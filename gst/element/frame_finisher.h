@@ -81,6 +81,7 @@ private:
     guint64 last_frame_ = 0;
     std::atomic<bool> tracker_reset_{true};
     UpdatesFilter updates_;
+    guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
 };

@@ -58,6 +58,7 @@ struct FoundPart {
     size_t parent; /* index of the detection it was found in */
     size_t part;   /* index into kNestedParts */
     waldboost::Detection detection; /* in frame coordinates */
+    gint id = 0;   /* the ROI meta's id (FrameFinisher gives it) */
 };
 
 /* Every part of every detection, in detection then part order. */

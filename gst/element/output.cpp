@@ -57,7 +57,9 @@ void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades
                 continue;
             GValue item = G_VALUE_INIT;
             g_value_init(&item, GST_TYPE_STRUCTURE);
-            g_value_take_boxed(&item, detection_message_item(f.detection, kNestedParts[part].name));
+            GstStructure* s = detection_message_item(f.detection, kNestedParts[part].name);
+            gst_structure_set(s, "id", G_TYPE_INT, f.id, nullptr);
+            g_value_take_boxed(&item, s);
             gst_value_list_append_and_take_value(&list, &item);
         }
         gst_structure_take_value(detection, kNestedParts[part].name, &list);
@@ -133,7 +135,6 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
 void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
 {
     std::vector<gint> ids;
-    gint next_id = 0;
     for (const ReportedObject& o : report.objects) {
         const waldboost::Rect& r = o.detection.rect;
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
@@ -148,18 +149,18 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         add_track_fields(param, o);
         gst_video_region_of_interest_meta_add_param(meta, param);
         ids.push_back(o.id);
-        next_id = std::max(next_id, o.id + 1);
     }
-    /* The parts: their ids follow the objects'. */
-    gint id = next_id;
+    /* The parts, with the ids the finisher gave them. */
     for (const FoundPart& f : report.parts) {
         const waldboost::Rect& r = f.detection.rect;
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
             buffer, kNestedParts[f.part].name, static_cast<guint>(r.x), static_cast<guint>(r.y),
             static_cast<guint>(r.width), static_cast<guint>(r.height));
-        meta->id = id++;
+        meta->id = f.id;
         meta->parent_id = ids.at(f.parent);
-        gst_video_region_of_interest_meta_add_param(meta, detection_meta_param(f.detection));
+        GstStructure* param = detection_meta_param(f.detection);
+        gst_structure_set(param, "id", G_TYPE_INT, f.id, nullptr);
+        gst_video_region_of_interest_meta_add_param(meta, param);
     }
 }
 

@@ -76,9 +76,9 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
             o.detection.neighbors = 0; /* no windows: placed by the search */
             o.detection.confidence = t.confidence;
         }
-        /* GstVideoRegionOfInterestMeta ids are gint: a stream would need
-         * 2^31 tracks to wrap. */
-        o.id = static_cast<gint>(t.id & G_MAXINT);
+        /* GstVideoRegionOfInterestMeta ids are gint, and the parts' are
+         * from kFirstPartId up: a stream would need 2^30 tracks to wrap. */
+        o.id = static_cast<gint>(t.id & (kFirstPartId - 1));
         o.tracked = true;
         o.age = t.age;
         o.hits = t.hits;

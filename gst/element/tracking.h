@@ -21,6 +21,12 @@
 
 namespace waldboost_element {
 
+/* With tracking, ROI meta ids below this are track ids (1, 2, ... never
+ * reused in a stream, wrapping after 2^30 tracks) and parts take the ids
+ * from it up (one new id per part in a stream, wrapping after 2^30 parts),
+ * so that a part never has an id that a track has or will have. */
+inline constexpr gint kFirstPartId = 1 << 30;
+
 /* One object reported on a frame: its detection (for a track followed by
  * search: its box, the confidence of its last detection) and, with
  * tracking, its track. */

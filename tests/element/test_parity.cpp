@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -197,6 +198,57 @@ GST_END_TEST;
 
 /* Off by default; set while playing, a profile applies from the next frame
  * on, and emptied it stops. Parts are drawn with the faces. */
+/* With tracking, parts never take an id that a track has or will have,
+ * no two parts of a stream share one, and each carries its id in its
+ * parameters. */
+GST_START_TEST(test_nested_part_ids_apart_from_tracks)
+{
+    const GrayImage& small = astronaut();
+    const GrayImage img = waldboost::resize_bilinear(small.view(), {small.width * 2, small.height * 2});
+    const std::string face_path = haar_cascade("haarcascade_frontalface_default");
+    Props props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}, {"tracking", "true"}};
+    for (const PartSpec& part : face_parts())
+        props.emplace_back(part.property, part.cascade);
+    GstHarness* h = harness_with(props);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    const int frames = 3;
+    for (int k = 0; k < frames; ++k)
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames);
+    std::set<gint> tracks, parts;
+    size_t part_count = 0;
+    for (GstBuffer* b : out) {
+        gpointer state = nullptr;
+        std::set<gint> buffer_tracks;
+        while (GstMeta* m = gst_buffer_iterate_meta_filtered(b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+            const auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
+            if (roi->parent_id == -1) {
+                tracks.insert(roi->id);
+                buffer_tracks.insert(roi->id);
+                continue;
+            }
+            ++part_count;
+            parts.insert(roi->id);
+            fail_unless(buffer_tracks.count(roi->parent_id) == 1, "part %d names no track of its buffer", roi->id);
+            gint param_id = -1;
+            const GstStructure* param = gst_video_region_of_interest_meta_get_param(
+                const_cast<GstVideoRegionOfInterestMeta*>(roi), "detection");
+            fail_unless(param && gst_structure_get_int(param, "id", &param_id) && param_id == roi->id,
+                        "part %d: its parameters carry id %d", roi->id, param_id);
+        }
+    }
+    fail_unless(part_count >= 3 && !tracks.empty(), "%zu parts, %zu tracks: nothing to compare", part_count,
+                tracks.size());
+    fail_unless_equals_int(parts.size(), part_count); /* no two parts of the stream share an id */
+    for (gint id : parts)
+        fail_unless(tracks.count(id) == 0 && id > *tracks.rbegin(), "part id %d is (or may become) a track's", id);
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_nested_profile_set_while_playing)
 {
     const GrayImage& img = astronaut();
@@ -384,6 +436,7 @@ TCase* element_case()
 {
     TCase* tc = tcase_create("parity");
     tcase_add_test(tc, test_nested_parts_match_the_reference);
+    tcase_add_test(tc, test_nested_part_ids_apart_from_tracks);
     tcase_add_test(tc, test_nested_profile_set_while_playing);
     tcase_add_test(tc, test_nested_profile_errors);
     tcase_add_test(tc, test_updates_modes);
