@@ -22,6 +22,7 @@ void FrameFinisher::reset()
     max_windows_warned_ = false;
     events_warned_ = false;
     parts_given_ = 0;
+    next_track_id_ = 1;
     tracker_reset_ = true;
 }
 
@@ -37,6 +38,7 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     config.lost_after = pending.settings->detection.lost_after;
     if (tracker_reset_.exchange(false) || !tracker_ || tracker_->config().lost_after != config.lost_after) {
         close_tracks(); /* every track that appeared also leaves */
+        config.first_id = next_track_id_;
         /* The search runs on the engine's device, in its context. */
         std::unique_ptr<waldboost::tracking::TemplateSearcher> searcher;
         try {
@@ -104,6 +106,7 @@ void FrameFinisher::close_tracks()
     if (!tracker_)
         return;
     FrameReport report;
+    next_track_id_ = tracker_->next_id();
     report.events = tracker_->clear();
     tracker_.reset();
     if (!last_settings_)

@@ -82,6 +82,7 @@ private:
     std::atomic<bool> tracker_reset_{true};
     UpdatesFilter updates_;
     guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */
+    int64_t next_track_id_ = 1; /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
 };

@@ -59,6 +59,7 @@ public:
     const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
     /* Ends every track: their "left" events. */
     std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
+    int64_t next_id() const { return tracker_.next_id(); }
     /* Why the device's search failed and the CPU reference took over, once
      * (empty otherwise, and after the first call). */
     std::string take_search_failure();

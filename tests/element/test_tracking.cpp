@@ -7,6 +7,7 @@
  */
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -227,11 +228,70 @@ GST_START_TEST(test_tracking_events)
 }
 GST_END_TEST;
 
+/* Track ids never come back in a stream: not when tracking is switched off
+ * and on again, not when lost-after changes (each starts the tracker
+ * afresh); the tracks open then leave first. */
+GST_START_TEST(test_tracking_ids_never_come_back)
+{
+    GstHarness* h = harness_with({{"tracking", "true"}, {"updates", "events"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    std::vector<gint> first_ids;
+    int k = 0;
+    auto push = [&](int count) {
+        std::vector<gint> ids;
+        for (int i = 0; i < count; ++i, ++k) {
+            fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+            GstBuffer* b = gst_harness_pull(h);
+            for (const TrackedBox& t : tracked_boxes(b))
+                ids.push_back(t.id);
+            gst_buffer_unref(b);
+        }
+        return ids;
+    };
+    const std::vector<gint> before = push(3);
+    g_object_set(h->element, "tracking", FALSE, nullptr);
+    push(1);
+    g_object_set(h->element, "tracking", TRUE, nullptr);
+    const std::vector<gint> after_toggle = push(3);
+    g_object_set(h->element, "lost-after", 5, nullptr);
+    const std::vector<gint> after_lost_after = push(3);
+    push_eos(h);
+    fail_unless(!before.empty() && !after_toggle.empty() && !after_lost_after.empty(), "no tracked face");
+    const gint last_before = *std::max_element(before.begin(), before.end());
+    const gint first_toggle = *std::min_element(after_toggle.begin(), after_toggle.end());
+    fail_unless(first_toggle > last_before, "id %d came back after tracking=false and true", first_toggle);
+    const gint last_toggle = *std::max_element(after_toggle.begin(), after_toggle.end());
+    const gint first_lost = *std::min_element(after_lost_after.begin(), after_lost_after.end());
+    fail_unless(first_lost > last_toggle, "id %d came back after lost-after changed", first_lost);
+    /* Every track that appeared left, once. */
+    std::map<gint, int> appeared, left;
+    for (GstMessage* m : pop_element_messages(bus, "waldboostdetect-events")) {
+        const GValue* events = gst_structure_get_value(gst_message_get_structure(m), "events");
+        for (guint i = 0; i < gst_value_list_get_size(events); ++i) {
+            const GstStructure* e = gst_value_get_structure(gst_value_list_get_value(events, i));
+            gint id = -1;
+            gst_structure_get_int(e, "id", &id);
+            ++(std::strcmp(gst_structure_get_string(e, "kind"), "appeared") == 0 ? appeared : left)[id];
+        }
+        gst_message_unref(m);
+    }
+    fail_unless(appeared == left && appeared.size() >= 3, "%zu tracks appeared, %zu left", appeared.size(),
+                left.size());
+    for (const auto& [id, n] : appeared)
+        fail_unless_equals_int(n, 1);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
     tcase_add_test(tc, test_tracking_ids_stable_across_frames);
     tcase_add_test(tc, test_tracking_interval);
     tcase_add_test(tc, test_tracking_events);
+    tcase_add_test(tc, test_tracking_ids_never_come_back);
     return tc;
 }

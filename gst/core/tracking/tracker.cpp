@@ -40,7 +40,7 @@ bool visible_enough(const Rect& box, const GrayView& frame, float share)
 
 }  // namespace
 
-Tracker::Tracker(const TrackerConfig& config) : config_(config) {}
+Tracker::Tracker(const TrackerConfig& config) : config_(config), next_id_(std::max<int64_t>(1, config.first_id)) {}
 
 std::vector<bool> Tracker::search(const GrayView& frame, const std::vector<size_t>& indexes,
                                   TemplateSearcher& searcher)

@@ -34,13 +34,14 @@ struct TrackerConfig {
     float match_iou = 0.3f;
     /* Frames since a track's last matching detection after which it ends. */
     int lost_after = 15;
+    /* The first track's id: a tracker that takes over from another in one
+     * stream goes on from the other's next_id(), so that no id comes back. */
+    int64_t first_id = 1;
     /* The search radius around the predicted position: this share of the
      * box's larger side, from min_radius to max_radius pixels (the search
      * tries (2 r + 1)^2 positions of up to kTemplateSide^2 samples each).
-     * On Megamind.avi, 15% and 16 pixels follow the faces as well as 25%
-     * and 32 (mean IoU 0.846 against 0.849 between detections at interval
-     * 3) and took interval 3 from 2.4 to 2.7-3.0 times the frame rate of
-     * interval 1 on 2 cores. */
+     * 15% and 16 pixels follow the faces as well as 25% and 32 for less
+     * work (docs/history.md, tracking). */
     float search_share = 0.15f;
     int min_radius = 4;
     int max_radius = 16;
@@ -110,6 +111,8 @@ public:
     std::vector<TrackEvent> clear();
 
     const std::vector<Track>& tracks() const { return tracks_; }
+    /* The id the next new track gets. */
+    int64_t next_id() const { return next_id_; }
     const TrackerConfig& config() const { return config_; }
 
 private:
