@@ -477,7 +477,14 @@ void FrameQueue::drain()
 
 void FrameQueue::end_of_stream()
 {
-    drain();
+    {
+        std::unique_lock<std::mutex> lock(lock_);
+        wait_until_drained(lock);
+        /* Flushing or stopping: the worker may still be finishing a frame,
+         * and the tracks are dropped or left by the flush anyway. */
+        if (flushing_ || worker_stop_)
+            return;
+    }
     /* Only this (the streaming) thread gives the worker frames: it stays
      * idle while the open tracks leave. */
     finisher_.end_of_stream();
