@@ -117,7 +117,7 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
         g_value_init(&item, GST_TYPE_STRUCTURE);
         g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING,
                                                     e.kind == wt::TrackEvent::Kind::Appeared ? "appeared" : "left",
-                                                    "id", G_TYPE_INT, static_cast<gint>(e.id & G_MAXINT), "x",
+                                                    "id", G_TYPE_INT, static_cast<gint>(e.id & (kFirstPartId - 1)), "x",
                                                     G_TYPE_INT, e.box.x, "y", G_TYPE_INT, e.box.y, "width",
                                                     G_TYPE_INT, e.box.width, "height", G_TYPE_INT, e.box.height,
                                                     "label", G_TYPE_STRING, report.label.c_str(), nullptr));
