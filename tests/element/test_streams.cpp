@@ -8,9 +8,11 @@
  * 8K frame.
  */
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -295,6 +297,70 @@ GST_START_TEST(test_streams_instances_batched_and_not)
 }
 GST_END_TEST;
 
+/* Two instances on one device, one streaming 640x480 frames without a
+ * pause, the other starting, changing its classifier while playing and
+ * stopping with frames in flight, 20 times: the second never waits for the
+ * first's frames, and the first keeps streaming. On PoCL every instance
+ * shares one command queue, where a blocking call (finish, a blocking map or
+ * read: PoCL finishes the queue for those) waited for a queue that the busy
+ * instance never let go empty: the stop hung for minutes. */
+GST_START_TEST(test_streams_busy_neighbour_never_stalls_a_restart)
+{
+    constexpr int kW = 640, kH = 480, kRounds = 20;
+    const std::string profile_path = converted_classifier("lbpcascade_profileface");
+    const GrayImage busy_frame = crop(astronaut(), 0, 0, kW, kH);
+    GstHarness* busy = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    set_caps(busy, GST_VIDEO_FORMAT_GRAY8, kW, kH);
+
+    std::atomic<bool> stop{false};
+    std::atomic<int> busy_out{0}, busy_bad{0};
+    std::atomic<gint64> last_out_us{g_get_monotonic_time()}, longest_gap_us{0};
+    std::thread feeder([&] {
+        for (int k = 0; !stop.load(); ++k) {
+            if (push_frame(busy, busy_frame, GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK)
+                ++busy_bad;
+            while (GstBuffer* b = gst_harness_try_pull(busy)) {
+                const gint64 now = g_get_monotonic_time();
+                longest_gap_us = std::max<gint64>(longest_gap_us.load(), now - last_out_us.load());
+                last_out_us = now;
+                ++busy_out;
+                gst_buffer_unref(b);
+            }
+        }
+    });
+
+    const gint64 start_us = g_get_monotonic_time();
+    gint64 slowest_round_us = 0;
+    for (int round = 0; round < kRounds; ++round) {
+        const gint64 round_start = g_get_monotonic_time();
+        GstHarness* h = harness_with({{"draw", "none"}});
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, kW, kH);
+        fail_unless_equals_int(push_frame(h, busy_frame, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+        g_object_set(h->element, "classifier", profile_path.c_str(), nullptr);
+        for (int k = 1; k < 3; ++k)
+            fail_unless_equals_int(push_frame(h, busy_frame, GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        /* Stops with frames in flight. */
+        gst_harness_teardown(h);
+        slowest_round_us = std::max(slowest_round_us, g_get_monotonic_time() - round_start);
+    }
+    const double total_s = (g_get_monotonic_time() - start_us) / 1e6;
+    stop = true;
+    feeder.join();
+    gst_harness_teardown(busy);
+
+    /* A round is 3 frames and a classifier build (a few seconds on PoCL with
+     * a cold kernel cache); the hang made one last minutes. */
+    fail_unless(slowest_round_us < 30 * G_USEC_PER_SEC, "a restart took %.1f s beside a busy instance",
+                slowest_round_us / 1e6);
+    fail_unless(total_s < 120, "20 restarts took %.1f s beside a busy instance", total_s);
+    fail_unless_equals_int(busy_bad.load(), 0);
+    fail_unless(busy_out.load() >= kRounds, "the busy instance gave only %d frames in %.1f s", busy_out.load(),
+                total_s);
+    fail_unless(longest_gap_us.load() < 15 * G_USEC_PER_SEC, "the busy instance gave nothing for %.1f s",
+                longest_gap_us.load() / 1e6);
+}
+GST_END_TEST;
+
 /* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
  * background: the core's detections. min-size keeps the CPU reference's
  * share of the test short; the engine still uploads and scales the whole
@@ -339,5 +405,6 @@ TCase* element_case()
     tcase_add_test(tc, test_streams_8k);
     tcase_add_test(tc, test_streams_instances_share_one_device);
     tcase_add_test(tc, test_streams_instances_batched_and_not);
+    tcase_add_test(tc, test_streams_busy_neighbour_never_stalls_a_restart);
     return tc;
 }

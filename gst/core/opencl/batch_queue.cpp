@@ -10,6 +10,7 @@
 
 #include "core/opencl/device.h"
 #include "core/opencl/launches.h"
+#include "core/opencl/queue_waits.h"
 
 namespace waldboost::opencl {
 
@@ -225,8 +226,8 @@ static void split_windows(FrameSlot& slot, const BatchGeometry& layout,
     if (stored > slot.host_accepted.size()) {
         const size_t have = slot.host_accepted.size();
         slot.host_accepted.resize(stored);
-        slot.queue.enqueueReadBuffer(slot.accepted, CL_TRUE, sizeof(shared::Accepted) * have,
-                                     sizeof(shared::Accepted) * (stored - have), slot.host_accepted.data() + have);
+        read_and_wait(slot.queue, slot.accepted, sizeof(shared::Accepted) * have,
+                      sizeof(shared::Accepted) * (stored - have), slot.host_accepted.data() + have);
     }
     slot.host_accepted.resize(stored);
     const size_t members = layout.members.size();
@@ -339,7 +340,7 @@ std::exception_ptr BatchQueue::attempt(Batch& batch, const char* what, const Ste
     }
     if (error) {
         try {
-            batch.slot->queue.finish();
+            wait_for_enqueued(batch.slot->queue);
         } catch (const cl::Error&) {
         }
         batch.slot->release_buffers();

@@ -29,6 +29,7 @@
 #include "core/opencl/geometry.h"
 #include "core/opencl/launches.h"
 #include "core/opencl/program_cache.h"
+#include "core/opencl/queue_waits.h"
 #include "core/opencl/shared_device.h"
 #include "core/opencl/tuning_cache.h"
 
@@ -422,9 +423,8 @@ FrameResult Engine::Impl::finish(size_t index)
     if (accepted_count > slot.host_accepted.size()) {
         const size_t have = slot.host_accepted.size();
         slot.host_accepted.resize(accepted_count);
-        slot.queue.enqueueReadBuffer(slot.accepted, CL_TRUE, sizeof(shared::Accepted) * have,
-                                     sizeof(shared::Accepted) * (accepted_count - have),
-                                     slot.host_accepted.data() + have);
+        read_and_wait(slot.queue, slot.accepted, sizeof(shared::Accepted) * have,
+                      sizeof(shared::Accepted) * (accepted_count - have), slot.host_accepted.data() + have);
     }
     slot.host_accepted.resize(accepted_count);
     FrameResult result = result_of(slot, g, slot.host_accepted, slot.host_counters);

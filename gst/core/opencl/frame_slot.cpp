@@ -11,6 +11,7 @@
 
 #include "core/opencl/device.h"
 #include "core/opencl/environment.h"
+#include "core/opencl/queue_waits.h"
 
 namespace waldboost::opencl {
 
@@ -45,10 +46,10 @@ FrameSlot::FrameSlot(cl::CommandQueue slot_queue, const cl::Program& program, co
 
 FrameSlot::~FrameSlot()
 {
-    /* Let queued work finish before its buffers go away. */
+    /* Let this slot's queued work finish before its buffers go away. */
     try {
         if (queue()) {
-            queue.finish();
+            wait_for_enqueued(queue);
             unmap_staging();
         }
     } catch (const cl::Error&) {
@@ -57,12 +58,8 @@ FrameSlot::~FrameSlot()
 
 void FrameSlot::unmap_staging()
 {
-    /* Only when mapped: on PoCL the queue is the device's, and finishing it
-     * waits for every engine's frames. */
-    if (staging_mapped && staging()) {
-        queue.enqueueUnmapMemObject(staging, staging_data);
-        queue.finish();
-    }
+    if (staging_mapped && staging())
+        unmap_and_wait(queue, staging, staging_data);
     staging_data = nullptr;
     staging_mapped = false;
     staging_map = cl::Event();
@@ -72,7 +69,7 @@ void FrameSlot::unmap_staging()
 void FrameSlot::own_staging()
 {
     if (!staging_mapped) {
-        staging_data = static_cast<uint8_t*>(queue.enqueueMapBuffer(staging, CL_TRUE, CL_MAP_WRITE, 0, staging_capacity));
+        staging_data = static_cast<uint8_t*>(map_and_wait(queue, staging, CL_MAP_WRITE, 0, staging_capacity));
         staging_mapped = true;
     } else if (staging_map()) {
         staging_map.wait();

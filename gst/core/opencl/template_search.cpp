@@ -19,6 +19,7 @@
 #include "core/opencl/device.h"
 #include "core/opencl/environment.h"
 #include "core/opencl/kernel_args.h"
+#include "core/opencl/queue_waits.h"
 #include "core/opencl/shared_device.h"
 
 namespace waldboost::opencl {
@@ -274,7 +275,7 @@ std::vector<SearchResult> OpenClSearcher::search(const GrayView& frame, const st
             .set("results", m.result_buffer);
         try {
             /* Writes need not block: the in-order queue runs them before the
-             * kernel, and the blocking read after it. */
+             * kernel, and the read waited for after it. */
             maybe_inject_fault("enqueue");
             m.queue.enqueueWriteBuffer(m.frame_buffer, CL_FALSE, 0, band_bytes, band);
             m.queue.enqueueWriteBuffer(m.template_buffer, CL_FALSE, 0, m.template_bytes.size(),
@@ -283,12 +284,12 @@ std::vector<SearchResult> OpenClSearcher::search(const GrayView& frame, const st
             m.queue.enqueueNDRangeKernel(m.kernel.ready(), cl::NullRange, cl::NDRange(count * m.group_size),
                                          cl::NDRange(m.group_size));
             ++m.launches;
-            m.queue.enqueueReadBuffer(m.result_buffer, CL_TRUE, 0, count * sizeof(TrackResult), m.found.data());
+            read_and_wait(m.queue, m.result_buffer, 0, count * sizeof(TrackResult), m.found.data());
         } catch (...) {
             /* A write already enqueued reads the caller's frame and our
              * vectors: let it finish before they may go away. */
             try {
-                m.queue.finish();
+                wait_for_enqueued(m.queue);
             } catch (const cl::Error&) {
             }
             throw;
