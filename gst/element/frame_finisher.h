@@ -38,6 +38,7 @@ struct PendingFrame {
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
     gint64 host_ns = 0;
+    gint64 submitted_us = 0; /* monotonic time it went on the device */
 };
 
 class FrameFinisher {

@@ -274,8 +274,11 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
 GstFlowReturn FrameQueue::submit_frame(std::unique_lock<std::mutex>& lock, PendingFrame& pending)
 {
     /* The engine may hold fewer frames than the queue after a change. */
-    changed_.wait(lock, [this] { return flushing_ || failed_ || engine_->can_submit(); });
-    if (flushing_ || failed_) {
+    changed_.wait(lock, [this] {
+        return flushing_ || failed_ || worker_stop_ ||
+               (engine_->can_submit() && (engine_->in_flight() == 0 || !one_frame_at_a_time()));
+    });
+    if (flushing_ || failed_ || worker_stop_) {
         gst_buffer_unref(pending.buffer);
         return failed_ ? GST_FLOW_ERROR : GST_FLOW_FLUSHING;
     }
@@ -286,6 +289,7 @@ GstFlowReturn FrameQueue::submit_frame(std::unique_lock<std::mutex>& lock, Pendi
     submitting_ = true;
     lock.unlock();
     const gint64 started = thread_cpu_ns();
+    pending.submitted_us = g_get_monotonic_time();
     try {
         pending.submitted = submit_to_engine(*engine, pending, &unreadable);
     } catch (...) {
@@ -391,6 +395,33 @@ size_t FrameQueue::inflight_limit()
         }
     }
     return limit;
+}
+
+/* Frames that take a second or more on the device go to it one at a time,
+ * and so do a new engine's frames until one has been timed: a stop or a
+ * settings change then waits for at most one frame's work (a hostile
+ * classifier can make that minutes), while frames in flight overlap only
+ * the few milliseconds of upload and host work that frames so slow do not
+ * miss. Holds lock_. */
+static constexpr gint64 kSlowFrameUs = G_USEC_PER_SEC;
+
+bool FrameQueue::one_frame_at_a_time() const
+{
+    return !engine_ || timed_fast_.lock() != engine_;
+}
+
+/* The worker saw the oldest frame done: its time on the device, from when
+ * it was submitted or the frame before it was done, whichever came later
+ * (frames queued behind another wait for it). Holds lock_. */
+void FrameQueue::time_oldest_frame()
+{
+    const gint64 done = g_get_monotonic_time();
+    const gint64 began = std::max(pending_.front().submitted_us, last_done_us_);
+    last_done_us_ = done;
+    if (done - began < kSlowFrameUs)
+        timed_fast_ = engine_;
+    else
+        timed_fast_.reset();
 }
 
 /* The frame just queued is with the worker; the streaming thread goes on
@@ -629,6 +660,7 @@ void FrameQueue::run_worker()
         /* A flush, a stop or a fallback may have come meanwhile. */
         if (worker_stop_ || flushing_ || pending_.empty() || engine != engine_)
             return;
+        time_oldest_frame();
     }
     PendingFrame pending;
     std::optional<wcl::FrameResult> result;

@@ -80,6 +80,8 @@ private:
     void start_worker();
     static void worker_task(gpointer queue);
     void run_worker();
+    bool one_frame_at_a_time() const;
+    void time_oldest_frame();
     bool take_oldest(std::unique_lock<std::mutex>& lock, PendingFrame* out,
                      std::optional<waldboost::opencl::FrameResult>* result);
 
@@ -124,6 +126,10 @@ private:
      * from then on, until a flush or a restart (as queue does). */
     GstFlowReturn downstream_ = GST_FLOW_OK;
     bool failed_ = false; /* the device failed beyond fallback: GST_FLOW_ERROR was posted */
+    /* The engine whose last frame took less than kSlowFrameUs on the
+     * device, and when the device last finished a frame (one_frame_at_a_time). */
+    std::weak_ptr<waldboost::opencl::Engine> timed_fast_;
+    gint64 last_done_us_ = 0;
 };
 
 }  // namespace waldboost_element

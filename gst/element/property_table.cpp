@@ -219,7 +219,8 @@ void install_properties(GObjectClass* gobject_class)
      * GstWaldboostDetect:max-inflight:
      *
      * Frames with the element at once; the streaming thread waits only when that many are in flight. Each
-     * adds at most one frame of latency. A change builds a new engine.
+     * adds at most one frame of latency. A change builds a new engine. Frames that take a second or more on
+     * the device, and a new engine's first frame, go to it one at a time.
      *
      * Since: 0.1
      */
@@ -232,7 +233,9 @@ void install_properties(GObjectClass* gobject_class)
                          "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry. "
                          "Each frame in flight holds its own pyramid and integral image, on a CPU device about 12 MiB "
                          "at 640x480, 76 MiB at 1080p, 300 MiB at 4K and 1.2 GiB at 8K (a GPU about 2.5 times that); "
-                         "when max-inflight frames do not fit the device's memory, fewer are kept, with a warning",
+                         "when max-inflight frames do not fit the device's memory, fewer are kept, with a warning. "
+                         "Frames that take a second or more on the device, and a new engine's first frame, go to it "
+                         "one at a time, so that a stop or a change waits for one frame's work at most",
                          1, 16,
                          kDefaultMaxInflight, rw));
     /**

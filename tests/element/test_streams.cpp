@@ -361,6 +361,64 @@ GST_START_TEST(test_streams_busy_neighbour_never_stalls_a_restart)
 }
 GST_END_TEST;
 
+/* A classifier that costs every window `weak` weak classifiers and accepts
+ * none: frames as slow as a hostile classifier makes them, with nothing to
+ * group. */
+static std::string slow_classifier_file(int weak)
+{
+    Classifier c;
+    c.label = "nothing";
+    c.window_width = 24;
+    c.window_height = 24;
+    c.final_threshold = static_cast<float>(weak) + 1.0f;
+    waldboost::WeakClassifier w;
+    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
+    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
+    w.reject_threshold = waldboost::kNoRejection;
+    c.weak.assign(static_cast<size_t>(weak), w);
+    return temporary_classifier_file(c);
+}
+
+/* Frames that take a second or more on the device go to it one at a time:
+ * a stop with more frames waiting waits for the one on the device, not for
+ * max-inflight of them (a 150 s frame made a stop wait 258 s). Timed as a
+ * ratio to the frames' own pace, which a loaded machine slows alike. */
+GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
+{
+    constexpr int kFrames = 6;
+    const std::string path = slow_classifier_file(12000);
+    GstHarness* h = harness_with({{"classifier", path}, {"draw", "none"}, {"max-inflight", "3"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 320, 240);
+    std::thread pusher([&] {
+        for (int k = 0; k < kFrames; ++k)
+            if (push_frame(h, synthetic(320, 240, k), GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK)
+                break; /* the stop below */
+    });
+    gint64 out_us[3] = {0, 0, 0};
+    for (gint64& t : out_us) {
+        GstBuffer* b = gst_harness_pull(h);
+        fail_unless(b != nullptr, "no frame came out");
+        t = g_get_monotonic_time();
+        gst_buffer_unref(b);
+    }
+    /* Frames after the first (which waits for the program's build). */
+    const double frame_s = (out_us[2] - out_us[0]) / 2e6;
+    /* Half-way through the next frame. */
+    g_usleep(static_cast<gulong>(frame_s * 0.5e6));
+    const gint64 stop_start = g_get_monotonic_time();
+    fail_unless(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    const double stop_s = (g_get_monotonic_time() - stop_start) / 1e6;
+    pusher.join();
+    gst_harness_teardown(h);
+    fail_unless(frame_s >= 1.0, "frames took %.2f s: too fast for the test (raise the classifier's length)",
+                frame_s);
+    /* The rest of the frame on the device: half a frame's time, and a whole
+     * one more when the next frame had been put on the device behind it. */
+    fail_unless(stop_s < frame_s, "the stop took %.2f s, frames %.2f s each: it waited for more than one",
+                stop_s, frame_s);
+}
+GST_END_TEST;
+
 /* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
  * background: the core's detections. min-size keeps the CPU reference's
  * share of the test short; the engine still uploads and scales the whole
@@ -406,5 +464,6 @@ TCase* element_case()
     tcase_add_test(tc, test_streams_instances_share_one_device);
     tcase_add_test(tc, test_streams_instances_batched_and_not);
     tcase_add_test(tc, test_streams_busy_neighbour_never_stalls_a_restart);
+    tcase_add_test(tc, test_streams_stop_waits_for_one_slow_frame);
     return tc;
 }
