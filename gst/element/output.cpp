@@ -7,6 +7,7 @@
 #include <gst/video/gstvideometa.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace waldboost_element {
 
@@ -132,8 +133,45 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
 
 }  // namespace
 
+/* The ids of the region-of-interest metas already on a buffer: an element
+ * upstream (another detector of a chain) put them there. */
+static std::unordered_set<gint> ids_on(GstBuffer* buffer)
+{
+    std::unordered_set<gint> taken;
+    gpointer state = nullptr;
+    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+        taken.insert(reinterpret_cast<GstVideoRegionOfInterestMeta*>(m)->id);
+    return taken;
+}
+
+/* A meta id for `wanted` that no meta of the buffer has: `wanted` itself,
+ * unless an element upstream took it; then the next free one above every
+ * id taken (the detection's parameters keep `wanted` as its `id`). */
+static gint unique_id(std::unordered_set<gint>& taken, gint* next_free, gint wanted)
+{
+    gint id = wanted;
+    if (taken.count(id)) {
+        if (*next_free < 0) {
+            gint64 above = 0;
+            for (gint t : taken)
+                above = std::max<gint64>(above, static_cast<gint64>(t) + 1);
+            *next_free = static_cast<gint>(std::min<gint64>(above, G_MAXINT));
+        }
+        while (taken.count(*next_free) && *next_free < G_MAXINT)
+            ++*next_free;
+        id = (*next_free)++;
+    }
+    taken.insert(id);
+    return id;
+}
+
 void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
 {
+    /* Ids are unique on a buffer even after another detector of a chain
+     * (the way to find two classes): one with the same id (0 to n-1
+     * without tracking, track ids from 1 with) gets another. */
+    std::unordered_set<gint> taken = ids_on(buffer);
+    gint next_free = -1;
     std::vector<gint> ids;
     for (const ReportedObject& o : report.objects) {
         const waldboost::Rect& r = o.detection.rect;
@@ -143,12 +181,12 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         /* Distinct ids let applications (and PyGObject, which can only look
          * metas up by id) address each detection; with tracking an object
          * keeps its id from frame to frame. */
-        meta->id = o.id;
+        meta->id = unique_id(taken, &next_free, o.id);
         meta->parent_id = -1; /* none; the parts found inside name it */
         GstStructure* param = detection_meta_param(o.detection);
         add_track_fields(param, o);
         gst_video_region_of_interest_meta_add_param(meta, param);
-        ids.push_back(o.id);
+        ids.push_back(meta->id);
     }
     /* The parts, with the ids the finisher gave them. */
     for (const FoundPart& f : report.parts) {
@@ -156,7 +194,7 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
             buffer, kNestedParts[f.part].name, static_cast<guint>(r.x), static_cast<guint>(r.y),
             static_cast<guint>(r.width), static_cast<guint>(r.height));
-        meta->id = f.id;
+        meta->id = unique_id(taken, &next_free, f.id);
         meta->parent_id = ids.at(f.parent);
         GstStructure* param = detection_meta_param(f.detection);
         gst_structure_set(param, "id", G_TYPE_INT, f.id, nullptr);

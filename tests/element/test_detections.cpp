@@ -6,11 +6,16 @@
  * against the core library's CPU reference detector, in every format, with
  * padded rows (GstVideoMeta strides) and odd widths.
  */
+#include <algorithm>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gst/video/gstvideometa.h>
 
+#include "core/model/classifier_io.h"
 #include "harness.h"
 
 using namespace element_test;
@@ -95,6 +100,82 @@ GST_START_TEST(test_rois_odd_width)
 }
 GST_END_TEST;
 
+/* The metas' ids and parents, as (label, id, parent_id, x, y). */
+using IdRow = std::tuple<std::string, int, int, int, int>;
+static std::vector<IdRow> roi_ids(GstBuffer* buffer)
+{
+    std::vector<IdRow> rows;
+    gpointer state = nullptr;
+    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+        auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
+        rows.emplace_back(g_quark_to_string(roi->roi_type), roi->id, roi->parent_id, static_cast<int>(roi->x),
+                          static_cast<int>(roi->y));
+    }
+    return rows;
+}
+
+/* Two detectors chained (faces, then profile faces with their eyes: the
+ * documented way to find two classes), with and without tracking: every
+ * meta of a buffer has its own id, each part's parent is an object of its
+ * own detector, and each detector's boxes are still its reference's. */
+GST_START_TEST(test_rois_chained_detectors_unique_ids)
+{
+    const std::string profile_path = converted_classifier("lbpcascade_profileface");
+    const Classifier profile = waldboost::load_classifier_file(profile_path);
+    const std::string eyes = haar_cascade("haarcascade_eye");
+    for (const char* tracking : {"false", "true"}) {
+        const std::string launch = std::string("waldboostdetect draw=none tracking=") + tracking +
+                                   " ! waldboostdetect draw=none min-neighbors=0 tracking=" + tracking +
+                                   " classifier=\"" + profile_path + "\" eyes-profile=\"" + eyes + "\"";
+        GstHarness* h = gst_harness_new_parse(launch.c_str());
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        int shared_before = 0, parts = 0;
+        for (int k = 0; k < 6; ++k)
+            fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 6);
+        for (int k = 0; k < 6; ++k) {
+            const std::vector<IdRow> rows = roi_ids(out[k]);
+            std::set<int> ids;
+            std::map<int, std::string> label_of;
+            for (const IdRow& r : rows) {
+                fail_unless(ids.insert(std::get<1>(r)).second, "tracking=%s frame %d: id %d on two metas", tracking,
+                            k, std::get<1>(r));
+                label_of[std::get<1>(r)] = std::get<0>(r);
+            }
+            for (const IdRow& r : rows)
+                if (std::get<2>(r) >= 0) {
+                    ++parts;
+                    fail_unless(label_of.count(std::get<2>(r)) && label_of[std::get<2>(r)] == profile.label,
+                                "tracking=%s frame %d: the part at %d,%d names parent %d, not a %s", tracking, k,
+                                std::get<3>(r), std::get<4>(r), std::get<2>(r), profile.label.c_str());
+                }
+            /* Both detectors found something here: their ids would clash. */
+            std::vector<Box> faces = expected_boxes(core(face_frame(k)), "face");
+            std::vector<Box> profiles =
+                expected_boxes(core(face_frame(k), params_mn(0), profile), profile.label);
+            shared_before += !faces.empty() && !profiles.empty();
+            if (std::string(tracking) == "false") {
+                std::vector<Box> want = faces;
+                want.insert(want.end(), profiles.begin(), profiles.end());
+                std::sort(want.begin(), want.end());
+                std::vector<Box> got;
+                for (const Box& b : roi_boxes(out[k]))
+                    if (b.label == "face" || b.label == profile.label)
+                        got.push_back(b);
+                fail_unless(got == want, "frame %d: %s against %s", k, describe(got).c_str(), describe(want).c_str());
+            }
+        }
+        fail_unless(shared_before >= 3, "only %d frames with both classes: the test would not see a clash",
+                    shared_before);
+        fail_unless(parts > 0, "no eyes were found: the parts' parents go unchecked");
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("detections");
@@ -103,5 +184,6 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_padded_rows);
     tcase_add_test(tc, test_rois_every_format);
     tcase_add_test(tc, test_rois_odd_width);
+    tcase_add_test(tc, test_rois_chained_detectors_unique_ids);
     return tc;
 }
