@@ -6,6 +6,7 @@
 
 #include <gst/video/video-overlay-composition.h>
 
+#include <cstring>
 #include <vector>
 
 #include "core/detection/image.h"
@@ -143,9 +144,90 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     frame_settings_ = std::move(frame);
 }
 
+/* The sink pad of the element that `src` feeds, through bins: a bin's
+ * ghost pad leads to its target, the proxy of a bin's ghost source pad to
+ * what the bin feeds. A new reference, or null. */
+static GstPad* downstream_sink_pad(GstPad* src)
+{
+    GstPad* peer = gst_pad_get_peer(src);
+    for (int hops = 0; peer && hops < 16; ++hops) {
+        if (GST_IS_GHOST_PAD(peer)) {
+            GstPad* target = gst_ghost_pad_get_target(GST_GHOST_PAD(peer));
+            gst_object_unref(peer);
+            peer = target;
+            continue;
+        }
+        GstObject* parent = gst_object_get_parent(GST_OBJECT(peer));
+        if (parent && GST_IS_GHOST_PAD(parent)) { /* the inside of a bin's source pad */
+            gst_object_unref(peer);
+            peer = gst_pad_get_peer(GST_PAD(parent));
+            gst_object_unref(parent);
+            continue;
+        }
+        if (parent)
+            gst_object_unref(parent);
+        return peer;
+    }
+    if (peer)
+        gst_object_unref(peer);
+    return nullptr;
+}
+
+/* The size of a pad's negotiated frames; false before negotiation. */
+static bool frame_size(GstPad* pad, int* width, int* height)
+{
+    GstCaps* caps = gst_pad_get_current_caps(pad);
+    GstVideoInfo info;
+    const bool known = caps && gst_video_info_from_caps(&info, caps);
+    if (caps)
+        gst_caps_unref(caps);
+    if (known) {
+        *width = GST_VIDEO_INFO_WIDTH(&info);
+        *height = GST_VIDEO_INFO_HEIGHT(&info);
+    }
+    return known;
+}
+
+/* Whether an element downstream of `src` changes the frame size: one whose
+ * class says Scaler (videoscale, videoconvertscale) with other caps on its
+ * two sides, or caps not yet known. GStreamer 1.22 copies an overlay
+ * composition meta through a scaler unchanged, so boxes attached as one
+ * land where they were in the unscaled frame (the top-left quarter after
+ * halving the size). Every branch (tee) is followed, up to sinks. */
+static bool scaled_downstream(GstPad* src, int depth = 0)
+{
+    GstPad* sink = downstream_sink_pad(src);
+    if (!sink)
+        return false;
+    GstElement* element = gst_pad_get_parent_element(sink);
+    bool scaled = false;
+    if (element && depth < 32) {
+        const char* klass = gst_element_get_metadata(element, GST_ELEMENT_METADATA_KLASS);
+        GstIterator* pads = gst_element_iterate_src_pads(element);
+        GValue item = G_VALUE_INIT;
+        while (!scaled && gst_iterator_next(pads, &item) == GST_ITERATOR_OK) {
+            GstPad* out = GST_PAD(g_value_get_object(&item));
+            if (klass && std::strstr(klass, "Scaler")) {
+                int in_w = 0, in_h = 0, out_w = 0, out_h = 0;
+                scaled = !frame_size(sink, &in_w, &in_h) || !frame_size(out, &out_w, &out_h) || in_w != out_w ||
+                         in_h != out_h;
+            }
+            scaled = scaled || scaled_downstream(out, depth + 1);
+            g_value_reset(&item);
+        }
+        g_value_unset(&item);
+        gst_iterator_free(pads);
+    }
+    if (element)
+        gst_object_unref(element);
+    gst_object_unref(sink);
+    return scaled;
+}
+
 /* Asks downstream, once it has our caps, whether it takes
  * GstVideoOverlayCompositionMeta (as textoverlay does), so draw=auto can
- * attach rectangles instead of burning them in. */
+ * attach rectangles instead of burning them in; not when a scaler between
+ * would leave them at their unscaled place. */
 void FrameQueue::query_overlay_meta_support()
 {
     GstPad* srcpad = GST_BASE_TRANSFORM_SRC_PAD(element_);
@@ -154,13 +236,15 @@ void FrameQueue::query_overlay_meta_support()
         return;
     GstQuery* query = gst_query_new_allocation(caps, FALSE);
     const bool answered = gst_pad_peer_query(srcpad, query);
-    overlay_meta_downstream_ =
+    const bool takes =
         answered && gst_query_find_allocation_meta(query, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    const bool scaled = takes && scaled_downstream(srcpad);
+    overlay_meta_downstream_ = takes && !scaled;
     overlay_meta_unknown_ = false;
     gst_query_unref(query);
     gst_caps_unref(caps);
-    GST_DEBUG_OBJECT(element_, "downstream %s overlay composition meta",
-                     overlay_meta_downstream_ ? "takes" : "does not take");
+    GST_DEBUG_OBJECT(element_, "downstream %s overlay composition meta%s", takes ? "takes" : "does not take",
+                     scaled ? ", after a scaler that would leave it unscaled: draw=auto burns the boxes in" : "");
 }
 
 /* The boxes travel as a meta that only some elements render: say so once,

@@ -48,7 +48,9 @@ GST_DEBUG_CATEGORY(gst_waldboost_detect_debug);
 #define WALDBOOST_VALUE(value, nick, description) {value, description, nick}
 
 G_DEFINE_ENUM_TYPE(GstWaldboostDraw, gst_waldboost_draw,
-    WALDBOOST_VALUE(GST_WALDBOOST_DRAW_AUTO, "auto", "Overlay composition meta when downstream supports it, else burn"),
+    WALDBOOST_VALUE(GST_WALDBOOST_DRAW_AUTO, "auto",
+                    "Overlay composition meta when downstream supports it and no scaler changes the size before "
+                    "it, else burn"),
     WALDBOOST_VALUE(GST_WALDBOOST_DRAW_META, "meta",
                     "Attach a GstVideoOverlayCompositionMeta with the rectangles; they show only where an element "
                     "renders that meta (e.g. glimagesink), else nothing is drawn (an INFO message says so once)"),

@@ -415,6 +415,41 @@ GST_START_TEST(test_draw_accept_all_classifier)
 }
 GST_END_TEST;
 
+/* One face frame through "waldboostdetect PROPS ! videoscale" to a sink
+ * (the harness) that takes the overlay meta and wants half the size. */
+static GstBuffer* through_scaler(const std::string& props, const GrayImage& img)
+{
+    GstHarness* h = gst_harness_new_parse(("waldboostdetect " + props + " ! videoscale").c_str());
+    gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
+    GstCaps* in = caps_for(GST_VIDEO_FORMAT_I420, img.width, img.height);
+    GstCaps* out = caps_for(GST_VIDEO_FORMAT_I420, img.width / 2, img.height / 2);
+    gst_harness_set_caps(h, in, out);
+    fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, 0), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> buffers = pull_all(h);
+    fail_unless_equals_int(buffers.size(), 1);
+    gst_harness_teardown(h);
+    return buffers[0];
+}
+
+/* draw=auto with a scaler between the element and a sink that takes the
+ * overlay meta: GStreamer copies the meta through the scaler unscaled (the
+ * boxes would show in the top-left quarter), so the boxes are burned in
+ * before the scaler and scale with the frame. */
+GST_START_TEST(test_draw_auto_before_a_scaler)
+{
+    const GrayImage img = face_frame(0);
+    fail_unless(!core(img).empty(), "the reference finds no face: the test needs one");
+    GstBuffer* drawn = through_scaler("draw=auto", img);
+    GstBuffer* plain = through_scaler("draw=none", img);
+    fail_unless(gst_buffer_get_video_overlay_composition_meta(drawn) == nullptr,
+                "draw=auto attached an overlay meta that the scaler passes on unscaled");
+    fail_unless(bytes_of(drawn) != bytes_of(plain), "draw=auto drew nothing before the scaler");
+    gst_buffer_unref(drawn);
+    gst_buffer_unref(plain);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("drawing");
@@ -426,5 +461,6 @@ TCase* element_case()
     tcase_add_test(tc, test_draw_box_text);
     tcase_add_test(tc, test_draw_color_and_line_width);
     tcase_add_test(tc, test_draw_accept_all_classifier);
+    tcase_add_test(tc, test_draw_auto_before_a_scaler);
     return tc;
 }
