@@ -27,29 +27,48 @@ using FontDescription =
 
 }  // namespace
 
-GstVideoOverlayRectangle* text_rectangle(const std::string& text, const waldboost::Rect& box, guint argb,
-                                         int frame_width, int frame_height)
+int tag_font_pixels(int frame_height, int box_height)
 {
-    if (text.empty() || frame_width <= 0 || frame_height <= 0)
-        return nullptr;
-    const int pixels = std::clamp(frame_height / 40, 10, 48);
-    const int pad = std::max(1, pixels / 5);
+    return std::clamp(std::min(frame_height / 40, box_height / 3), 8, 48);
+}
 
-    /* Measure on a 1 x 1 surface, then draw on one of the text's size. */
-    Surface probe(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1));
-    Cairo measure(cairo_create(probe.get()));
-    Layout layout(G_OBJECT(pango_cairo_create_layout(measure.get())));
+namespace {
+
+/* A layout of `text` at `pixels`, on a cairo context (the caller's). */
+Layout make_layout(cairo_t* cr, const std::string& text, int pixels, PangoRectangle* logical)
+{
+    Layout layout(G_OBJECT(pango_cairo_create_layout(cr)));
     PangoLayout* l = PANGO_LAYOUT(layout.get());
     FontDescription font(pango_font_description_from_string("Sans"));
     pango_font_description_set_absolute_size(font.get(), static_cast<double>(pixels) * PANGO_SCALE);
     pango_layout_set_font_description(l, font.get());
     pango_layout_set_text(l, text.c_str(), static_cast<int>(text.size()));
-    PangoRectangle ink, logical;
-    pango_layout_get_pixel_extents(l, &ink, &logical);
-    const int w = std::min(logical.width + 2 * pad, frame_width), h = std::min(logical.height + 2 * pad, frame_height);
+    PangoRectangle ink;
+    pango_layout_get_pixel_extents(l, &ink, logical);
+    return layout;
+}
+
+int padding(int pixels) { return std::max(1, pixels / 5); }
+
+}  // namespace
+
+TagSize measure_tag(const std::string& text, int pixels)
+{
+    if (text.empty())
+        return {};
+    Surface probe(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1));
+    Cairo measure(cairo_create(probe.get()));
+    PangoRectangle logical;
+    const Layout layout = make_layout(measure.get(), text, pixels, &logical);
+    return {logical.width + 2 * padding(pixels), logical.height + 2 * padding(pixels)};
+}
+
+GstVideoOverlayRectangle* render_tag(const std::string& text, int pixels, int x, int y, guint argb)
+{
+    const TagSize size = measure_tag(text, pixels);
+    const int w = size.width, h = size.height, pad = padding(pixels);
     if (w <= 0 || h <= 0)
         return nullptr;
-
     Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
     Cairo cr(cairo_create(surface.get()));
     const double a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0,
@@ -58,9 +77,11 @@ GstVideoOverlayRectangle* text_rectangle(const std::string& text, const waldboos
     cairo_paint(cr.get());
     const bool light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.55;
     cairo_set_source_rgba(cr.get(), light ? 0 : 1, light ? 0 : 1, light ? 0 : 1, 1);
+    PangoRectangle logical;
+    const Layout layout = make_layout(cr.get(), text, pixels, &logical);
     cairo_move_to(cr.get(), pad - logical.x, pad - logical.y);
-    pango_cairo_update_layout(cr.get(), l);
-    pango_cairo_show_layout(cr.get(), l);
+    pango_cairo_update_layout(cr.get(), PANGO_LAYOUT(layout.get()));
+    pango_cairo_show_layout(cr.get(), PANGO_LAYOUT(layout.get()));
     cairo_surface_flush(surface.get());
     if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
         return nullptr;
@@ -75,15 +96,12 @@ GstVideoOverlayRectangle* text_rectangle(const std::string& text, const waldboos
         gst_buffer_unref(pixels_buffer);
         return nullptr;
     }
-    for (int y = 0; y < h; ++y)
-        std::memcpy(map.data + static_cast<size_t>(y) * w * 4, data + static_cast<size_t>(y) * stride,
+    for (int row = 0; row < h; ++row)
+        std::memcpy(map.data + static_cast<size_t>(row) * w * 4, data + static_cast<size_t>(row) * stride,
                     static_cast<size_t>(w) * 4);
     gst_buffer_unmap(pixels_buffer, &map);
     gst_buffer_add_video_meta(pixels_buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w,
                               h);
-    /* Above the box, or inside its top edge; within the frame. */
-    const int x = std::clamp(box.x, 0, frame_width - w);
-    const int y = std::clamp(box.y - h >= 0 ? box.y - h : box.y, 0, frame_height - h);
     GstVideoOverlayRectangle* rect = gst_video_overlay_rectangle_new_raw(
         pixels_buffer, x, y, static_cast<guint>(w), static_cast<guint>(h),
         GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA);

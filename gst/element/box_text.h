@@ -16,12 +16,20 @@
 
 namespace waldboost_element {
 
-/* The text on a filled tag of colour `argb` (0xAARRGGBB), white or black
- * whichever reads better on it, just above `box` (inside its top edge
- * when there is no room above), kept inside the frame; its height follows
- * the frame's (a fortieth, 10 to 48 pixels). nullptr when the text is
- * empty or does not fit in the frame. */
-GstVideoOverlayRectangle* text_rectangle(const std::string& text, const waldboost::Rect& box, guint argb,
-                                         int frame_width, int frame_height);
+/* The font size of a box's tag: a fortieth of the frame's height and at
+ * most a third of the box's, 8 to 48 pixels. */
+int tag_font_pixels(int frame_height, int box_height);
+
+/* A tag's size: the text at `pixels` with its padding; 0 x 0 when empty. */
+struct TagSize {
+    int width = 0, height = 0;
+};
+TagSize measure_tag(const std::string& text, int pixels);
+
+/* The text (plain text, never markup) on a filled tag of colour `argb`
+ * (0xAARRGGBB), white or black whichever reads better on it, with its
+ * top-left corner at (x, y); measure_tag()'s size. nullptr when the text
+ * is empty or could not be drawn. */
+GstVideoOverlayRectangle* render_tag(const std::string& text, int pixels, int x, int y, guint argb);
 
 }  // namespace waldboost_element

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -180,22 +181,80 @@ static guint label_color(const OutputSettings& s, const std::string& label)
     return s.color;
 }
 
-/* What box-text puts on a box: the label, "#id", the confidence. */
-static std::string box_text(guint flags, const std::string& label, const Detection& d, const gint* id)
+/* What box-text puts on a box (the label, "#id", the confidence), as
+ * texts to try, longest first: all of them; without the confidence; the id
+ * alone, or the label where there is no id. */
+static std::vector<std::string> box_texts(guint flags, const std::string& label, const Detection& d, const gint* id)
 {
-    std::string text;
-    auto add = [&](const std::string& piece) { text += (text.empty() ? "" : " ") + piece; };
-    if (flags & GST_WALDBOOST_BOX_TEXT_LABEL)
-        add(label);
-    if ((flags & GST_WALDBOOST_BOX_TEXT_ID) && id)
-        add("#" + std::to_string(*id));
+    const bool with_label = flags & GST_WALDBOOST_BOX_TEXT_LABEL;
+    const bool with_id = (flags & GST_WALDBOOST_BOX_TEXT_ID) && id;
+    std::string confidence;
     if (flags & GST_WALDBOOST_BOX_TEXT_CONFIDENCE) {
-        char confidence[16];
-        g_snprintf(confidence, sizeof confidence, "%.2f", static_cast<double>(d.confidence));
-        add(confidence);
+        char text[16];
+        g_snprintf(text, sizeof text, "%.2f", static_cast<double>(d.confidence));
+        confidence = text;
     }
-    return text;
+    auto join = [](std::initializer_list<std::string> pieces) {
+        std::string text;
+        for (const std::string& piece : pieces)
+            if (!piece.empty())
+                text += (text.empty() ? "" : " ") + piece;
+        return text;
+    };
+    const std::string label_text = with_label ? label : "", id_text = with_id ? "#" + std::to_string(*id) : "";
+    std::vector<std::string> texts = {join({label_text, id_text, confidence}), join({label_text, id_text}),
+                                      with_id ? id_text : label_text};
+    texts.erase(std::remove(texts.begin(), texts.end(), std::string()), texts.end());
+    texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+    return texts;
 }
+
+static bool overlap(const waldboost::Rect& a, const waldboost::Rect& b)
+{
+    return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/* Places a frame's tags so that none covers another (in crowds, 95-pixel
+ * tags on 40-pixel boxes hid each other and their ids): each tag takes the
+ * longest of its texts no wider than its box (else the shortest), at a
+ * font size that follows the box, above the box, else inside its top edge,
+ * else below it, wherever it covers no tag placed before; a tag with no
+ * such place is left out (its box is still drawn, and the metas and
+ * messages carry everything). */
+class TagPlacer {
+public:
+    TagPlacer(int frame_w, int frame_h) : frame_w_(frame_w), frame_h_(frame_h) {}
+
+    GstVideoOverlayRectangle* place(const std::vector<std::string>& texts, const waldboost::Rect& box, guint color)
+    {
+        if (texts.empty() || frame_w_ <= 0 || frame_h_ <= 0)
+            return nullptr;
+        const int pixels = tag_font_pixels(frame_h_, box.height);
+        const std::string* text = &texts.back();
+        TagSize size{};
+        for (const std::string& t : texts) {
+            size = measure_tag(t, pixels);
+            text = &t;
+            if (size.width <= box.width)
+                break;
+        }
+        if (size.width <= 0 || size.height <= 0 || size.width > frame_w_ || size.height > frame_h_)
+            return nullptr;
+        const int x = std::clamp(box.x, 0, frame_w_ - size.width);
+        for (const int wanted_y : {box.y - size.height, box.y, box.y + box.height}) {
+            const waldboost::Rect at{x, std::clamp(wanted_y, 0, frame_h_ - size.height), size.width, size.height};
+            if (std::none_of(placed_.begin(), placed_.end(), [&](const waldboost::Rect& p) { return overlap(p, at); })) {
+                placed_.push_back(at);
+                return render_tag(*text, pixels, at.x, at.y, color);
+            }
+        }
+        return nullptr;
+    }
+
+private:
+    int frame_w_, frame_h_;
+    std::vector<waldboost::Rect> placed_;
+};
 
 DrawMode draw_mode(GstWaldboostDraw draw, bool overlay_meta_downstream)
 {
@@ -216,12 +275,12 @@ class Shapes {
 public:
     Shapes(const FrameReport& report, const OutputSettings& s, int frame_w, int frame_h)
     {
+        TagPlacer tags(frame_w, frame_h);
         auto add = [&](const std::string& label, const Detection& d, const gint* id) {
             const guint color = label_color(s, label);
             by_color[color].push_back(d);
             if (s.box_text)
-                add_rectangle(&texts,
-                              text_rectangle(box_text(s.box_text, label, d, id), d.rect, color, frame_w, frame_h));
+                add_rectangle(&texts, tags.place(box_texts(s.box_text, label, d, id), d.rect, color));
         };
         for (const ReportedObject& o : report.objects)
             add(s.label, o.detection, &o.id);

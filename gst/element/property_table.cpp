@@ -282,7 +282,8 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_BOX_TEXT,
         g_param_spec_flags("box-text", "Box text",
                            "Text on a tag above each box, rendered with Pango (as textoverlay): any of label, id "
-                           "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none",
+                           "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none. In crowds "
+                           "tags shorten to fit their box and never cover each other (one with no room is left out)",
                            GST_TYPE_WALDBOOST_BOX_TEXT, 0, rw));
     /**
      * GstWaldboostDetect:label-colors:

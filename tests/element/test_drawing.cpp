@@ -450,6 +450,45 @@ GST_START_TEST(test_draw_auto_before_a_scaler)
 }
 GST_END_TEST;
 
+/* Tags in a crowd (an accept-all classifier, grouping=none: thousands of
+ * overlapping 24-pixel boxes on a 96x96 frame): no tag covers another, each
+ * lies in the frame, no wider than its box where its shortest text allows,
+ * and some are drawn. */
+GST_START_TEST(test_draw_box_text_in_a_crowd)
+{
+    const std::string path = accept_all_classifier_file();
+    const GrayImage img = crop(face_frame(0), 50, 30, 96, 96);
+    DrawRun r = run_draw({{"classifier", path}, {"grouping", "none"}, {"draw", "meta"}, {"box-text", "label+id"}},
+                         img, GST_VIDEO_FORMAT_GRAY8);
+    GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(r.out[0]);
+    fail_unless(meta != nullptr);
+    std::vector<Rect> tags;
+    for (guint i = 0; i < gst_video_overlay_composition_n_rectangles(meta->overlay); ++i) {
+        Rect t{0, 0, 0, 0};
+        guint w = 0, h = 0;
+        fail_unless(gst_video_overlay_rectangle_get_render_rectangle(
+            gst_video_overlay_composition_get_rectangle(meta->overlay, i), &t.x, &t.y, &w, &h));
+        t.w = static_cast<int>(w);
+        t.h = static_cast<int>(h);
+        if (t.w < img.width || t.h < img.height) /* the outlines are one frame-sized image */
+            tags.push_back(t);
+    }
+    fail_unless(tags.size() >= 4, "only %zu tags drawn", tags.size());
+    for (size_t i = 0; i < tags.size(); ++i) {
+        const Rect& a = tags[i];
+        fail_unless(a.x >= 0 && a.y >= 0 && a.x + a.w <= img.width && a.y + a.h <= img.height,
+                    "tag %d,%d %dx%d outside the frame", a.x, a.y, a.w, a.h);
+        fail_unless(a.h <= 24 / 3 + 2 * 2 + 4, "a %d-pixel tag on 24-pixel boxes", a.h);
+        for (size_t j = 0; j < i; ++j) {
+            const Rect& b = tags[j];
+            fail_if(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h,
+                    "tags %d,%d %dx%d and %d,%d %dx%d cover each other", a.x, a.y, a.w, a.h, b.x, b.y, b.w, b.h);
+        }
+    }
+    unref_all(r.out);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("drawing");
@@ -462,5 +501,6 @@ TCase* element_case()
     tcase_add_test(tc, test_draw_color_and_line_width);
     tcase_add_test(tc, test_draw_accept_all_classifier);
     tcase_add_test(tc, test_draw_auto_before_a_scaler);
+    tcase_add_test(tc, test_draw_box_text_in_a_crowd);
     return tc;
 }
