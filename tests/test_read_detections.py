@@ -175,7 +175,7 @@ def check_parts(reader, video):
         for d in line["detections"]:
             if d["parent_id"] != -1:
                 parts += 1
-                if d["parent_id"] not in objects or d["label"] != "eyes":
+                if d["parent_id"] not in objects or d["label"] != "eye":
                     print(f"FAIL: parts, frame {line['frame']}: {d} names no object of the frame")
                     failures += 1
     messages = run_reader(reader, ["--messages", "--frames", str(frames), "--set", f"eyes-profile={EYES}", video])

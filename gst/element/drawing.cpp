@@ -168,17 +168,15 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
 }
 
 /* The colour of a label's boxes and text tags: label-colors, else the
- * `color` property for the detector's label, else the part's own. */
-static guint label_color(const OutputSettings& s, const std::string& label)
+ * `color` property for the detector's objects, else the colour of the
+ * part's property (eyes-, nose-, mouth-profile). */
+static guint label_color(const OutputSettings& s, const std::string& label, const size_t* part = nullptr)
 {
     static const guint kPartColors[kNestedParts.size()] = {0xff2090ff, 0xffffd000, 0xffff40c0};
     const auto named = s.label_colors.find(label);
     if (named != s.label_colors.end())
         return named->second;
-    for (size_t k = 0; k < kNestedParts.size(); ++k)
-        if (label == kNestedParts[k].name && label != s.label)
-            return kPartColors[k];
-    return s.color;
+    return part ? kPartColors[*part] : s.color;
 }
 
 /* What box-text puts on a box (the label, "#id", the confidence), as
@@ -276,16 +274,16 @@ public:
     Shapes(const FrameReport& report, const OutputSettings& s, int frame_w, int frame_h)
     {
         TagPlacer tags(frame_w, frame_h);
-        auto add = [&](const std::string& label, const Detection& d, const gint* id) {
-            const guint color = label_color(s, label);
+        auto add = [&](const std::string& label, const Detection& d, const gint* id, const size_t* part) {
+            const guint color = label_color(s, label, part);
             by_color[color].push_back(d);
             if (s.box_text)
                 add_rectangle(&texts, tags.place(box_texts(s.box_text, label, d, id), d.rect, color));
         };
         for (const ReportedObject& o : report.objects)
-            add(s.label, o.detection, &o.id);
+            add(s.label, o.detection, &o.id, nullptr);
         for (const FoundPart& f : report.parts)
-            add(kNestedParts[f.part].name, f.detection, nullptr);
+            add(part_label(*report.nested, f.part), f.detection, nullptr, &f.part);
     }
     ~Shapes()
     {

@@ -83,7 +83,8 @@ std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pend
     detections.reserve(objects.size());
     for (const ReportedObject& o : objects)
         detections.push_back(o.detection);
-    return find_parts(*fs.nested, fs.nested_params, *luma, detections);
+    return find_parts(*fs.nested, fs.nested_params, *luma, detections,
+                      fs.detection.parts == GST_WALDBOOST_PARTS_FIRST);
 }
 
 /* Once per stream: events come from tracks, so without tracking

@@ -141,6 +141,8 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     frame->params = core_config(s, classifier, engine_->device()).detect;
     frame->nested = setup_.nested();
     frame->nested_params = nested_params(frame->params);
+    if (s.detection.part_min_neighbors >= 0)
+        frame->nested_params.min_neighbors = s.detection.part_min_neighbors;
     frame_settings_ = std::move(frame);
 }
 

@@ -72,6 +72,11 @@ G_DEFINE_ENUM_TYPE(GstWaldboostUpdates, gst_waldboost_updates,
                     "A \"waldboostdetect-events\" message for a frame on which tracked objects appeared or left "
                     "(with tracking=true), instead of the per-frame messages"))
 
+G_DEFINE_ENUM_TYPE(GstWaldboostParts, gst_waldboost_parts,
+    WALDBOOST_VALUE(GST_WALDBOOST_PARTS_ALL, "all", "Every part each nested cascade finds in an object"),
+    WALDBOOST_VALUE(GST_WALDBOOST_PARTS_FIRST, "first",
+                    "The first part each nested cascade finds in an object, as facedetect reports"))
+
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
     WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
                     "The label (the detector's, or the part's: eyes, nose, mouth)"),
@@ -313,5 +318,6 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_DRAW, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_GROUPING, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_UPDATES, static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_PARTS, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_BOX_TEXT, static_cast<GstPluginAPIFlags>(0));
 }

@@ -21,6 +21,8 @@ GType gst_waldboost_box_text_get_type(void);
 GType gst_waldboost_grouping_get_type(void);
 #define GST_TYPE_WALDBOOST_UPDATES (gst_waldboost_updates_get_type())
 GType gst_waldboost_updates_get_type(void);
+#define GST_TYPE_WALDBOOST_PARTS (gst_waldboost_parts_get_type())
+GType gst_waldboost_parts_get_type(void);
 
 typedef enum {
     GST_WALDBOOST_DRAW_AUTO,
@@ -53,6 +55,12 @@ typedef enum {
      * appears or leaves (tracking=true). */
     GST_WALDBOOST_UPDATES_EVENTS,
 } GstWaldboostUpdates;
+
+/* Which parts of each object a nested cascade reports (parts). */
+typedef enum {
+    GST_WALDBOOST_PARTS_ALL,
+    GST_WALDBOOST_PARTS_FIRST,
+} GstWaldboostParts;
 
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
 

@@ -33,7 +33,7 @@ waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_p
 
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections)
+                                  const std::vector<waldboost::Detection>& detections, bool first_only)
 {
     std::vector<FoundPart> found;
     for (size_t parent = 0; parent < detections.size(); ++parent) {
@@ -42,11 +42,19 @@ std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboos
                 continue;
             const waldboost::Rect area = waldboost::part_area(kNestedParts[part].area, detections[parent].rect);
             for (const waldboost::Detection& d :
-                 waldboost::detect_in_area(*cascades.classifiers[part], frame, area, params))
+                 waldboost::detect_in_area(*cascades.classifiers[part], frame, area, params)) {
                 found.push_back(FoundPart{parent, part, d});
+                if (first_only)
+                    break;
+            }
         }
     }
     return found;
+}
+
+const std::string& part_label(const NestedCascades& cascades, size_t part)
+{
+    return cascades.classifiers.at(part).value().label;
 }
 
 }  // namespace waldboost_element

@@ -61,9 +61,14 @@ struct FoundPart {
     gint id = 0;   /* the ROI meta's id (FrameFinisher gives it) */
 };
 
-/* Every part of every detection, in detection then part order. */
+/* Every part of every detection (with `first_only`, each cascade's first
+ * in each detection), in detection then part order. */
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections);
+                                  const std::vector<waldboost::Detection>& detections, bool first_only);
+
+/* A part's label: its cascade's (eye, smile, licence-plate...), which the
+ * part's metas, message items, tags and colours use. */
+const std::string& part_label(const NestedCascades& cascades, size_t part);
 
 }  // namespace waldboost_element

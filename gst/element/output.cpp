@@ -58,7 +58,7 @@ void add_part_lists(GstStructure* detection, size_t parent, const NestedCascades
                 continue;
             GValue item = G_VALUE_INIT;
             g_value_init(&item, GST_TYPE_STRUCTURE);
-            GstStructure* s = detection_message_item(f.detection, kNestedParts[part].name);
+            GstStructure* s = detection_message_item(f.detection, part_label(cascades, part).c_str());
             gst_structure_set(s, "id", G_TYPE_INT, f.id, nullptr);
             g_value_take_boxed(&item, s);
             gst_value_list_append_and_take_value(&list, &item);
@@ -192,7 +192,7 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
     for (const FoundPart& f : report.parts) {
         const waldboost::Rect& r = f.detection.rect;
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
-            buffer, kNestedParts[f.part].name, static_cast<guint>(r.x), static_cast<guint>(r.y),
+            buffer, part_label(*report.nested, f.part).c_str(), static_cast<guint>(r.x), static_cast<guint>(r.y),
             static_cast<guint>(r.width), static_cast<guint>(r.height));
         meta->id = unique_id(taken, &next_free, f.id);
         meta->parent_id = ids.at(f.parent);

@@ -227,6 +227,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: d.nested_paths[id - PROP_EYES_PROFILE] = string_or_empty(value); break;
+    case PROP_PARTS: d.parts = static_cast<GstWaldboostParts>(g_value_get_enum(value)); break;
+    case PROP_PART_MIN_NEIGHBORS: d.part_min_neighbors = g_value_get_int(value); break;
     case PROP_BATCHING: e.batching = g_value_get_boolean(value); break;
     case PROP_PROFILING: e.profiling = g_value_get_boolean(value); break;
     case PROP_BATCH_WAIT: e.batch_wait = g_value_get_uint64(value); break;
@@ -301,6 +303,8 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: g_value_set_string(value, d.nested_paths[id - PROP_EYES_PROFILE].c_str()); break;
+    case PROP_PARTS: g_value_set_enum(value, d.parts); break;
+    case PROP_PART_MIN_NEIGHBORS: g_value_set_int(value, d.part_min_neighbors); break;
     case PROP_BATCHING: g_value_set_boolean(value, e.batching); break;
     case PROP_PROFILING: g_value_set_boolean(value, e.profiling); break;
     case PROP_BATCH_WAIT: g_value_set_uint64(value, e.batch_wait); break;

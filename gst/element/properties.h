@@ -49,6 +49,8 @@ enum PropertyId : guint {
     PROP_EYES_PROFILE, /* then nose and mouth, in kNestedParts order */
     PROP_NOSE_PROFILE,
     PROP_MOUTH_PROFILE,
+    PROP_PARTS,
+    PROP_PART_MIN_NEIGHBORS,
     PROP_BATCHING,
     PROP_BATCH_WAIT,
     PROP_PROFILING,

@@ -428,6 +428,31 @@ void install_properties(GObjectClass* gobject_class)
             gobject_class, static_cast<guint>(PROP_EYES_PROFILE + i),
             g_param_spec_string(part.property, g_intern_string(nick.c_str()), nested_blurbs[i], "", rw));
     }
+    /**
+     * GstWaldboostDetect:parts:
+     *
+     * Every part each nested cascade finds in an object, or the first only (facedetect's report).
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_PARTS,
+        g_param_spec_enum("parts", "Parts", "Which parts of each object a nested cascade reports: all of them, or "
+                                            "the first it finds (as facedetect)",
+                          GST_TYPE_WALDBOOST_PARTS, GST_WALDBOOST_PARTS_ALL, rw));
+    /**
+     * GstWaldboostDetect:part-min-neighbors:
+     *
+     * min-neighbors of the nested cascades' parts; -1: the objects' min-neighbors.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_PART_MIN_NEIGHBORS,
+        g_param_spec_int("part-min-neighbors", "Part minimum neighbors",
+                         "A part needs more than this many overlapping windows of its nested cascade; -1 = the "
+                         "objects' min-neighbors",
+                         -1, 1000, -1, rw));
 
     /**
      * GstWaldboostDetect:batching:

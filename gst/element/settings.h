@@ -77,6 +77,8 @@ struct DetectionSettings {
     gboolean tracking = FALSE;
     int lost_after = kDefaultLostAfter;
     NestedPaths nested_paths; /* eyes-, nose-, mouth-profile; empty = none */
+    GstWaldboostParts parts = GST_WALDBOOST_PARTS_ALL;
+    int part_min_neighbors = -1; /* -1: min_neighbors */
 };
 
 /* How the results are shown: drawn, attached, posted. */

@@ -81,11 +81,14 @@ std::vector<TreeBox> roi_tree(GstBuffer* buffer)
 /* facedetect's areas, stated here from its source (gstfacedetect.cpp):
  * eyes in the upper half, the nose in the centre, the mouth in the lower
  * half, with integer halves and quarters. */
+/* `field`: the message's list of the property's parts; the metas' type
+ * and the items' label are the cascade's own label (its loader's). */
 struct PartSpec {
     const char* property;
-    const char* type;
+    const char* field;
     std::string cascade;
     Rect (*area)(const Rect& face);
+    std::string type() const { return waldboost::load_classifier_file(cascade).label; }
 };
 
 std::vector<PartSpec> face_parts()
@@ -102,19 +105,27 @@ std::vector<PartSpec> face_parts()
 
 /* What the element should attach: the core's faces, and for each face each
  * part cascade run by the core on a copy of that area (parameters as the
- * faces', minimum size an eighth of the faces', no maximum). */
+ * faces', minimum size an eighth of the faces', no maximum; min-neighbors
+ * `part_min_neighbors` unless -1); with `first_only` the first part the
+ * core returns per face and cascade. */
 std::vector<TreeBox> expected_tree(const GrayImage& img, const Classifier& face, const DetectParams& params,
-                                   const std::vector<PartSpec>& parts)
+                                   const std::vector<PartSpec>& parts, bool first_only = false,
+                                   int part_min_neighbors = -1)
 {
     std::vector<TreeBox> tree;
     DetectParams part_params = params;
     part_params.min_size = waldboost::Size{params.min_size.width / 8, params.min_size.height / 8};
+    if (part_min_neighbors >= 0)
+        part_params.min_neighbors = part_min_neighbors;
     for (const Box& f : expected_boxes(core(img, params, face), face.label)) {
         tree.push_back(TreeBox{f});
         for (const PartSpec& part : parts) {
             const Classifier c = waldboost::load_classifier_file(part.cascade);
             const Rect a = part.area(Rect{f.x, f.y, f.w, f.h});
-            for (Box b : expected_boxes(core(crop(img, a.x, a.y, a.w, a.h), part_params, c), part.type, a.x, a.y))
+            std::vector<Detection> found = core(crop(img, a.x, a.y, a.w, a.h), part_params, c);
+            if (first_only && found.size() > 1)
+                found.resize(1);
+            for (Box b : expected_boxes(found, c.label, a.x, a.y))
                 tree.push_back(TreeBox{b, f.x, f.y, f.w, f.h});
         }
     }
@@ -135,12 +146,17 @@ GST_START_TEST(test_nested_parts_match_the_reference)
     params.min_size = size_for_width(face, 176);
     const std::vector<PartSpec> parts = face_parts();
     const std::vector<TreeBox> want = expected_tree(img, face, params, parts);
-    size_t found[3] = {0, 0, 0};
-    for (const TreeBox& t : want)
-        for (size_t k = 0; k < parts.size(); ++k)
-            found[k] += t.box.label == parts[k].type;
-    fail_unless(found[0] >= 2 && found[1] >= 1 && found[2] >= 1,
-                "the test needs finds in all three areas in the reference: %s", describe_tree(want).c_str());
+    /* The eye cascade serves eyes and nose ("eye"), the smile one the
+     * mouth ("smile"). */
+    fail_unless_equals_string(parts[0].type().c_str(), "eye");
+    fail_unless_equals_string(parts[2].type().c_str(), "smile");
+    size_t eyes = 0, smiles = 0;
+    for (const TreeBox& t : want) {
+        eyes += t.box.label == "eye";
+        smiles += t.box.label == "smile";
+    }
+    fail_unless(eyes >= 3 && smiles >= 1, "the test needs finds in all three areas in the reference: %s",
+                describe_tree(want).c_str());
 
     Props props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
     for (const PartSpec& part : parts)
@@ -171,8 +187,8 @@ GST_START_TEST(test_nested_parts_match_the_reference)
         f.box.label = gst_structure_get_string(d, "label");
         listed.push_back(f);
         for (const PartSpec& part : parts) {
-            const GValue* sub = gst_structure_get_value(d, part.type);
-            fail_unless(sub && GST_VALUE_HOLDS_LIST(sub), "no \"%s\" list in a detection", part.type);
+            const GValue* sub = gst_structure_get_value(d, part.field);
+            fail_unless(sub && GST_VALUE_HOLDS_LIST(sub), "no \"%s\" list in a detection", part.field);
             for (guint j = 0; j < gst_value_list_get_size(sub); ++j) {
                 const GstStructure* ps = gst_value_get_structure(gst_value_list_get_value(sub, j));
                 TreeBox t{Box{}, f.box.x, f.box.y, f.box.w, f.box.h};
@@ -281,7 +297,7 @@ GST_START_TEST(test_nested_profile_set_while_playing)
     /* draw=burn outlines the eyes too: pixels on an eye's outline change
      * (in the faces' colour here, through label-colors). */
     DrawRun run = run_draw({{"classifier", face_path}, {"eyes-profile", eyes[0].cascade}, {"draw", "burn"},
-                            {"label-colors", "colors,eyes=(uint)0xff00ff00"}},
+                            {"label-colors", "colors,eye=(uint)0xff00ff00"}},
                            img, GST_VIDEO_FORMAT_GRAY8);
     std::vector<Box> all;
     for (const TreeBox& t : with_eyes)
@@ -432,11 +448,58 @@ GST_START_TEST(test_min_stddev)
 }
 GST_END_TEST;
 
+/* parts=first keeps the first part each cascade finds in a face (what
+ * facedetect reports), part-min-neighbors groups the parts apart from the
+ * faces: both as the core gives them. */
+GST_START_TEST(test_nested_parts_first_and_min_neighbors)
+{
+    const GrayImage& small = astronaut();
+    const GrayImage img = waldboost::resize_bilinear(small.view(), {small.width * 2, small.height * 2});
+    const std::string face_path = haar_cascade("haarcascade_frontalface_default");
+    const Classifier face = waldboost::load_classifier_file(face_path);
+    DetectParams params;
+    params.min_size = size_for_width(face, 176);
+    const std::vector<PartSpec> parts = face_parts();
+    struct Case {
+        Props props;
+        bool first_only;
+        int part_min_neighbors;
+    };
+    const Case cases[] = {{{{"parts", "first"}}, true, -1},
+                          {{{"part-min-neighbors", "0"}}, false, 0},
+                          {{{"parts", "first"}, {"part-min-neighbors", "8"}}, true, 8}};
+    const size_t all_parts = expected_tree(img, face, params, parts).size();
+    for (const Case& c : cases) {
+        const std::vector<TreeBox> want = expected_tree(img, face, params, parts, c.first_only, c.part_min_neighbors);
+        Props props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
+        for (const PartSpec& part : parts)
+            props.emplace_back(part.property, part.cascade);
+        props.insert(props.end(), c.props.begin(), c.props.end());
+        GstHarness* h = harness_with(props);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        const std::vector<TreeBox> got = roi_tree(out[0]);
+        fail_unless(got == want, "%s=%s: metas differ from the reference\n  element: %s\n  core:    %s",
+                    c.props[0].first.c_str(), c.props[0].second.c_str(), describe_tree(got).c_str(),
+                    describe_tree(want).c_str());
+        /* Each setting changes what is found, so the test sees it. */
+        fail_unless(want.size() != all_parts, "%s=%s finds what the defaults find", c.props[0].first.c_str(),
+                    c.props[0].second.c_str());
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("parity");
     tcase_add_test(tc, test_nested_parts_match_the_reference);
     tcase_add_test(tc, test_nested_part_ids_apart_from_tracks);
+    tcase_add_test(tc, test_nested_parts_first_and_min_neighbors);
     tcase_add_test(tc, test_nested_profile_set_while_playing);
     tcase_add_test(tc, test_nested_profile_errors);
     tcase_add_test(tc, test_updates_modes);
