@@ -9,7 +9,8 @@
  * renegotiation, a classifier change while playing, frames whose
  * GstVideoMeta claims more than the buffer holds, several instances with
  * batched launches (one stopping and starting again), tracking with
- * template search between detections, and a failing start.
+ * template search between detections, nested parts and box text, and a
+ * failing start.
  * With WALDBOOST_CL_FAULT set (meson's element-lifecycle-faults-valgrind
  * sets enqueue:12+) it runs the device-fault scenario instead: fallback to
  * the next device with frames in flight, their resubmission, the last
@@ -406,9 +407,13 @@ main (int argc, char **argv)
 
   /* 8. Tracking: detection on every other frame, template search on the
    *    device in between, appeared and left events, a flush with frames
-   *    in flight, the tracker dropped and started again. */
+   *    in flight, the tracker dropped and started again; with parts (the
+   *    accept-all cascade nested in each object) and box text (Pango) on a
+   *    label with markup characters, which are drawn as text. */
   h = harness (accept_all, "meta", 2, FALSE, &bus);
-  g_object_set (h->element, "tracking", TRUE, "interval", 2, "lost-after", 2, NULL);
+  g_object_set (h->element, "tracking", TRUE, "interval", 2, "lost-after", 2, "eyes-profile", accept_all, "label",
+      "<b>&amp; x", NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "box-text", "label+id+confidence");
   gst_util_set_object_arg (G_OBJECT (h->element), "updates", "events");
   set_caps (h, GST_VIDEO_FORMAT_GRAY8, W, H);
   for (i = 0; i < 6; i++)

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/model/classifier_io.h"
@@ -241,6 +243,92 @@ GST_START_TEST(test_live_property_thread)
 }
 GST_END_TEST;
 
+/* 200 changes of every kind of property from another thread while frames
+ * stream with tracking, parts and box text (the issue's hostile run):
+ * every frame leaves, in order, no error is posted, and once the
+ * properties are back at their defaults the next frames give the
+ * reference's boxes again. */
+GST_START_TEST(test_live_property_storm)
+{
+    const std::string eyes = haar_cascade("haarcascade_eye");
+    const std::string profile = converted_classifier("lbpcascade_profileface");
+    const std::vector<std::pair<const char*, std::vector<std::string>>> changes = {
+        {"min-neighbors", {"0", "3", "7"}},
+        {"threshold", {"0", "0.5", "-0.5"}},
+        {"scale-factor", {"1.1", "1.3", "2"}},
+        {"min-size", {"0", "40", "90"}},
+        {"stride", {"0", "2"}},
+        {"grouping", {"opencv", "nms", "none"}},
+        {"min-confidence", {"0", "0.5"}},
+        {"max-windows", {"100000", "10", "0"}},
+        {"roi", {"<>", "<10, 10, 120, 100>"}},
+        {"tracking", {"true", "false"}},
+        {"interval", {"1", "3"}},
+        {"lost-after", {"1", "15"}},
+        {"eyes-profile", {"", eyes}},
+        {"parts", {"all", "first"}},
+        {"part-min-neighbors", {"-1", "0"}},
+        {"draw", {"none", "burn", "meta"}},
+        {"box-text", {"", "label+id+confidence"}},
+        {"label", {"", "<b>a &amp; b", "x"}},
+        {"label-colors", {"colors", "colors,face=(uint)0xff00ff00"}},
+        {"updates", {"every-frame", "events", "none"}},
+        {"classifier", {"", profile}},
+        {"max-inflight", {"2", "1", "3"}},
+    };
+    GstHarness* h = harness_with({{"max-inflight", "2"}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    std::atomic<bool> stop{false};
+    std::thread storm([&] {
+        guint32 seed = 12345;
+        for (int i = 0; i < 200; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            const auto& [name, values] = changes[(seed >> 8) % changes.size()];
+            gst_util_set_object_arg(G_OBJECT(h->element), name, values[(seed >> 20) % values.size()].c_str());
+            g_usleep(1000);
+        }
+        stop = true;
+    });
+    int pushed = 0;
+    while (!stop.load() || pushed < 20) {
+        fail_unless_equals_int(push_frame(h, face_frame(pushed % 8), GST_VIDEO_FORMAT_GRAY8, pushed), GST_FLOW_OK);
+        ++pushed;
+        /* A message per frame: keep the bus short, but no error passes. */
+        while (GstMessage* m = gst_bus_pop(bus)) {
+            fail_if(GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR, "an error during the storm (frame %d)", pushed);
+            gst_message_unref(m);
+        }
+    }
+    storm.join();
+    std::vector<GstBuffer*> out = pull_all(h);
+    /* Back to the defaults: the next frame is the reference's. */
+    for (const auto& [name, values] : changes) {
+        GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(h->element), name);
+        GValue value = G_VALUE_INIT;
+        g_value_init(&value, spec->value_type);
+        g_param_value_set_default(spec, &value);
+        g_object_set_property(G_OBJECT(h->element), name, &value);
+        g_value_unset(&value);
+    }
+    gst_util_set_object_arg(G_OBJECT(h->element), "draw", "none");
+    fail_unless_equals_int(push_frame(h, face_frame(0), GST_VIDEO_FORMAT_GRAY8, pushed), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> last = pull_all(h);
+    out.insert(out.end(), last.begin(), last.end());
+    fail_unless_equals_int(out.size(), pushed + 1);
+    for (int k = 0; k <= pushed; ++k)
+        fail_unless_equals_int(frame_index(out[k]), k);
+    CHECK_BOXES(out[pushed], expected_boxes(core(face_frame(0)), "face"), "after the storm");
+    const ErrorInfo error = pop_error(bus);
+    fail_if(error.found, "an error after the storm: %s", error.text().c_str());
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("live");
@@ -249,5 +337,6 @@ TCase* element_case()
     tcase_add_test(tc, test_live_classifier_change);
     tcase_add_test(tc, test_live_reduction_change);
     tcase_add_test(tc, test_live_property_thread);
+    tcase_add_test(tc, test_live_property_storm);
     return tc;
 }

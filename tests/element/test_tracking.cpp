@@ -286,6 +286,91 @@ GST_START_TEST(test_tracking_ids_never_come_back)
 }
 GST_END_TEST;
 
+/* Tracking with parts and box text through what demuxers and cameras send
+ * (the issue's hostile streams): a flushing seek, a resolution change
+ * mid-stream, timestamps going backwards, GAP events. Every frame leaves,
+ * no error is posted, no buffer has two metas of one id, every track that
+ * appeared leaves (by EOS), and no track id comes back after it left. */
+GST_START_TEST(test_tracking_through_hostile_streams)
+{
+    GstHarness* h = harness_with({{"tracking", "true"}, {"interval", "2"}, {"lost-after", "3"},
+                                  {"updates", "events"}, {"box-text", "label+id"}, {"draw", "burn"},
+                                  {"eyes-profile", haar_cascade("haarcascade_eye")}});
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    int pushed = 0;
+    std::vector<GstBuffer*> out;
+    auto push = [&](const GrayImage& img, int pts_index) {
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, pts_index), GST_FLOW_OK);
+        ++pushed;
+    };
+    for (int k = 0; k < 6; ++k)
+        push(face_frame(k), k);
+    /* A flushing seek back to the start. */
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    std::vector<GstBuffer*> before_seek = pull_all(h); /* what left before the flush */
+    const int flushed = pushed - static_cast<int>(before_seek.size());
+    out.insert(out.end(), before_seek.begin(), before_seek.end());
+    for (int k = 0; k < 4; ++k)
+        push(face_frame(k), k);
+    /* A resolution change, then timestamps going backwards and GAP events. */
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 320, 240);
+    for (int k = 0; k < 4; ++k)
+        push(crop(astronaut(), 10 + 3 * k, 5, 320, 240), 20 - k);
+    for (int k = 0; k < 3; ++k) {
+        fail_unless(gst_harness_push_event(h, gst_event_new_gap(pts_of(30 + k), kFrameDuration)));
+        push(crop(astronaut(), 22 + 3 * k, 5, 320, 240), 30 + k);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> rest = pull_all(h);
+    out.insert(out.end(), rest.begin(), rest.end());
+    fail_unless_equals_int(static_cast<int>(out.size()), pushed - flushed);
+    for (GstBuffer* b : out) {
+        std::vector<gint> ids;
+        gpointer state = nullptr;
+        while (GstMeta* m = gst_buffer_iterate_meta_filtered(b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+            ids.push_back(reinterpret_cast<GstVideoRegionOfInterestMeta*>(m)->id);
+        std::sort(ids.begin(), ids.end());
+        fail_unless(std::adjacent_find(ids.begin(), ids.end()) == ids.end(), "two metas of one id on a buffer");
+    }
+    std::map<gint, int> open; /* id: appeared - left */
+    std::map<gint, bool> left;
+    int appeared = 0;
+    while (GstMessage* m = gst_bus_pop(bus)) {
+        fail_if(GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR, "an error was posted");
+        if (gst_message_has_name(m, "waldboostdetect-events")) {
+            const GValue* events = gst_structure_get_value(gst_message_get_structure(m), "events");
+            for (guint i = 0; i < gst_value_list_get_size(events); ++i) {
+                const GstStructure* e = gst_value_get_structure(gst_value_list_get_value(events, i));
+                gint id = -1;
+                fail_unless(gst_structure_get_int(e, "id", &id));
+                const std::string kind = gst_structure_get_string(e, "kind");
+                if (kind == "appeared") {
+                    fail_if(left[id], "track %d appeared again after it left", id);
+                    ++open[id];
+                    ++appeared;
+                } else {
+                    --open[id];
+                    left[id] = true;
+                }
+            }
+        }
+        gst_message_unref(m);
+    }
+    fail_unless(appeared >= 2, "only %d tracks appeared: the test would see nothing", appeared);
+    for (const auto& [id, count] : open)
+        fail_unless_equals_int(count, 0);
+    unref_all(out);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
@@ -293,5 +378,6 @@ TCase* element_case()
     tcase_add_test(tc, test_tracking_interval);
     tcase_add_test(tc, test_tracking_events);
     tcase_add_test(tc, test_tracking_ids_never_come_back);
+    tcase_add_test(tc, test_tracking_through_hostile_streams);
     return tc;
 }
