@@ -419,6 +419,66 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
 }
 GST_END_TEST;
 
+/* Batched instances of different sizes and classifiers while one of them
+ * fails (its classifier becomes a missing file while playing) and another
+ * stops and starts: the others' frames keep their own detections. */
+GST_START_TEST(test_streams_batched_neighbour_fails_and_restarts)
+{
+    const std::string profile_path = converted_classifier("lbpcascade_profileface");
+    const Classifier profile = waldboost::load_classifier_file(profile_path);
+    const Props batched = {{"batching", "true"}, {"batch-wait", "20000000"}, {"draw", "none"}};
+    auto with = [&](Props extra) {
+        Props p = batched;
+        p.insert(p.end(), extra.begin(), extra.end());
+        return harness_with(p);
+    };
+    GstHarness* a = with({});
+    GstHarness* b = with({{"classifier", profile_path}, {"min-neighbors", "0"}});
+    GstHarness* failing = with({});
+    GstHarness* restarting = with({});
+    GstBus* failing_bus = attach_bus(failing);
+    set_caps(a, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    set_caps(b, GST_VIDEO_FORMAT_GRAY8, 256, 200);
+    set_caps(failing, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    set_caps(restarting, GST_VIDEO_FORMAT_GRAY8, 160, 200);
+    auto b_frame = [](int k) { return crop(astronaut(), 60 + 2 * k, 10 + k, 256, 200); };
+    bool failed = false;
+    for (int k = 0; k < 8; ++k) {
+        fail_unless_equals_int(push_frame(a, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        fail_unless_equals_int(push_frame(b, b_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        if (k == 3)
+            g_object_set(failing->element, "classifier", "/nonexistent/waldboost-test/gone.xml", nullptr);
+        failed = failed || push_frame(failing, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK;
+        if (k == 4) {
+            gst_harness_teardown(restarting);
+            restarting = with({});
+            set_caps(restarting, GST_VIDEO_FORMAT_GRAY8, 160, 200);
+        }
+        fail_unless_equals_int(push_frame(restarting, crop(astronaut(), 150, 10 + k, 160, 200),
+                                          GST_VIDEO_FORMAT_GRAY8, k),
+                               GST_FLOW_OK);
+    }
+    fail_unless(failed, "the instance with a missing classifier went on");
+    fail_unless(pop_error(failing_bus).found, "no error from the instance with a missing classifier");
+    push_eos(a);
+    push_eos(b);
+    std::vector<GstBuffer*> out_a = pull_all(a), out_b = pull_all(b);
+    fail_unless_equals_int(out_a.size(), 8);
+    fail_unless_equals_int(out_b.size(), 8);
+    for (int k = 0; k < 8; ++k) {
+        CHECK_BOXES(out_a[k], expected_boxes(core(face_frame(k)), "face"), "instance a frame " + std::to_string(k));
+        CHECK_BOXES(out_b[k], expected_boxes(core(b_frame(k), params_mn(0), profile), profile.label),
+                    "instance b frame " + std::to_string(k));
+    }
+    unref_all(out_a);
+    unref_all(out_b);
+    gst_element_set_bus(failing->element, nullptr);
+    gst_object_unref(failing_bus);
+    for (GstHarness* h : {a, b, failing, restarting})
+        gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* An 8K (7680x4320) I420 frame with the astronaut in a corner and a textured
  * background: the core's detections. min-size keeps the CPU reference's
  * share of the test short; the engine still uploads and scales the whole
@@ -465,5 +525,6 @@ TCase* element_case()
     tcase_add_test(tc, test_streams_instances_batched_and_not);
     tcase_add_test(tc, test_streams_busy_neighbour_never_stalls_a_restart);
     tcase_add_test(tc, test_streams_stop_waits_for_one_slow_frame);
+    tcase_add_test(tc, test_streams_batched_neighbour_fails_and_restarts);
     return tc;
 }
