@@ -107,7 +107,8 @@ readelf -d "$stage/bin/waldboost-bench" | grep -q 'libopencv_' ||
 cp "$build"/classifiers/*.xml "$stage/data/classifiers/"
 haar_dir=${HAAR_DIR:-/usr/share/opencv4/haarcascades}
 mkdir -p "$stage/data/haar"
-for c in frontalface_default frontalface_alt2 eye_tree_eyeglasses fullbody licence_plate_rus_16stages; do
+# eye and smile: the element tests' nested cascades (WALDBOOST_HAAR_DIR in run.sh)
+for c in frontalface_default frontalface_alt2 eye eye_tree_eyeglasses smile fullbody licence_plate_rus_16stages; do
   [ -f "$haar_dir/haarcascade_$c.xml" ] || die "$haar_dir/haarcascade_$c.xml not found (Debian's opencv-data)"
   cp "$haar_dir/haarcascade_$c.xml" "$stage/data/haar/"
 done

@@ -216,7 +216,7 @@ part_element_test() {
     ran=$((ran + 1))
     echo "--- ${exe##*/}"
     WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data WALDBOOST_CONVERTED_DIR=$data/classifiers \
-    WALDBOOST_CACHE_DIR=$tmp/cache/element-tests CK_DEFAULT_TIMEOUT=300 \
+    WALDBOOST_HAAR_DIR=$data/haar WALDBOOST_CACHE_DIR=$tmp/cache/element-tests CK_DEFAULT_TIMEOUT=300 \
     WALDBOOST_FAULT_HELPER=$wb/bin/element-fault-helper \
       timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$exe" || status=1
   done
