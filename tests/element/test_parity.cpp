@@ -133,19 +133,34 @@ std::vector<TreeBox> expected_tree(const GrayImage& img, const Classifier& face,
     return tree;
 }
 
+/* The astronaut at twice the size (a 190-pixel face) with min-size=176:
+ * parts are then searched from 22 pixels up (176 / 8), above the eye
+ * cascades' 20-pixel window, so the eighth is seen. The element's
+ * properties for it: the face cascade, the size and the three parts. */
+struct BigFace {
+    GrayImage img;
+    std::string face_path = haar_cascade("haarcascade_frontalface_default");
+    Classifier face = waldboost::load_classifier_file(face_path);
+    DetectParams params;
+    std::vector<PartSpec> parts = face_parts();
+    Props props;
+
+    BigFace()
+        : img(waldboost::resize_bilinear(astronaut().view(), {astronaut().width * 2, astronaut().height * 2}))
+    {
+        params.min_size = size_for_width(face, 176);
+        props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
+        for (const PartSpec& part : parts)
+            props.emplace_back(part.property, part.cascade);
+    }
+};
+
 GST_START_TEST(test_nested_parts_match_the_reference)
 {
-    /* The astronaut at twice the size (a 190-pixel face) with min-size=176:
-     * parts are then searched from 22 pixels up (176 / 8), above the eye
-     * cascades' 20-pixel window, so the eighth is seen. */
-    const GrayImage& small = astronaut();
-    const GrayImage img = waldboost::resize_bilinear(small.view(), {small.width * 2, small.height * 2});
-    const std::string face_path = haar_cascade("haarcascade_frontalface_default");
-    const Classifier face = waldboost::load_classifier_file(face_path);
-    DetectParams params;
-    params.min_size = size_for_width(face, 176);
-    const std::vector<PartSpec> parts = face_parts();
-    const std::vector<TreeBox> want = expected_tree(img, face, params, parts);
+    const BigFace scene;
+    const GrayImage& img = scene.img;
+    const std::vector<PartSpec>& parts = scene.parts;
+    const std::vector<TreeBox> want = expected_tree(img, scene.face, scene.params, parts);
     /* The eye cascade serves eyes and nose ("eye"), the smile one the
      * mouth ("smile"). */
     fail_unless_equals_string(parts[0].type().c_str(), "eye");
@@ -158,10 +173,7 @@ GST_START_TEST(test_nested_parts_match_the_reference)
     fail_unless(eyes >= 3 && smiles >= 1, "the test needs finds in all three areas in the reference: %s",
                 describe_tree(want).c_str());
 
-    Props props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
-    for (const PartSpec& part : parts)
-        props.emplace_back(part.property, part.cascade);
-    GstHarness* h = harness_with(props);
+    GstHarness* h = harness_with(scene.props);
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
     fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
@@ -453,13 +465,7 @@ GST_END_TEST;
  * faces: both as the core gives them. */
 GST_START_TEST(test_nested_parts_first_and_min_neighbors)
 {
-    const GrayImage& small = astronaut();
-    const GrayImage img = waldboost::resize_bilinear(small.view(), {small.width * 2, small.height * 2});
-    const std::string face_path = haar_cascade("haarcascade_frontalface_default");
-    const Classifier face = waldboost::load_classifier_file(face_path);
-    DetectParams params;
-    params.min_size = size_for_width(face, 176);
-    const std::vector<PartSpec> parts = face_parts();
+    const BigFace scene;
     struct Case {
         Props props;
         bool first_only;
@@ -468,16 +474,15 @@ GST_START_TEST(test_nested_parts_first_and_min_neighbors)
     const Case cases[] = {{{{"parts", "first"}}, true, -1},
                           {{{"part-min-neighbors", "0"}}, false, 0},
                           {{{"parts", "first"}, {"part-min-neighbors", "8"}}, true, 8}};
-    const size_t all_parts = expected_tree(img, face, params, parts).size();
+    const size_t all_parts = expected_tree(scene.img, scene.face, scene.params, scene.parts).size();
     for (const Case& c : cases) {
-        const std::vector<TreeBox> want = expected_tree(img, face, params, parts, c.first_only, c.part_min_neighbors);
-        Props props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
-        for (const PartSpec& part : parts)
-            props.emplace_back(part.property, part.cascade);
+        const std::vector<TreeBox> want =
+            expected_tree(scene.img, scene.face, scene.params, scene.parts, c.first_only, c.part_min_neighbors);
+        Props props = scene.props;
         props.insert(props.end(), c.props.begin(), c.props.end());
         GstHarness* h = harness_with(props);
-        set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
-        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, scene.img.width, scene.img.height);
+        fail_unless_equals_int(push_frame(h, scene.img, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
         push_eos(h);
         std::vector<GstBuffer*> out = pull_all(h);
         fail_unless_equals_int(out.size(), 1);
