@@ -5,6 +5,7 @@
 #include "frame_finisher.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/opencl/template_search.h"
 #include "debug.h"
@@ -17,6 +18,7 @@ using waldboost::Detection;
 void FrameFinisher::reset()
 {
     tracker_.reset(); /* a new stream: nothing of the last one is reported */
+    followed_parts_.clear();
     last_settings_.reset();
     updates_.reset();
     max_windows_warned_ = false;
@@ -87,6 +89,55 @@ std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pend
                       fs.detection.parts == GST_WALDBOOST_PARTS_FIRST);
 }
 
+/* The parts of a frame's objects, with their ids. Searched on detection
+ * frames; with tracking, a frame without detection (interval) carries each
+ * track's parts of its last detection frame along with the track's box,
+ * with their ids, instead of searching on the CPU again (issue: at
+ * interval=3 the parts cost more than the detections saved). Ids: after
+ * the objects' without tracking (ids are per frame then); with tracking,
+ * stream-wide from kFirstPartId, apart from every track id. */
+std::vector<FoundPart> FrameFinisher::parts_of_frame(const PendingFrame& pending, FrameAccess& frame,
+                                                     const std::vector<ReportedObject>& objects)
+{
+    const bool tracking = pending.settings->detection.tracking;
+    if (!tracking)
+        followed_parts_.clear();
+    std::vector<FoundPart> parts;
+    if (tracking && !pending.detect && pending.settings->nested) {
+        for (size_t i = 0; i < objects.size(); ++i) {
+            const auto kept = followed_parts_.find(objects[i].id);
+            if (kept == followed_parts_.end())
+                continue;
+            const waldboost::Rect& box = objects[i].detection.rect;
+            for (const FollowedPart& p : kept->second) {
+                FoundPart f{i, p.part, p.detection, p.id};
+                f.detection.rect = {box.x + static_cast<int>(std::lround(p.x * box.width)),
+                                    box.y + static_cast<int>(std::lround(p.y * box.height)),
+                                    std::max(1, static_cast<int>(std::lround(p.width * box.width))),
+                                    std::max(1, static_cast<int>(std::lround(p.height * box.height)))};
+                parts.push_back(f);
+            }
+        }
+        return parts;
+    }
+    parts = find_nested_parts(pending, frame, objects);
+    gint next_id = 0;
+    for (const ReportedObject& o : objects)
+        next_id = std::max(next_id, o.id + 1);
+    for (FoundPart& f : parts)
+        f.id = tracking ? kFirstPartId + static_cast<gint>(parts_given_++ % kFirstPartId) : next_id++;
+    if (tracking) {
+        followed_parts_.clear();
+        for (const FoundPart& f : parts) {
+            const waldboost::Rect& box = objects[f.parent].detection.rect, &r = f.detection.rect;
+            const double w = std::max(1, box.width), h = std::max(1, box.height);
+            followed_parts_[objects[f.parent].id].push_back(
+                {f.part, f.detection, (r.x - box.x) / w, (r.y - box.y) / h, r.width / w, r.height / h, f.id});
+        }
+    }
+    return parts;
+}
+
 /* Once per stream: events come from tracks, so without tracking
  * updates=events would post nothing, and say nothing. */
 void FrameFinisher::warn_events_without_tracking(const FrameSettings& fs)
@@ -104,6 +155,7 @@ void FrameFinisher::warn_events_without_tracking(const FrameSettings& fs)
 
 void FrameFinisher::close_tracks()
 {
+    followed_parts_.clear();
     if (!tracker_)
         return;
     FrameReport report;
@@ -171,16 +223,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             close_tracks();
             report.objects = untracked_objects(detections);
         }
-        report.parts = find_nested_parts(pending, frame, report.objects);
-        /* The parts' ids: after the objects' without tracking (ids are per
-         * frame then); with tracking, stream-wide from kFirstPartId, apart
-         * from every track id. */
-        gint next_id = 0;
-        for (const ReportedObject& o : report.objects)
-            next_id = std::max(next_id, o.id + 1);
-        for (FoundPart& f : report.parts)
-            f.id = fs.detection.tracking ? kFirstPartId + static_cast<gint>(parts_given_++ % kFirstPartId)
-                                         : next_id++;
+        report.parts = parts_of_frame(pending, frame, report.objects);
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
     }

@@ -12,6 +12,7 @@
 #include <gst/video/video.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -67,6 +68,8 @@ private:
                                       const std::shared_ptr<waldboost::opencl::Engine>& engine);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
                                              const std::vector<ReportedObject>& objects);
+    std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,
+                                          const std::vector<ReportedObject>& objects);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
@@ -83,6 +86,18 @@ private:
     std::atomic<bool> tracker_reset_{true};
     UpdatesFilter updates_;
     guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */
+    /* With tracking, the parts found in each track on its last detection
+     * frame, placed relative to the track's box then (x and y from its
+     * corner, all four in units of its width and height), with their ids:
+     * frames without detection (interval) carry them along with the track
+     * instead of searching again. */
+    struct FollowedPart {
+        size_t part;
+        waldboost::Detection detection;
+        double x, y, width, height;
+        gint id;
+    };
+    std::map<gint, std::vector<FollowedPart>> followed_parts_;
     int64_t next_track_id_ = 1; /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */

@@ -499,12 +499,83 @@ GST_START_TEST(test_nested_parts_first_and_min_neighbors)
 }
 GST_END_TEST;
 
+/* With tracking and interval=3, frames without detection carry each
+ * track's parts of its last detection frame along with the track (the same
+ * ids, the same place relative to the track's box) instead of searching
+ * again; detection frames search anew. */
+GST_START_TEST(test_nested_parts_follow_their_track)
+{
+    const BigFace scene;
+    const int w = scene.img.width - 40, h = scene.img.height - 20;
+    Props props = scene.props;
+    props.emplace_back("tracking", "true");
+    props.emplace_back("interval", "3");
+    GstHarness* harness = harness_with(props);
+    set_caps(harness, GST_VIDEO_FORMAT_GRAY8, w, h);
+    const int frames = 7;
+    for (int k = 0; k < frames; ++k)
+        fail_unless_equals_int(push_frame(harness, crop(scene.img, 40 - 5 * k, 20 - 2 * k, w, h),
+                                          GST_VIDEO_FORMAT_GRAY8, k),
+                               GST_FLOW_OK);
+    push_eos(harness);
+    std::vector<GstBuffer*> out = pull_all(harness);
+    fail_unless_equals_int(out.size(), frames);
+    struct Part {
+        gint parent;
+        double x, y, w, h; /* relative to the parent's box */
+    };
+    std::map<gint, Part> searched; /* the last detection frame's parts by id */
+    int followed = 0;
+    for (int k = 0; k < frames; ++k) {
+        std::map<gint, GstVideoRegionOfInterestMeta*> objects;
+        std::vector<GstVideoRegionOfInterestMeta*> parts;
+        gpointer state = nullptr;
+        while (GstMeta* m = gst_buffer_iterate_meta_filtered(out[k], &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+            auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
+            if (roi->parent_id == -1)
+                objects[roi->id] = roi;
+            else
+                parts.push_back(roi);
+        }
+        std::map<gint, Part> here;
+        for (const GstVideoRegionOfInterestMeta* p : parts) {
+            fail_unless(objects.count(p->parent_id), "frame %d: part %d names no object", k, p->id);
+            const GstVideoRegionOfInterestMeta* o = objects[p->parent_id];
+            here[p->id] = {p->parent_id, (double(p->x) - o->x) / o->w, (double(p->y) - o->y) / o->h,
+                           double(p->w) / o->w, double(p->h) / o->h};
+        }
+        if (k % 3 == 0) {
+            fail_unless(!here.empty(), "detection frame %d: no parts found (the test needs some)", k);
+            searched = here;
+            continue;
+        }
+        /* A followed frame: the detection frame's parts, carried along. */
+        fail_unless_equals_int(here.size(), searched.size());
+        for (const auto& [id, p] : here) {
+            fail_unless(searched.count(id), "frame %d: part %d is not one of the last detection frame's", k, id);
+            const Part& was = searched[id];
+            const GstVideoRegionOfInterestMeta* o = objects[p.parent];
+            fail_unless(p.parent == was.parent, "frame %d: part %d moved to object %d", k, id, p.parent);
+            /* Within a pixel of the carried place (rounding). */
+            fail_unless(std::abs((p.x - was.x) * o->w) <= 1 && std::abs((p.y - was.y) * o->h) <= 1 &&
+                            std::abs((p.w - was.w) * o->w) <= 1 && std::abs((p.h - was.h) * o->h) <= 1,
+                        "frame %d: part %d is not where its track carried it", k, id);
+        }
+        ++followed;
+    }
+    fail_unless_equals_int(followed, 4);
+    unref_all(out);
+    gst_harness_teardown(harness);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("parity");
     tcase_add_test(tc, test_nested_parts_match_the_reference);
     tcase_add_test(tc, test_nested_part_ids_apart_from_tracks);
     tcase_add_test(tc, test_nested_parts_first_and_min_neighbors);
+    tcase_add_test(tc, test_nested_parts_follow_their_track);
     tcase_add_test(tc, test_nested_profile_set_while_playing);
     tcase_add_test(tc, test_nested_profile_errors);
     tcase_add_test(tc, test_updates_modes);
