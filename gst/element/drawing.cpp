@@ -216,12 +216,29 @@ class Shapes {
 public:
     Shapes(const FrameReport& report, const OutputSettings& s, int frame_w, int frame_h)
     {
+        /* The report is in the visible frame's coordinates (a crop meta):
+         * drawn where those pixels lie in the buffer, tags kept inside it. */
+        const waldboost::Rect& v = report.visible;
+        const bool cropped = v.width > 0 && v.height > 0;
+        const int dx = cropped ? v.x : 0, dy = cropped ? v.y : 0;
+        const int text_w = cropped ? v.width : frame_w, text_h = cropped ? v.height : frame_h;
         auto add = [&](const std::string& label, const Detection& d, const gint* id) {
             const guint color = label_color(s, label);
-            by_color[color].push_back(d);
-            if (s.box_text)
-                add_rectangle(&texts,
-                              text_rectangle(box_text(s.box_text, label, d, id), d.rect, color, frame_w, frame_h));
+            Detection placed = d;
+            placed.rect.x += dx;
+            placed.rect.y += dy;
+            by_color[color].push_back(placed);
+            if (!s.box_text)
+                return;
+            GstVideoOverlayRectangle* tag =
+                text_rectangle(box_text(s.box_text, label, d, id), d.rect, color, text_w, text_h);
+            if (tag && (dx || dy)) {
+                gint x, y;
+                guint w, h;
+                gst_video_overlay_rectangle_get_render_rectangle(tag, &x, &y, &w, &h);
+                gst_video_overlay_rectangle_set_render_rectangle(tag, x + dx, y + dy, w, h);
+            }
+            add_rectangle(&texts, tag);
         };
         for (const ReportedObject& o : report.objects)
             add(s.label, o.detection, &o.id);

@@ -146,9 +146,10 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     std::vector<Detection> detections;
     if (result) {
         detections = result->detections;
+        /* From the searched region's coordinates to the visible frame's. */
         for (Detection& d : detections) {
-            d.rect.x += pending.roi.x;
-            d.rect.y += pending.roi.y;
+            d.rect.x += pending.roi.x - pending.visible.x;
+            d.rect.y += pending.roi.y - pending.visible.y;
         }
     }
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
@@ -159,11 +160,12 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     report.label = s.label;
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;
+    report.visible = pending.visible;
     {
         /* One map of the frame for the tracker, the parts and burning;
          * unmapped before metas go on the buffer (a mapped frame holds a
          * reference, which makes the buffer read-only). */
-        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn);
+        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn, pending.visible);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine);
         } else {

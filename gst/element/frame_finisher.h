@@ -33,7 +33,10 @@ struct PendingFrame {
     DrawMode draw = DrawMode::None; /* draw, resolved when the frame entered */
     bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
     bool detect = true;     /* false: `interval` skips detection on this frame */
-    waldboost::Rect roi;    /* the part of the frame searched */
+    waldboost::Rect roi;    /* the part of the frame searched, in the buffer's pixels */
+    /* The visible frame: a GstVideoCropMeta's rectangle (inside the
+     * buffer), else the whole frame. Results are in its coordinates. */
+    waldboost::Rect visible;
     guint64 frame = 0;
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
