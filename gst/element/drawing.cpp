@@ -14,6 +14,7 @@
 
 #include "box_text.h"
 #include "debug.h"
+#include "frame_bounds.h"
 
 namespace waldboost_element {
 
@@ -222,13 +223,15 @@ public:
         const bool cropped = v.width > 0 && v.height > 0;
         const int dx = cropped ? v.x : 0, dy = cropped ? v.y : 0;
         const int text_w = cropped ? v.width : frame_w, text_h = cropped ? v.height : frame_h;
+        size_t tagged = 0;
         auto add = [&](const std::string& label, const Detection& d, const gint* id) {
             const guint color = label_color(s, label);
             Detection placed = d;
             placed.rect.x += dx;
             placed.rect.y += dy;
             by_color[color].push_back(placed);
-            if (!s.box_text)
+            /* A tag is a Pango layout: the first kMaxTextTags boxes only. */
+            if (!s.box_text || tagged++ >= kMaxTextTags)
                 return;
             GstVideoOverlayRectangle* tag =
                 text_rectangle(box_text(s.box_text, label, d, id), d.rect, color, text_w, text_h);

@@ -66,9 +66,10 @@ private:
     std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events,
-                                      const std::shared_ptr<waldboost::opencl::Engine>& engine);
+                                      const std::shared_ptr<waldboost::opencl::Engine>& engine, size_t* untracked);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
-                                             const std::vector<ReportedObject>& objects);
+                                             const std::vector<ReportedObject>& objects, bool* cut);
+    void warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut, size_t tags_cut);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
@@ -88,6 +89,9 @@ private:
     int64_t next_track_id_ = 1; /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
+    bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
+    bool parts_warned_ = false;
+    bool tags_warned_ = false;
 };
 
 }  // namespace waldboost_element

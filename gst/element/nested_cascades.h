@@ -61,9 +61,12 @@ struct FoundPart {
     gint id = 0;   /* the ROI meta's id (FrameFinisher gives it) */
 };
 
-/* Every part of every detection, in detection then part order. */
+/* Every part of every detection, in detection then part order; at most
+ * `max_parts` (0: no limit), the search stopping there (*cut: true when it
+ * stopped with parts possibly left). */
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections);
+                                  const std::vector<waldboost::Detection>& detections, size_t max_parts = 0,
+                                  bool* cut = nullptr);
 
 }  // namespace waldboost_element
