@@ -349,6 +349,30 @@ TEST(Tracker, ClearEndsEveryTrack)
     EXPECT_TRUE(tracker.tracks().empty());
 }
 
+/* max_tracks: detections that match no track start none while that many
+ * are open, and refused() counts them; the open tracks still match. */
+TEST(Tracker, MaxTracksBoundsTheOpenTracks)
+{
+    TrackerConfig config;
+    config.max_tracks = 2;
+    Tracker tracker(config);
+    ReferenceSearcher searcher;
+    const std::vector<Rect> boxes = {Rect{10, 10, 30, 30}, Rect{60, 10, 30, 30}, Rect{110, 10, 30, 30}};
+    const GrayImage img = scene(200, 100, {{boxes[0], 1}, {boxes[1], 2}, {boxes[2], 3}});
+    std::vector<TrackerInput> inputs;
+    for (const Rect& b : boxes)
+        inputs.push_back(TrackerInput{b, 0, 1.0f});
+    auto events = tracker.update(img.view(), inputs, searcher);
+    EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 2);
+    EXPECT_EQ(tracker.tracks().size(), 2u);
+    EXPECT_EQ(tracker.refused(), 1u);
+    events = tracker.update(img.view(), inputs, searcher);
+    EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 0);
+    ASSERT_EQ(tracker.tracks().size(), 2u);
+    EXPECT_EQ(tracker.tracks()[0].hits, 2);
+    EXPECT_EQ(tracker.refused(), 1u);
+}
+
 /* The reference search itself: a template cut from one frame is found where
  * the content moved to, with SAD 0, when the move is within the radius. */
 TEST(TemplateSearchReference, FindsAShiftedTemplateWithinTheRadius)

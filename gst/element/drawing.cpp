@@ -15,6 +15,7 @@
 
 #include "box_text.h"
 #include "debug.h"
+#include "frame_bounds.h"
 
 namespace waldboost_element {
 
@@ -273,12 +274,30 @@ class Shapes {
 public:
     Shapes(const FrameReport& report, const OutputSettings& s, int frame_w, int frame_h)
     {
-        TagPlacer tags(frame_w, frame_h);
+        /* The report is in the visible frame's coordinates (a crop meta):
+         * drawn where those pixels lie in the buffer, tags kept inside it. */
+        const waldboost::Rect& v = report.visible;
+        const bool cropped = v.width > 0 && v.height > 0;
+        const int dx = cropped ? v.x : 0, dy = cropped ? v.y : 0;
+        TagPlacer tags(cropped ? v.width : frame_w, cropped ? v.height : frame_h);
+        size_t tagged = 0;
         auto add = [&](const std::string& label, const Detection& d, const gint* id, const size_t* part) {
             const guint color = label_color(s, label, part);
-            by_color[color].push_back(d);
-            if (s.box_text)
-                add_rectangle(&texts, tags.place(box_texts(s.box_text, label, d, id), d.rect, color));
+            Detection placed = d;
+            placed.rect.x += dx;
+            placed.rect.y += dy;
+            by_color[color].push_back(placed);
+            /* A tag is a Pango layout: the first kMaxTextTags boxes only. */
+            if (!s.box_text || tagged++ >= kMaxTextTags)
+                return;
+            GstVideoOverlayRectangle* tag = tags.place(box_texts(s.box_text, label, d, id), d.rect, color);
+            if (tag && (dx || dy)) {
+                gint x, y;
+                guint w, h;
+                gst_video_overlay_rectangle_get_render_rectangle(tag, &x, &y, &w, &h);
+                gst_video_overlay_rectangle_set_render_rectangle(tag, x + dx, y + dy, w, h);
+            }
+            add_rectangle(&texts, tag);
         };
         for (const ReportedObject& o : report.objects)
             add(s.label, o.detection, &o.id, nullptr);

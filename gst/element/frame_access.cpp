@@ -111,8 +111,8 @@ guint64 plane_bytes(const GstVideoFrame* frame, guint plane)
     return map.size - static_cast<guint64>(data - map.data);
 }
 
-FrameAccess::FrameAccess(GstBuffer* buffer, const GstVideoInfo& info, bool writable)
-    : buffer_(buffer), info_(info), want_writable_(writable)
+FrameAccess::FrameAccess(GstBuffer* buffer, const GstVideoInfo& info, bool writable, const waldboost::Rect& visible)
+    : buffer_(buffer), info_(info), want_writable_(writable), visible_(visible)
 {
 }
 
@@ -136,8 +136,14 @@ void FrameAccess::map()
         std::string why;
         mapped_ = map_checked_frame(&frame_, &info_, buffer_, GST_MAP_READ, why_.empty() ? &why_ : &why);
     }
-    if (mapped_)
+    if (mapped_) {
         luma_ = luma_of(&frame_);
+        const waldboost::Rect& v = visible_;
+        if (v.width > 0 && v.height > 0 && v.x >= 0 && v.y >= 0 && v.x + v.width <= luma_.width &&
+            v.y + v.height <= luma_.height)
+            luma_ = waldboost::GrayView{luma_.data + static_cast<size_t>(v.y) * luma_.stride + v.x, v.width,
+                                        v.height, luma_.stride};
+    }
 }
 
 const waldboost::GrayView* FrameAccess::luma()

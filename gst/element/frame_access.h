@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/detection/image.h"
+#include "core/detection/types.h"
 
 namespace waldboost_element {
 
@@ -36,13 +37,15 @@ guint64 plane_bytes(const GstVideoFrame* frame, guint plane);
  * then). Unmapped when it goes. */
 class FrameAccess {
 public:
-    FrameAccess(GstBuffer* buffer, const GstVideoInfo& info, bool writable);
+    /* `visible`: the part of the frame luma() shows (a crop, inside the
+     * frame); empty: the whole frame. */
+    FrameAccess(GstBuffer* buffer, const GstVideoInfo& info, bool writable, const waldboost::Rect& visible = {});
     ~FrameAccess();
     FrameAccess(const FrameAccess&) = delete;
     FrameAccess& operator=(const FrameAccess&) = delete;
 
-    /* The luma plane; nullptr when the frame cannot be read (why() says
-     * why). */
+    /* The luma plane's visible part; nullptr when the frame cannot be read
+     * (why() says why). */
     const waldboost::GrayView* luma();
     /* The frame to draw into; nullptr when it cannot be mapped for
      * writing (why() says why). */
@@ -55,6 +58,7 @@ private:
     GstBuffer* buffer_;
     const GstVideoInfo& info_;
     bool want_writable_;
+    waldboost::Rect visible_;
     bool tried_ = false;
     bool mapped_ = false;
     bool writable_ = false;

@@ -9,6 +9,7 @@
 
 #include "core/opencl/template_search.h"
 #include "debug.h"
+#include "frame_bounds.h"
 
 namespace waldboost_element {
 
@@ -22,6 +23,9 @@ void FrameFinisher::reset()
     last_settings_.reset();
     updates_.reset();
     max_windows_warned_ = false;
+    tracks_warned_ = false;
+    parts_warned_ = false;
+    tags_warned_ = false;
     events_warned_ = false;
     parts_given_ = 0;
     next_track_id_ = 1;
@@ -33,11 +37,13 @@ void FrameFinisher::reset()
 std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, FrameAccess& frame,
                                                  const std::vector<Detection>& detections,
                                                  std::vector<waldboost::tracking::TrackEvent>* events,
-                                                 const std::shared_ptr<wcl::Engine>& engine)
+                                                 const std::shared_ptr<wcl::Engine>& engine, size_t* untracked)
 {
+    *untracked = 0;
     GstElement* self = GST_ELEMENT(element_);
     waldboost::tracking::TrackerConfig config;
     config.lost_after = pending.settings->detection.lost_after;
+    config.max_tracks = kMaxTracks;
     if (tracker_reset_.exchange(false) || !tracker_ || tracker_->config().lost_after != config.lost_after) {
         close_tracks(); /* every track that appeared also leaves */
         config.first_id = next_track_id_;
@@ -56,7 +62,17 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     const waldboost::GrayView* luma = frame.luma();
     if (!luma)
         return untracked_objects(detections);
-    std::vector<ReportedObject> objects = tracker_->frame(*luma, pending.detect, detections, events);
+    /* Matching costs tracks x detections: the tracker takes the first
+     * kMaxTracks detections and keeps at most kMaxTracks tracks. */
+    std::vector<ReportedObject> objects;
+    if (detections.size() > kMaxTracks) {
+        const std::vector<Detection> first(detections.begin(), detections.begin() + kMaxTracks);
+        objects = tracker_->frame(*luma, pending.detect, first, events);
+        *untracked = detections.size() - kMaxTracks;
+    } else {
+        objects = tracker_->frame(*luma, pending.detect, detections, events);
+    }
+    *untracked += tracker_->refused();
     const std::string failure = tracker_->take_search_failure();
     if (!failure.empty())
         GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
@@ -69,8 +85,9 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
 /* The parts the nested cascades find inside the objects, on the CPU (see
  * nested_cascades.h). */
 std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
-                                                        const std::vector<ReportedObject>& objects)
+                                                        const std::vector<ReportedObject>& objects, bool* cut)
 {
+    *cut = false;
     const FrameSettings& fs = *pending.settings;
     if (!fs.nested || objects.empty())
         return {};
@@ -81,12 +98,17 @@ std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pend
                            frame.why().c_str());
         return {};
     }
+    /* A search per object: the first kMaxPartSearches objects, up to
+     * kMaxParts parts. */
     std::vector<Detection> detections;
-    detections.reserve(objects.size());
-    for (const ReportedObject& o : objects)
-        detections.push_back(o.detection);
-    return find_parts(*fs.nested, fs.nested_params, *luma, detections,
-                      fs.detection.parts == GST_WALDBOOST_PARTS_FIRST);
+    const size_t searched = std::min(objects.size(), kMaxPartSearches);
+    detections.reserve(searched);
+    for (size_t i = 0; i < searched; ++i)
+        detections.push_back(objects[i].detection);
+    std::vector<FoundPart> parts = find_parts(*fs.nested, fs.nested_params, *luma, detections,
+                                              fs.detection.parts == GST_WALDBOOST_PARTS_FIRST, kMaxParts, cut);
+    *cut = *cut || searched < objects.size();
+    return parts;
 }
 
 /* The parts of a frame's objects, with their ids. Searched on detection
@@ -97,8 +119,9 @@ std::vector<FoundPart> FrameFinisher::find_nested_parts(const PendingFrame& pend
  * the objects' without tracking (ids are per frame then); with tracking,
  * stream-wide from kFirstPartId, apart from every track id. */
 std::vector<FoundPart> FrameFinisher::parts_of_frame(const PendingFrame& pending, FrameAccess& frame,
-                                                     const std::vector<ReportedObject>& objects)
+                                                     const std::vector<ReportedObject>& objects, bool* cut)
 {
+    *cut = false;
     const bool tracking = pending.settings->detection.tracking;
     if (!tracking)
         followed_parts_.clear();
@@ -120,7 +143,7 @@ std::vector<FoundPart> FrameFinisher::parts_of_frame(const PendingFrame& pending
         }
         return parts;
     }
-    parts = find_nested_parts(pending, frame, objects);
+    parts = find_nested_parts(pending, frame, objects, cut);
     gint next_id = 0;
     for (const ReportedObject& o : objects)
         next_id = std::max(next_id, o.id + 1);
@@ -190,6 +213,48 @@ void FrameFinisher::warn_windows_cut(const PendingFrame& pending, guint64 window
                          pending.frame, windows_cut, max_windows));
 }
 
+/* Once per stream each, as for max-windows: a frame that reaches one of
+ * the bounds of frame_bounds.h. */
+void FrameFinisher::warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut,
+                              size_t tags_cut)
+{
+    if (untracked > 0 && !tracks_warned_) {
+        tracks_warned_ = true;
+        GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                            ("Tracking follows at most %zu objects: in frame %" G_GUINT64_FORMAT ", %zu detections "
+                             "were left untracked and are not reported. A stricter classifier, a higher threshold, "
+                             "a larger min-size or grouping=opencv keeps fewer detections; tracking=false reports "
+                             "them all. Said once per stream.",
+                             kMaxTracks, pending.frame, untracked),
+                            ("frame %" G_GUINT64_FORMAT ": the tracker takes the first %zu detections and keeps at "
+                             "most %zu tracks (a fixed bound: matching costs tracks x detections)",
+                             pending.frame, kMaxTracks, kMaxTracks));
+    }
+    if (parts_cut && !parts_warned_) {
+        parts_warned_ = true;
+        GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                            ("Parts (eyes-profile, nose-profile, mouth-profile) are searched in at most %zu objects "
+                             "and at most %zu are kept per frame: frame %" G_GUINT64_FORMAT " had %zu objects, and "
+                             "some parts are missing. A stricter classifier, a larger min-size or grouping=opencv "
+                             "gives fewer objects; a stricter part cascade fewer parts. Said once per stream.",
+                             kMaxPartSearches, kMaxParts, pending.frame, objects),
+                            ("frame %" G_GUINT64_FORMAT ": parts searched in the first %zu objects, up to %zu parts "
+                             "(fixed bounds: a search per object)",
+                             pending.frame, kMaxPartSearches, kMaxParts));
+    }
+    if (tags_cut > 0 && !tags_warned_) {
+        tags_warned_ = true;
+        GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                            ("box-text puts a tag on at most %zu boxes per frame: in frame %" G_GUINT64_FORMAT
+                             ", %zu boxes have no tag (their outlines are drawn). Fewer detections (a stricter "
+                             "classifier, grouping=opencv) or box-text= (none) avoid this. Said once per stream.",
+                             kMaxTextTags, pending.frame, tags_cut),
+                            ("frame %" G_GUINT64_FORMAT ": the first %zu boxes (objects, then parts) get a tag (a "
+                             "fixed bound: a tag costs a Pango layout)",
+                             pending.frame, kMaxTextTags));
+    }
+}
+
 GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* result, const GstVideoInfo& info,
                                  const std::shared_ptr<wcl::Engine>& engine)
 {
@@ -199,36 +264,44 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     std::vector<Detection> detections;
     if (result) {
         detections = result->detections;
+        /* From the searched region's coordinates to the visible frame's. */
         for (Detection& d : detections) {
-            d.rect.x += pending.roi.x;
-            d.rect.y += pending.roi.y;
+            d.rect.x += pending.roi.x - pending.visible.x;
+            d.rect.y += pending.roi.y - pending.visible.y;
         }
     }
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
 
+    size_t untracked = 0;
+    bool parts_cut = false;
     FrameReport report;
     report.frame = pending.frame;
     report.label = s.label;
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;
+    report.visible = pending.visible;
     {
         /* One map of the frame for the tracker, the parts and burning;
          * unmapped before metas go on the buffer (a mapped frame holds a
          * reference, which makes the buffer read-only). */
-        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn);
+        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn, pending.visible);
         if (fs.detection.tracking) {
-            report.objects = track(pending, frame, detections, &report.events, engine);
+            report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
         } else {
             close_tracks();
             report.objects = untracked_objects(detections);
         }
-        report.parts = parts_of_frame(pending, frame, report.objects);
+        report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
     }
     attach_report_metas(buffer, report, s, pending.draw, info);
     warn_windows_cut(pending, report.windows_cut);
+    const size_t boxes = report.objects.size() + report.parts.size();
+    const bool tagged = s.box_text && pending.draw != DrawMode::None;
+    warn_caps(pending, untracked, report.objects.size(), parts_cut,
+              tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0);
     warn_events_without_tracking(fs);
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = updates_.due(s.updates, !report.objects.empty());

@@ -34,7 +34,10 @@ struct PendingFrame {
     DrawMode draw = DrawMode::None; /* draw, resolved when the frame entered */
     bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
     bool detect = true;     /* false: `interval` skips detection on this frame */
-    waldboost::Rect roi;    /* the part of the frame searched */
+    waldboost::Rect roi;    /* the part of the frame searched, in the buffer's pixels */
+    /* The visible frame: a GstVideoCropMeta's rectangle (inside the
+     * buffer), else the whole frame. Results are in its coordinates. */
+    waldboost::Rect visible;
     guint64 frame = 0;
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
@@ -65,11 +68,12 @@ private:
     std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events,
-                                      const std::shared_ptr<waldboost::opencl::Engine>& engine);
+                                      const std::shared_ptr<waldboost::opencl::Engine>& engine, size_t* untracked);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
-                                             const std::vector<ReportedObject>& objects);
+                                             const std::vector<ReportedObject>& objects, bool* cut);
     std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,
-                                          const std::vector<ReportedObject>& objects);
+                                          const std::vector<ReportedObject>& objects, bool* cut);
+    void warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut, size_t tags_cut);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
@@ -101,6 +105,9 @@ private:
     int64_t next_track_id_ = 1; /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
+    bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
+    bool parts_warned_ = false;
+    bool tags_warned_ = false;
 };
 
 }  // namespace waldboost_element

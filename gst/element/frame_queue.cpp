@@ -4,8 +4,10 @@
  */
 #include "frame_queue.h"
 
+#include <gst/video/gstvideometa.h>
 #include <gst/video/video-overlay-composition.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -316,6 +318,30 @@ GstBuffer* FrameQueue::keep_upstream_pool_free(GstBuffer* input)
     return copy;
 }
 
+/* The part of the frame that is shown: a GstVideoCropMeta's rectangle
+ * (videocrop or a decoder attaches one instead of cropping when downstream
+ * accepts it), clipped to the frame; else the whole frame. Only that part
+ * is searched, and the results are in its coordinates, as if the frame had
+ * been cropped: what a sink that honours the meta shows is what the boxes
+ * describe, and nothing outside it is reported. Refusing the meta in the
+ * ALLOCATION query instead would make upstream copy every frame, and a
+ * decoder may attach it anyway. */
+static waldboost::Rect visible_rect(GstBuffer* buffer, int width, int height)
+{
+    waldboost::Rect r{0, 0, width, height};
+    const GstVideoCropMeta* crop = gst_buffer_get_video_crop_meta(buffer);
+    if (!crop)
+        return r;
+    const gint64 x0 = std::min<gint64>(crop->x, width), y0 = std::min<gint64>(crop->y, height);
+    const gint64 x1 = std::min<gint64>(gint64{crop->x} + crop->width, width);
+    const gint64 y1 = std::min<gint64>(gint64{crop->y} + crop->height, height);
+    r.x = static_cast<int>(x0);
+    r.y = static_cast<int>(y0);
+    r.width = static_cast<int>(std::max<gint64>(0, x1 - x0));
+    r.height = static_cast<int>(std::max<gint64>(0, y1 - y0));
+    return r;
+}
+
 GstFlowReturn FrameQueue::submit(GstBuffer* input)
 {
     if (!have_info_) {
@@ -345,7 +371,11 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
      * always searched. */
     const DetectionSettings& d = active_.detection;
     pending.detect = d.interval <= 1 || pending.frame % static_cast<guint64>(d.interval) == 0;
-    pending.roi = roi_in_frame(d.roi, GST_VIDEO_INFO_WIDTH(&info_), GST_VIDEO_INFO_HEIGHT(&info_));
+    pending.visible = visible_rect(pending.buffer, GST_VIDEO_INFO_WIDTH(&info_), GST_VIDEO_INFO_HEIGHT(&info_));
+    /* roi is in the visible frame's coordinates, as the results are. */
+    pending.roi = roi_in_frame(d.roi, pending.visible.width, pending.visible.height);
+    pending.roi.x += pending.visible.x;
+    pending.roi.y += pending.visible.y;
     const waldboost::Classifier& classifier = setup_.classifier();
     if (pending.detect && pending.roi.width >= classifier.window_width &&
         pending.roi.height >= classifier.window_height)

@@ -31,6 +31,9 @@ struct FrameReport {
     /* Tracks that appeared or left on this frame (tracking=true). */
     std::vector<waldboost::tracking::TrackEvent> events;
     guint64 windows_cut = 0; /* accepted windows past max-windows */
+    /* Where the visible (cropped) frame lies in the buffer: the boxes above
+     * are in its coordinates, drawing moves them by its offset. */
+    waldboost::Rect visible;
 };
 
 }  // namespace waldboost_element

@@ -90,6 +90,7 @@ struct WaldboostDetectPrivate {
     wel::SharedStats stats;
     wel::FrameQueue queue;
     GstPadActivateModeFunction parent_src_activate_mode = nullptr;
+    GstPadEventFunction parent_sink_event = nullptr;
 };
 
 struct _GstWaldboostDetect {
@@ -241,6 +242,25 @@ static gboolean src_activate_mode(GstPad* pad, GstObject* parent, GstPadMode mod
     return ok;
 }
 
+/* An event that cannot go on downstream because the source pad is
+ * flushing (a flush, or a stop: the source pad is deactivated, and the
+ * worker joined, before the sink pad) is answered FLUSHING, as a buffer is
+ * at that moment. Through a plain event function the refusal would become
+ * GST_FLOW_ERROR for upstream (GStreamer resends sticky events before the
+ * next buffer, and a refused one is an error there), and a source would
+ * stop the pipeline with "Internal data stream error" while nothing was
+ * wrong: a state-change storm did that. */
+static GstFlowReturn sink_event_full(GstPad* pad, GstObject* parent, GstEvent* event)
+{
+    WaldboostDetectPrivate* p = GST_WALDBOOST_DETECT(parent)->priv;
+    const GstEventType type = GST_EVENT_TYPE(event);
+    if (p->parent_sink_event(pad, parent, event))
+        return GST_FLOW_OK;
+    if (GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(parent)))
+        return GST_FLOW_FLUSHING;
+    return type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR;
+}
+
 /* ------------------------------------------------------------------------ */
 /* GObject                                                                  */
 
@@ -280,6 +300,9 @@ static void gst_waldboost_detect_init(GstWaldboostDetect* self)
     GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(self);
     self->priv->parent_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC(src);
     gst_pad_set_activatemode_function(src, src_activate_mode);
+    GstPad* sink = GST_BASE_TRANSFORM_SINK_PAD(self);
+    self->priv->parent_sink_event = GST_PAD_EVENTFUNC(sink);
+    gst_pad_set_event_full_function(sink, sink_event_full);
 }
 
 static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)

@@ -33,16 +33,29 @@ waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_p
 
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections, bool first_only)
+                                  const std::vector<waldboost::Detection>& detections, bool first_only,
+                                  size_t max_parts, bool* cut)
 {
     std::vector<FoundPart> found;
+    if (cut)
+        *cut = false;
     for (size_t parent = 0; parent < detections.size(); ++parent) {
         for (size_t part = 0; part < kNestedParts.size(); ++part) {
             if (!cascades.classifiers[part])
                 continue;
+            if (max_parts > 0 && found.size() >= max_parts) {
+                if (cut)
+                    *cut = true;
+                return found;
+            }
             const waldboost::Rect area = waldboost::part_area(kNestedParts[part].area, detections[parent].rect);
             for (const waldboost::Detection& d :
                  waldboost::detect_in_area(*cascades.classifiers[part], frame, area, params)) {
+                if (max_parts > 0 && found.size() >= max_parts) {
+                    if (cut)
+                        *cut = true;
+                    return found;
+                }
                 found.push_back(FoundPart{parent, part, d});
                 if (first_only)
                     break;

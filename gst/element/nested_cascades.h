@@ -62,10 +62,13 @@ struct FoundPart {
 };
 
 /* Every part of every detection (with `first_only`, each cascade's first
- * in each detection), in detection then part order. */
+ * in each detection), in detection then part order; at most `max_parts`
+ * (0: no limit), the search stopping there (*cut: true when it stopped
+ * with parts possibly left). */
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
                                   const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections, bool first_only);
+                                  const std::vector<waldboost::Detection>& detections, bool first_only,
+                                  size_t max_parts = 0, bool* cut = nullptr);
 
 /* A part's label: its cascade's (eye, smile, licence-plate...), which the
  * part's metas, message items, tags and colours use. */

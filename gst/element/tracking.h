@@ -60,6 +60,8 @@ public:
     /* Ends every track: their "left" events. */
     std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
     int64_t next_id() const { return tracker_.next_id(); }
+    /* Detections of the last frame that started no track: max_tracks open. */
+    size_t refused() const { return tracker_.refused(); }
     /* Why the device's search failed and the CPU reference took over, once
      * (empty otherwise, and after the first call). */
     std::string take_search_failure();

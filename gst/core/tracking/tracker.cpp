@@ -198,9 +198,14 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
     std::vector<TrackEvent> events;
     end_tracks(ending, events);
 
+    refused_ = 0;
     for (size_t j = 0; j < detections.size(); ++j) {
         if (detection_matched[j])
             continue;
+        if (config_.max_tracks > 0 && tracks_.size() >= config_.max_tracks) {
+            ++refused_;
+            continue;
+        }
         Track t;
         t.id = next_id_++;
         t.box = detections[j].box;

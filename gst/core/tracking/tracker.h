@@ -58,6 +58,11 @@ struct TrackerConfig {
      * too little to match it starts such a second track, and detections
      * would then jump between the two. */
     float duplicate_iou = 0.7f;
+    /* At most this many tracks are open (0: no limit): a detection that
+     * matches no track starts none while that many are open. Matching
+     * costs tracks x detections, so a classifier that accepts nearly every
+     * window would otherwise cost minutes and gigabytes per frame. */
+    size_t max_tracks = 0;
 };
 
 /* What the tracker is given on a frame with detections. */
@@ -113,6 +118,9 @@ public:
     const std::vector<Track>& tracks() const { return tracks_; }
     /* The id the next new track gets. */
     int64_t next_id() const { return next_id_; }
+    /* Detections of the last update() that started no track because
+     * max_tracks were open. */
+    size_t refused() const { return refused_; }
     const TrackerConfig& config() const { return config_; }
 
 private:
@@ -133,6 +141,7 @@ private:
     TrackerConfig config_;
     std::vector<Track> tracks_;
     int64_t next_id_ = 1;
+    size_t refused_ = 0;
 };
 
 }  // namespace waldboost::tracking
