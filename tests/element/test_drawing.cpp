@@ -489,6 +489,34 @@ GST_START_TEST(test_draw_box_text_in_a_crowd)
 }
 GST_END_TEST;
 
+/* Labels are drawn as text, never read as Pango markup: "<b>a</b>" makes a
+ * wider tag than "a" (its brackets are drawn), and "&", an unbalanced tag
+ * or emoji still give a tag. */
+GST_START_TEST(test_draw_box_text_is_never_markup)
+{
+    const GrayImage img = face_frame(0);
+    fail_unless_equals_int(core(img).size(), 1);
+    auto tag_width = [&](const std::string& label) {
+        DrawRun r = run_draw({{"draw", "meta"}, {"box-text", "label"}, {"label", label}}, img, GST_VIDEO_FORMAT_I420);
+        GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(r.out[0]);
+        fail_unless(meta != nullptr, "label %s: nothing drawn", label.c_str());
+        /* The four outline bars, then the tag. */
+        const guint n = gst_video_overlay_composition_n_rectangles(meta->overlay);
+        fail_unless_equals_int(n, 5);
+        gint x, y;
+        guint w, h;
+        fail_unless(gst_video_overlay_rectangle_get_render_rectangle(
+            gst_video_overlay_composition_get_rectangle(meta->overlay, n - 1), &x, &y, &w, &h));
+        unref_all(r.out);
+        return static_cast<int>(w);
+    };
+    const int plain = tag_width("a"), marked = tag_width("<b>a</b>");
+    fail_unless(marked > plain + 10, "\"<b>a</b>\" made a %d-pixel tag, \"a\" %d: read as markup", marked, plain);
+    for (const char* label : {"a & b", "<i>open", "\xF0\x9F\x98\x80 face"})
+        fail_unless(tag_width(label) > 0);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("drawing");
@@ -502,5 +530,6 @@ TCase* element_case()
     tcase_add_test(tc, test_draw_accept_all_classifier);
     tcase_add_test(tc, test_draw_auto_before_a_scaler);
     tcase_add_test(tc, test_draw_box_text_in_a_crowd);
+    tcase_add_test(tc, test_draw_box_text_is_never_markup);
     return tc;
 }
