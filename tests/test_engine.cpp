@@ -754,6 +754,50 @@ TEST(Engine, AClassifierScaledByTwoToTheMinus50GivesTheSameWindows)
     }
 }
 
+/* Responses spanning 53 bits or more: the reference's double sums round
+ * (2^H + 2^L - 2^H is 0 in double for H - L > 52) where the engine's
+ * integers do not. The engine either refuses the classifier or gives the
+ * reference's windows, never others; spans the reference sums exactly run. */
+TEST(Engine, ResponsesSpanningMoreThanADoubleAreRefusedOrMatchTheReference)
+{
+    std::mt19937 rng(36);
+    const GrayImage img = random_image(rng, 48, 40);
+    DetectParams params;
+    params.min_neighbors = 0;
+    struct Span {
+        int high, low;
+    };
+    /* L = -40 needs no scale, L = -45 a scale of 2^5. */
+    for (const Span span : {Span{10, -40}, Span{11, -40}, Span{13, -40}, Span{16, -40}, Span{20, -40},
+                            Span{5, -45}, Span{8, -45}, Span{15, -45}}) {
+        const int bits = span.high - span.low;
+        SCOPED_TRACE("responses 2^" + std::to_string(span.high) + " and 2^" + std::to_string(span.low));
+        Classifier c = random_classifier(rng, 16, 16, 3, false);
+        const float values[3] = {std::ldexp(1.0f, span.high), std::ldexp(1.0f, span.low),
+                                 -std::ldexp(1.0f, span.high)};
+        for (size_t t = 0; t < 3; ++t) {
+            lbp_table(c.weak[t]).fill(values[t]);
+            c.weak[t].reject_threshold = kNoRejection;
+        }
+        c.final_threshold = std::ldexp(1.0f, span.low);
+        validate(c, "<wide>");
+        const std::vector<RawWindow> reference = detect_raw(c, img.view(), params);
+        std::optional<Engine> engine;
+        try {
+            engine.emplace(c, rows_config());
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier) << e.what();
+            EXPECT_NE(std::string(e.what()).find("2^53"), std::string::npos) << e.what();
+            /* Only where the double sums could round. */
+            EXPECT_GE(bits + 1, 53) << e.what();
+            continue;
+        }
+        EXPECT_LE(bits + 1, 52) << "a span the reference rounds was run";
+        expect_same_windows(engine->detect(img.view(), params).windows, reference,
+                            std::to_string(bits) + "-bit span");
+    }
+}
+
 TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
 {
     /* The default classifier (lbpcascade_frontalface) on a real photo. */
