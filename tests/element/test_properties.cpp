@@ -322,6 +322,58 @@ GST_START_TEST(test_property_label_refused)
 }
 GST_END_TEST;
 
+/* label-colors as gst-launch writes it: GStreamer reads an untyped
+ * 0xff0000ff (every opaque colour) as the int -16776961, which was refused
+ * in the debug log only, so the natural form did nothing. Strings took
+ * octal ("010" = 8), signs, blanks, and negatives that wrap around 2^64. */
+GST_START_TEST(test_property_label_colors_values)
+{
+    GstElement* e = make_element({});
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    struct Taken {
+        const char* value;
+        guint color;
+    };
+    for (const Taken& t : {Taken{"colors,face=0xff0000ff", 0xff0000ffu}, Taken{"colors,face=0xffffffff", 0xffffffffu},
+                           Taken{"colors,face=(uint)0xff00ff00", 0xff00ff00u}, Taken{"colors,face=4278190335", 0xff0000ffu},
+                           Taken{"colors,face=255", 255u}, Taken{"colors,face=(string)0xff0000ff", 0xff0000ffu},
+                           Taken{"colors,face=(string)010", 10u}, Taken{"colors,face=(string)0XFF", 255u},
+                           Taken{"colors,face=(guint64)4294967295", 0xffffffffu}}) {
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", t.value);
+        GstStructure* st = nullptr;
+        g_object_get(e, "label-colors", &st, nullptr);
+        guint color = 0;
+        fail_unless(st && gst_structure_get_uint(st, "face", &color) && color == t.color,
+                    "label-colors=%s: face is 0x%08x, not 0x%08x", t.value, color, t.color);
+        fail_if(gst_structure_has_field(st, "other"), "label-colors=%s was refused", t.value);
+        gst_structure_free(st);
+        fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label-colors=%s: a warning", t.value);
+    }
+    for (const char* refused : {"colors,face=(string)-1", "colors,face=(string)\"-18446744073709551615\"",
+                                "colors,face=(string)\"+5\"", "colors,face=(string)\" 255\"",
+                                "colors,face=(string)\"0xff0000ffjunk\"", "colors,face=(string)0x",
+                                "colors,face=(string)0x1ffffffff", "colors,face=(gint64)-1", "colors,face=1.5",
+                                "colors,face=(string)\"#ff0000\""}) {
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", refused);
+        GstStructure* st = nullptr;
+        g_object_get(e, "label-colors", &st, nullptr);
+        fail_unless(st && gst_structure_has_field(st, "other") && !gst_structure_has_field(st, "face"),
+                    "label-colors=%s was taken", refused);
+        gst_structure_free(st);
+        /* Refused on the bus too, as roi and label are. */
+        const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
+        fail_unless(warning.found && contains(warning.message, "refused") && contains(warning.message, "face"),
+                    "label-colors=%s: no warning on the bus (%s)", refused, warning.message.c_str());
+    }
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 /* Runs one frame through a new element with `props` and compares its metas
  * with `want`. */
 static void check_props(const Props& props, const GrayImage& img, const std::vector<Box>& want, const char* what,
@@ -809,6 +861,7 @@ TCase* element_case()
     tcase_add_test(tc, test_property_ranges);
     tcase_add_test(tc, test_property_roi_refused);
     tcase_add_test(tc, test_property_label_refused);
+    tcase_add_test(tc, test_property_label_colors_values);
     tcase_add_test(tc, test_prop_classifier_files);
     tcase_add_test(tc, test_prop_haar_cascades);
     tcase_add_test(tc, test_prop_classifier_file_labels);
