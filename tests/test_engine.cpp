@@ -754,6 +754,50 @@ TEST(Engine, AClassifierScaledByTwoToTheMinus50GivesTheSameWindows)
     }
 }
 
+/* Responses spanning 53 bits or more: the reference's double sums round
+ * (2^H + 2^L - 2^H is 0 in double for H - L > 52) where the engine's
+ * integers do not. The engine either refuses the classifier or gives the
+ * reference's windows, never others; spans the reference sums exactly run. */
+TEST(Engine, ResponsesSpanningMoreThanADoubleAreRefusedOrMatchTheReference)
+{
+    std::mt19937 rng(36);
+    const GrayImage img = random_image(rng, 48, 40);
+    DetectParams params;
+    params.min_neighbors = 0;
+    struct Span {
+        int high, low;
+    };
+    /* L = -40 needs no scale, L = -45 a scale of 2^5. */
+    for (const Span span : {Span{10, -40}, Span{11, -40}, Span{13, -40}, Span{16, -40}, Span{20, -40},
+                            Span{5, -45}, Span{8, -45}, Span{15, -45}}) {
+        const int bits = span.high - span.low;
+        SCOPED_TRACE("responses 2^" + std::to_string(span.high) + " and 2^" + std::to_string(span.low));
+        Classifier c = random_classifier(rng, 16, 16, 3, false);
+        const float values[3] = {std::ldexp(1.0f, span.high), std::ldexp(1.0f, span.low),
+                                 -std::ldexp(1.0f, span.high)};
+        for (size_t t = 0; t < 3; ++t) {
+            lbp_table(c.weak[t]).fill(values[t]);
+            c.weak[t].reject_threshold = kNoRejection;
+        }
+        c.final_threshold = std::ldexp(1.0f, span.low);
+        validate(c, "<wide>");
+        const std::vector<RawWindow> reference = detect_raw(c, img.view(), params);
+        std::optional<Engine> engine;
+        try {
+            engine.emplace(c, rows_config());
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier) << e.what();
+            EXPECT_NE(std::string(e.what()).find("2^53"), std::string::npos) << e.what();
+            /* Only where the double sums could round. */
+            EXPECT_GE(bits + 1, 53) << e.what();
+            continue;
+        }
+        EXPECT_LE(bits + 1, 52) << "a span the reference rounds was run";
+        expect_same_windows(engine->detect(img.view(), params).windows, reference,
+                            std::to_string(bits) + "-bit span");
+    }
+}
+
 TEST(Engine, RealCascadeOnRealImagesMatchesTheReference)
 {
     /* The default classifier (lbpcascade_frontalface) on a real photo. */
@@ -1221,7 +1265,12 @@ TEST(Engine, FramesInFlightFollowTheMemoryBudget)
     EXPECT_GE(small_bytes, 4u * 320 * 240);
     EXPECT_GE(large_bytes, 3 * small_bytes);
 
-    config.memory_budget = small_bytes * 5 / 2;
+    /* One large frame fits, and a few small ones (a frame beyond the
+     * budget is refused: AFrameBeyondTheMemoryBudgetIsRefused). */
+    config.max_in_flight = 8;
+    config.memory_budget = large_bytes;
+    const size_t small_fit = static_cast<size_t>(large_bytes / small_bytes);
+    ASSERT_LT(small_fit, 8u);
     Engine tight(c, config);
     auto check = [&](const GrayImage& frame, size_t limit, const std::vector<RawWindow>& expected,
                      const std::string& what) {
@@ -1237,19 +1286,63 @@ TEST(Engine, FramesInFlightFollowTheMemoryBudget)
         ASSERT_TRUE(r);
         expect_same_windows(r->windows, expected, what);
     };
-    check(small, 2, small_expected, "320x240, room for 2");
+    check(small, small_fit, small_expected, "320x240, room for " + std::to_string(small_fit));
     check(large, 1, large_expected, "640x480, room for 1");
-    check(small, 2, small_expected, "320x240 again");
+    check(small, small_fit, small_expected, "320x240 again");
 
     /* Beyond the limit: submit() still takes max_in_flight frames. */
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 8; ++i)
         tight.submit(small.view(), params);
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 8; ++i) {
         const auto r = tight.collect();
         ASSERT_TRUE(r);
         expect_same_windows(r->windows, small_expected, "over the limit, frame " + std::to_string(i));
     }
     EXPECT_FALSE(tight.collect());
+}
+
+/* A frame that alone needs more than the memory budget is refused before
+ * anything is allocated for it (a 16384x16384 frame needing 9.7 GB ran on
+ * a 5.3 GiB device, from the host's memory on PoCL); frames that fit run
+ * on in the same engine. */
+TEST(Engine, AFrameBeyondTheMemoryBudgetIsRefused)
+{
+    std::mt19937 rng(37);
+    const Classifier c = random_classifier(rng, 20, 20, 10, true);
+    const GrayImage small = random_image(rng, 80, 60);
+    const GrayImage large = random_image(rng, 640, 480);
+    DetectParams params;
+    params.min_neighbors = 0;
+    EngineConfig config;
+    config.device = test_device();
+    uint64_t small_bytes = 0, large_bytes = 0;
+    {
+        Engine roomy(c, config);
+        roomy.detect(small.view(), params);
+        small_bytes = roomy.frame_memory_bytes();
+        roomy.detect(large.view(), params);
+        large_bytes = roomy.frame_memory_bytes();
+    }
+    ASSERT_GT(large_bytes, 2 * small_bytes);
+    config.memory_budget = (small_bytes + large_bytes) / 2;
+    Engine tight(c, config);
+    expect_same_windows(tight.detect(small.view(), params).windows, detect_raw(c, small.view(), params),
+                        "80x60 within the budget");
+    try {
+        tight.detect(large.view(), params);
+        ADD_FAILURE() << "a 640x480 frame of " << large_bytes << " bytes ran on a budget of "
+                      << config.memory_budget;
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::OutOfResources) << e.what();
+        const std::string what = e.what();
+        EXPECT_NE(what.find("640x480"), std::string::npos) << what;
+        EXPECT_NE(what.find("memory budget"), std::string::npos) << what;
+    }
+    EXPECT_EQ(tight.in_flight(), 0u);
+    /* The refused size leaves nothing behind: the small frame runs again. */
+    expect_same_windows(tight.detect(small.view(), params).windows, detect_raw(c, small.view(), params),
+                        "80x60 after the refusal");
+    EXPECT_EQ(tight.frame_memory_bytes(), small_bytes);
 }
 
 /* Engines of one process on one device share the context, the program and,

@@ -59,8 +59,9 @@ std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
                 return nullptr;
             }
             GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
-                                ("OpenCL device \"%s\" failed (%s); falling back to \"%s\".", specs[i].c_str(),
-                                 reason_of(e.what()).c_str(), specs[i + 1].c_str()),
+                                ("OpenCL device \"%s\" failed (%s); falling back to \"%s\".",
+                                 waldboost::printable(specs[i]).c_str(), reason_of(e.what()).c_str(),
+                                 waldboost::printable(specs[i + 1]).c_str()),
                                 ("%s", e.what()));
         }
     }

@@ -140,7 +140,7 @@ void post_load_error(GstElement* self, const std::string& what_failed, const std
 }
 
 void post_error(GstElement* self, const std::string& classifier_path, ErrorKind kind, const std::string& what,
-                const std::string& device, Phase phase)
+                const std::string& device_spec, Phase phase)
 {
     const std::string& path = classifier_path;
     /* The path as the core's messages show it: control characters escaped,
@@ -150,6 +150,9 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     const std::string reason = reason_of(what);
     const char* detail = what.c_str();
     GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), detail);
+    /* The device text is the user's, as the path is: escaped and cut. */
+    const std::string shown_device = waldboost::printable(device_spec);
+    const char* device = shown_device.c_str();
     switch (kind) {
     case ErrorKind::ClassifierFile:
         post_load_error(self, "the classifier " + classifier, path, what);
@@ -164,13 +167,13 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
         GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
                           ("No usable OpenCL device for device=\"%s\": %s. List the devices with waldboost-devices "
                            "or clinfo.",
-                           device.c_str(), reason.c_str()),
+                           device, reason.c_str()),
                           ("%s", detail));
         break;
     case ErrorKind::KernelBuild:
         GST_ERROR_OBJECT(self, "kernel build log: %s", detail);
         GST_ELEMENT_ERROR(self, LIBRARY, INIT,
-                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device.c_str(),
+                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device,
                            reason.c_str()),
                           ("%s", detail));
         break;
@@ -183,7 +186,7 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
             GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
                               ("Out of memory or other OpenCL resources on the device \"%s\" (a lower "
                                "max-inflight, smaller frames or another device may help): %s",
-                               device.c_str(), reason.c_str()),
+                               device, reason.c_str()),
                               ("%s", detail));
         break;
     case ErrorKind::BadParameter:
@@ -204,11 +207,11 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     case ErrorKind::Device:
         if (phase == Phase::Streaming)
             GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                              ("OpenCL detection failed on the device \"%s\": %s", device.c_str(), reason.c_str()),
+                              ("OpenCL detection failed on the device \"%s\": %s", device, reason.c_str()),
                               ("%s", detail));
         else
             GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                              ("Could not set up detection on the OpenCL device \"%s\": %s", device.c_str(),
+                              ("Could not set up detection on the OpenCL device \"%s\": %s", device,
                                reason.c_str()),
                               ("%s", detail));
         break;

@@ -6,9 +6,12 @@
 
 #include <gst/gst.h>
 
+#include <cstring>
 #include <map>
 #include <vector>
 
+#include "core/model/formats.h"
+#include "core/text.h"
 #include "debug.h"
 
 namespace waldboost_element {
@@ -66,8 +69,27 @@ static GstStructure* reduction_structure(const wcl::ReductionOverrides& o)
     return st;
 }
 
+/* An ARGB colour written as text: "0x" and 1 to 8 hex digits, or decimal
+ * digits up to 4294967295. No sign, blank or octal (strtoull took "010" as
+ * 8 and "-18446744073709551615" as 1). */
+static bool color_from_text(const char* text, guint64* color)
+{
+    const bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const char* digits = hex ? text + 2 : text;
+    const size_t n = strlen(digits);
+    if (n == 0 || n > (hex ? 8u : 10u))
+        return false;
+    for (size_t i = 0; i < n; ++i)
+        if (hex ? !g_ascii_isxdigit(digits[i]) : !g_ascii_isdigit(digits[i]))
+            return false;
+    *color = g_ascii_strtoull(digits, nullptr, hex ? 16 : 10);
+    return *color <= G_MAXUINT32;
+}
+
 /* label-colors: a structure whose fields name labels and hold ARGB colours
- * (0xAARRGGBB as a number, in any integer type, or as a string). */
+ * (0xAARRGGBB as a number, in any integer type, or as a string). An int is
+ * taken as its 32 bits: GStreamer reads an untyped 0xff0000ff, every opaque
+ * colour, as the int -16776961. */
 static bool label_colors_from_structure(const GstStructure* st, std::map<std::string, guint>* out, std::string* why)
 {
     std::map<std::string, guint> colors;
@@ -78,20 +100,17 @@ static bool label_colors_from_structure(const GstStructure* st, std::map<std::st
         guint64 color = G_MAXUINT64;
         if (G_VALUE_HOLDS_UINT(v))
             color = g_value_get_uint(v);
-        else if (G_VALUE_HOLDS_INT(v) && g_value_get_int(v) >= 0)
-            color = static_cast<guint64>(g_value_get_int(v));
+        else if (G_VALUE_HOLDS_INT(v))
+            color = static_cast<guint32>(g_value_get_int(v));
         else if (G_VALUE_HOLDS_INT64(v) && g_value_get_int64(v) >= 0)
             color = static_cast<guint64>(g_value_get_int64(v));
         else if (G_VALUE_HOLDS_UINT64(v))
             color = g_value_get_uint64(v);
-        else if (G_VALUE_HOLDS_STRING(v) && g_value_get_string(v)) {
-            gchar* end = nullptr;
-            color = g_ascii_strtoull(g_value_get_string(v), &end, 0);
-            if (!end || *end || end == g_value_get_string(v))
-                color = G_MAXUINT64;
-        }
+        else if (G_VALUE_HOLDS_STRING(v) && g_value_get_string(v) && !color_from_text(g_value_get_string(v), &color))
+            color = G_MAXUINT64;
         if (color > G_MAXUINT32) {
-            *why = std::string("the colour of \"") + name + "\" is not an ARGB number (0xAARRGGBB)";
+            *why = std::string("the colour of \"") + waldboost::printable(name, 64) +
+                   "\" is not an ARGB number (0xAARRGGBB)";
             return false;
         }
         colors[name] = static_cast<guint>(color);
@@ -164,7 +183,27 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     OutputSettings& o = settings.output;
     switch (id) {
     case PROP_CLASSIFIER: e.classifier_path = string_or_empty(value); break;
-    case PROP_LABEL: o.label = string_or_empty(value); break;
+    case PROP_LABEL: {
+        /* The rules of labels from classifier files: the label reaches
+         * metas, messages, logs and box-text tags (an 80 KB one cost 38 s a
+         * frame). Empty still means the classifier's label. */
+        const std::string label = string_or_empty(value);
+        const std::string why = label.empty() ? std::string() : waldboost::label_problem(label);
+        if (why.empty()) {
+            o.label = label;
+        } else {
+            const std::string shown = waldboost::printable(label, 64);
+            GST_WARNING_OBJECT(object, "label \"%s\" refused: %s; the previous value is kept", shown.c_str(),
+                               why.c_str());
+            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                                        "label \"%s\" refused: %s; the previous value is kept", shown.c_str(),
+                                        why.c_str());
+            gst_element_post_message(GST_ELEMENT(object),
+                                     gst_message_new_warning(GST_OBJECT(object), error, "property label"));
+            g_error_free(error);
+        }
+        break;
+    }
     case PROP_DEVICE: {
         const std::string device = string_or_empty(value);
         e.device = device.empty() ? "auto" : device;
@@ -212,9 +251,17 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
         std::string why;
         if (!label_colors_from_structure(st, &o.label_colors, &why)) {
             gchar* text = st ? gst_structure_to_string(st) : g_strdup("(null)");
-            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept", text,
-                               why.c_str());
+            const std::string shown = waldboost::printable(text);
             g_free(text);
+            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept",
+                               shown.c_str(), why.c_str());
+            /* On the bus too, as for roi: the log alone made it a silent no-op. */
+            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                                        "label-colors \"%s\" refused: %s; the previous setting is kept",
+                                        shown.c_str(), why.c_str());
+            gst_element_post_message(GST_ELEMENT(object),
+                                     gst_message_new_warning(GST_OBJECT(object), error, "property label-colors"));
+            g_error_free(error);
         }
         break;
     }

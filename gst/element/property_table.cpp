@@ -40,14 +40,19 @@ void install_properties(GObjectClass* gobject_class)
      * GstWaldboostDetect:label:
      *
      * The type of the detections' region-of-interest metas and the label in the messages. Empty: the
-     * classifier's label.
+     * classifier's label. The rules of labels in classifier files apply: a label with control
+     * characters, C1 controls, bidi embeddings, overrides or isolates, invalid UTF-8 or more than
+     * 256 bytes is refused with a warning, and the previous value is kept.
      *
      * Since: 0.1
      */
     g_object_class_install_property(
         gobject_class, PROP_LABEL,
         g_param_spec_string("label", "Label",
-                            "Label of the detections (ROI meta type, messages); empty = the classifier's label", "",
+                            "Label of the detections (ROI meta type, messages); empty = the classifier's label. At most "
+                            "256 bytes of UTF-8 without control or bidi characters; another value is refused with a "
+                            "warning and the previous one is kept",
+                            "",
                             rw));
     /**
      * GstWaldboostDetect:device:

@@ -16,6 +16,7 @@
 #include <gst/video/video-overlay-composition.h>
 #include <unistd.h>
 
+#include "core/text.h"
 #include "harness.h"
 
 using namespace element_test;
@@ -91,6 +92,46 @@ GST_START_TEST(test_error_no_such_device)
                 err.text().c_str());
     /* There are devices: nothing to install. */
     fail_if(contains(err.message, "nstall"), "the message advises installing a driver: %s", err.message.c_str());
+}
+GST_END_TEST;
+
+/* The device text is the user's: in a message a newline forges a line,
+ * ESC starts a terminal sequence and U+202E reorders what is shown. It is
+ * shown escaped and cut, as file names are (a 5,450-character message
+ * before). */
+GST_START_TEST(test_error_device_text_escaped)
+{
+    const std::string hostile = "gpu\x1b[2J\nERROR: forged line \xe2\x80\xae" + std::string(5000, 'x');
+    const auto check = [](const ErrorInfo& m, const char* what) {
+        fail_unless(contains(m.message, "gpu\\x1b[2J\\x0aERROR"), "%s: the device is not shown escaped: %s", what,
+                    waldboost::printable(m.message, 400).c_str());
+        fail_if(contains(m.message, "\n") || contains(m.message, "\x1b") || contains(m.message, "\xe2\x80\xae"),
+                "%s: the message carries the device text raw: %s", what, waldboost::printable(m.message, 400).c_str());
+        fail_if(contains(m.debug, "\x1b") || contains(m.debug, "\xe2\x80\xae") || contains(m.debug, "\nERROR: forged"),
+                "%s: the debug text carries the device text raw: %s", what, waldboost::printable(m.debug, 400).c_str());
+        fail_unless(m.message.size() < 1200, "%s: a message of %zu bytes", what, m.message.size());
+        fail_unless(m.debug.size() < 2400, "%s: a debug text of %zu bytes", what, m.debug.size());
+    };
+    /* Alone, and second in a list (the first one's fallback warning names
+     * it). */
+    for (const std::string& device : {hostile, "nothing-here," + hostile}) {
+        GstElement* e = make_element({{"device", device}});
+        GstBus* bus = gst_bus_new();
+        gst_element_set_bus(e, bus);
+        fail_unless_equals_int(gst_element_set_state(e, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+        const BusLog log = drain_bus(bus);
+        fail_unless_equals_int(gst_element_set_state(e, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+        gst_element_set_bus(e, nullptr);
+        gst_object_unref(bus);
+        gst_object_unref(e);
+        fail_unless(log.errors.size() == 1, "%zu errors", log.errors.size());
+        fail_unless(log.errors[0].domain == GST_RESOURCE_ERROR && log.errors[0].code == GST_RESOURCE_ERROR_NOT_FOUND,
+                    "%s/%d", g_quark_to_string(log.errors[0].domain), log.errors[0].code);
+        check(log.errors[0], "the error");
+        fail_unless(log.warnings.size() == (device == hostile ? 0u : 1u), "%zu warnings", log.warnings.size());
+        for (const ErrorInfo& w : log.warnings)
+            check(w, "the fallback warning");
+    }
 }
 GST_END_TEST;
 
@@ -381,6 +422,7 @@ TCase* element_case()
     tcase_add_test(tc, test_error_classifier_path_escaped);
     tcase_add_test(tc, test_error_malformed_classifier);
     tcase_add_test(tc, test_error_no_such_device);
+    tcase_add_test(tc, test_error_device_text_escaped);
     tcase_add_test(tc, test_error_bad_reduction);
     tcase_add_test(tc, test_error_kernel_build_fault);
     tcase_add_test(tc, test_error_out_of_memory_fault);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/model/classifier_io.h"
+#include "core/text.h"
 #include "harness.h"
 #include "tools/common/image_file.h"
 
@@ -261,6 +262,112 @@ GST_START_TEST(test_property_roi_refused)
         fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "roi=%s: a second warning", r.value);
     }
     gst_debug_remove_log_function(capture_warnings);
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
+/* A label from the property follows the rules of labels from classifier
+ * files (label_problem): control characters, C1 controls, bidi overrides,
+ * invalid UTF-8 and more than 256 bytes are refused with a warning that
+ * shows the value escaped, and the previous label stays. An 80 KB label
+ * had cost 38 s a frame with box-text. */
+GST_START_TEST(test_property_label_refused)
+{
+    GstElement* e = make_element({});
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    g_object_set(e, "label", "person", nullptr);
+    struct Refused {
+        std::string value;
+        const char* why;
+    };
+    const std::string long_label(80 * 1024, 'x');
+    for (const Refused& r : {Refused{"a\nb", "control character"}, Refused{"\x1b[31mred", "control character"},
+                             Refused{"evil\xe2\x80\xaetxt", "bidi"}, Refused{"\xc2\x9b" "1m", "C1 control"},
+                             Refused{"bad\xff\xfe", "not valid UTF-8"}, Refused{long_label, "256"},
+                             Refused{std::string(257, 'y'), "257 bytes"}}) {
+        g_object_set(e, "label", r.value.c_str(), nullptr);
+        gchar* kept = nullptr;
+        g_object_get(e, "label", &kept, nullptr);
+        fail_unless(g_strcmp0(kept, "person") == 0, "label \"%s\" was taken", waldboost::printable(r.value).c_str());
+        g_free(kept);
+        const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
+        fail_unless(warning.found && contains(warning.message, "refused") && contains(warning.message, r.why) &&
+                        contains(warning.message, "previous value is kept"),
+                    "label %s: no warning that says why (%s)", waldboost::printable(r.value).c_str(),
+                    warning.message.c_str());
+        /* The warning shows the value escaped and short. */
+        for (const char* raw : {"\n", "\x1b", "\xe2\x80\xae", "\xc2\x9b", "\xff"})
+            fail_if(contains(warning.message, raw), "the warning carries the label raw: %s",
+                    waldboost::printable(warning.message).c_str());
+        fail_unless(warning.message.size() < 600, "a warning of %zu bytes", warning.message.size());
+        fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label %s: a second warning",
+                waldboost::printable(r.value).c_str());
+    }
+    /* What files may hold is taken: UTF-8 text up to 256 bytes, and empty
+     * (the classifier's label). */
+    for (const std::string ok : {std::string("Gesicht \xc3\xbc"), std::string(256, 'z'), std::string()}) {
+        g_object_set(e, "label", ok.c_str(), nullptr);
+        gchar* kept = nullptr;
+        g_object_get(e, "label", &kept, nullptr);
+        fail_unless(ok == kept, "label \"%s\" was not taken", ok.c_str());
+        g_free(kept);
+        fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label \"%s\": a warning", ok.c_str());
+    }
+    gst_element_set_bus(e, nullptr);
+    gst_object_unref(bus);
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
+/* label-colors as gst-launch writes it: GStreamer reads an untyped
+ * 0xff0000ff (every opaque colour) as the int -16776961, which was refused
+ * in the debug log only, so the natural form did nothing. Strings took
+ * octal ("010" = 8), signs, blanks, and negatives that wrap around 2^64. */
+GST_START_TEST(test_property_label_colors_values)
+{
+    GstElement* e = make_element({});
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(e, bus);
+    struct Taken {
+        const char* value;
+        guint color;
+    };
+    for (const Taken& t : {Taken{"colors,face=0xff0000ff", 0xff0000ffu}, Taken{"colors,face=0xffffffff", 0xffffffffu},
+                           Taken{"colors,face=(uint)0xff00ff00", 0xff00ff00u}, Taken{"colors,face=4278190335", 0xff0000ffu},
+                           Taken{"colors,face=255", 255u}, Taken{"colors,face=(string)0xff0000ff", 0xff0000ffu},
+                           Taken{"colors,face=(string)010", 10u}, Taken{"colors,face=(string)0XFF", 255u},
+                           Taken{"colors,face=(guint64)4294967295", 0xffffffffu}}) {
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", t.value);
+        GstStructure* st = nullptr;
+        g_object_get(e, "label-colors", &st, nullptr);
+        guint color = 0;
+        fail_unless(st && gst_structure_get_uint(st, "face", &color) && color == t.color,
+                    "label-colors=%s: face is 0x%08x, not 0x%08x", t.value, color, t.color);
+        fail_if(gst_structure_has_field(st, "other"), "label-colors=%s was refused", t.value);
+        gst_structure_free(st);
+        fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label-colors=%s: a warning", t.value);
+    }
+    for (const char* refused : {"colors,face=(string)-1", "colors,face=(string)\"-18446744073709551615\"",
+                                "colors,face=(string)\"+5\"", "colors,face=(string)\" 255\"",
+                                "colors,face=(string)\"0xff0000ffjunk\"", "colors,face=(string)0x",
+                                "colors,face=(string)0x1ffffffff", "colors,face=(gint64)-1", "colors,face=1.5",
+                                "colors,face=(string)\"#ff0000\""}) {
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
+        gst_util_set_object_arg(G_OBJECT(e), "label-colors", refused);
+        GstStructure* st = nullptr;
+        g_object_get(e, "label-colors", &st, nullptr);
+        fail_unless(st && gst_structure_has_field(st, "other") && !gst_structure_has_field(st, "face"),
+                    "label-colors=%s was taken", refused);
+        gst_structure_free(st);
+        /* Refused on the bus too, as roi and label are. */
+        const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
+        fail_unless(warning.found && contains(warning.message, "refused") && contains(warning.message, "face"),
+                    "label-colors=%s: no warning on the bus (%s)", refused, warning.message.c_str());
+    }
     gst_element_set_bus(e, nullptr);
     gst_object_unref(bus);
     gst_object_unref(e);
@@ -753,6 +860,8 @@ TCase* element_case()
     tcase_add_test(tc, test_property_defaults);
     tcase_add_test(tc, test_property_ranges);
     tcase_add_test(tc, test_property_roi_refused);
+    tcase_add_test(tc, test_property_label_refused);
+    tcase_add_test(tc, test_property_label_colors_values);
     tcase_add_test(tc, test_prop_classifier_files);
     tcase_add_test(tc, test_prop_haar_cascades);
     tcase_add_test(tc, test_prop_classifier_file_labels);

@@ -29,12 +29,27 @@ ClassifierFormat format_of(const xml::Document& doc)
                                                "> is neither WaldBoostClassifier nor opencv_storage");
 }
 
-/* Locale independent; 9 significant digits make every float round-trip. */
+/* Locale independent; the shortest text that reads back as the same float
+ * (9 significant digits for every value had made a converted Haar cascade
+ * larger than OpenCV's file). */
 std::string format_float(float value)
 {
     char buffer[32];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::general, 9);
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
     return std::string(buffer, result.ptr);
+}
+
+/* The document as UTF-8 text, indented or not; empty when libxml2 fails. */
+std::string serialise(xmlDocPtr doc, bool indent)
+{
+    xmlChar* memory = nullptr;
+    int size = 0;
+    xmlDocDumpFormatMemoryEnc(doc, &memory, &size, "UTF-8", indent ? 1 : 0);
+    std::string text;
+    if (memory && size > 0)
+        text.assign(reinterpret_cast<const char*>(memory), static_cast<size_t>(size));
+    xmlFree(memory);
+    return text;
 }
 
 struct DocFree {
@@ -181,15 +196,15 @@ std::string write_waldboost_xml(const Classifier& classifier)
             throw too_large(value_bytes);
     }
 
-    xmlChar* memory = nullptr;
-    int size = 0;
-    xmlDocDumpFormatMemoryEnc(doc.get(), &memory, &size, "UTF-8", 1);
-    if (!memory || size <= 0) {
-        xmlFree(memory);
+    std::string text = serialise(doc.get(), true);
+    /* Indentation is about a seventh of a Haar cascade's file: without it,
+     * every cascade the OpenCV loader reads from a file within the limit
+     * that has a feature per node (as opencv_traincascade writes them) fits
+     * too. */
+    if (text.size() > ModelLimits::kMaxFileBytes)
+        text = serialise(doc.get(), false);
+    if (text.empty())
         throw Error(ErrorKind::ClassifierFile, "write_waldboost_xml: serialising the classifier failed");
-    }
-    std::string text(reinterpret_cast<const char*>(memory), static_cast<size_t>(size));
-    xmlFree(memory);
     /* What the loaders would refuse must not be written (found by fuzzing). */
     if (text.size() > ModelLimits::kMaxFileBytes)
         throw too_large(text.size());

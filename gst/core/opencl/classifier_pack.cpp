@@ -84,18 +84,21 @@ PackedClassifier pack_classifier(const Classifier& classifier, const FeatureKind
     }
     if (finest != std::numeric_limits<int>::max())
         p.scale_shift = std::max(0, -kFixedShift - finest);
-    if (std::ldexp(worst_sum, p.scale_shift) >= kFixedLimit) {
-        if (p.scale_shift == 0)
-            throw Error(ErrorKind::UnsupportedClassifier,
-                        "classifier responses are too large for the OpenCL engine (the sum of the largest "
-                        "responses must stay below 2^22)");
+    if (p.scale_shift == 0 && worst_sum >= kFixedLimit)
         throw Error(ErrorKind::UnsupportedClassifier,
-                    "classifier responses span too wide a range for the OpenCL engine's 64-bit fixed point: the "
-                    "sum of the largest responses (" + format_float(static_cast<float>(worst_sum)) +
-                        ") must stay below 2^62 times the finest bit of any response (2^" + std::to_string(finest) +
+                    "classifier responses are too large for the OpenCL engine (the sum of the largest "
+                    "responses must stay below 2^22)");
+    /* The CPU reference (and OpenCV) sum in double: from 2^53 finest bits
+     * on, its sums round where the engine's integers do not, and the two
+     * accept different windows. Refused rather than run differently. */
+    if (finest != std::numeric_limits<int>::max() && std::ldexp(worst_sum, -finest) >= kExactSumLimit)
+        throw Error(ErrorKind::UnsupportedClassifier,
+                    "classifier responses span too wide a range for the OpenCL engine's fixed point to agree with "
+                    "the double sums of the CPU reference and OpenCV: the sum of the largest responses (" +
+                        format_float(static_cast<float>(worst_sum)) +
+                        ") must stay below 2^53 times the finest bit of any response (2^" + std::to_string(finest) +
                         ", in weak classifier " + std::to_string(finest_weak) + "'s response " +
                         format_float(finest_response) + ")");
-    }
 
     for (size_t t = 0; t < n; ++t) {
         const WeakClassifier& w = classifier.weak[t];

@@ -25,6 +25,9 @@ namespace waldboost::opencl {
  * Sums stay below 2^22 (headroom below 2^23). */
 constexpr int kFixedShift = 40;
 constexpr double kFixedLimit = 4194304.0; /* 2^22 */
+/* Sums the CPU reference computes exactly in double: below 2^53 units of
+ * the classifier's finest response bit (pack_classifier refuses wider). */
+constexpr double kExactSumLimit = 9007199254740992.0; /* 2^53 */
 
 struct PackedClassifier {
     /* The feature kind that packed it (feature_kind.h). */
@@ -76,8 +79,9 @@ struct PackedClassifier {
  * feature kind (the classifier's own unless `kind` is given: tests plug in
  * kinds of their own) pack the features and responses. Throws Error
  * (UnsupportedClassifier) when the scaled sum of the weak classifiers'
- * largest responses, or a scaled rejection threshold, reaches 2^22:
- * responses span too many binades. */
+ * largest responses, or a scaled rejection threshold, reaches 2^22, or when
+ * that sum reaches 2^53 times the finest response bit: responses span too
+ * many binades for the reference's double sums to be exact. */
 PackedClassifier pack_classifier(const Classifier& classifier, const FeatureKind* kind = nullptr);
 
 /* A packed classifier in the device's memory. */

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/opencl/environment.h"
+#include "core/text.h"
 
 namespace waldboost::opencl {
 
@@ -162,7 +163,8 @@ std::string available(const Enumeration& found)
 
 [[noreturn]] void no_match(const std::string& spec, const std::string& why, const Enumeration& found)
 {
-    std::string message = "no OpenCL device matches '" + spec + "'" + (why.empty() ? "" : " (" + why + ")") +
+    /* The spec is the user's text: escaped and cut, as file names are. */
+    std::string message = "no OpenCL device matches '" + printable(spec) + "'" + (why.empty() ? "" : " (" + why + ")") +
                           "; available: " + available(found);
     for (const std::string& problem : found.problems)
         message += "; not listed: " + problem;

@@ -76,6 +76,7 @@ struct Engine::Impl {
     uint64_t next_frame = 0;
     std::shared_ptr<const Geometry> geometry; /* of the last frame submitted */
     uint64_t memory_budget = 0;
+    bool budget_is_default = true; /* EngineConfig::memory_budget was 0 */
     std::atomic<uint64_t> frame_memory{0}; /* slot_sizes() of geometry */
     std::atomic<size_t> limit{1};          /* in_flight_limit() */
     /* Batching (EngineConfig::batching): the queue shared with the other
@@ -190,6 +191,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                     m.packed.kind->missing_extension_message(m.selected.info.device_name));
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
+    m.budget_is_default = config.memory_budget == 0;
     m.limit = static_cast<size_t>(config.max_in_flight);
     try {
         m.context = m.shared->context();
@@ -276,8 +278,25 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
     check_max_windows(params); /* a cached geometry below skips make_geometry's check */
     if (geometry && geometry->matches(size, params))
         return;
-    geometry = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
-    frame_memory = slot_sizes(*geometry, plan).total_bytes();
+    auto next = std::make_shared<const Geometry>(make_geometry(size, classifier, params, plan.band_layout()));
+    const uint64_t bytes = slot_sizes(*next, plan).total_bytes();
+    /* Checked before anything is allocated: PoCL takes a buffer beyond the
+     * device's memory from the host's and runs on, where the budget promises
+     * an out-of-memory error. The cached geometry stays the last one that
+     * fits. */
+    if (bytes > memory_budget) {
+        const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+        throw Error(ErrorKind::OutOfResources,
+                    "a " + std::to_string(size.width) + "x" + std::to_string(size.height) + " frame needs " +
+                        mib(bytes) + " of device memory (pyramid, integral images and lists), more than the memory " +
+                        "budget of " + mib(memory_budget) + " on " + selected.info.device_name +
+                        (budget_is_default ? " (three quarters of its " + mib(selected.info.global_memory) +
+                                                 " of global memory)"
+                                           : std::string()) +
+                        "; scale the frames down or use a device with more memory");
+    }
+    geometry = std::move(next);
+    frame_memory = bytes;
     const uint64_t fit = frame_memory ? memory_budget / frame_memory : slots.size();
     limit = static_cast<size_t>(std::clamp<uint64_t>(fit, 1, slots.size()));
     release_idle_slots_above_limit();
