@@ -501,13 +501,24 @@ size_t FrameQueue::inflight_limit()
         if (inflight_limit_warned_ != limit) {
             inflight_limit_warned_ = limit;
             const int mib = static_cast<int>(engine_->frame_memory_bytes() >> 20);
-            GST_ELEMENT_WARNING(element_, RESOURCE, NO_SPACE_LEFT,
-                                ("max-inflight=%d does not fit the device's memory at this frame size; %u frames "
-                                 "are kept in flight instead.",
-                                 max_inflight, static_cast<unsigned>(limit)),
-                                ("each frame in flight takes about %d MiB on %s; lower max-inflight, scale the "
-                                 "frames down or raise min-size to silence this",
-                                 mib, waldboost::printable(engine_->device().device_name).c_str()));
+            if (engine_->in_flight_limited_by_failure())
+                GST_ELEMENT_WARNING(element_, RESOURCE, NO_SPACE_LEFT,
+                                    ("The OpenCL device refused memory for one more frame in flight; %u frames are "
+                                     "kept in flight instead of max-inflight=%d at this frame size.",
+                                     static_cast<unsigned>(limit), max_inflight),
+                                    ("an allocation for a frame in flight failed on %s (each frame takes about %d "
+                                     "MiB); the queue shrank to the frames that have their buffers, and a new frame "
+                                     "size tries max-inflight again. Other programs on the device may hold its "
+                                     "memory; a lower max-inflight avoids the retry",
+                                     waldboost::printable(engine_->device().device_name).c_str(), mib));
+            else
+                GST_ELEMENT_WARNING(element_, RESOURCE, NO_SPACE_LEFT,
+                                    ("max-inflight=%d does not fit the device's memory at this frame size; %u frames "
+                                     "are kept in flight instead.",
+                                     max_inflight, static_cast<unsigned>(limit)),
+                                    ("each frame in flight takes about %d MiB on %s; lower max-inflight, scale the "
+                                     "frames down or raise min-size to silence this",
+                                     mib, waldboost::printable(engine_->device().device_name).c_str()));
         }
     }
     return limit;
@@ -584,7 +595,8 @@ bool FrameQueue::fall_back(const std::exception& failure)
         const size_t failed = setup_.device_position();
         GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
                             ("OpenCL device \"%s\" failed while streaming (%s); falling back to \"%s\".",
-                             specs[failed].c_str(), reason_of(why).c_str(), specs[failed + 1].c_str()),
+                             waldboost::printable(specs[failed]).c_str(), reason_of(why).c_str(),
+                             waldboost::printable(specs[failed + 1]).c_str()),
                             ("%s", why.c_str()));
         engine_.reset();
         engine_ = setup_.build(active_, failed + 1);

@@ -79,6 +79,7 @@ struct Engine::Impl {
     bool budget_is_default = true; /* EngineConfig::memory_budget was 0 */
     std::atomic<uint64_t> frame_memory{0}; /* slot_sizes() of geometry */
     std::atomic<size_t> limit{1};          /* in_flight_limit() */
+    std::atomic<bool> limit_by_failure{false}; /* in_flight_limited_by_failure() */
     /* Batching (EngineConfig::batching): the queue shared with the other
      * batching engines, and per slot its frame's request there. */
     std::shared_ptr<BatchQueue> batch;
@@ -268,6 +269,7 @@ bool Engine::can_submit() const
 }
 
 size_t Engine::in_flight_limit() const { return impl_->limit; }
+bool Engine::in_flight_limited_by_failure() const { return impl_->limit_by_failure; }
 uint64_t Engine::frame_memory_bytes() const { return impl_->frame_memory; }
 
 /* A new frame size (or scan) decides how many frames in flight fit: each
@@ -299,6 +301,7 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
     frame_memory = bytes;
     const uint64_t fit = frame_memory ? memory_budget / frame_memory : slots.size();
     limit = static_cast<size_t>(std::clamp<uint64_t>(fit, 1, slots.size()));
+    limit_by_failure = false;
     release_idle_slots_above_limit();
 }
 
@@ -341,7 +344,10 @@ size_t Engine::Impl::slot_after_allocation_failure(size_t failed)
         ready += slot->has_buffers_for(geometry) ? 1 : 0;
     if (ready == 0)
         return slots.size();
-    limit = std::min(limit.load(), ready);
+    if (ready < limit) {
+        limit = ready;
+        limit_by_failure = true;
+    }
     /* No collect() may finish a frame meanwhile: the oldest may be finished here. */
     std::lock_guard<std::mutex> collecting_guard(collect_lock);
     size_t oldest = slots.size();

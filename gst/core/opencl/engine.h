@@ -163,6 +163,10 @@ public:
      * at most this many in flight never wait for memory; submit() still
      * takes up to max_in_flight. */
     size_t in_flight_limit() const;
+    /* True when in_flight_limit() is below max_in_flight because an
+     * allocation failed (the device refused memory), not because of the
+     * budget; a new frame size tries max_in_flight again. */
+    bool in_flight_limited_by_failure() const;
     /* The memory one frame in flight of the size submitted last takes
      * (device buffers and the host staging copy; 0 before the first). */
     uint64_t frame_memory_bytes() const;
