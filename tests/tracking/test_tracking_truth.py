@@ -18,8 +18,10 @@ table. It fails when:
   a margin, a regression guard that the tracker's rewrite raises towards
   the issue's TARGETS (printed beside the measured values).
 Exits 77 (skipped, for meson) without PyGObject or the test data, unless
-WALDBOOST_REQUIRE_TEST_DATA=1. --table prints the table as Markdown for
-docs/performance.md.
+WALDBOOST_REQUIRE_TEST_DATA=1. --table prints the tables (Markdown, for
+docs/performance.md) without the checks. The frames (NAME.gray) are removed
+at the end unless WALDBOOST_KEEP_SEQUENCES=1; the truth (NAME.truth.csv) and
+the tracks (NAME.detections.csv, NAME.intervalN.csv) stay.
 """
 import os
 import subprocess
@@ -257,6 +259,11 @@ def main():
               f"{tg.get('motp', '-')} | {max(r['switches'] for r in rs)} | {tg.get('switches', '-')} | "
               f"{empty[0]['false_tracks'] if empty else '-'} (target 0) |")
     print(f"\n{time.monotonic() - start:.1f} s")
+    # The frames take 240 MB and are made again in seconds; the truth and
+    # the tracks (CSV) stay for a look.
+    if os.environ.get("WALDBOOST_KEEP_SEQUENCES") != "1":
+        for name in runner.manifest(out):
+            os.remove(os.path.join(out, name + ".gray"))
     if table_only:
         sys.exit(0)
     for f in failures:
