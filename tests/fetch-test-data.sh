@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Fetches the real test images from Debian packages into DEST (default
 # build/testdata): messi5.jpg, Megamind.avi and vtest.avi from opencv-doc, astronaut.png
-# from python3-skimage. Nothing is installed; the .deb files are downloaded
+# from python3-skimage, and the face-free backgrounds of the tracking ground
+# truth (tests/tracking): building.jpg, leuvenA.jpg, board.jpg, fruits.jpg and
+# aero3.jpg from opencv-doc, coffee.png, gravel.png and brick.png from
+# python3-skimage. Nothing is installed; the .deb files are downloaded
 # with apt-get download and only the needed files are unpacked.
 set -eu
 dest=${1:-build/testdata}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 
-want_opencv="messi5.jpg Megamind.avi vtest.avi"
-want_skimage="astronaut.png"
+want_opencv="messi5.jpg Megamind.avi vtest.avi building.jpg leuvenA.jpg board.jpg fruits.jpg aero3.jpg"
+want_skimage="astronaut.png coffee.png gravel.png brick.png"
 have_all=yes
 for f in $want_opencv $want_skimage; do [ -s "$dest/$f" ] || have_all=no; done
 [ "$have_all" = yes ] && exit 0
@@ -28,7 +31,8 @@ fi
 
 opencv_data=./usr/share/doc/opencv-doc/examples/data
 dpkg-deb --fsys-tarfile opencv-doc_*.deb | tar -x $(for f in $want_opencv; do echo "$opencv_data/$f"; done)
-dpkg-deb --fsys-tarfile python3-skimage_*.deb | tar -x ./usr/lib/python3/dist-packages/skimage/data/astronaut.png
+skimage_data=./usr/lib/python3/dist-packages/skimage/data
+dpkg-deb --fsys-tarfile python3-skimage_*.deb | tar -x $(for f in $want_skimage; do echo "$skimage_data/$f"; done)
 for f in $want_opencv; do cp "$opencv_data/$f" "$dest/"; done
-cp ./usr/lib/python3/dist-packages/skimage/data/astronaut.png "$dest/"
+for f in $want_skimage; do cp "$skimage_data/$f" "$dest/"; done
 echo "fetch-test-data: $(ls "$dest" | tr '\n' ' ')in $dest"
