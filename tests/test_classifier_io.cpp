@@ -877,6 +877,13 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
                  {at_line(name, outside, "<_>\n      <rects>"), "feature 0", "rectangle (x=16, y=4, 12x9) does not fit the 24x24 window"});
     const std::string not_finite = with_rect("<_>\n          6 4 12 9 nan</_>");
     expect_error([&] { load_classifier_memory(not_finite, name); }, {name + ":", "feature 0, rectangle 0: weight", "'nan' is not a finite number"});
+    const std::string infinite = with_rect("<_>\n          6 4 12 9 inf</_>");
+    expect_error([&] { load_classifier_memory(infinite, name); }, {name + ":", "weight", "'inf' is not a finite number"});
+    const std::string huge = with_rect("<_>\n          6 4 12 9 1e308</_>");
+    expect_error([&] { load_classifier_memory(huge, name); }, {name + ":", "weight", "'1e308' is outside the range of a float"});
+    const std::string huge_threshold = replace_once(text, "0 -1 0 -3.1511999666690826e-02", "0 -1 0 1e308");
+    expect_error([&] { load_classifier_memory(huge_threshold, name); },
+                 {name + ":", "stage 0, tree 0, node 0: threshold", "'1e308' is outside the range of a float"});
     const std::string four = with_rect(rect + rect + rect + rect);
     expect_error([&] { load_classifier_memory(four, name); }, {name + ":", "feature 0", "more than 3 rectangles"});
     const std::string short_rect = with_rect("<_>\n          6 4 12 -1.</_>");
