@@ -22,7 +22,8 @@
 #                 libgcc_s and the loader (libOpenCL.so.1 is ocl-icd's)
 #   share/mime/   shared-mime-info's database, without which gdk-pixbuf
 #                 recognises no image file
-#   data/         the two LBP face cascades, the converted classifiers
+#   share/fonts/  DejaVu Sans and a fontconfig configuration for box-text
+#   data/         the three LBP face cascades, the converted classifiers
 #                 (data/classifiers), the Haar cascades the engine tests and
 #                 the bench read (data/haar), the six bench frames and two raw GRAY8
 #                 files of Megamind frames (1920x1080 and 3840x2160)
@@ -163,9 +164,24 @@ if [ "$kind" = full ]; then
   [ -f "$mime_dir/mime.cache" ] || die "$mime_dir/mime.cache not found (shared-mime-info)"
   mkdir -p "$stage/share/mime"
   find "$mime_dir" -maxdepth 1 -type f -exec cp {} "$stage/share/mime/" \;
+  # box-text draws with Pango through fontconfig, which a bare machine has no
+  # font and no configuration for: one font (DejaVu Sans, fonts-dejavu-core)
+  # and a configuration naming the folder beside it (run.sh sets FONTCONFIG_FILE)
+  font=${FONT_FILE:-/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf}
+  [ -f "$font" ] || die "$font not found (fonts-dejavu-core)"
+  mkdir -p "$stage/share/fonts"
+  cp "$font" "$stage/share/fonts/"
+  cat > "$stage/share/fonts/fonts.conf" <<'CONF'
+<?xml version="1.0"?>
+<fontconfig>
+  <dir prefix="relative">.</dir>
+  <cachedir>/tmp/wb-run/fontconfig</cachedir>
+</fontconfig>
+CONF
 
   # --- data ----------------------------------------------------------------
-  for c in lbpcascade_frontalface lbpcascade_frontalface_improved; do
+  # the profile one: the element tests load OpenCV's file (WALDBOOST_CASCADE_DIR)
+  for c in lbpcascade_frontalface lbpcascade_frontalface_improved lbpcascade_profileface; do
     [ -f "$cascade_dir/$c.xml" ] || die "$cascade_dir/$c.xml not found (Debian's opencv-data)"
     cp "$cascade_dir/$c.xml" "$stage/data/"
   done

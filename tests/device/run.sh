@@ -151,6 +151,8 @@ export WALDBOOST_TUNING_DISABLE=1
 # the MIME database that gdk-pixbuf needs to recognise a file: the packed one
 export GIO_MODULE_DIR=$tmp/empty GDK_PIXBUF_MODULE_FILE=$tmp/empty/loaders.cache
 export XDG_DATA_DIRS=$wb/share
+# box-text's font (pack.sh): the packed configuration and font only
+export FONTCONFIG_FILE=$wb/share/fonts/fonts.conf
 # Only our programs get the packed libraries: the machine's own tools keep theirs.
 libpath=$wb/lib
 [ -d /usr/local/nvidia/lib64 ] && libpath=$libpath:/usr/local/nvidia/lib64

@@ -403,6 +403,11 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
     }
     /* Frames after the first (which waits for the program's build). */
     const double frame_s = (out_us[2] - out_us[0]) / 2e6;
+    GstStructure* stats = nullptr;
+    g_object_get(h->element, "stats", &stats, nullptr);
+    const char* device_name = gst_structure_get_string(stats, "device");
+    const std::string device = device_name ? device_name : "";
+    gst_structure_free(stats);
     /* Half-way through the next frame. */
     g_usleep(static_cast<gulong>(frame_s * 0.5e6));
     const gint64 stop_start = g_get_monotonic_time();
@@ -410,8 +415,16 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
     const double stop_s = (g_get_monotonic_time() - stop_start) / 1e6;
     pusher.join();
     gst_harness_teardown(h);
-    fail_unless(frame_s >= 1.0, "frames took %.2f s: too fast for the test (raise the classifier's length)",
-                frame_s);
+    /* A GPU runs these frames in milliseconds, where the rule does not
+     * apply and a stop waits for nothing much anyway; on CPU devices
+     * (PoCL, as CI runs) the frames must be slow enough to test it. */
+    if (frame_s < 1.0 && !contains(device, "(CPU")) {
+        g_print("test_streams_stop_waits_for_one_slow_frame: frames took %.3f s on %s: nothing to test there\n",
+                frame_s, device.c_str());
+        return;
+    }
+    fail_unless(frame_s >= 1.0, "frames took %.2f s on %s: too fast for the test (raise the classifier's length)",
+                frame_s, device.c_str());
     /* The rest of the frame on the device: half a frame's time, and a whole
      * one more when the next frame had been put on the device behind it. */
     fail_unless(stop_s < frame_s, "the stop took %.2f s, frames %.2f s each: it waited for more than one",
