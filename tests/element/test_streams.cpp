@@ -388,10 +388,10 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
     constexpr int kFrames = 6;
     const std::string path = slow_classifier_file(12000);
     GstHarness* h = harness_with({{"classifier", path}, {"draw", "none"}, {"max-inflight", "3"}});
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 320, 240);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 448, 336);
     std::thread pusher([&] {
         for (int k = 0; k < kFrames; ++k)
-            if (push_frame(h, synthetic(320, 240, k), GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK)
+            if (push_frame(h, synthetic(448, 336, k), GST_VIDEO_FORMAT_GRAY8, k) != GST_FLOW_OK)
                 break; /* the stop below */
     });
     gint64 out_us[3] = {0, 0, 0};
@@ -425,6 +425,7 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
     }
     fail_unless(frame_s >= 1.0, "frames took %.2f s on %s: too fast for the test (raise the classifier's length)",
                 frame_s, device.c_str());
+    g_print("test_streams_stop_waits_for_one_slow_frame: frames %.2f s, the stop %.2f s\n", frame_s, stop_s);
     /* The rest of the frame on the device: half a frame's time, and a whole
      * one more when the next frame had been put on the device behind it. */
     fail_unless(stop_s < frame_s, "the stop took %.2f s, frames %.2f s each: it waited for more than one",
