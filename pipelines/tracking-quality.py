@@ -121,16 +121,17 @@ def reference_objects(reference):
     return objects
 
 
-def hungarian_max(weights):
-    """Maximum-weight one-to-one assignment of a rows x cols matrix (lists);
-    returns the total weight."""
-    n = max(len(weights), max((len(r) for r in weights), default=0))
+def assignment(cost):
+    """Minimum-cost one-to-one assignment of a rows x cols matrix (lists; any
+    shape): the (row, col) pairs. Kuhn-Munkres with potentials (the
+    shortest augmenting path method) on the square padding with zeros.
+    tests/tracking/mot.py uses it too."""
+    rows = len(cost)
+    cols = max((len(r) for r in cost), default=0)
+    n = max(rows, cols)
     if n == 0:
-        return 0
-    big = max((v for r in weights for v in r), default=0)
-    cost = [[big - (weights[i][j] if i < len(weights) and j < len(weights[i]) else 0) for j in range(n)]
-            for i in range(n)]
-    # Kuhn-Munkres with potentials (rows 1..n, columns 1..n).
+        return []
+    a = [[cost[i][j] if i < rows and j < len(cost[i]) else 0 for j in range(n)] for i in range(n)]
     inf = float("inf")
     u, v, p, way = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
     for i in range(1, n + 1):
@@ -141,7 +142,7 @@ def hungarian_max(weights):
             i0, delta, j1 = p[j0], inf, 0
             for j in range(1, n + 1):
                 if not used[j]:
-                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    cur = a[i0 - 1][j - 1] - u[i0] - v[j]
                     if cur < minv[j]:
                         minv[j], way[j] = cur, j0
                     if minv[j] < delta:
@@ -155,18 +156,19 @@ def hungarian_max(weights):
             j0 = j1
             if p[j0] == 0:
                 break
-        while True:
+        while j0:
             j1 = way[j0]
             p[j0] = p[j1]
             j0 = j1
-            if j0 == 0:
-                break
-    total = 0
-    for j in range(1, n + 1):
-        i = p[j]
-        if i and i - 1 < len(weights) and j - 1 < len(weights[i - 1]):
-            total += weights[i - 1][j - 1]
-    return total
+    return [(p[j] - 1, j - 1) for j in range(1, n + 1) if p[j] and p[j] - 1 < rows and j - 1 < len(cost[p[j] - 1])]
+
+
+def hungarian_max(weights):
+    """Maximum-weight one-to-one assignment of a rows x cols matrix (lists);
+    returns the total weight."""
+    big = max((v for r in weights for v in r), default=0)
+    cost = [[big - w for w in row] for row in weights]
+    return sum(weights[i][j] for i, j in assignment(cost))
 
 
 def evaluate(reference, objects, tracked, interval):

@@ -103,6 +103,21 @@ std::string temporary_classifier_file(const Classifier& c)
     return temporary_text_file(waldboost::write_waldboost_xml(c));
 }
 
+std::string uniform_classifier_file(const std::string& label, int weak, float final_threshold)
+{
+    Classifier c;
+    c.label = label;
+    c.window_width = 24;
+    c.window_height = 24;
+    c.final_threshold = final_threshold;
+    waldboost::WeakClassifier w;
+    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
+    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
+    w.reject_threshold = waldboost::kNoRejection;
+    c.weak.assign(static_cast<size_t>(weak), w);
+    return temporary_classifier_file(c);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The core's answer                                                         */
 

@@ -78,6 +78,11 @@ GrayImage synthetic(int w, int h, int seed = 0);
 /* The classifier as a WaldBoost XML file in the temporary folder. */
 std::string temporary_text_file(const std::string& text);
 std::string temporary_classifier_file(const Classifier& c);
+/* A classifier of `weak` LBP weak classifiers whose every response is 1
+ * and which never reject, with this final threshold, as a file: with 1 and
+ * 0 it accepts every window; with N and N + 1 every window costs N weak
+ * classifiers and none is accepted. */
+std::string uniform_classifier_file(const std::string& label, int weak, float final_threshold);
 
 /* ------------------------------------------------------------------------ */
 /* The core's answer                                                         */

@@ -23,20 +23,7 @@ using namespace element_test;
 namespace wel = waldboost_element;
 
 /* One weak classifier whose every response passes: every window. */
-static std::string accept_everything()
-{
-    Classifier c;
-    c.label = "thing";
-    c.window_width = 24;
-    c.window_height = 24;
-    c.final_threshold = 0.0f;
-    waldboost::WeakClassifier w;
-    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
-    w.reject_threshold = waldboost::kNoRejection;
-    c.weak.push_back(w);
-    return temporary_classifier_file(c);
-}
+static std::string accept_everything() { return uniform_classifier_file("thing", 1, 0.0f); }
 
 /* The windows the classifier accepts on `img` (grouping=none, no cap). */
 static size_t accepted_windows(const std::string& path, const GrayImage& img, int min_width = 0)

@@ -258,20 +258,7 @@ GST_END_TEST;
  * grouping=none (a buffer per box edge). Now a frame keeps the first
  * max-windows of them, draws them straight into the frame, and one warning
  * per stream says so. */
-static std::string accept_all_classifier_file()
-{
-    Classifier c;
-    c.label = "everything";
-    c.window_width = 24;
-    c.window_height = 24;
-    c.final_threshold = 0.0f;
-    waldboost::WeakClassifier w;
-    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
-    w.reject_threshold = waldboost::kNoRejection;
-    c.weak.push_back(w);
-    return temporary_classifier_file(c);
-}
+static std::string accept_all_classifier_file() { return uniform_classifier_file("everything", 1, 0.0f); }
 
 /* Pops every message of the bus: the max-windows warnings (counted, each
  * checked for what it must say) and the per-frame element messages'

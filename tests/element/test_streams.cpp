@@ -366,17 +366,7 @@ GST_END_TEST;
  * group. */
 static std::string slow_classifier_file(int weak)
 {
-    Classifier c;
-    c.label = "nothing";
-    c.window_width = 24;
-    c.window_height = 24;
-    c.final_threshold = static_cast<float>(weak) + 1.0f;
-    waldboost::WeakClassifier w;
-    w.feature = waldboost::LbpFeature{0, 0, 1, 1};
-    std::get<waldboost::LbpFeature>(w.feature).responses.fill(1.0f);
-    w.reject_threshold = waldboost::kNoRejection;
-    c.weak.assign(static_cast<size_t>(weak), w);
-    return temporary_classifier_file(c);
+    return uniform_classifier_file("nothing", weak, static_cast<float>(weak) + 1.0f);
 }
 
 /* Frames that take a second or more on the device go to it one at a time:

@@ -26,6 +26,7 @@ IDFN). Re-identification: for each gap in a truth object's counted frames
 of its last match before it.
 """
 import csv
+import functools
 import sys
 
 IOU = 0.5
@@ -43,50 +44,22 @@ def iou(a, b):
     return inter / (a[2] * a[3] + b[2] * b[3] - inter)
 
 
+@functools.lru_cache(maxsize=None)
+def _tracking_quality():
+    """pipelines/tracking-quality.py as a module (loaded once): its assignment()."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pipelines", "tracking-quality.py")
+    spec = importlib.util.spec_from_file_location("tracking_quality", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def hungarian(cost):
-    """Minimum-cost assignment of a rows x cols matrix (rows <= cols or not):
-    a list of (row, col). The O(n^3) shortest augmenting path method with
-    potentials (Jonker-Volgenant style) on the square padding."""
-    rows = len(cost)
-    cols = len(cost[0]) if rows else 0
-    n = max(rows, cols)
-    if n == 0:
-        return []
-    a = [[cost[i][j] if i < rows and j < cols else 0.0 for j in range(n)] for i in range(n)]
-    inf = float("inf")
-    u = [0.0] * (n + 1)
-    v = [0.0] * (n + 1)
-    p = [0] * (n + 1)  # p[j]: the row assigned to column j (1-based, 0 none)
-    way = [0] * (n + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = [inf] * (n + 1)
-        used = [False] * (n + 1)
-        while True:
-            used[j0] = True
-            i0, delta, j1 = p[j0], inf, 0
-            for j in range(1, n + 1):
-                if not used[j]:
-                    cur = a[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j], way[j] = cur, j0
-                    if minv[j] < delta:
-                        delta, j1 = minv[j], j
-            for j in range(n + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-    return [(p[j] - 1, j - 1) for j in range(1, n + 1) if p[j] and p[j] - 1 < rows and j - 1 < cols]
+    """Minimum-cost assignment of a rows x cols matrix: a list of (row, col)
+    (the shipped tracking-quality script's Kuhn-Munkres)."""
+    return _tracking_quality().assignment(cost)
 
 
 def match_iou(truth, hyps):
