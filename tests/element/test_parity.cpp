@@ -163,8 +163,9 @@ GST_START_TEST(test_nested_parts_match_the_reference)
     const std::vector<TreeBox> want = expected_tree(img, scene.face, scene.params, parts);
     /* The eye cascade serves eyes and nose ("eye"), the smile one the
      * mouth ("smile"). */
-    fail_unless_equals_string(parts[0].type().c_str(), "eye");
-    fail_unless_equals_string(parts[2].type().c_str(), "smile");
+    const std::string eye_label = parts[0].type(), mouth_label = parts[2].type();
+    fail_unless_equals_string(eye_label.c_str(), "eye");
+    fail_unless_equals_string(mouth_label.c_str(), "smile");
     size_t eyes = 0, smiles = 0;
     for (const TreeBox& t : want) {
         eyes += t.box.label == "eye";
