@@ -43,8 +43,14 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     GstElement* self = GST_ELEMENT(element_);
     waldboost::tracking::TrackerConfig config;
     config.lost_after = pending.settings->detection.lost_after;
+    config.confirm_hits = pending.settings->detection.confirm_hits;
+    config.confirm_window = std::max(config.confirm_hits, pending.settings->detection.confirm_window);
     config.max_tracks = kMaxTracks;
-    if (tracker_reset_.exchange(false) || !tracker_ || tracker_->config().lost_after != config.lost_after) {
+    const auto changed = [&](const waldboost::tracking::TrackerConfig& now) {
+        return now.lost_after != config.lost_after || now.confirm_hits != config.confirm_hits ||
+               now.confirm_window != config.confirm_window;
+    };
+    if (tracker_reset_.exchange(false) || !tracker_ || changed(tracker_->config())) {
         close_tracks(); /* every track that appeared also leaves */
         config.first_id = next_track_id_;
         /* The search runs on the engine's device, in its context. */

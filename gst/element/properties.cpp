@@ -271,6 +271,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     case PROP_TRACKING: d.tracking = g_value_get_boolean(value); break;
     case PROP_INTERVAL: d.interval = g_value_get_int(value); break;
     case PROP_LOST_AFTER: d.lost_after = g_value_get_int(value); break;
+    case PROP_CONFIRM_HITS: d.confirm_hits = g_value_get_int(value); break;
+    case PROP_CONFIRM_WINDOW: d.confirm_window = g_value_get_int(value); break;
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: d.nested_paths[id - PROP_EYES_PROFILE] = string_or_empty(value); break;
@@ -347,6 +349,8 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_TRACKING: g_value_set_boolean(value, d.tracking); break;
     case PROP_INTERVAL: g_value_set_int(value, d.interval); break;
     case PROP_LOST_AFTER: g_value_set_int(value, d.lost_after); break;
+    case PROP_CONFIRM_HITS: g_value_set_int(value, d.confirm_hits); break;
+    case PROP_CONFIRM_WINDOW: g_value_set_int(value, d.confirm_window); break;
     case PROP_EYES_PROFILE:
     case PROP_NOSE_PROFILE:
     case PROP_MOUTH_PROFILE: g_value_set_string(value, d.nested_paths[id - PROP_EYES_PROFILE].c_str()); break;

@@ -46,6 +46,8 @@ enum PropertyId : guint {
     PROP_TRACKING,
     PROP_INTERVAL,
     PROP_LOST_AFTER,
+    PROP_CONFIRM_HITS,
+    PROP_CONFIRM_WINDOW,
     PROP_EYES_PROFILE, /* then nose and mouth, in kNestedParts order */
     PROP_NOSE_PROFILE,
     PROP_MOUTH_PROFILE,

@@ -388,8 +388,41 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_LOST_AFTER,
         g_param_spec_int("lost-after", "Lost after",
                          "With tracking=true: a track ends when no detection has matched it for this many frames "
-                         "(checked on the frames with detection), or when less than half of it is left in the frame",
+                         "(checked on the frames with detection), or when less than half of it is left in the "
+                         "frame; until then it is kept unreported, and a hidden object that reappears takes its id "
+                         "back",
                          1, 100000, kDefaultLostAfter, rw));
+    /**
+     * GstWaldboostDetect:confirm-hits:
+     *
+     * With tracking, the detections that must match a new track within its first
+     * #GstWaldboostDetect:confirm-window frames with detection before it is reported.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_CONFIRM_HITS,
+        g_param_spec_int("confirm-hits", "Confirm hits",
+                         "With tracking=true: a new track gets an id and is reported (\"appeared\") once this many "
+                         "detections have matched it within its first confirm-window frames with detection; one "
+                         "that falls short ends unreported, so a false detection on a single frame never becomes a "
+                         "track. 1 = report every new detection at once",
+                         1, 100, kDefaultConfirmHits, rw));
+    /**
+     * GstWaldboostDetect:confirm-window:
+     *
+     * With tracking, the frames with detection in which a new track must collect
+     * #GstWaldboostDetect:confirm-hits matching detections.
+     *
+     * Since: 0.1
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_CONFIRM_WINDOW,
+        g_param_spec_int("confirm-window", "Confirm window",
+                         "With tracking=true: the frames with detection (every interval-th frame), from a new "
+                         "track's first, in which it must collect confirm-hits detections (taken as at least "
+                         "confirm-hits)",
+                         1, 1000, kDefaultConfirmWindow, rw));
     static const char* const nested_blurbs[] = {
         "Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
         "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "

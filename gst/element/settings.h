@@ -35,7 +35,11 @@ inline constexpr int kDefaultMaxInflight = 2;
 inline constexpr guint kDefaultColor = 0xff00ff00; /* opaque green, ARGB */
 inline constexpr int kDefaultLineWidth = 2;
 inline constexpr double kDefaultNmsIou = 0.3;
-inline constexpr int kDefaultLostAfter = 15;
+/* Tracking: a hidden object keeps its id for 40 frames (1.6 s at 25 fps);
+ * a new track is reported after 2 detections within 3 detection frames. */
+inline constexpr int kDefaultLostAfter = 40;
+inline constexpr int kDefaultConfirmHits = 2;
+inline constexpr int kDefaultConfirmWindow = 3;
 
 /* What the engine is built from. */
 struct EngineSettings {
@@ -76,6 +80,8 @@ struct DetectionSettings {
     int interval = 1; /* detect on every interval-th frame */
     gboolean tracking = FALSE;
     int lost_after = kDefaultLostAfter;
+    int confirm_hits = kDefaultConfirmHits;
+    int confirm_window = kDefaultConfirmWindow;
     NestedPaths nested_paths; /* eyes-, nose-, mouth-profile; empty = none */
     GstWaldboostParts parts = GST_WALDBOOST_PARTS_ALL;
     int part_min_neighbors = -1; /* -1: min_neighbors */

@@ -63,8 +63,8 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
 
     std::vector<ReportedObject> objects;
     for (const wt::Track& t : tracker_.tracks()) {
-        if (t.state == wt::Track::State::Coasting)
-            continue; /* not seen on this frame */
+        if (!t.reported())
+            continue; /* tentative, or not seen on this frame */
         ReportedObject o;
         o.detected = t.state == wt::Track::State::Detected;
         const auto same = std::find_if(detections.begin(), detections.end(),

@@ -14,9 +14,10 @@ table. It fails when:
   nothing on the empty sequence);
 - the detector alone finds a face on fewer than 90% of the frames where it
   counts, or reports anything on the empty sequence;
-- a measure falls below the floor in FLOORS: today's tracker's values less
-  a margin, a regression guard that the tracker's rewrite raises towards
-  the issue's TARGETS (printed beside the measured values).
+- a measure misses the issue's TARGETS (IDF1, MOTA, MOTP, ID switches per
+  sequence), a hidden face comes back with a new id, a sequence has more
+  than MAX_FALSE_TRACKS false tracks, or anything is reported on the empty
+  sequence.
 Exits 77 (skipped, for meson) without PyGObject or the test data, unless
 WALDBOOST_REQUIRE_TEST_DATA=1. --table prints the tables (Markdown, for
 docs/performance.md) without the checks. The frames (NAME.gray) are removed
@@ -38,43 +39,21 @@ MEGAMIND_FRAMES = (20, 40, 60, 80, 240)
 DATA = ("astronaut.png", "messi5.jpg", "Megamind.avi", "building.jpg", "leuvenA.jpg", "board.jpg",
         "fruits.jpg", "aero3.jpg", "coffee.png", "gravel.png", "brick.png")
 
-# The issue's targets (default properties), printed beside the measures.
+# The issue's targets (default properties), checked on every sequence but
+# the empty one. The element is exact and the inputs fixed, so the measures
+# are the same on every run and device (docs/performance.md, Tracking
+# quality, has today's values).
 TARGETS = {
     1: {"idf1": 0.97, "mota": 0.95, "motp": 0.85, "switches": 1},
     3: {"idf1": 0.95, "mota": 0.93, "motp": 0.85, "switches": 1},
-    5: {"idf1": 0.94, "motp": 0.85},
+    5: {"idf1": 0.94, "motp": 0.85, "switches": 1},
 }
-
-# Floors the current tracker must keep (regression guard), per sequence
-# and interval: minimum idf1, mota, motp; maximum switches, false tracks
-# and false positives. The tracker's rewrite raises these to TARGETS. Set
-# from the values measured on PoCL (docs/performance.md, Tracking quality;
-# the same on every run: the element is exact and the inputs fixed) less
-# 0.02 (rounded down), and one switch and one false track more.
-FLOORS = {
-    ("smooth", 1): {"idf1": 0.92, "mota": 0.85, "motp": 0.87, "switches": 1, "false_tracks": 4},
-    ("smooth", 3): {"idf1": 0.94, "mota": 0.89, "motp": 0.86, "switches": 1, "false_tracks": 3},
-    ("smooth", 5): {"idf1": 0.96, "mota": 0.93, "motp": 0.86, "switches": 1, "false_tracks": 2},
-    ("crossing", 1): {"idf1": 0.66, "mota": 0.77, "motp": 0.89, "switches": 3, "false_tracks": 5},
-    ("crossing", 3): {"idf1": 0.7, "mota": 0.87, "motp": 0.89, "switches": 3, "false_tracks": 4},
-    ("crossing", 5): {"idf1": 0.83, "mota": 0.89, "motp": 0.9, "switches": 2, "false_tracks": 3},
-    ("occlusion", 1): {"idf1": 0.69, "mota": 0.91, "motp": 0.89, "switches": 4, "false_tracks": 3},
-    ("occlusion", 3): {"idf1": 0.7, "mota": 0.94, "motp": 0.89, "switches": 4, "false_tracks": 2},
-    ("occlusion", 5): {"idf1": 0.71, "mota": 0.95, "motp": 0.9, "switches": 4, "false_tracks": 1},
-    ("scale", 1): {"idf1": 0.72, "mota": 0.28, "motp": 0.84, "switches": 1, "false_tracks": 10},
-    ("scale", 3): {"idf1": 0.89, "mota": 0.79, "motp": 0.84, "switches": 1, "false_tracks": 3},
-    ("scale", 5): {"idf1": 0.89, "mota": 0.79, "motp": 0.83, "switches": 1, "false_tracks": 3},
-    ("edges", 1): {"idf1": 0.77, "mota": 0.44, "motp": 0.87, "switches": 1, "false_tracks": 8},
-    ("edges", 3): {"idf1": 0.89, "mota": 0.8, "motp": 0.87, "switches": 1, "false_tracks": 3},
-    ("edges", 5): {"idf1": 0.76, "mota": 0.73, "motp": 0.88, "switches": 2, "false_tracks": 3},
-    ("crowd", 1): {"idf1": 0.96, "mota": 0.95, "motp": 0.85, "switches": 1, "false_tracks": 3},
-    ("crowd", 3): {"idf1": 0.98, "mota": 0.98, "motp": 0.85, "switches": 1, "false_tracks": 1},
-    ("crowd", 5): {"idf1": 0.97, "mota": 0.96, "motp": 0.85, "switches": 1, "false_tracks": 2},
-    # Hard today: nothing at all reported on the empty sequence.
-    ("empty", 1): {"false_positives": 0, "false_tracks": 0},
-    ("empty", 3): {"false_positives": 0, "false_tracks": 0},
-    ("empty", 5): {"false_positives": 0, "false_tracks": 0},
-}
+# Beyond the targets: every hidden face comes back with its id (gaps of
+# 10-30 frames on "occlusion", 1-2 after a missed detection elsewhere), at
+# most this many false tracks on a sequence (the detector's own false
+# positives that recur on consecutive frames near a face), and nothing at
+# all on the empty sequence.
+MAX_FALSE_TRACKS = 2
 
 
 def skip(reason):
@@ -160,6 +139,21 @@ def check_truth(name, truth, frames):
     return problems
 
 
+def check_tracks(name, target, r):
+    """The tracks' measures against the targets."""
+    if name == "empty":
+        return [f"{r[k]} {k.replace('_', ' ')}, want 0" for k in ("false_positives", "false_tracks") if r[k]]
+    problems = [f"{k} {r[k]:.3f} below the target {target[k]}"
+                for k in ("idf1", "mota", "motp") if k in target and not r[k] >= target[k]]
+    if r["switches"] > target["switches"]:
+        problems.append(f"{r['switches']} ID switches, want at most {target['switches']}")
+    if r["reid_kept"] != r["reid_gaps"]:
+        problems.append(f"{r['reid_gaps'] - r['reid_kept']} of {r['reid_gaps']} hidden faces back with a new id")
+    if r["false_tracks"] > MAX_FALSE_TRACKS:
+        problems.append(f"{r['false_tracks']} false tracks, want at most {MAX_FALSE_TRACKS}")
+    return problems
+
+
 def fmt(v):
     return f"{v:.3f}" if isinstance(v, float) else str(v)
 
@@ -219,16 +213,7 @@ def main():
             runner.write_tracks(os.path.join(out, f"{name}.interval{n}.csv"), tracks)
             r = mot.score(truth, tracks, frames)
             rows.append((name, n, r))
-            floor = FLOORS.get((name, n))
-            if floor is None:
-                failures.append(f"{name} interval {n}: no floor in FLOORS")
-                floor = {}
-            for key in ("idf1", "mota", "motp"):
-                if key in floor and not r[key] >= floor[key]:
-                    failures.append(f"{name} interval {n}: {key} {r[key]:.3f} below the floor {floor[key]}")
-            for key in ("switches", "false_tracks", "false_positives"):
-                if key in floor and r[key] > floor[key]:
-                    failures.append(f"{name} interval {n}: {key} {r[key]} above {floor[key]}")
+            failures += [f"{name} interval {n}: {p}" for p in check_tracks(name, TARGETS[n], r)]
 
     cols = ("idf1", "mota", "motp", "switches", "fragmentations", "mostly_tracked", "objects",
             "false_tracks", "false_positives", "misses", "reid_kept", "reid_gaps")

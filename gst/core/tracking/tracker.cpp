@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "core/detection/grouping.h"
+#include "core/tracking/assignment.h"
 
 namespace waldboost::tracking {
 
@@ -30,20 +30,66 @@ void take_appearance(Track& t, const GrayView& frame)
     t.appearance = sample_template(frame, t.box, &sampled);
     t.template_dx = sampled.x - t.box.x;
     t.template_dy = sampled.y - t.box.y;
+    t.template_width = t.box.width;
+    t.template_height = t.box.height;
 }
 
-bool visible_enough(const Rect& box, const GrayView& frame, float share)
+/* A detection placed the track on this frame. */
+void place(Track& t, const TrackerInput& d, const GrayView& frame)
 {
-    const int64_t inside = area(intersection(box, Rect{0, 0, frame.width, frame.height}));
-    return area(box) > 0 && static_cast<double>(inside) >= share * static_cast<double>(area(box));
+    t.motion.correct(d.box);
+    t.box = d.box; /* the detector's box, not the filtered one */
+    t.confidence = d.confidence;
+    ++t.hits;
+    t.since_hit = 0;
+    t.state = Track::State::Detected; /* misses: counted by update() */
+    take_appearance(t, frame);
+}
+
+/* IoU, or for a tentative track on a confirmed one, the share of the
+ * smaller box that the other covers (the detector's second box on one
+ * object, at another scale, lies within or around the first). */
+float overlap(const Rect& a, const Rect& b, bool covering)
+{
+    if (!covering)
+        return static_cast<float>(intersection_over_union(a, b));
+    const int64_t smaller = std::min(area(a), area(b));
+    return smaller > 0 ? static_cast<float>(static_cast<double>(area(intersection(a, b))) / smaller) : 0.f;
+}
+
+double centre_distance(const Rect& a, const Rect& b)
+{
+    const double dx = (a.x + a.width / 2.0) - (b.x + b.width / 2.0);
+    const double dy = (a.y + a.height / 2.0) - (b.y + b.height / 2.0);
+    return std::sqrt(dx * dx + dy * dy);
 }
 
 }  // namespace
 
-Tracker::Tracker(const TrackerConfig& config) : config_(config), next_id_(std::max<int64_t>(1, config.first_id)) {}
+Tracker::Tracker(const TrackerConfig& config) : config_(config), next_id_(std::max<int64_t>(1, config.first_id))
+{
+    config_.confirm_hits = std::max(1, config_.confirm_hits);
+    config_.confirm_window = std::max(config_.confirm_hits, config_.confirm_window);
+}
 
-std::vector<bool> Tracker::search(const GrayView& frame, const std::vector<size_t>& indexes,
-                                  TemplateSearcher& searcher)
+bool Tracker::visible(const Rect& box, const GrayView& frame) const
+{
+    const int64_t inside = area(intersection(box, Rect{0, 0, frame.width, frame.height}));
+    return area(box) > 0 && static_cast<double>(inside) >= config_.min_visible_share * static_cast<double>(area(box));
+}
+
+void Tracker::predict()
+{
+    for (Track& t : tracks_) {
+        ++t.age;
+        ++t.since_hit;
+        t.motion.predict(t.state == Track::State::Detected || t.state == Track::State::Followed);
+        t.box = t.motion.box();
+        t.state = Track::State::Coasting;
+    }
+}
+
+void Tracker::search(const GrayView& frame, const std::vector<size_t>& indexes, TemplateSearcher& searcher)
 {
     std::vector<SearchRequest> requests;
     requests.reserve(indexes.size());
@@ -52,78 +98,99 @@ std::vector<bool> Tracker::search(const GrayView& frame, const std::vector<size_
         const int side = std::max(t.box.width, t.box.height);
         SearchRequest r;
         r.appearance = &t.appearance;
-        r.x = t.box.x + t.vx + t.template_dx;
-        r.y = t.box.y + t.vy + t.template_dy;
+        r.x = t.box.x + t.template_dx;
+        r.y = t.box.y + t.template_dy;
         r.radius = std::clamp(static_cast<int>(std::lround(config_.search_share * side)), config_.min_radius,
                               std::max(config_.min_radius, config_.max_radius));
         requests.push_back(r);
     }
     const std::vector<SearchResult> results = requests.empty() ? std::vector<SearchResult>{}
                                                                 : searcher.search(frame, requests);
-    std::vector<bool> left(tracks_.size(), false);
     for (size_t k = 0; k < indexes.size(); ++k) {
         Track& t = tracks_[indexes[k]];
         const SearchResult& r = results[k];
         const uint64_t samples = t.appearance.samples.size();
-        if (r.found && uint64_t{r.sad} <= samples * static_cast<uint64_t>(config_.max_mean_difference)) {
-            const int x = r.x - t.template_dx, y = r.y - t.template_dy;
-            t.vx = x - t.box.x;
-            t.vy = y - t.box.y;
-            t.box.x = x;
-            t.box.y = y;
+        if (r.found && samples > 0 &&
+            uint64_t{r.sad} <= samples * static_cast<uint64_t>(config_.max_mean_difference)) {
+            /* The template's centre, where the predicted box (of the size
+             * the object has grown or shrunk to) is centred. */
+            const double cx = r.x - t.template_dx + t.template_width / 2.0;
+            const double cy = r.y - t.template_dy + t.template_height / 2.0;
+            t.motion.correct_centre(cx, cy);
+            t.box.x = static_cast<int>(std::lround(cx - t.box.width / 2.0));
+            t.box.y = static_cast<int>(std::lround(cy - t.box.height / 2.0));
             t.state = Track::State::Followed;
-        } else {
-            t.box.x += t.vx;
-            t.box.y += t.vy;
-            t.state = Track::State::Coasting;
         }
-        left[indexes[k]] = !visible_enough(t.box, frame, config_.min_visible_share);
     }
-    return left;
 }
 
 void Tracker::assign(const GrayView& frame, const std::vector<TrackerInput>& detections,
-                     const std::vector<size_t>& candidates, bool searched, std::vector<bool>& track_matched,
-                     std::vector<bool>& detection_matched)
+                     const std::vector<size_t>& candidates, bool second, std::vector<bool>& detection_matched)
 {
-    /* Greedy assignment: every (track, detection) pair of equal labels with
-     * an IoU of at least match_iou, best IoU first (ties: the older track,
-     * then the earlier detection), each track and detection taken once.
-     * Unlike an optimal (Hungarian) assignment it never trades a pair's
-     * overlap for another's, which suits boxes that barely move between
-     * frames; crossing objects keep their ids while their boxes overlap
-     * each other's less than their own previous ones. */
-    std::vector<std::tuple<float, size_t, size_t>> pairs;
-    for (size_t i : candidates)
+    CostMatrix cost(candidates.size(), detections.size());
+    for (size_t r = 0; r < candidates.size(); ++r) {
+        const Track& t = tracks_[candidates[r]];
         for (size_t j = 0; j < detections.size(); ++j) {
-            if (track_matched[i] || detection_matched[j] || tracks_[i].label != detections[j].label)
+            const TrackerInput& d = detections[j];
+            if (detection_matched[j] || t.label != d.label)
                 continue;
-            const auto iou = static_cast<float>(intersection_over_union(tracks_[i].box, detections[j].box));
-            if (iou >= config_.match_iou && iou > 0)
-                pairs.emplace_back(iou, i, j);
+            if (!second) {
+                const double iou = intersection_over_union(t.box, d.box);
+                if (iou >= config_.match_iou && iou > 0)
+                    cost.at(r, j) = 1 - iou;
+                continue;
+            }
+            /* By distance: the gate widens while the track is unseen. */
+            const double width = std::max(1, t.box.width);
+            const double ratio = std::max(1, d.box.width) / width;
+            const double distance = centre_distance(t.box, d.box) / width;
+            const double gate = config_.reid_gate + config_.reid_growth * t.since_hit;
+            if (distance <= gate && ratio <= config_.reid_scale && ratio * config_.reid_scale >= 1)
+                cost.at(r, j) = distance;
         }
-    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
-        if (std::get<0>(a) != std::get<0>(b))
-            return std::get<0>(a) > std::get<0>(b);
-        return std::tie(std::get<1>(a), std::get<2>(a)) < std::tie(std::get<1>(b), std::get<2>(b));
-    });
-    for (const auto& [iou, i, j] : pairs) {
-        if (track_matched[i] || detection_matched[j])
-            continue;
-        track_matched[i] = detection_matched[j] = true;
-        Track& t = tracks_[i];
-        const TrackerInput& d = detections[j];
-        /* The motion since the last frame: from the last box, or after this
-         * frame's search, from the box it had before the search moved it. */
-        t.vx = (searched ? t.vx : 0) + d.box.x - t.box.x;
-        t.vy = (searched ? t.vy : 0) + d.box.y - t.box.y;
-        t.box = d.box;
-        t.confidence = d.confidence;
-        ++t.hits;
-        t.since_hit = 0;
-        t.state = Track::State::Detected;
-        take_appearance(t, frame);
     }
+    const std::vector<int> col_of = assign_optimally(cost);
+    for (size_t r = 0; r < candidates.size(); ++r)
+        if (col_of[r] >= 0) {
+            const auto j = static_cast<size_t>(col_of[r]);
+            detection_matched[j] = true;
+            place(tracks_[candidates[r]], detections[j], frame);
+        }
+}
+
+bool Tracker::covers_reported(const Rect& box, size_t except) const
+{
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+        const Track& t = tracks_[i];
+        if (i == except || !t.reported() || t.state != Track::State::Detected)
+            continue;
+        if (overlap(box, t.box, true) >= config_.duplicate_iou)
+            return true;
+    }
+    return false;
+}
+
+bool Tracker::settle_pending(Track& t, bool hit, std::vector<TrackEvent>& appeared)
+{
+    ++t.pending_frames;
+    t.pending_hits += hit ? 1 : 0;
+    if (t.pending_hits >= config_.confirm_hits) {
+        t.pending = false;
+        if (!t.confirmed)
+            confirm(t, appeared);
+        return false;
+    }
+    if (t.pending_hits + (config_.confirm_window - t.pending_frames) >= config_.confirm_hits)
+        return false; /* may still be confirmed in time */
+    t.pending = false;
+    return !t.confirmed; /* a confirmed one stays lost (unreported) */
+}
+
+void Tracker::confirm(Track& t, std::vector<TrackEvent>& events)
+{
+    t.confirmed = true;
+    t.id = next_id_++;
+    events.push_back(TrackEvent{TrackEvent::Kind::Appeared, t.id, t.box, t.label});
 }
 
 void Tracker::merge_duplicates(std::vector<bool>& ending)
@@ -131,24 +198,29 @@ void Tracker::merge_duplicates(std::vector<bool>& ending)
     using State = Track::State;
     for (size_t i = 0; i < tracks_.size(); ++i)
         for (size_t j = i + 1; j < tracks_.size(); ++j) {
-            Track &older = tracks_[i], &younger = tracks_[j];
-            if (ending[i] || ending[j] || (older.state == State::Detected && younger.state == State::Detected) ||
-                static_cast<float>(intersection_over_union(older.box, younger.box)) < config_.duplicate_iou)
+            if (ending[i] || ending[j])
                 continue;
-            /* The older id goes on, where a detection put either. */
-            if (younger.state == State::Detected) {
-                older.vx += younger.box.x - older.box.x;
-                older.vy += younger.box.y - older.box.y;
-                older.box = younger.box;
-                older.confidence = younger.confidence;
-                older.appearance = std::move(younger.appearance);
-                older.template_dx = younger.template_dx;
-                older.template_dy = younger.template_dy;
-                older.state = State::Detected;
-                older.hits += 1;
-                older.since_hit = 0;
+            /* The confirmed one goes on, or the older of two alike. */
+            const bool keep_older = tracks_[i].confirmed || !tracks_[j].confirmed;
+            Track &kept = keep_older ? tracks_[i] : tracks_[j], &dropped = keep_older ? tracks_[j] : tracks_[i];
+            if ((kept.state == State::Detected && dropped.state == State::Detected) ||
+                overlap(kept.box, dropped.box, !dropped.confirmed) < config_.duplicate_iou)
+                continue;
+            if (dropped.state == State::Detected) {
+                kept.motion.correct(dropped.box);
+                kept.box = dropped.box;
+                kept.confidence = dropped.confidence;
+                kept.appearance = std::move(dropped.appearance);
+                kept.template_dx = dropped.template_dx;
+                kept.template_dy = dropped.template_dy;
+                kept.template_width = dropped.template_width;
+                kept.template_height = dropped.template_height;
+                kept.state = State::Detected;
+                kept.hits += 1;
+                kept.since_hit = 0;
+                kept.misses = 0;
             }
-            ending[j] = true;
+            ending[keep_older ? j : i] = true;
         }
 }
 
@@ -157,45 +229,65 @@ void Tracker::end_tracks(const std::vector<bool>& ending, std::vector<TrackEvent
     std::vector<Track> kept;
     kept.reserve(tracks_.size());
     for (size_t i = 0; i < tracks_.size(); ++i) {
-        if (ending[i])
-            events.push_back(TrackEvent{TrackEvent::Kind::Left, tracks_[i].id, tracks_[i].box, tracks_[i].label});
-        else
+        if (!ending[i])
             kept.push_back(std::move(tracks_[i]));
+        else if (tracks_[i].confirmed)
+            events.push_back(TrackEvent{TrackEvent::Kind::Left, tracks_[i].id, tracks_[i].box, tracks_[i].label});
     }
     tracks_ = std::move(kept);
 }
 
 std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector<TrackerInput>& detections,
-                                        TemplateSearcher& searcher)
+                                        TemplateSearcher& /*searcher*/)
 {
-    for (Track& t : tracks_) {
-        ++t.age;
-        ++t.since_hit;
-    }
-    std::vector<bool> track_matched(tracks_.size(), false), detection_matched(detections.size(), false);
-    std::vector<size_t> all(tracks_.size());
-    for (size_t i = 0; i < tracks_.size(); ++i)
-        all[i] = i;
-    assign(frame, detections, all, false, track_matched, detection_matched);
+    predict();
+    std::vector<bool> detection_matched(detections.size(), false);
+    /* The confirmed tracks first, by overlap; those left over (hidden,
+     * missed, faster than their box) by distance; then the tentative ones,
+     * which never take a detection from a confirmed track. */
+    const auto tracks_where = [&](auto&& wanted) {
+        std::vector<size_t> indexes;
+        for (size_t i = 0; i < tracks_.size(); ++i)
+            if (wanted(tracks_[i]))
+                indexes.push_back(i);
+        return indexes;
+    };
+    assign(frame, detections, tracks_where([](const Track& t) { return t.confirmed; }), false, detection_matched);
+    assign(frame, detections,
+           tracks_where([](const Track& t) { return t.confirmed && t.state != Track::State::Detected; }), true,
+           detection_matched);
+    assign(frame, detections, tracks_where([](const Track& t) { return !t.confirmed; }), false, detection_matched);
 
-    std::vector<size_t> unmatched;
-    for (size_t i = 0; i < tracks_.size(); ++i)
-        if (!track_matched[i])
-            unmatched.push_back(i);
-    std::vector<bool> ending = search(frame, unmatched, searcher);
-    /* A track the search found where a detection that matched nothing lies
-     * (an object that moved further than its box's overlap allows) takes
-     * that detection. */
-    std::vector<size_t> found;
-    for (size_t i : unmatched)
-        if (!ending[i] && tracks_[i].state == Track::State::Followed)
-            found.push_back(i);
-    assign(frame, detections, found, true, track_matched, detection_matched);
-    for (size_t i = 0; i < tracks_.size(); ++i)
-        if (tracks_[i].since_hit >= config_.lost_after)
+    std::vector<bool> ending(tracks_.size(), false);
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+        Track& t = tracks_[i];
+        const bool hit = t.state == Track::State::Detected;
+        if (hit && t.confirmed && !t.pending && t.misses > config_.report_misses && config_.confirm_hits > 1) {
+            /* Found again after it was lost: confirmed again first. */
+            t.pending = true;
+            t.pending_hits = t.pending_frames = 0;
+        }
+        if (hit) {
+            t.misses = 0;
+        } else {
+            ++t.misses;
+            if (t.confirmed && !t.pending && t.misses <= config_.report_misses)
+                t.state = Track::State::Predicted;
+        }
+        if (t.since_hit >= config_.lost_after || !visible(t.box, frame))
             ending[i] = true;
+    }
     merge_duplicates(ending);
-    std::vector<TrackEvent> events;
+    std::vector<TrackEvent> events, appeared;
+    for (size_t i = 0; i < tracks_.size(); ++i) {
+        Track& t = tracks_[i];
+        if (ending[i] || !t.pending)
+            continue;
+        const bool hit = t.state == Track::State::Detected;
+        /* A new track's hits on another's box do not count. */
+        if (settle_pending(t, hit && (t.confirmed || !covers_reported(t.box, i)), appeared))
+            ending[i] = true;
+    }
     end_tracks(ending, events);
 
     refused_ = 0;
@@ -207,29 +299,40 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
             continue;
         }
         Track t;
-        t.id = next_id_++;
         t.box = detections[j].box;
         t.label = detections[j].label;
         t.confidence = detections[j].confidence;
         t.hits = 1;
+        t.motion = BoxMotion(t.box, config_.motion);
         take_appearance(t, frame);
         if (t.appearance.empty())
             continue; /* wholly outside the frame: nothing to follow */
-        events.push_back(TrackEvent{TrackEvent::Kind::Appeared, t.id, t.box, t.label});
+        if (config_.confirm_hits <= 1) {
+            confirm(t, appeared);
+        } else {
+            t.pending = true;
+            t.pending_hits = covers_reported(t.box, tracks_.size()) ? 0 : 1;
+            t.pending_frames = 1;
+        }
         tracks_.push_back(std::move(t));
     }
+    events.insert(events.end(), appeared.begin(), appeared.end());
     return events;
 }
 
 std::vector<TrackEvent> Tracker::follow(const GrayView& frame, TemplateSearcher& searcher)
 {
-    std::vector<size_t> all(tracks_.size());
-    for (size_t i = 0; i < tracks_.size(); ++i) {
-        ++tracks_[i].age;
-        ++tracks_[i].since_hit;
-        all[i] = i;
-    }
-    std::vector<bool> ending = search(frame, all, searcher);
+    predict();
+    /* Only what the last detection saw is searched for: a track missed
+     * there (hidden, gone) would stick to the occluder or the background. */
+    std::vector<size_t> seen;
+    for (size_t i = 0; i < tracks_.size(); ++i)
+        if (tracks_[i].misses == 0)
+            seen.push_back(i);
+    search(frame, seen, searcher);
+    std::vector<bool> ending(tracks_.size(), false);
+    for (size_t i = 0; i < tracks_.size(); ++i)
+        ending[i] = !visible(tracks_[i].box, frame);
     merge_duplicates(ending);
     std::vector<TrackEvent> events;
     end_tracks(ending, events);
