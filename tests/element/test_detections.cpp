@@ -125,8 +125,10 @@ GST_START_TEST(test_rois_chained_detectors_unique_ids)
     const Classifier profile = waldboost::load_classifier_file(profile_path);
     const std::string eyes = haar_cascade("haarcascade_eye");
     for (const char* tracking : {"false", "true"}) {
+        /* confirm-hits=1: every profile face (min-neighbors=0 finds them
+         * on scattered frames) is a track at once, with its eyes. */
         const std::string launch = std::string("waldboostdetect draw=none tracking=") + tracking +
-                                   " ! waldboostdetect draw=none min-neighbors=0 tracking=" + tracking +
+                                   " ! waldboostdetect draw=none min-neighbors=0 confirm-hits=1 tracking=" + tracking +
                                    " classifier=\"" + profile_path + "\" eyes-profile=\"" + eyes + "\"";
         GstHarness* h = gst_harness_new_parse(launch.c_str());
         set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);

@@ -84,7 +84,9 @@ std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayIma
 }
 
 /* With detections on every frame, each face keeps its id; age counts the
- * frames since the track began, hits the detections. */
+ * frames since the track began, hits the detections. A new face is
+ * reported once confirmed (confirm-hits=2: from its second detection on),
+ * or at once with confirm-hits=1. */
 GST_START_TEST(test_tracking_ids_stable_across_frames)
 {
     std::vector<GrayImage> frames;
@@ -92,20 +94,25 @@ GST_START_TEST(test_tracking_ids_stable_across_frames)
         frames.push_back(face_frame(k));
     std::vector<GstBuffer*> out = run_frames({{"tracking", "true"}, {"draw", "none"}}, frames);
     gint id = -1;
-    for (size_t k = 0; k < frames.size(); ++k) {
+    fail_unless_equals_int(tracked_boxes(out[0]).size(), 0); /* tentative on its first frame */
+    for (size_t k = 1; k < frames.size(); ++k) {
         const std::vector<Box> want = expected_boxes(core(frames[k]), "face");
         fail_unless_equals_int(want.size(), 1);
         const std::vector<TrackedBox> got = tracked_boxes(out[k]);
         fail_unless_equals_int(got.size(), 1);
         fail_unless(got[0].box.x == want[0].x && got[0].box.y == want[0].y && got[0].box.w == want[0].w,
                     "frame %zu: the tracked box is the detection's", k);
-        if (k == 0)
+        if (k == 1)
             id = got[0].id;
         fail_unless_equals_int(got[0].id, id);
         fail_unless_equals_int(got[0].age, static_cast<int>(k));
         fail_unless_equals_int(got[0].hits, static_cast<int>(k) + 1);
         fail_unless(got[0].detected, "frame %zu was detected", k);
     }
+    unref_all(out);
+    out = run_frames({{"tracking", "true"}, {"confirm-hits", "1"}, {"draw", "none"}}, frames);
+    const std::vector<TrackedBox> first = tracked_boxes(out[0]);
+    fail_unless(first.size() == 1 && first[0].hits == 1, "confirm-hits=1 reports the first detection");
     unref_all(out);
 
     /* Without tracking the ids are the detections' indexes, with no track
@@ -139,8 +146,12 @@ GST_START_TEST(test_tracking_interval)
     for (size_t k = 0; k < frames.size(); ++k) {
         const std::vector<Box> detected = expected_boxes(core(frames[k]), "face");
         const std::vector<TrackedBox> got = tracked_boxes(out[k]);
+        if (k < 3) { /* confirmed by the second detection, on frame 3 */
+            fail_unless(got.empty(), "frame %zu: a tentative track is reported", k);
+            continue;
+        }
         fail_unless(got.size() == 1 && detected.size() == 1, "frame %zu: %zu tracked", k, got.size());
-        if (k == 0)
+        if (k == 3)
             id = got[0].id;
         fail_unless_equals_int(got[0].id, id);
         fail_unless_equals_int(got[0].detected, k % 3 == 0);
@@ -156,8 +167,9 @@ GST_START_TEST(test_tracking_interval)
 GST_END_TEST;
 
 /* updates=events: one "waldboostdetect-events" message when the face
- * appears, one when it has been missing for lost-after frames, and a new id
- * when it comes back; no per-frame messages. */
+ * appears (is confirmed, on its second detection), one when it has been
+ * missing for lost-after frames, and a new id when it comes back; no
+ * per-frame messages. */
 GST_START_TEST(test_tracking_events)
 {
     const GrayImage blank(200, 160, 90);
@@ -194,12 +206,12 @@ GST_START_TEST(test_tracking_events)
     }
     fail_unless_equals_int(per_frame, 0);
     fail_unless_equals_int(seen.size(), 4);
-    fail_unless(seen[0].frame == 0 && seen[0].kind == "appeared", "appeared on frame 0");
+    fail_unless(seen[0].frame == 1 && seen[0].kind == "appeared", "appeared on frame 1");
     /* Blank frames 3 and 4 have no detection; lost-after=2 ends it on 4. */
     fail_unless(seen[1].frame == 4 && seen[1].kind == "left" && seen[1].id == seen[0].id,
                 "left on frame %" G_GUINT64_FORMAT, seen[1].frame);
-    fail_unless(seen[2].frame == 6 && seen[2].kind == "appeared" && seen[2].id > seen[0].id,
-                "back on frame 6 with a new id");
+    fail_unless(seen[2].frame == 7 && seen[2].kind == "appeared" && seen[2].id > seen[0].id,
+                "back on frame 6, confirmed on 7 with a new id");
     /* Every track that appeared also leaves: at EOS, on the last frame. */
     fail_unless(seen[3].frame == 7 && seen[3].kind == "left" && seen[3].id == seen[2].id,
                 "the open track leaves at EOS (frame %" G_GUINT64_FORMAT ")", seen[3].frame);

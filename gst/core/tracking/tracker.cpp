@@ -158,16 +158,19 @@ void Tracker::assign(const GrayView& frame, const std::vector<TrackerInput>& det
         }
 }
 
-bool Tracker::covers_reported(const Rect& box, size_t except) const
+std::vector<Rect> Tracker::reported_detected() const
 {
-    for (size_t i = 0; i < tracks_.size(); ++i) {
-        const Track& t = tracks_[i];
-        if (i == except || !t.reported() || t.state != Track::State::Detected)
-            continue;
-        if (overlap(box, t.box, true) >= config_.duplicate_iou)
-            return true;
-    }
-    return false;
+    std::vector<Rect> boxes;
+    for (const Track& t : tracks_)
+        if (t.reported() && t.state == Track::State::Detected)
+            boxes.push_back(t.box);
+    return boxes;
+}
+
+bool Tracker::covers(const std::vector<Rect>& shown, const Rect& box) const
+{
+    return std::any_of(shown.begin(), shown.end(),
+                       [&](const Rect& s) { return overlap(box, s, true) >= config_.duplicate_iou; });
 }
 
 bool Tracker::settle_pending(Track& t, bool hit, std::vector<TrackEvent>& appeared)
@@ -279,13 +282,14 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
     }
     merge_duplicates(ending);
     std::vector<TrackEvent> events, appeared;
+    /* A new track's hits on the box of one reported before do not count. */
+    const std::vector<Rect> shown = reported_detected();
     for (size_t i = 0; i < tracks_.size(); ++i) {
         Track& t = tracks_[i];
         if (ending[i] || !t.pending)
             continue;
         const bool hit = t.state == Track::State::Detected;
-        /* A new track's hits on another's box do not count. */
-        if (settle_pending(t, hit && (t.confirmed || !covers_reported(t.box, i)), appeared))
+        if (settle_pending(t, hit && (t.confirmed || !covers(shown, t.box)), appeared))
             ending[i] = true;
     }
     end_tracks(ending, events);
@@ -311,7 +315,7 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
             confirm(t, appeared);
         } else {
             t.pending = true;
-            t.pending_hits = covers_reported(t.box, tracks_.size()) ? 0 : 1;
+            t.pending_hits = covers(shown, t.box) ? 0 : 1;
             t.pending_frames = 1;
         }
         tracks_.push_back(std::move(t));

@@ -185,9 +185,11 @@ private:
      * (true: a new track that ends unreported). */
     bool settle_pending(Track& t, bool hit, std::vector<TrackEvent>& appeared);
     void confirm(Track& t, std::vector<TrackEvent>& events);
-    /* Whether a reported track a detection placed on this frame covers most
-     * of `box`: the detector's second box on one object (another scale). */
-    bool covers_reported(const Rect& box, size_t except) const;
+    /* The boxes of the reported tracks a detection placed on this frame,
+     * and whether one of them covers most of `box`: the
+     * detector's second box on one object, at another scale. */
+    std::vector<Rect> reported_detected() const;
+    bool covers(const std::vector<Rect>& shown, const Rect& box) const;
     /* Ends the younger confirmed track of every duplicate pair; the older
      * takes its detection if a detection placed it. */
     void merge_duplicates(std::vector<bool>& ending);
