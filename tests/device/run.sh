@@ -51,6 +51,7 @@
 #   ELEMENT_TIMEOUT=60 [600] per pipeline
 #   PIPE_STREAMS=1,4,16,64 [1,2]  PIPE_SIZES=1920x1080,3840x2160 [640x480]
 #   PIPE_FRAMES=300 [10] per stream  PIPE_ARGS (more options, e.g. --streams-for 3840x2160=1,4,16)
+#   PIPE_RAW="FILE WxH": a raw GRAY8 file of consecutive frames instead of the packed ones (tracking)
 #   PIPE_TIMEOUT=540 [1200] the whole part; each pipeline part of a row gets at most PIPE_ROW_TIMEOUT=120 [600]
 set -uo pipefail
 
@@ -300,10 +301,15 @@ part_element() {
 part_pipeline() {
   [ -x "$wb/bin/waldboost-pipeline-bench" ] || { echo "waldboost-pipeline-bench was not packed"; return 1; }
   local raw=() size
-  # every packed raw file: a size with its own frames uses them, others get all of them stretched
-  for size in 1920x1080 3840x2160; do
-    [ -f "$data/frames-$size.gray" ] && raw+=(--raw "$data/frames-$size.gray" --raw-size "$size")
-  done
+  if [ -n "${PIPE_RAW:-}" ]; then
+    # consecutive frames of a video (tracking): "FILE WxH", stretched to every size
+    raw=(--raw "${PIPE_RAW%% *}" --raw-size "${PIPE_RAW##* }")
+  else
+    # every packed raw file: a size with its own frames uses them, others get all of them stretched
+    for size in 1920x1080 3840x2160; do
+      [ -f "$data/frames-$size.gray" ] && raw+=(--raw "$data/frames-$size.gray" --raw-size "$size")
+    done
+  fi
   [ ${#raw[@]} -gt 0 ] || { echo "no raw frames packed"; return 1; }
   # shellcheck disable=SC2086
   timeout -k 10 "$PIPE_TIMEOUT" "${wbenv[@]}" "$wb/bin/waldboost-pipeline-bench" --device "$DEV_SPEC" \

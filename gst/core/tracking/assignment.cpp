@@ -144,9 +144,11 @@ std::vector<int> assign_optimally(const CostMatrix& m, size_t optimal_limit)
         if (rows.empty() || cols.empty())
             continue;
         CostMatrix sub(rows.size(), cols.size());
+        /* Every refused value alike: the method must not weigh one refusal
+         * against another, or against an allowed cost. */
         for (size_t r = 0; r < rows.size(); ++r)
             for (size_t c = 0; c < cols.size(); ++c)
-                sub.at(r, c) = m.at(rows[r], cols[c]);
+                sub.at(r, c) = std::min(m.at(rows[r], cols[c]), CostMatrix::kForbidden);
         const bool small = rows.size() <= optimal_limit && cols.size() <= optimal_limit;
         const std::vector<int> sub_col = small ? solve(sub) : greedy(sub);
         for (size_t r = 0; r < rows.size(); ++r)

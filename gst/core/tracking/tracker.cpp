@@ -206,7 +206,13 @@ void Tracker::merge_duplicates(std::vector<bool>& ending)
             /* The confirmed one goes on, or the older of two alike. */
             const bool keep_older = tracks_[i].confirmed || !tracks_[j].confirmed;
             Track &kept = keep_older ? tracks_[i] : tracks_[j], &dropped = keep_older ? tracks_[j] : tracks_[i];
-            if ((kept.state == State::Detected && dropped.state == State::Detected) ||
+            /* Only boxes placed on this frame (by a detection or the
+             * search), not both by detections (which the detector says are
+             * two objects): a predicted box on another object is a hidden
+             * object passing behind it, not the same one. */
+            const auto placed = [](const Track& t) { return t.state == State::Detected || t.state == State::Followed; };
+            if (kept.label != dropped.label || !placed(kept) || !placed(dropped) ||
+                (kept.state == State::Detected && dropped.state == State::Detected) ||
                 overlap(kept.box, dropped.box, !dropped.confirmed) < config_.duplicate_iou)
                 continue;
             if (dropped.state == State::Detected) {
