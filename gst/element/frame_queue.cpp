@@ -552,12 +552,14 @@ void FrameQueue::time_oldest_frame()
 }
 
 /* The frame just queued is with the worker; the streaming thread goes on
- * once fewer than max-inflight frames are in flight (1: once the worker has
- * taken this one), so upstream works while the device does. */
+ * once fewer than frames_held() frames are in flight (max-inflight, or with
+ * interval > 1 up to kHeldPerDetectionFrame times as many, the frames on
+ * the device staying at max-inflight), so upstream works while the device
+ * does. */
 GstFlowReturn FrameQueue::wait_for_room(std::unique_lock<std::mutex>& lock)
 {
     changed_.notify_all();
-    const size_t limit = inflight_limit();
+    const size_t limit = frames_held(inflight_limit(), active_.detection.interval);
     changed_.wait(lock, [this, limit] { return pending_.size() < limit || flushing_ || failed_ || worker_stop_; });
     if (failed_)
         return GST_FLOW_ERROR;

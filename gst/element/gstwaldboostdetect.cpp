@@ -157,9 +157,9 @@ static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEven
     return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->sink_event(trans, event);
 }
 
-/* A frame leaves when its detection is done, behind at most max-inflight - 1
- * others, after waiting at most batch-wait for companions: the latency the
- * element adds to upstream's. */
+/* A frame leaves when its detection is done, behind at most frames_held()
+ * - 1 others (max-inflight - 1 with interval=1), after waiting at most
+ * batch-wait for companions: the latency the element adds to upstream's. */
 static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirection direction, GstQuery* query)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
@@ -169,13 +169,15 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         gboolean live;
         GstClockTime min, max;
         gst_query_parse_latency(query, &live, &min, &max);
-        const wel::EngineSettings s = self->priv->settings.copy().engine;
+        const wel::Settings all = self->priv->settings.copy();
+        const wel::EngineSettings& s = all.engine;
         int fps_n = 0, fps_d = 1;
         self->priv->queue.frame_rate(&fps_n, &fps_d);
         GstClockTime ours = s.batching ? s.batch_wait : 0;
+        const guint64 held = wel::frames_held(static_cast<size_t>(s.max_inflight), all.detection.interval);
         if (fps_n > 0)
-            ours += gst_util_uint64_scale_int(static_cast<guint64>(s.max_inflight - 1) * GST_SECOND, fps_d, fps_n);
-        else if (s.max_inflight > 1)
+            ours += gst_util_uint64_scale_int((held - 1) * GST_SECOND, fps_d, fps_n);
+        else if (held > 1)
             max = GST_CLOCK_TIME_NONE; /* unknown frame rate: no upper bound */
         min += ours;
         if (GST_CLOCK_TIME_IS_VALID(max))
@@ -209,7 +211,9 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
         return FALSE;
     const gboolean answered =
         GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->propose_allocation(trans, decide_query, query);
-    const guint held = static_cast<guint>(self->priv->settings.copy().engine.max_inflight);
+    const wel::Settings settings = self->priv->settings.copy();
+    const auto held = static_cast<guint>(
+        wel::frames_held(static_cast<size_t>(settings.engine.max_inflight), settings.detection.interval));
     const guint n = gst_query_get_n_allocation_pools(query);
     if (n == 0)
         gst_query_add_allocation_pool(query, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);

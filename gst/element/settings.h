@@ -12,6 +12,7 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -40,6 +41,19 @@ inline constexpr double kDefaultNmsIou = 0.3;
 inline constexpr int kDefaultLostAfter = 40;
 inline constexpr int kDefaultConfirmHits = 2;
 inline constexpr int kDefaultConfirmWindow = 3;
+
+/* Frames the element holds at most: max-inflight frames on the device and,
+ * with interval > 1, the frames that skip detection queued between them
+ * (they take no device memory), up to kHeldPerDetectionFrame frames per
+ * frame on the device. Held to max-inflight frames in all, a skipped frame
+ * kept the next detection frame off the device: interval=3 ran at 1.6x the
+ * frame rate of interval=1 on one stream (H200, 1080p) instead of nearly
+ * 3x. The latency the element reports follows this count. */
+inline constexpr int kHeldPerDetectionFrame = 4;
+inline size_t frames_held(size_t max_inflight, int interval)
+{
+    return max_inflight * static_cast<size_t>(std::clamp(interval, 1, kHeldPerDetectionFrame));
+}
 
 /* What the engine is built from. */
 struct EngineSettings {

@@ -7,6 +7,7 @@
  */
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness.h"
@@ -120,6 +121,20 @@ GST_START_TEST(test_latency_query)
         const GstClockTime ours = gst_util_uint64_scale_int(static_cast<guint64>(mi - 1) * GST_SECOND, 1, 30);
         fail_unless_equals_uint64(min, upstream + ours);
         fail_unless(live);
+        gst_harness_teardown(h);
+    }
+    /* With interval > 1 the frames that skip detection queue between the
+     * frames on the device, up to 4 per frame there: max-inflight x
+     * min(interval, 4) frames held in all. */
+    for (const auto& [mi, interval, held] : {std::tuple{2, 3, 6}, std::tuple{1, 2, 2}, std::tuple{2, 10, 8}}) {
+        GstHarness* h = harness_with({{"max-inflight", std::to_string(mi)}, {"interval", std::to_string(interval)}});
+        gst_harness_set_upstream_latency(h, upstream);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48, 30, 1);
+        GstClockTime max;
+        gboolean live;
+        const GstClockTime min = query_min_latency(h, &max, &live);
+        fail_unless_equals_uint64(min, upstream + gst_util_uint64_scale_int(static_cast<guint64>(held - 1) * GST_SECOND,
+                                                                            1, 30));
         gst_harness_teardown(h);
     }
     /* The batch wait budget adds to it, with batching only. */
