@@ -725,6 +725,27 @@ TEST(TrackerConfirmation, ASecondBoxOnAReportedObjectNeverAppears)
     EXPECT_EQ(tracker.next_id(), 2);
 }
 
+/* A new object faster than its box's overlap allows (100-pixel box, 54
+ * pixels per frame: IoU 0.30 below match_iou, centres 0.54 widths apart)
+ * is confirmed all the same: tentative tracks are matched by distance too,
+ * having no velocity yet to predict with. */
+TEST(TrackerConfirmation, AFastNewObjectIsConfirmed)
+{
+    Tracker tracker;
+    ReferenceSearcher searcher;
+    std::vector<TrackEvent> all;
+    for (int f = 0; f < 3; ++f) {
+        const Rect box{10 + 54 * f, 60, 100, 100};
+        const GrayImage img = scene(400, 240, {{box, 5}});
+        const auto events = tracker.update(img.view(), {{box, 0, 1.0f}}, searcher);
+        all.insert(all.end(), events.begin(), events.end());
+        ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
+        EXPECT_EQ(tracker.tracks()[0].reported(), f >= 1) << "frame " << f;
+    }
+    EXPECT_EQ(count(all, TrackEvent::Kind::Appeared), 1);
+    EXPECT_EQ(count(all, TrackEvent::Kind::Left), 0);
+}
+
 /* Confirmation: confirm_hits = 1 reports every new detection at once, with
  * its id and Appeared event on its first frame. */
 TEST(TrackerConfirmation, OneHitReportsAtOnce)

@@ -252,8 +252,8 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
     predict();
     std::vector<bool> detection_matched(detections.size(), false);
     /* The confirmed tracks first, by overlap; those left over (hidden,
-     * missed, faster than their box) by distance; then the tentative ones,
-     * which never take a detection from a confirmed track. */
+     * missed, faster than their box) by distance; then the tentative ones
+     * the same way, which never take a detection from a confirmed track. */
     const auto tracks_where = [&](auto&& wanted) {
         std::vector<size_t> indexes;
         for (size_t i = 0; i < tracks_.size(); ++i)
@@ -266,6 +266,12 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
            tracks_where([](const Track& t) { return t.confirmed && t.state != Track::State::Detected; }), true,
            detection_matched);
     assign(frame, detections, tracks_where([](const Track& t) { return !t.confirmed; }), false, detection_matched);
+    /* A tentative track has no velocity yet: an object faster than its
+     * box's overlap allows is found by distance, or it would never be
+     * confirmed. */
+    assign(frame, detections,
+           tracks_where([](const Track& t) { return !t.confirmed && t.state != Track::State::Detected; }), true,
+           detection_matched);
 
     std::vector<bool> ending(tracks_.size(), false);
     for (size_t i = 0; i < tracks_.size(); ++i) {

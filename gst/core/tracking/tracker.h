@@ -7,13 +7,14 @@
  * detections:
  * - Motion: each track's box has a constant-velocity Kalman filter
  *   (motion.h); every frame starts with its prediction.
- * - Assignment, on a frame with detections, in two rounds, each optimal
+ * - Assignment, on a frame with detections, in rounds, each optimal
  *   (assignment.h): first by the overlap of the predicted boxes with the
  *   detections (IoU >= match_iou, same label); then the tracks left over
  *   (missed, hidden, fast) against the detections left over by the
  *   distance of their centres, within a gate that widens with the frames
  *   since the track was last detected, so that an object hidden for up to
- *   lost_after frames takes its id back.
+ *   lost_after frames takes its id back. Confirmed tracks go first, then
+ *   the tentative ones (below) the same way.
  * - Confirmation: a detection that continues no track starts a tentative
  *   one, which gets an id and is reported ("appeared") only once
  *   confirm_hits detections have matched it within its first confirm_window
