@@ -28,7 +28,7 @@ StreamTracker::FallbackSearcher::FallbackSearcher(std::unique_ptr<wt::TemplateSe
 std::vector<wt::SearchResult> StreamTracker::FallbackSearcher::search(const waldboost::GrayView& frame,
                                                                       const std::vector<wt::SearchRequest>& requests)
 {
-    if (device) {
+    if (device && waldboost::tracking::search_work(frame, requests) > kHostSearchWork) {
         try {
             return device->search(frame, requests);
         } catch (const std::exception& e) {

@@ -64,6 +64,22 @@ uint32_t template_sad(const GrayView& frame, const Template& t, int x, int y)
     return sad;
 }
 
+uint64_t search_work(const GrayView& frame, const std::vector<SearchRequest>& requests)
+{
+    uint64_t work = 0;
+    for (const SearchRequest& r : requests) {
+        const Template* t = r.appearance;
+        if (!t || t->empty() || t->step_x < 1 || t->step_y < 1 || t->columns < 1 || t->rows < 1)
+            continue;
+        const AxisRange rx = axis_range(r.x, t->span_x(), frame.width, r.radius);
+        const AxisRange ry = axis_range(r.y, t->span_y(), frame.height, r.radius);
+        if (!rx.empty() && !ry.empty())
+            work += uint64_t{t->samples.size()} * static_cast<uint64_t>(int64_t{rx.hi} - rx.lo + 1) *
+                    static_cast<uint64_t>(int64_t{ry.hi} - ry.lo + 1);
+    }
+    return work;
+}
+
 AxisRange axis_range(int start, int span, int length, int radius)
 {
     return AxisRange{std::max(-radius, -start), std::min(radius, length - span - start)};

@@ -79,6 +79,12 @@ public:
     std::vector<SearchResult> search(const GrayView& frame, const std::vector<SearchRequest>& requests) override;
 };
 
+/* The work of a frame's searches: template samples compared, summed over
+ * the offsets in range of every request (what search_template() runs). A
+ * caller may run small ones on the CPU rather than pay a device's round
+ * trip: both give the same results. */
+uint64_t search_work(const GrayView& frame, const std::vector<SearchRequest>& requests);
+
 /* One search on the CPU (what ReferenceSearcher runs for each request). */
 SearchResult search_template(const GrayView& frame, const SearchRequest& request);
 
