@@ -503,7 +503,8 @@ GST_END_TEST;
 /* With tracking and interval=3, frames without detection carry each
  * track's parts of its last detection frame along with the track (the same
  * ids, the same place relative to the track's box) instead of searching
- * again; detection frames search anew. */
+ * again; detection frames search anew. The face is confirmed on its second
+ * detection (frame 3): before, nothing is reported, parts included. */
 GST_START_TEST(test_nested_parts_follow_their_track)
 {
     const BigFace scene;
@@ -513,9 +514,9 @@ GST_START_TEST(test_nested_parts_follow_their_track)
     props.emplace_back("interval", "3");
     GstHarness* harness = harness_with(props);
     set_caps(harness, GST_VIDEO_FORMAT_GRAY8, w, h);
-    const int frames = 7;
+    const int frames = 10;
     for (int k = 0; k < frames; ++k)
-        fail_unless_equals_int(push_frame(harness, crop(scene.img, 40 - 5 * k, 20 - 2 * k, w, h),
+        fail_unless_equals_int(push_frame(harness, crop(scene.img, 40 - 4 * k, 20 - 2 * k, w, h),
                                           GST_VIDEO_FORMAT_GRAY8, k),
                                GST_FLOW_OK);
     push_eos(harness);
@@ -544,6 +545,11 @@ GST_START_TEST(test_nested_parts_follow_their_track)
             const GstVideoRegionOfInterestMeta* o = objects[p->parent_id];
             here[p->id] = {p->parent_id, (double(p->x) - o->x) / o->w, (double(p->y) - o->y) / o->h,
                            double(p->w) / o->w, double(p->h) / o->h};
+        }
+        if (k < 3) {
+            fail_unless(objects.empty() && parts.empty(), "frame %d: %zu objects and %zu parts before confirmation",
+                        k, objects.size(), parts.size());
+            continue;
         }
         if (k % 3 == 0) {
             fail_unless(!here.empty(), "detection frame %d: no parts found (the test needs some)", k);
