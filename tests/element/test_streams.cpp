@@ -4,8 +4,8 @@
  *
  * Element tests, streams (what cameras and demuxers send): buffers without
  * timestamps, GAP events, a resolution change every few frames, several
- * instances sharing one device with and without batched launches, and an
- * 8K frame.
+ * instances sharing one device with and without batched launches (tracking
+ * included), and an 8K frame.
  */
 #include <algorithm>
 #include <atomic>
@@ -297,6 +297,78 @@ GST_START_TEST(test_streams_instances_batched_and_not)
 }
 GST_END_TEST;
 
+/* Tracking with batched launches: two instances of one classifier with
+ * tracking=true interval=2, their frames pushed in turns, report the same
+ * objects (ids, boxes, detected or followed) with batching on (a wait
+ * budget, so that their detection frames go to the device together) as
+ * with it off. A batch hands each frame its own results, and the tracker
+ * runs per stream in frame order either way. */
+GST_START_TEST(test_streams_tracking_batched_and_not)
+{
+    struct Object {
+        gint id;
+        guint x, y, w, h;
+        bool operator==(const Object& o) const { return id == o.id && x == o.x && y == o.y && w == o.w && h == o.h; }
+    };
+    const int frames = 10;
+    auto frame_of = [](int instance, int k) {
+        return crop(astronaut(), 110 + 40 * instance + 3 * k, 10 + 2 * k, 200, 160);
+    };
+    auto run = [&](const Props& batching, int* most_batched) {
+        std::vector<GstHarness*> hs;
+        for (int i = 0; i < 2; ++i) {
+            Props props = {{"draw", "none"}, {"tracking", "true"}, {"interval", "2"}};
+            props.insert(props.end(), batching.begin(), batching.end());
+            hs.push_back(harness_with(props));
+            set_caps(hs.back(), GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        }
+        for (int k = 0; k < frames; ++k)
+            for (int i = 0; i < 2; ++i)
+                fail_unless_equals_int(push_frame(hs[i], frame_of(i, k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        std::vector<std::vector<std::vector<Object>>> objects(2);
+        *most_batched = 0;
+        for (int i = 0; i < 2; ++i) {
+            push_eos(hs[i]);
+            std::vector<GstBuffer*> out = pull_all(hs[i]);
+            fail_unless_equals_int(out.size(), frames);
+            for (GstBuffer* b : out) {
+                std::vector<Object> here;
+                gpointer state = nullptr;
+                while (GstMeta* m = gst_buffer_iterate_meta_filtered(b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+                    const auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
+                    here.push_back({roi->id, roi->x, roi->y, roi->w, roi->h});
+                }
+                objects[i].push_back(here);
+            }
+            unref_all(out);
+            GstStructure* stats = nullptr;
+            g_object_get(hs[i]->element, "stats", &stats, nullptr);
+            int batch_frames = 0;
+            fail_unless(gst_structure_get_int(stats, "batch-frames", &batch_frames));
+            *most_batched = std::max(*most_batched, batch_frames);
+            gst_structure_free(stats);
+            gst_harness_teardown(hs[i]);
+        }
+        return objects;
+    };
+    int alone = 0, together = 0;
+    const auto unbatched = run({{"batching", "false"}}, &alone);
+    const auto batched = run({{"batching", "true"}, {"batch-wait", "200000000"}}, &together);
+    fail_unless_equals_int(alone, 1);
+    fail_unless(together >= 2, "no frames were launched together");
+    int tracked = 0;
+    for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < frames; ++k) {
+            fail_unless(batched[i][k] == unbatched[i][k], "instance %d frame %d: %zu objects batched, %zu not", i, k,
+                        batched[i][k].size(), unbatched[i][k].size());
+            tracked += !unbatched[i][k].empty();
+        }
+    /* The face is confirmed on the second detection frame (2) and then
+     * reported on every frame, followed on the odd ones. */
+    fail_unless(tracked >= 2 * (frames - 2), "only %d frames with a tracked face", tracked);
+}
+GST_END_TEST;
+
 /* Two instances on one device, one streaming 640x480 frames without a
  * pause, the other starting, changing its classifier while playing and
  * stopping with frames in flight, 20 times: the second never waits for the
@@ -527,6 +599,7 @@ TCase* element_case()
     tcase_add_test(tc, test_streams_8k);
     tcase_add_test(tc, test_streams_instances_share_one_device);
     tcase_add_test(tc, test_streams_instances_batched_and_not);
+    tcase_add_test(tc, test_streams_tracking_batched_and_not);
     tcase_add_test(tc, test_streams_busy_neighbour_never_stalls_a_restart);
     tcase_add_test(tc, test_streams_stop_waits_for_one_slow_frame);
     tcase_add_test(tc, test_streams_batched_neighbour_fails_and_restarts);
