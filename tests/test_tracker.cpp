@@ -186,13 +186,12 @@ CostMatrix random_costs(std::mt19937& rng, size_t max_side, unsigned forbidden_p
 TEST(Tracker, OneIdWhileDetectedOnConsecutiveFrames)
 {
     Tracker tracker;
-    ReferenceSearcher searcher;
     const Rect start{20, 30, 48, 48};
     int appeared = 0, left = 0;
     for (int f = 0; f < 40; ++f) {
         const Rect box = moved(start, 3 * f, f);
         const GrayImage img = scene(320, 240, {{box, 1}});
-        const auto events = tracker.update(img.view(), {{box, 0, 0.9f}}, searcher);
+        const auto events = tracker.update(img.view(), {{box, 0, 0.9f}});
         appeared += count(events, TrackEvent::Kind::Appeared);
         left += count(events, TrackEvent::Kind::Left);
         ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
@@ -223,7 +222,7 @@ TEST(Tracker, FollowsTheObjectBetweenDetections)
             const GrayImage img = scene(400, 200, {{box, 7}});
             std::vector<TrackEvent> events;
             if (f % interval == 0)
-                events = tracker.update(img.view(), {{box, 0, 0.5f}}, searcher);
+                events = tracker.update(img.view(), {{box, 0, 0.5f}});
             else
                 events = tracker.follow(img.view(), searcher);
             ASSERT_EQ(tracker.tracks().size(), 1u) << "interval " << interval << ", frame " << f;
@@ -257,7 +256,7 @@ TEST(Tracker, CrossingObjectsKeepTheirIds)
             if (f % 2)
                 std::swap(detections[0], detections[1]); /* the order must not matter */
             if (f % interval == 0)
-                tracker.update(img.view(), detections, searcher);
+                tracker.update(img.view(), detections);
             else
                 tracker.follow(img.view(), searcher);
             const Track* ta = track_at(tracker, a);
@@ -294,7 +293,6 @@ TEST(Tracker, AnOcclusionShorterThanLostAfterKeepsTheId)
     const Rect start{100, 60, 50, 50};
     for (const int hidden : {3, 9, 10, 14}) {
         Tracker tracker(config);
-        ReferenceSearcher searcher;
         int64_t first_id = 0;
         std::vector<TrackEvent> all;
         for (int f = 0; f < 40; ++f) {
@@ -307,7 +305,7 @@ TEST(Tracker, AnOcclusionShorterThanLostAfterKeepsTheId)
             std::vector<TrackerInput> detections;
             if (!covered)
                 detections.push_back({box, 0, 0.7f});
-            const auto events = tracker.update(img.view(), detections, searcher);
+            const auto events = tracker.update(img.view(), detections);
             all.insert(all.end(), events.begin(), events.end());
             if (f == 1)
                 first_id = tracker.tracks().at(0).id;
@@ -352,7 +350,7 @@ TEST(Tracker, AnObjectLeavingTheFrameEnds)
             if (inside)
                 detections.push_back({box, 0, 0.7f});
             const auto events =
-                f % interval == 0 ? tracker.update(img.view(), detections, searcher) : tracker.follow(img.view(), searcher);
+                f % interval == 0 ? tracker.update(img.view(), detections) : tracker.follow(img.view(), searcher);
             if (count(events, TrackEvent::Kind::Left) == 1) {
                 left_at = f;
                 EXPECT_EQ(events[0].id, 1);
@@ -382,7 +380,7 @@ TEST(Tracker, TracksWithoutDetectionsEndAfterLostAfterFrames)
         int last_hit = 0;
         for (int f = 0; f <= interval; ++f) {
             if (f % interval == 0) {
-                tracker.update(img.view(), {{box, 0, 1.0f}}, searcher);
+                tracker.update(img.view(), {{box, 0, 1.0f}});
                 last_hit = f;
             } else {
                 tracker.follow(img.view(), searcher);
@@ -392,13 +390,13 @@ TEST(Tracker, TracksWithoutDetectionsEndAfterLostAfterFrames)
         ASSERT_EQ(tracker.tracks()[0].id, 1);
         const GrayImage empty = scene(200, 200, {});
         for (int f = last_hit + 1; f < last_hit + config.lost_after; ++f) {
-            const auto events = f % interval == 0 ? tracker.update(empty.view(), {}, searcher)
+            const auto events = f % interval == 0 ? tracker.update(empty.view(), {})
                                                   : tracker.follow(empty.view(), searcher);
             EXPECT_TRUE(events.empty()) << "interval " << interval << ", frame " << f;
             EXPECT_EQ(tracker.tracks().size(), 1u) << "interval " << interval << ", frame " << f;
         }
         /* lost_after is a multiple of both intervals: a frame with detection. */
-        const auto events = tracker.update(empty.view(), {}, searcher);
+        const auto events = tracker.update(empty.view(), {});
         ASSERT_EQ(events.size(), 1u) << "interval " << interval;
         EXPECT_EQ(events[0].kind, TrackEvent::Kind::Left);
         EXPECT_EQ(events[0].id, 1);
@@ -413,7 +411,6 @@ TEST(Tracker, NewIdsNeverReuseOldOnes)
     TrackerConfig config;
     config.lost_after = 2;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     std::set<int64_t> seen;
     int64_t last = 0;
     for (int f = 0; f < 60; ++f) {
@@ -428,7 +425,7 @@ TEST(Tracker, NewIdsNeverReuseOldOnes)
             detections.push_back({box, 0, 0.6f});
         }
         const GrayImage img = scene(300, 100, objects);
-        for (const TrackEvent& e : tracker.update(img.view(), detections, searcher)) {
+        for (const TrackEvent& e : tracker.update(img.view(), detections)) {
             if (e.kind != TrackEvent::Kind::Appeared)
                 continue;
             EXPECT_TRUE(seen.insert(e.id).second) << "id " << e.id << " reused";
@@ -443,26 +440,24 @@ TEST(Tracker, NewIdsNeverReuseOldOnes)
  * between frames, and no velocity known yet): its detection matches no
  * track by IoU, but the second round's distance gate (widened here to one
  * box width) gives it to the missed track; then the learnt velocity keeps
- * it. (update() runs no template search any more.) */
+ * it. */
 TEST(Tracker, FastMotionKeepsTheIdThroughTheDistanceGate)
 {
     TrackerConfig config;
     config.confirm_hits = 1; /* about the matching, not the confirmation */
     config.reid_gate = 1.0f;
     Tracker tracker(config);
-    CountingSearcher searcher;
     const Rect start{10, 60, 40, 40};
     int appeared = 0;
     for (int f = 0; f < 10; ++f) {
         const Rect box = moved(start, 30 * f, 0);
         const GrayImage img = scene(400, 160, {{box, 6}});
-        appeared += count(tracker.update(img.view(), {{box, 0, 0.9f}}, searcher), TrackEvent::Kind::Appeared);
+        appeared += count(tracker.update(img.view(), {{box, 0, 0.9f}}), TrackEvent::Kind::Appeared);
         ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
         EXPECT_EQ(tracker.tracks()[0].id, 1) << "frame " << f;
         EXPECT_EQ(tracker.tracks()[0].state, Track::State::Detected);
     }
     EXPECT_EQ(appeared, 1);
-    EXPECT_EQ(searcher.calls, 0);
 }
 
 /* Two confirmed tracks on one object (the detector put two boxes on it,
@@ -478,12 +473,12 @@ TEST(Tracker, TwoTracksOnOneObjectBecomeOne)
     ReferenceSearcher searcher;
     const Rect box{80, 40, 60, 60}, second = moved(box, 3, 3);
     const GrayImage img = scene(300, 200, {{box, 8}});
-    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}}, searcher);
-    const auto confirmed = tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}}, searcher);
+    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}});
+    const auto confirmed = tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}});
     ASSERT_EQ(count(confirmed, TrackEvent::Kind::Appeared), 2);
     ASSERT_EQ(tracker.tracks().size(), 2u);
 
-    auto events = tracker.update(img.view(), {{box, 0, 0.9f}}, searcher);
+    auto events = tracker.update(img.view(), {{box, 0, 0.9f}});
     EXPECT_TRUE(events.empty());
     ASSERT_EQ(tracker.tracks().size(), 2u);
     EXPECT_TRUE(tracker.tracks()[0].reported());
@@ -491,8 +486,8 @@ TEST(Tracker, TwoTracksOnOneObjectBecomeOne)
     EXPECT_FALSE(tracker.tracks()[1].reported());
 
     /* Both seen by the last detection frame again, then followed. */
-    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}}, searcher);
-    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}}, searcher);
+    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}});
+    tracker.update(img.view(), {{box, 0, 0.9f}, {second, 0, 0.5f}});
     ASSERT_EQ(tracker.tracks().size(), 2u);
     events = tracker.follow(img.view(), searcher);
     ASSERT_EQ(tracker.tracks().size(), 1u);
@@ -510,11 +505,10 @@ TEST(Tracker, LabelsNeverMatchEachOther)
     TrackerConfig config;
     config.confirm_hits = 1; /* about the labels, not the confirmation */
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const Rect box{40, 40, 40, 40};
     const GrayImage img = scene(200, 200, {{box, 1}});
-    tracker.update(img.view(), {{box, 0, 1.0f}}, searcher);
-    const auto events = tracker.update(img.view(), {{box, 1, 1.0f}}, searcher);
+    tracker.update(img.view(), {{box, 0, 1.0f}});
+    const auto events = tracker.update(img.view(), {{box, 1, 1.0f}});
     EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 1);
     ASSERT_EQ(tracker.tracks().size(), 2u);
     EXPECT_NE(tracker.tracks()[0].label, tracker.tracks()[1].label);
@@ -528,12 +522,11 @@ TEST(Tracker, LabelsNeverMergeWithEachOther)
     TrackerConfig config;
     config.confirm_hits = 1;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const Rect box{40, 40, 40, 40};
     const GrayImage img = scene(200, 200, {{box, 1}});
-    tracker.update(img.view(), {{box, 0, 1.0f}}, searcher);
-    tracker.update(img.view(), {{box, 1, 1.0f}}, searcher); /* label 0 missed, label 1 starts */
-    const auto events = tracker.update(img.view(), {{box, 1, 1.0f}}, searcher);
+    tracker.update(img.view(), {{box, 0, 1.0f}});
+    tracker.update(img.view(), {{box, 1, 1.0f}}); /* label 0 missed, label 1 starts */
+    const auto events = tracker.update(img.view(), {{box, 1, 1.0f}});
     EXPECT_EQ(count(events, TrackEvent::Kind::Left), 0);
     ASSERT_EQ(tracker.tracks().size(), 2u);
     for (const Track& t : tracker.tracks())
@@ -544,11 +537,10 @@ TEST(Tracker, LabelsNeverMergeWithEachOther)
 TEST(Tracker, ClearEndsEveryTrack)
 {
     Tracker tracker;
-    ReferenceSearcher searcher;
     const Rect a{10, 10, 30, 30}, b{100, 10, 30, 30}, c{160, 60, 30, 30};
     const GrayImage img = scene(200, 100, {{a, 1}, {b, 2}, {c, 3}});
-    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}}, searcher);
-    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}, {c, 0, 1}}, searcher); /* c tentative */
+    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}});
+    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}, {c, 0, 1}}); /* c tentative */
     ASSERT_EQ(tracker.tracks().size(), 3u);
     const auto events = tracker.clear();
     EXPECT_EQ(count(events, TrackEvent::Kind::Left), 2);
@@ -564,17 +556,16 @@ TEST(Tracker, MaxTracksBoundsTheOpenTracks)
     TrackerConfig config;
     config.max_tracks = 2;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const std::vector<Rect> boxes = {Rect{10, 10, 30, 30}, Rect{60, 10, 30, 30}, Rect{110, 10, 30, 30}};
     const GrayImage img = scene(200, 100, {{boxes[0], 1}, {boxes[1], 2}, {boxes[2], 3}});
     std::vector<TrackerInput> inputs;
     for (const Rect& b : boxes)
         inputs.push_back(TrackerInput{b, 0, 1.0f});
-    auto events = tracker.update(img.view(), inputs, searcher);
+    auto events = tracker.update(img.view(), inputs);
     EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 0);
     EXPECT_EQ(tracker.tracks().size(), 2u);
     EXPECT_EQ(tracker.refused(), 1u);
-    events = tracker.update(img.view(), inputs, searcher);
+    events = tracker.update(img.view(), inputs);
     EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 2);
     ASSERT_EQ(tracker.tracks().size(), 2u);
     EXPECT_EQ(tracker.tracks()[0].hits, 2);
@@ -597,7 +588,7 @@ TEST(TrackerConfirmation, ADetectionOnOneFrameNeverAppears)
             std::vector<TrackerInput> detections;
             if (f == 0)
                 detections.push_back({box, 0, 0.9f});
-            const auto events = f % interval == 0 ? tracker.update(img.view(), detections, searcher)
+            const auto events = f % interval == 0 ? tracker.update(img.view(), detections)
                                                   : tracker.follow(img.view(), searcher);
             EXPECT_TRUE(events.empty()) << "interval " << interval << ", frame " << f;
             EXPECT_EQ(reported_count(tracker), 0) << "interval " << interval << ", frame " << f;
@@ -628,7 +619,6 @@ TEST(TrackerConfirmation, ARecurringDetectionAppearsOnlyAsOftenAsTheRule)
         config.confirm_hits = c.hits;
         config.confirm_window = c.window;
         Tracker tracker(config);
-        ReferenceSearcher searcher;
         const Rect box{60, 40, 40, 40};
         const GrayImage img = scene(200, 160, {{box, 4}});
         int appeared_at = -1;
@@ -636,7 +626,7 @@ TEST(TrackerConfirmation, ARecurringDetectionAppearsOnlyAsOftenAsTheRule)
             std::vector<TrackerInput> detections;
             if (f % c.period == 0)
                 detections.push_back({box, 0, 0.4f});
-            const auto events = tracker.update(img.view(), detections, searcher);
+            const auto events = tracker.update(img.view(), detections);
             const std::string what = "hits " + std::to_string(c.hits) + ", window " + std::to_string(c.window) +
                                      ", period " + std::to_string(c.period) + ", frame " + std::to_string(f);
             EXPECT_EQ(count(events, TrackEvent::Kind::Left), 0) << what;
@@ -665,7 +655,6 @@ TEST(TrackerConfirmation, ARecurringDetectionAppearsOnlyAsOftenAsTheRule)
 TEST(TrackerConfirmation, TheIdIsGivenAtConfirmation)
 {
     Tracker tracker;
-    ReferenceSearcher searcher;
     const Rect object{120, 60, 40, 40};
     int appeared = 0;
     for (int f = 0; f < 14; ++f) {
@@ -675,7 +664,7 @@ TEST(TrackerConfirmation, TheIdIsGivenAtConfirmation)
             detections.push_back({Rect{10 + 20 * f, 10, 30, 30}, 0, 0.3f}); /* once at each place */
         if (f >= 9)
             detections.push_back({object, 0, 0.9f});
-        const auto events = tracker.update(img.view(), detections, searcher);
+        const auto events = tracker.update(img.view(), detections);
         const int now = count(events, TrackEvent::Kind::Appeared);
         appeared += now;
         EXPECT_EQ(count(events, TrackEvent::Kind::Left), 0) << "frame " << f;
@@ -710,13 +699,12 @@ TEST(TrackerConfirmation, TheIdIsGivenAtConfirmation)
 TEST(TrackerConfirmation, ASecondBoxOnAReportedObjectNeverAppears)
 {
     Tracker tracker;
-    ReferenceSearcher searcher;
     const Rect object{60, 40, 60, 60}, inner{70, 50, 40, 40};
     const GrayImage img = scene(240, 160, {{object, 5}});
-    tracker.update(img.view(), {{object, 0, 0.9f}}, searcher);
-    ASSERT_EQ(count(tracker.update(img.view(), {{object, 0, 0.9f}}, searcher), TrackEvent::Kind::Appeared), 1);
+    tracker.update(img.view(), {{object, 0, 0.9f}});
+    ASSERT_EQ(count(tracker.update(img.view(), {{object, 0, 0.9f}}), TrackEvent::Kind::Appeared), 1);
     for (int f = 2; f < 10; ++f) {
-        const auto events = tracker.update(img.view(), {{inner, 0, 0.6f}, {object, 0, 0.9f}}, searcher);
+        const auto events = tracker.update(img.view(), {{inner, 0, 0.6f}, {object, 0, 0.9f}});
         EXPECT_TRUE(events.empty()) << "frame " << f;
         EXPECT_EQ(reported_count(tracker), 1) << "frame " << f;
         ASSERT_NE(track_at(tracker, object), nullptr);
@@ -732,12 +720,11 @@ TEST(TrackerConfirmation, ASecondBoxOnAReportedObjectNeverAppears)
 TEST(TrackerConfirmation, AFastNewObjectIsConfirmed)
 {
     Tracker tracker;
-    ReferenceSearcher searcher;
     std::vector<TrackEvent> all;
     for (int f = 0; f < 3; ++f) {
         const Rect box{10 + 54 * f, 60, 100, 100};
         const GrayImage img = scene(400, 240, {{box, 5}});
-        const auto events = tracker.update(img.view(), {{box, 0, 1.0f}}, searcher);
+        const auto events = tracker.update(img.view(), {{box, 0, 1.0f}});
         all.insert(all.end(), events.begin(), events.end());
         ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
         EXPECT_EQ(tracker.tracks()[0].reported(), f >= 1) << "frame " << f;
@@ -753,16 +740,15 @@ TEST(TrackerConfirmation, OneHitReportsAtOnce)
     TrackerConfig config;
     config.confirm_hits = 1;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const Rect a{20, 20, 40, 40}, b{120, 20, 40, 40};
     const GrayImage img = scene(200, 100, {{a, 1}, {b, 2}});
-    auto events = tracker.update(img.view(), {{a, 0, 0.5f}}, searcher);
+    auto events = tracker.update(img.view(), {{a, 0, 0.5f}});
     ASSERT_EQ(events.size(), 1u);
     EXPECT_EQ(events[0].kind, TrackEvent::Kind::Appeared);
     EXPECT_EQ(events[0].id, 1);
     ASSERT_EQ(tracker.tracks().size(), 1u);
     EXPECT_TRUE(tracker.tracks()[0].reported());
-    events = tracker.update(img.view(), {{a, 0, 0.5f}, {b, 0, 0.5f}}, searcher);
+    events = tracker.update(img.view(), {{a, 0, 0.5f}, {b, 0, 0.5f}});
     ASSERT_EQ(events.size(), 1u);
     EXPECT_EQ(events[0].id, 2);
     EXPECT_EQ(events[0].box, b);
@@ -780,7 +766,6 @@ TEST(TrackerConfirmation, ReconfirmationAfterALossKeepsTheId)
     config.report_misses = 0;
     config.lost_after = 40;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const Rect start{40, 50, 40, 40};
     /* Frames the detector finds the object on, and whether it is reported
      * after each frame. */
@@ -793,7 +778,7 @@ TEST(TrackerConfirmation, ReconfirmationAfterALossKeepsTheId)
         std::vector<TrackerInput> detections;
         if (detected[f] == '1')
             detections.push_back({box, 0, 0.8f});
-        const auto events = tracker.update(img.view(), detections, searcher);
+        const auto events = tracker.update(img.view(), detections);
         all.insert(all.end(), events.begin(), events.end());
         ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
         const Track& t = tracker.tracks()[0];
@@ -817,7 +802,6 @@ TEST(TrackerConfirmation, ReportMissesBridgesThatManyMisses)
             TrackerConfig config;
             config.report_misses = report_misses;
             Tracker tracker(config);
-            ReferenceSearcher searcher;
             const Rect start{40, 50, 40, 40};
             const std::string what = "report_misses " + std::to_string(report_misses) + ", misses " +
                                      std::to_string(misses);
@@ -828,7 +812,7 @@ TEST(TrackerConfirmation, ReportMissesBridgesThatManyMisses)
                 std::vector<TrackerInput> detections;
                 if (detect)
                     detections.push_back({box, 0, 0.8f});
-                const auto events = tracker.update(img.view(), detections, searcher);
+                const auto events = tracker.update(img.view(), detections);
                 ++f;
                 return events;
             };
@@ -852,7 +836,7 @@ TEST(TrackerConfirmation, ReportMissesBridgesThatManyMisses)
         }
 }
 
-/* update() runs no template search; follow() searches only the tracks the
+/* follow() searches only the tracks the
  * last frame with detection matched (misses == 0): one that the detector
  * missed there coasts, even where its object is plainly visible. */
 TEST(Tracker, FollowSearchesOnlyWhatTheLastDetectionSaw)
@@ -862,15 +846,14 @@ TEST(Tracker, FollowSearchesOnlyWhatTheLastDetectionSaw)
     const Rect a{20, 40, 40, 40}, b{140, 40, 40, 40};
     const GrayImage img = scene(240, 160, {{a, 1}, {b, 2}});
     const auto at = [&](const Rect& box) { return track_at(tracker, box); };
-    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}}, searcher);
-    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}}, searcher);
-    EXPECT_EQ(searcher.calls, 0);
+    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}});
+    tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}});
     tracker.follow(img.view(), searcher);
     EXPECT_EQ(searcher.requests, 2u);
     ASSERT_TRUE(at(a) && at(b));
     EXPECT_EQ(at(a)->state, Track::State::Followed);
     EXPECT_EQ(at(b)->state, Track::State::Followed);
-    tracker.update(img.view(), {{a, 0, 1}}, searcher); /* b missed */
+    tracker.update(img.view(), {{a, 0, 1}}); /* b missed */
     EXPECT_EQ(searcher.calls, 1);
     tracker.follow(img.view(), searcher);
     EXPECT_EQ(searcher.requests, 3u);
@@ -911,7 +894,7 @@ TEST(TrackerOcclusion, AnObjectHiddenUpToThirtyFramesKeepsItsId)
                     std::vector<TrackerInput> detections;
                     if (!covered)
                         detections.push_back({box, 0, 0.8f});
-                    events = tracker.update(img.view(), detections, searcher);
+                    events = tracker.update(img.view(), detections);
                     misses = covered ? misses + 1 : 0;
                 } else {
                     events = tracker.follow(img.view(), searcher);
@@ -960,7 +943,7 @@ void cross_head_on(int dy)
                 std::vector<TrackerInput> detections = {{b, 0, 0.8f}};
                 if (!a_hidden)
                     detections.insert(f % 2 ? detections.end() : detections.begin(), TrackerInput{a, 0, 0.8f});
-                events = tracker.update(img.view(), detections, searcher);
+                events = tracker.update(img.view(), detections);
             } else {
                 events = tracker.follow(img.view(), searcher);
             }
@@ -1018,13 +1001,12 @@ TEST(TrackerAssignment, TheOptimalAssignmentKeepsIdsWhereGreedyWouldNot)
     TrackerConfig config;
     config.confirm_hits = 1;
     Tracker tracker(config);
-    ReferenceSearcher searcher;
     const Rect t1{100, 50, 40, 40}, t2{115, 50, 40, 40};
     const Rect d1 = moved(t1, -13, 0), d2 = moved(t2, -13, 0);
     const GrayImage before = scene(240, 140, {{t1, 1}, {t2, 2}});
     const GrayImage after = scene(240, 140, {{d1, 1}, {d2, 2}});
-    tracker.update(before.view(), {{t1, 0, 1}, {t2, 0, 1}}, searcher);
-    const auto events = tracker.update(after.view(), {{d1, 0, 1}, {d2, 0, 1}}, searcher);
+    tracker.update(before.view(), {{t1, 0, 1}, {t2, 0, 1}});
+    const auto events = tracker.update(after.view(), {{d1, 0, 1}, {d2, 0, 1}});
     EXPECT_TRUE(events.empty());
     ASSERT_EQ(tracker.tracks().size(), 2u);
     ASSERT_NE(track_at(tracker, d1), nullptr);
@@ -1205,18 +1187,17 @@ TEST(TrackerMotion, ACoastingTrackSlowsDown)
         config.lost_after = 100;
         config.motion.damping = damping;
         Tracker tracker(config);
-        ReferenceSearcher searcher;
         const Rect start{20, 80, 40, 40};
         for (int f = 0; f < 20; ++f) {
             const Rect box = moved(start, 3 * f, 0);
-            tracker.update(scene(400, 200, {{box, 1}}).view(), {{box, 0, 1}}, searcher);
+            tracker.update(scene(400, 200, {{box, 1}}).view(), {{box, 0, 1}});
         }
         ASSERT_EQ(tracker.tracks().size(), 1u);
         const double v0 = tracker.tracks()[0].motion.velocity_x();
         EXPECT_NEAR(v0, 3, 0.1);
         const GrayImage empty = scene(400, 200, {});
         for (int n = 1; n <= 10; ++n) {
-            tracker.update(empty.view(), {}, searcher);
+            tracker.update(empty.view(), {});
             ASSERT_EQ(tracker.tracks().size(), 1u);
             EXPECT_NEAR(tracker.tracks()[0].motion.velocity_x(), v0 * std::pow(damping, n - 1), 1e-9)
                 << "damping " << damping << ", frame " << n;

@@ -59,7 +59,7 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
     inputs.reserve(detections.size());
     for (const waldboost::Detection& d : detections)
         inputs.push_back(wt::TrackerInput{d.rect, 0, d.confidence});
-    *events = detected ? tracker_.update(luma, inputs, searcher_) : tracker_.follow(luma, searcher_);
+    *events = detected ? tracker_.update(luma, inputs) : tracker_.follow(luma, searcher_);
 
     std::vector<ReportedObject> objects;
     for (const wt::Track& t : tracker_.tracks()) {

@@ -246,8 +246,7 @@ void Tracker::end_tracks(const std::vector<bool>& ending, std::vector<TrackEvent
     tracks_ = std::move(kept);
 }
 
-std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector<TrackerInput>& detections,
-                                        TemplateSearcher& /*searcher*/)
+std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector<TrackerInput>& detections)
 {
     predict();
     std::vector<bool> detection_matched(detections.size(), false);

@@ -156,11 +156,9 @@ public:
 
     /* A frame on which detection ran: assigns the detections, confirms,
      * starts and ends tracks. Returns this frame's events (ends first, then
-     * appearances). It runs no search (`searcher` is unused: a track the
-     * detections miss is predicted, as the search would stick to whatever
-     * hides it); the parameter keeps the two calls alike for callers. */
-    std::vector<TrackEvent> update(const GrayView& frame, const std::vector<TrackerInput>& detections,
-                                   TemplateSearcher& searcher);
+     * appearances). It runs no search: a track the detections miss is
+     * predicted, as a search would stick to whatever hides it. */
+    std::vector<TrackEvent> update(const GrayView& frame, const std::vector<TrackerInput>& detections);
     /* A frame without detection: the tracks the last detection saw are
      * followed by template search, the others coast. */
     std::vector<TrackEvent> follow(const GrayView& frame, TemplateSearcher& searcher);
