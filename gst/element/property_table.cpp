@@ -232,10 +232,12 @@ void install_properties(GObjectClass* gobject_class)
     g_object_class_install_property(
         gobject_class, PROP_MAX_INFLIGHT,
         g_param_spec_int("max-inflight", "Frames in flight",
-                         "Frames with the element at once (the streaming thread waits only when that many are); each "
-                         "adds at most one frame of latency beyond the first. Their input "
-                         "buffers are kept until they leave: the allocation query asks upstream's pool for that many "
-                         "more, and a frame from a fixed pool too small for it is copied so the pool never runs dry. "
+                         "Frames on the device at once (the streaming thread waits only when that many are; with "
+                         "interval above 1 the frames that skip detection wait between them too, up to max-inflight "
+                         "x min(interval, 4) frames in all); each frame held adds at most one frame of latency beyond "
+                         "the first. Their input buffers are kept until they leave: the allocation query asks "
+                         "upstream's pool for that many more, and a frame from a fixed pool too small for it is "
+                         "copied so the pool never runs dry. "
                          "Each frame in flight holds its own pyramid and integral image, on a CPU device about 12 MiB "
                          "at 640x480, 76 MiB at 1080p, 300 MiB at 4K and 1.2 GiB at 8K (a GPU about 2.5 times that); "
                          "when max-inflight frames do not fit the device's memory, fewer are kept, with a warning. "
