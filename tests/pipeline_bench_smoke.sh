@@ -6,7 +6,8 @@
 # profiling (for the busy fraction). The tool
 # exits non-zero when a stream's boxes differ from the engine's on any frame
 # or a part fails; the JSON and markdown must be written. Then one stream
-# with detection settings of its own. Skipped (77)
+# with detection settings of its own, and one with tracking (boxes not
+# compared, frames counted). Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -50,4 +51,18 @@ import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 assert len(rows) == 1 and all(rows[0][p]["ok"] and rows[0][p]["mismatches"] == 0 for p in ("engine", "element")), rows
 print("pipeline-bench smoke with detection settings: ok")
+PY
+# Tracking and interval change the element's boxes by design: they are not
+# compared with the engine's (the tool says so and exits 0), and every frame
+# still comes out. 20 frames: the preroll takes up to max-inflight x 3 of
+# them into the element at interval=3.
+"$tool" --streams 1 --sizes 320x240 --frames 20 --device cpu --timeout 60 --no-source --no-engine \
+  --props "tracking=true interval=3" --markdown "$out/tracking.md" --json "$out/tracking.json" \
+  "$data/astronaut.png" "$data/messi5.jpg"
+grep -q "boxes not compared with the engine's" "$out/tracking.md" || { echo "no note on the tracking run"; exit 1; }
+python3 - "$out/tracking.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))["rows"][0]["element"]
+assert e["ok"] and e["mismatches"] == 0 and e["frames"] > 0 and e["fps_total"] > 0, e
+print("pipeline-bench smoke with tracking: ok")
 PY
