@@ -37,6 +37,9 @@ for r in rows:
     # six frames: the frames the preroll left in flight weigh on the busy time
     assert 0 < r["element"]["busy_fraction"] < 2, r["element"]
     assert r["element"]["host_ms_per_frame"] > 0, r["element"]
+    # every frame was searched: all of the host time is detection frames'
+    assert r["element"]["host_ms_per_detected_frame"] > 0, r["element"]
+    assert r["element"]["host_ms_per_other_frame"] == -1, r["element"]
     assert len(r["element"]["fps_per_stream"]) == r["streams"]
 print("pipeline-bench smoke: ok")
 PY
@@ -64,5 +67,9 @@ python3 - "$out/tracking.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))["rows"][0]["element"]
 assert e["ok"] and e["mismatches"] == 0 and e["frames"] > 0 and e["fps_total"] > 0, e
+# a third of the frames searched, the others followed: the mean host time
+# per frame lies between the two kinds'
+d, o, m = e["host_ms_per_detected_frame"], e["host_ms_per_other_frame"], e["host_ms_per_frame"]
+assert d > 0 and o > 0 and min(d, o) <= m <= max(d, o), e
 print("pipeline-bench smoke with tracking: ok")
 PY

@@ -323,6 +323,8 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         st.host_total_ms += host_ms;
         st.detections += report.objects.size();
         if (result) {
+            ++st.detected_frames;
+            st.host_detected_total_ms += host_ms;
             st.device_ms = result->stats.device_milliseconds;
             st.weak_per_window = result->stats.weak_per_window;
             st.windows = result->stats.windows;

@@ -33,6 +33,8 @@ struct Stats {
     int batch_frames = 0;   /* frames launched with the last one (batching) */
     double host_ms = 0;       /* CPU time of the last frame (PendingFrame::host_ns) */
     double host_total_ms = 0; /* of every frame */
+    guint64 detected_frames = 0;      /* frames the engine searched */
+    double host_detected_total_ms = 0; /* their host time: the rest is that of frames that skipped detection */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const waldboost::opencl::BusyTime> device_busy;
 };

@@ -214,6 +214,8 @@ struct Part {
     std::vector<double> stream_fps;
     double busy_ms = -1;          /* device kernel time during the run (union), -1: unknown */
     double host_ms = -1;          /* the element's host time per frame (stats host-total-ms / frames), -1: unknown */
+    double host_detected_ms = -1; /* per frame the engine searched, -1: none */
+    double host_other_ms = -1;    /* per frame that skipped detection (interval), -1: none */
     uint64_t mismatches = 0;      /* frames whose boxes differ from the reference, or lost */
     std::string first_mismatch;
 
@@ -477,21 +479,32 @@ GstBusSyncReply on_message(GstBus*, GstMessage* message, gpointer data)
     return GST_BUS_DROP;
 }
 
-/* The element's host time per frame and its frames (stats host-total-ms,
- * frames), summed into *total_ms and *frames. */
-void add_host_time(GstElement* detect, double* total_ms, uint64_t* frames)
-{
-    GstStructure* st = nullptr;
-    g_object_get(detect, "stats", &st, nullptr);
-    double ms = 0;
-    guint64 n = 0;
-    if (st && gst_structure_get_double(st, "host-total-ms", &ms) && gst_structure_get_uint64(st, "frames", &n)) {
-        *total_ms += ms;
-        *frames += n;
+/* The element's host time and frames (stats host-total-ms, frames), and
+ * those of the frames it searched (host-detected-total-ms,
+ * detected-frames), summed over instances. */
+struct HostTime {
+    double total_ms = 0, detected_ms = 0;
+    uint64_t frames = 0, detected = 0;
+
+    void add(GstElement* detect)
+    {
+        GstStructure* st = nullptr;
+        g_object_get(detect, "stats", &st, nullptr);
+        double ms = 0, detected_total = 0;
+        guint64 n = 0, searched = 0;
+        if (st && gst_structure_get_double(st, "host-total-ms", &ms) && gst_structure_get_uint64(st, "frames", &n) &&
+            gst_structure_get_double(st, "host-detected-total-ms", &detected_total) &&
+            gst_structure_get_uint64(st, "detected-frames", &searched)) {
+            total_ms += ms;
+            frames += n;
+            detected_ms += detected_total;
+            detected += searched;
+        }
+        if (st)
+            gst_structure_free(st);
     }
-    if (st)
-        gst_structure_free(st);
-}
+    static double per(double ms, uint64_t n) { return n ? ms / static_cast<double>(n) : -1; }
+};
 
 double device_busy_ms(GstElement* detect)
 {
@@ -654,12 +667,12 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     for (auto& stream : list)
         gst_element_set_state(stream->pipeline, GST_STATE_NULL);
     if (part.error.empty() && with_detector) {
-        double host_total_ms = 0;
-        uint64_t host_frames = 0;
+        HostTime host;
         for (auto& stream : list)
-            add_host_time(stream->detect, &host_total_ms, &host_frames);
-        if (host_frames)
-            part.host_ms = host_total_ms / static_cast<double>(host_frames);
+            host.add(stream->detect);
+        part.host_ms = HostTime::per(host.total_ms, host.frames);
+        part.host_detected_ms = HostTime::per(host.detected_ms, host.detected);
+        part.host_other_ms = HostTime::per(host.total_ms - host.detected_ms, host.frames - host.detected);
     }
     {
         std::lock_guard<std::mutex> guard(run.lock);
@@ -1000,8 +1013,8 @@ int main(int argc, char** argv)
                                         "are lost frames only");
         add(line);
         add("| frame | streams | engine fps | source fps | element fps/stream min | mean | element fps total | "
-            "ms/frame | host ms/frame | % of engine | device busy | mismatches | status |\n");
-        add("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            "ms/frame | host ms/frame | host ms detection / other | % of engine | device busy | mismatches | status |\n");
+        add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         mismatches = 0;
         failed = false;
         for (const Row& r : rows) {
@@ -1022,13 +1035,16 @@ int main(int argc, char** argv)
             mismatches += bad;
             failed = failed || (r.engine.ran && !r.engine.ok()) || (r.source.ran && !r.source.ok()) || !e.ok();
             const double engine_fps = r.engine.ok() ? r.engine.total_fps() : -1;
-            std::snprintf(line, sizeof line, "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %llu | %s |\n",
+            std::snprintf(line, sizeof line,
+                          "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %llu | %s |\n",
                           r.size.width, r.size.height, r.streams, fmt(engine_fps).c_str(),
                           fmt(r.source.ok() ? r.source.total_fps() : -1, "%.0f").c_str(),
                           fmt(e.ok() ? e.min_fps() : -1).c_str(), fmt(e.ok() ? e.mean_fps() : -1).c_str(),
                           fmt(e.ok() ? e.total_fps() : -1).c_str(),
                           fmt(e.ok() && e.total_fps() > 0 ? 1000.0 / e.total_fps() : -1, "%.3f").c_str(),
                           fmt(e.ok() ? e.host_ms : -1, "%.3f").c_str(),
+                          fmt(e.ok() ? e.host_detected_ms : -1, "%.3f").c_str(),
+                          fmt(e.ok() ? e.host_other_ms : -1, "%.3f").c_str(),
                           fmt(e.ok() && engine_fps > 0 ? 100.0 * e.total_fps() / engine_fps : -1, "%.0f%%").c_str(),
                           fmt(e.ok() ? 100.0 * e.busy_fraction() : -1, "%.0f%%").c_str(),
                           static_cast<unsigned long long>(bad), status.c_str());
@@ -1070,9 +1086,11 @@ int main(int argc, char** argv)
                 std::snprintf(b, sizeof b,
                               ", \"ok\": %s, \"wall_s\": %.6f, \"frames\": %llu, \"fps_total\": %.3f, "
                               "\"fps_stream_min\": %.3f, \"fps_stream_mean\": %.3f, \"busy_ms\": %.4f, "
-                              "\"busy_fraction\": %.4f, \"host_ms_per_frame\": %.4f, \"mismatches\": %llu",
+                              "\"busy_fraction\": %.4f, \"host_ms_per_frame\": %.4f, \"host_ms_per_detected_frame\": %.4f, "
+                              "\"host_ms_per_other_frame\": %.4f, \"mismatches\": %llu",
                               p.ok() ? "true" : "false", p.wall_s, static_cast<unsigned long long>(p.frames),
                               p.total_fps(), p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(), p.host_ms,
+                              p.host_detected_ms, p.host_other_ms,
                               static_cast<unsigned long long>(p.mismatches));
                 j += b;
                 j += ", \"error\": " + json_string(p.error) + ", \"first_mismatch\": " + json_string(p.first_mismatch) +
