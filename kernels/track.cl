@@ -2,8 +2,9 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Template search for the tracker (OpenCL C 1.2): the searches of one frame
- * in one launch, one work-group per request. The CPU reference is
+ * Template search for the tracker (OpenCL C 1.2): the searches of one or
+ * more frames (several streams' at once) in one launch, one work-group per
+ * request. The CPU reference is
  * gst/core/tracking/template_search.cpp; the host (core/opencl/
  * template_search.cpp) gives each request the range of offsets the
  * reference tries (axis_range()), so that the device only has to score
@@ -32,6 +33,9 @@ typedef struct {
     int step_x, step_y;         /* its grid steps in frame pixels */
     int x, y;                   /* the expected position */
     int lo_x, hi_x, lo_y, hi_y; /* the offsets that keep the grid in the frame, at least one each */
+    int band;                   /* where its frame's rows start in `frames` (bytes) */
+    int stride;                 /* its frame's row stride */
+    int first_row;              /* the frame row at `band` */
 } TrackRequest;
 
 typedef struct {
@@ -71,12 +75,13 @@ typedef struct {
 DEFINE_TRACK_BEST(track_best_local, __local)
 DEFINE_TRACK_BEST(track_best_global, __global)
 
-/* The searches of one frame. `frame` holds the frame's rows from
- * `first_row` on (only the band the requests can reach is uploaded), each
- * `frame_stride` bytes apart. Every request has at least one offset in
- * range (the host answers the others without a launch). */
+/* The searches of one or more frames. `frames` holds each frame's rows
+ * from its requests' `first_row` on (only the band they can reach is
+ * uploaded), each `stride` bytes apart, from byte `band` on. Every request
+ * has at least one offset in range (the host answers the others without a
+ * launch). */
 __kernel __attribute__((reqd_work_group_size(TRACK_GROUP_SIZE, 1, 1)))
-void template_search(__global const uchar* frame, int frame_stride, int first_row, __global const uchar* templates,
+void template_search(__global const uchar* frames, __global const uchar* templates,
                      __global const TrackRequest* requests, __global TrackResult* results)
 {
     __local uchar local_samples[TRACK_LOCAL_SAMPLES];
@@ -95,12 +100,12 @@ void template_search(__global const uchar* frame, int frame_stride, int first_ro
 
     const uint width = (uint)(r.hi_x - r.lo_x + 1);
     const uint count = width * (uint)(r.hi_y - r.lo_y + 1);
-    __global const uchar* top = frame + (size_t)(r.y + r.lo_y - first_row) * (size_t)frame_stride;
+    __global const uchar* top = frames + (size_t)r.band + (size_t)(r.y + r.lo_y - r.first_row) * (size_t)r.stride;
     const int column0 = r.x + r.lo_x;
-    ulong best = in_local ? track_best_local(top, frame_stride, column0, width, count, local_samples, r.columns,
-                                             r.rows, r.step_x, r.step_y)
-                          : track_best_global(top, frame_stride, column0, width, count, global_samples, r.columns,
-                                              r.rows, r.step_x, r.step_y);
+    ulong best = in_local ? track_best_local(top, r.stride, column0, width, count, local_samples, r.columns, r.rows,
+                                             r.step_x, r.step_y)
+                          : track_best_global(top, r.stride, column0, width, count, global_samples, r.columns, r.rows,
+                                              r.step_x, r.step_y);
     keys[lid] = best;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int span = TRACK_GROUP_SIZE / 2; span > 0; span >>= 1) {

@@ -10,12 +10,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -28,6 +31,7 @@
 
 using namespace waldboost;
 using namespace waldboost::tracking;
+using waldboost::opencl::FrameSearch;
 using waldboost::opencl::OpenClSearcher;
 
 namespace {
@@ -512,4 +516,139 @@ TEST_F(DeviceSearch, MatchesTheReferenceForLargeHandMadeTemplates)
     size_t found = 0;
     EXPECT_EQ(expect_same(*searcher, frame.view(), requests, &found), requests.size());
     EXPECT_EQ(found, requests.size());
+}
+
+/* ===================== several streams' searches in one launch ===================== */
+
+namespace {
+
+/* A stream's frame and its searches: its own size, stride and content, so
+ * that a request reading another stream's band (a wrong offset, stride or
+ * first row) gets caught by its result. */
+struct StreamCase {
+    Frame previous, frame;
+    std::vector<std::unique_ptr<Template>> templates;
+    std::vector<SearchRequest> requests;
+
+    StreamCase(int w, int h, size_t stride, std::mt19937& rng)
+        : previous(w, h, w, rng), frame(w, h, stride, rng)
+    {
+        fill_smooth(previous, random_in(rng, 3, 16), random_in(rng, 0, 4), rng);
+        shift_into(previous, frame, random_in(rng, -6, 6), random_in(rng, -6, 6), static_cast<uint8_t>(rng()));
+        for (int k = 0; k < 6; ++k) {
+            const int bw = random_in(rng, 8, std::min(w, 120)), bh = random_in(rng, 8, std::min(h, 120));
+            const Rect box{random_in(rng, 0, w - bw), random_in(rng, 0, h - bh), bw, bh};
+            templates.push_back(std::make_unique<Template>(sample_template(previous.view(), box)));
+            /* Some requests reach only rows far down, so that the bands
+             * start at different rows in different streams. */
+            requests.push_back({templates.back().get(), box.x + random_in(rng, -3, 3), box.y + random_in(rng, -3, 3),
+                                random_in(rng, 0, 9)});
+        }
+    }
+};
+
+}  // namespace
+
+/* Frames of different sizes and strides in one launch: each request gets
+ * the reference's answer on its own frame. */
+TEST_F(DeviceSearch, SeveralFramesInOneLaunchMatchTheReference)
+{
+    std::mt19937 rng(4242);
+    std::vector<std::unique_ptr<StreamCase>> streams;
+    for (const auto& [w, h, pad] : {std::tuple{160, 120, 0}, std::tuple{333, 211, 13}, std::tuple{64, 300, 5},
+                                    std::tuple{640, 360, 64}, std::tuple{97, 61, 1}})
+        streams.push_back(std::make_unique<StreamCase>(w, h, static_cast<size_t>(w + pad), rng));
+    std::vector<FrameSearch> frames;
+    for (const auto& s : streams)
+        frames.push_back(FrameSearch{s->frame.view(), &s->requests});
+    /* A frame with nothing to search among them launches nothing of its own. */
+    const std::vector<SearchRequest> none;
+    frames.insert(frames.begin() + 2, FrameSearch{GrayView{nullptr, 0, 0, 0}, &none});
+    const size_t before = searcher->device_launches();
+    const std::vector<std::vector<SearchResult>> got = searcher->search_frames(frames);
+    EXPECT_EQ(searcher->device_launches(), before + 1) << "the frames' searches were not launched together";
+    ASSERT_EQ(got.size(), frames.size());
+    EXPECT_TRUE(got[2].empty());
+    ReferenceSearcher reference;
+    size_t compared = 0, found = 0;
+    for (size_t f = 0; f < frames.size(); ++f) {
+        const std::vector<SearchResult> want = reference.search(frames[f].frame, *frames[f].requests);
+        ASSERT_EQ(got[f].size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i) {
+            EXPECT_TRUE(got[f][i].found == want[i].found && got[f][i].x == want[i].x && got[f][i].y == want[i].y &&
+                        got[f][i].sad == want[i].sad)
+                << "frame " << f << ", " << describe(frames[f].frame, (*frames[f].requests)[i]) << ": reference "
+                << want[i].x << "," << want[i].y << " sad " << want[i].sad << ", device " << got[f][i].x << ","
+                << got[f][i].y << " sad " << got[f][i].sad;
+            found += want[i].found;
+            ++compared;
+        }
+    }
+    total_compared += compared;
+    EXPECT_GT(found, compared / 2);
+    /* A bad template in one frame fails the call before anything is launched. */
+    Template bad = *streams[0]->templates[0];
+    bad.rows += 1;
+    const std::vector<SearchRequest> bad_requests{{&bad, 5, 5, 2}};
+    frames.push_back(FrameSearch{streams[0]->frame.view(), &bad_requests});
+    EXPECT_THROW(searcher->search_frames(frames), Error);
+    EXPECT_EQ(searcher->device_launches(), before + 1);
+}
+
+/* Streams searching from their own threads through their own searchers on
+ * one device, as the element's workers do: every result is the reference's,
+ * a bad call fails alone, and calls that meet go in one launch. */
+TEST_F(DeviceSearch, StreamsSearchingAtOnceGetTheirOwnResults)
+{
+    constexpr int kStreams = 6, kCalls = 15;
+    std::mt19937 rng(777);
+    std::vector<std::unique_ptr<StreamCase>> cases;
+    for (int s = 0; s < kStreams; ++s) {
+        const int w = random_in(rng, 40, 400), h = random_in(rng, 40, 300);
+        cases.push_back(std::make_unique<StreamCase>(w, h, static_cast<size_t>(random_in(rng, 0, 1) ? 401 : w), rng));
+    }
+    std::vector<std::vector<SearchResult>> want;
+    ReferenceSearcher reference;
+    for (const auto& c : cases)
+        want.push_back(reference.search(c->frame.view(), c->requests));
+    const size_t before = searcher->device_launches();
+    std::vector<std::unique_ptr<OpenClSearcher>> own;
+    for (int s = 0; s < kStreams; ++s)
+        own.push_back(std::make_unique<OpenClSearcher>(test_device()));
+    std::atomic<int> wrong{0}, bad_refused{0};
+    std::vector<std::thread> threads;
+    for (int s = 0; s < kStreams; ++s)
+        threads.emplace_back([&, s] {
+            const StreamCase& c = *cases[s];
+            Template bad = *c.templates[0];
+            bad.step_x = 0;
+            const std::vector<SearchRequest> bad_requests{{&bad, 1, 1, 1}};
+            for (int k = 0; k < kCalls; ++k) {
+                if (k == 7) {
+                    try {
+                        own[s]->search(c.frame.view(), bad_requests);
+                    } catch (const Error&) {
+                        ++bad_refused;
+                    }
+                }
+                const std::vector<SearchResult> got = own[s]->search(c.frame.view(), c.requests);
+                for (size_t i = 0; i < got.size(); ++i)
+                    if (!(got[i].found == want[s][i].found && got[i].x == want[s][i].x && got[i].y == want[s][i].y &&
+                          got[i].sad == want[s][i].sad))
+                        ++wrong;
+            }
+        });
+    for (std::thread& t : threads)
+        t.join();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_EQ(bad_refused.load(), kStreams);
+    size_t calls = 0;
+    for (const auto& s : own)
+        calls += s->launches();
+    EXPECT_EQ(calls, static_cast<size_t>(kStreams * kCalls));
+    const size_t launched = searcher->device_launches() - before;
+    EXPECT_LE(launched, calls);
+    EXPECT_GE(launched, 1u);
+    std::cout << "[ device    ] " << calls << " calls from " << kStreams << " threads went in " << launched
+              << " launches" << std::endl;
 }
