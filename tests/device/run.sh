@@ -209,6 +209,12 @@ part_test() {
   WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data \
   WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_HAAR_DIR=$data/haar WALDBOOST_REQUIRE_TEST_DATA=1 \
     timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-engine" ${TEST_FILTER:+--gtest_filter=$TEST_FILTER}
+  local status=$?
+  # The tracker's template search, several streams' in one launch included.
+  if [ -z "${TEST_FILTER:-}" ] && [ -x "$wb/bin/test-template-search" ]; then
+    WALDBOOST_TEST_DEVICE=$DEV_SPEC timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-template-search" || status=1
+  fi
+  return $status
 }
 
 part_element_test() {

