@@ -1,0 +1,363 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboost-train: trains a WaldBoost classifier (core/training/trainer.h)
+ * from positives (OpenCV annotation files and/or folders of crops) and
+ * background images, and writes it as WaldBoost XML that the element,
+ * waldboost-detect and the engine load as they are. docs/training.md.
+ */
+#include <glib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/model/classifier_io.h"
+#include "core/training/samples.h"
+#include "core/training/trainer.h"
+#include "tools/common/image_file.h"
+
+namespace {
+
+namespace wt = waldboost::training;
+using waldboost::Error;
+using waldboost::ErrorKind;
+using waldboost::GrayImage;
+
+constexpr const char* kTool = "waldboost-train";
+
+struct Options {
+    gchar* output = nullptr;
+    gchar** annotations = nullptr;
+    gchar** positive_dirs = nullptr;
+    gchar* negatives = nullptr;
+    gchar* window = nullptr;
+    gchar* label = nullptr;
+    gchar* block_sizes = nullptr;
+    gint position_step = 1;
+    gint weak = 500;
+    gdouble alpha = 0.05;
+    gint negative_count = 0;
+    gint64 seed = 1;
+    gint threads = 0;
+    gint copies = 1;
+    gboolean mirror = FALSE;
+    gdouble shift = 0.0, scale = 0.0, rotate = 0.0, brightness = 0.0, contrast = 0.0;
+    gint stride = 2;
+    gboolean json = FALSE;
+
+    Options() = default;
+    Options(const Options&) = delete;
+    Options& operator=(const Options&) = delete;
+    ~Options()
+    {
+        for (gchar* text : {output, negatives, window, label, block_sizes})
+            g_free(text);
+        g_strfreev(annotations);
+        g_strfreev(positive_dirs);
+    }
+};
+
+/* WIDTHxHEIGHT with sides of 1 or more. */
+bool parse_size(const std::string& text, waldboost::Size* size)
+{
+    const size_t x = text.find('x');
+    if (x == std::string::npos || x == 0 || x + 1 >= text.size())
+        return false;
+    for (size_t i = 0; i < text.size(); ++i)
+        if (i != x && (text[i] < '0' || text[i] > '9'))
+            return false;
+    if (x > 5 || text.size() - x - 1 > 5)
+        return false;
+    size->width = std::stoi(text.substr(0, x));
+    size->height = std::stoi(text.substr(x + 1));
+    return size->width > 0 && size->height > 0;
+}
+
+std::string read_text(const std::string& path, const char* what)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::Io, std::string("cannot read the ") + what + " " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string folder_of(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+/* The image files of a folder, sorted by name (so that a seed gives the
+ * same samples whatever order the file system lists them in). */
+std::vector<std::string> image_files(const std::string& dir)
+{
+    GError* error = nullptr;
+    GDir* d = g_dir_open(dir.c_str(), 0, &error);
+    if (!d) {
+        const std::string why = error ? error->message : "cannot open";
+        g_clear_error(&error);
+        throw Error(ErrorKind::Io, "the positives folder " + dir + ": " + why);
+    }
+    std::vector<std::string> files;
+    while (const gchar* name = g_dir_read_name(d)) {
+        const std::string n = name;
+        gchar* lower = g_ascii_strdown(name, -1);
+        const std::string l = lower;
+        g_free(lower);
+        for (const char* ext : {".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".bmp", ".tif", ".tiff"})
+            if (l.size() > std::strlen(ext) && l.compare(l.size() - std::strlen(ext), std::strlen(ext), ext) == 0) {
+                files.push_back(dir + "/" + n);
+                break;
+            }
+    }
+    g_dir_close(d);
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+        throw Error(ErrorKind::BadParameter, "the positives folder " + dir + " holds no image file");
+    return files;
+}
+
+/* One path per line (OpenCV's bg.txt), relative ones against the list's folder. */
+std::vector<std::string> list_file(const std::string& path)
+{
+    std::istringstream lines(read_text(path, "negatives list"));
+    std::vector<std::string> paths;
+    for (std::string line; std::getline(lines, line);) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.pop_back();
+        const size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#')
+            continue;
+        line = line.substr(start);
+        paths.push_back(line[0] == '/' ? line : folder_of(path) + "/" + line);
+    }
+    if (paths.empty())
+        throw Error(ErrorKind::BadParameter, "the negatives list " + path + " names no image");
+    return paths;
+}
+
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+void print_progress(const wt::Progress& p, bool json)
+{
+    if (json) {
+        std::fprintf(stderr,
+                     "{\"weak\": %d, \"of\": %d, \"feature\": %s, \"z\": %.6f, \"threshold\": %s, "
+                     "\"negatives_rejected\": %.4f, \"positives_rejected\": %.4f, \"positives\": %zu, "
+                     "\"negatives\": %zu, \"mined\": %llu, \"windows_scanned\": %llu, \"negative_survival\": %.3e, "
+                     "\"seconds\": %.3f, \"select_seconds\": %.3f}\n",
+                     p.weak, p.weak_count, json_string(p.feature).c_str(), p.z,
+                     std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "null", p.negatives_rejected,
+                     p.positives_rejected, p.positives, p.negatives, static_cast<unsigned long long>(p.mined),
+                     static_cast<unsigned long long>(p.windows_scanned), p.negative_survival, p.seconds,
+                     p.select_seconds);
+    } else {
+        std::fprintf(stderr,
+                     "%s: weak %d/%d %s: rejects %.1f%% of the negatives (%.2f%% of the positives), threshold %s; "
+                     "%zu positives, %zu negatives%s; %.3f s\n",
+                     kTool, p.weak, p.weak_count, p.feature.c_str(), 100.0 * p.negatives_rejected,
+                     100.0 * p.positives_rejected,
+                     std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "none", p.positives,
+                     p.negatives,
+                     p.mined ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) +
+                                " windows")
+                                   .c_str()
+                             : "",
+                     p.seconds);
+    }
+}
+
+int usage_error(const std::string& message)
+{
+    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, message.c_str());
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    const GOptionEntry entries[] = {
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the classifier here (WaldBoost XML)", "FILE"},
+        {"annotations", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.annotations,
+         "Positives: an annotation file in OpenCV's format ('path n x y w h ...' per line; repeatable)", "FILE"},
+        {"positives", 'p', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.positive_dirs,
+         "Positives: a folder of crops, each image one object (repeatable)", "DIR"},
+        {"negatives", 'n', 0, G_OPTION_ARG_FILENAME, &o.negatives,
+         "Background images without the object, one path per line (OpenCV's bg.txt)", "FILE"},
+        {"window", 'w', 0, G_OPTION_ARG_STRING, &o.window, "Window size (default 24x24)", "WxH"},
+        {"label", 'l', 0, G_OPTION_ARG_STRING, &o.label, "The classifier's label (default object)", "TEXT"},
+        {"weak", 't', 0, G_OPTION_ARG_INT, &o.weak, "Weak classifiers to train (default 500)", "N"},
+        {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha,
+         "Target miss rate of the rejection thresholds, above 0 and below 1 (default 0.05)", "F"},
+        {"block-sizes", 0, 0, G_OPTION_ARG_STRING, &o.block_sizes,
+         "Block sizes of the features' 3x3 grids, e.g. 1x1,2x2,2x4,4x2 (default: every size that fits)", "LIST"},
+        {"position-step", 0, 0, G_OPTION_ARG_INT, &o.position_step,
+         "Grid positions every N pixels (default 1)", "N"},
+        {"negative-count", 0, 0, G_OPTION_ARG_INT, &o.negative_count,
+         "Negative windows in the working set (default: as many as positives, at least 500)", "N"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Random seed: the same seed and data give the same classifier "
+                                                    "(default 1)", "N"},
+        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "Threads (default: every core)", "N"},
+        {"copies", 0, 0, G_OPTION_ARG_INT, &o.copies,
+         "Samples per annotated object, the first as annotated, the others varied (default 1)", "N"},
+        {"mirror", 0, 0, G_OPTION_ARG_NONE, &o.mirror, "Add the left-right mirror of every positive", nullptr},
+        {"shift", 0, 0, G_OPTION_ARG_DOUBLE, &o.shift, "Varied copies: shift of up to F of the box (e.g. 0.05)", "F"},
+        {"scale", 0, 0, G_OPTION_ARG_DOUBLE, &o.scale, "Varied copies: scale by up to +-F (e.g. 0.1)", "F"},
+        {"rotate", 0, 0, G_OPTION_ARG_DOUBLE, &o.rotate, "Varied copies: rotate by up to +-DEG degrees", "DEG"},
+        {"brightness", 0, 0, G_OPTION_ARG_DOUBLE, &o.brightness, "Varied copies: add up to +-B grey levels", "B"},
+        {"contrast", 0, 0, G_OPTION_ARG_DOUBLE, &o.contrast, "Varied copies: contrast gain 1 +- F", "F"},
+        {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
+         "Mine negatives at window positions N pixels apart (default 2)", "N"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+    GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
+    g_option_context_set_description(
+        context, "Positives come from --annotations and/or --positives, negatives from the background images of "
+                 "--negatives. Progress goes to stderr: one line per weak classifier. Exit status: 0 done, 1 the "
+                 "training data or a file could not be used, 2 a usage error.");
+    GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
+    g_option_group_add_entries(group, entries);
+    g_option_context_set_main_group(context, group);
+    GError* error = nullptr;
+    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
+    g_option_context_free(context);
+    if (!parsed) {
+        const int status = usage_error(error->message);
+        g_error_free(error);
+        return status;
+    }
+    if (argc > 1)
+        return usage_error(std::string("unexpected argument '") + argv[1] + "'");
+    if (!o.output)
+        return usage_error("--output is required");
+    if (!o.negatives)
+        return usage_error("--negatives is required");
+    if ((!o.annotations || !o.annotations[0]) && (!o.positive_dirs || !o.positive_dirs[0]))
+        return usage_error("give positives with --annotations or --positives");
+
+    wt::TrainerConfig config;
+    if (o.window && !parse_size(o.window, &config.window))
+        return usage_error("--window must be WxH, e.g. 24x24");
+    if (o.label)
+        config.label = o.label;
+    if (o.block_sizes) {
+        std::istringstream list(o.block_sizes);
+        for (std::string item; std::getline(list, item, ',');) {
+            waldboost::Size s;
+            if (!parse_size(item, &s))
+                return usage_error("--block-sizes must be a list of WxH, e.g. 1x1,2x2,2x4,4x2");
+            config.block_sizes.push_back(s);
+        }
+    }
+    if (o.weak < 1)
+        return usage_error("--weak must be 1 or more");
+    if (!(o.alpha > 0.0 && o.alpha < 1.0))
+        return usage_error("--alpha must be above 0 and below 1");
+    if (o.position_step < 1 || o.stride < 1 || o.threads < 0 || o.negative_count < 0 || o.copies < 1)
+        return usage_error("--position-step, --mining-stride and --copies must be 1 or more, --threads and "
+                           "--negative-count 0 or more");
+    for (double v : {o.shift, o.scale, o.rotate, o.brightness, o.contrast})
+        if (!std::isfinite(v) || v < 0)
+            return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
+    if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
+        return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+    config.weak_count = o.weak;
+    config.alpha = o.alpha;
+    config.position_step = o.position_step;
+    config.negatives = o.negative_count;
+    config.seed = static_cast<uint64_t>(o.seed);
+    config.threads = static_cast<unsigned>(o.threads);
+    wt::Augmentation augmentation;
+    augmentation.copies = o.copies;
+    augmentation.mirror = o.mirror;
+    augmentation.shift = o.shift;
+    augmentation.scale = o.scale;
+    augmentation.rotation_deg = o.rotate;
+    augmentation.brightness = o.brightness;
+    augmentation.contrast = o.contrast;
+
+    try {
+        std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
+        std::vector<GrayImage> positives;
+        for (gchar** a = o.annotations; a && *a; ++a) {
+            const std::string path = *a;
+            const std::vector<wt::Annotation> lines =
+                wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path));
+            if (lines.empty())
+                throw Error(ErrorKind::BadParameter, path + ": no annotated image");
+            for (const wt::Annotation& line : lines) {
+                const GrayImage image = waldboost::tools::load_gray_image(line.path);
+                for (const waldboost::Rect& box : line.boxes) {
+                    wt::check_box(box, waldboost::Size{image.width, image.height},
+                                  path + ":" + std::to_string(line.line) + " (" + line.path + ")");
+                    for (GrayImage& s : wt::positive_samples(image.view(), box, config.window, augmentation, rng))
+                        positives.push_back(std::move(s));
+                }
+            }
+        }
+        for (gchar** d = o.positive_dirs; d && *d; ++d)
+            for (const std::string& file : image_files(*d)) {
+                const GrayImage image = waldboost::tools::load_gray_image(file);
+                const waldboost::Rect whole{0, 0, image.width, image.height};
+                for (GrayImage& s : wt::positive_samples(image.view(), whole, config.window, augmentation, rng))
+                    positives.push_back(std::move(s));
+            }
+        std::vector<GrayImage> backgrounds;
+        for (const std::string& path : list_file(o.negatives))
+            backgrounds.push_back(waldboost::tools::load_gray_image(path));
+        std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(),
+                     backgrounds.size());
+        auto miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
+        wt::Trainer trainer(config, std::move(positives), miner);
+        std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
+        const bool json = o.json;
+        const waldboost::Classifier classifier =
+            trainer.train([json](const wt::Progress& p) { print_progress(p, json); });
+        const std::string xml = waldboost::write_waldboost_xml(classifier);
+        const std::string temporary = std::string(o.output) + ".part";
+        {
+            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+            out << xml;
+            out.close();
+            if (!out)
+                throw Error(ErrorKind::Io, "cannot write " + temporary);
+        }
+        if (std::rename(temporary.c_str(), o.output) != 0)
+            throw Error(ErrorKind::Io, std::string("cannot move ") + temporary + " to " + o.output);
+        std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, o.output, classifier.weak.size());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        return 1;
+    }
+    return 0;
+}

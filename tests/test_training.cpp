@@ -1,0 +1,390 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The trainer (core/training): annotation files and crops, Wald's
+ * threshold against a brute-force reading of its rule, and training on a
+ * synthetic object over real backgrounds (Debian's opencv-doc images):
+ * what it learns is measured on held-out samples and backgrounds, runs in
+ * the CPU reference after a round trip through the XML writer and loader,
+ * and does not depend on the seed's replay or the number of threads.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/model/classifier_io.h"
+#include "core/reference/detector.h"
+#include "core/training/samples.h"
+#include "core/training/trainer.h"
+#include "test_support.h"
+#include "tools/common/image_file.h"
+
+using namespace waldboost;
+using namespace waldboost::training;
+
+namespace {
+
+/* ------------------------------------------------------------------ */
+/* A synthetic object: a light oval with two dark eyes and a dark mouth,
+ * drawn at any size over a background patch, with noise. Nothing in the
+ * trainer knows it. */
+void draw_object(GrayImage& image, const Rect& box, std::mt19937_64& rng)
+{
+    std::normal_distribution<double> noise(0.0, 6.0);
+    const double gain = std::uniform_real_distribution<double>(0.7, 1.2)(rng);
+    const double cx = box.x + box.width / 2.0, cy = box.y + box.height / 2.0;
+    for (int y = box.y; y < box.y + box.height; ++y)
+        for (int x = box.x; x < box.x + box.width; ++x) {
+            const double u = (x + 0.5 - cx) / (box.width / 2.0), v = (y + 0.5 - cy) / (box.height / 2.0);
+            if (u * u / 0.8 + v * v > 1.0)
+                continue; /* outside the oval: the background shows */
+            double value = 175;
+            const double eye_l = (u + 0.38) * (u + 0.38) + (v + 0.25) * (v + 0.25);
+            const double eye_r = (u - 0.38) * (u - 0.38) + (v + 0.25) * (v + 0.25);
+            if (eye_l < 0.03 || eye_r < 0.03)
+                value = 40;
+            if (std::abs(v - 0.45) < 0.08 && std::abs(u) < 0.35)
+                value = 60;
+            value = 128 + gain * (value - 128) + noise(rng);
+            image.at(x, y) = static_cast<uint8_t>(std::clamp(value, 0.0, 255.0));
+        }
+}
+
+/* Face-free photographs from opencv-doc (tests/fetch-test-data.sh). */
+std::vector<std::string> background_files()
+{
+    return {"brick.png", "gravel.png", "building.jpg", "board.jpg", "coffee.png", "fruits.jpg", "aero3.jpg",
+            "leuvenA.jpg"};
+}
+
+bool have_backgrounds()
+{
+    for (const std::string& f : background_files())
+        if (!waldboost_test::file_exists(waldboost_test::test_data(f)))
+            return false;
+    return true;
+}
+
+/* The backgrounds halved (smaller images, faster mining); `held_out`:
+ * the last two, never seen in training. */
+std::vector<GrayImage> backgrounds(bool held_out)
+{
+    std::vector<std::string> files = background_files();
+    std::vector<GrayImage> images;
+    for (size_t i = 0; i < files.size(); ++i) {
+        if ((i + 2 >= files.size()) != held_out)
+            continue;
+        const GrayImage full = tools::load_gray_image(waldboost_test::test_data(files[i]));
+        images.push_back(resize_bilinear(full.view(), Size{full.width / 2, full.height / 2}));
+    }
+    return images;
+}
+
+/* Window-sized positives: the object over a random patch of a background. */
+std::vector<GrayImage> synthetic_positives(const std::vector<GrayImage>& from, size_t count, uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<GrayImage> out;
+    for (size_t k = 0; k < count; ++k) {
+        const GrayImage& bg = from[rng() % from.size()];
+        GrayImage canvas(48, 48);
+        const int ox = static_cast<int>(rng() % (bg.width - 48)), oy = static_cast<int>(rng() % (bg.height - 48));
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 48; ++x)
+                canvas.at(x, y) = bg.at(ox + x, oy + y);
+        const int side = 40 + static_cast<int>(rng() % 5);
+        const Rect box{(48 - side) / 2 + static_cast<int>(rng() % 3) - 1, (48 - side) / 2 + static_cast<int>(rng() % 3) - 1,
+                       side, side};
+        draw_object(canvas, box, rng);
+        Augmentation none;
+        out.push_back(crop_window(canvas.view(), box, Size{24, 24}, none, false, rng));
+    }
+    return out;
+}
+
+TrainerConfig small_config(uint64_t seed = 7)
+{
+    TrainerConfig c;
+    c.window = Size{24, 24};
+    c.label = "blob";
+    c.weak_count = 24;
+    c.alpha = 0.05;
+    c.negatives = 600;
+    c.block_sizes = {Size{1, 1}, Size{2, 2}, Size{3, 3}, Size{2, 4}, Size{4, 2}};
+    c.position_step = 2;
+    c.seed = seed;
+    c.threads = 2;
+    return c;
+}
+
+}  // namespace
+
+/* ===================== annotation files and crops ===================== */
+
+TEST(TrainingSamples, ParsesOpenCvAnnotations)
+{
+    const std::string text = "# made by hand\n"
+                             "img/a.png 2 10 20 30 40 1 2 3 4\r\n"
+                             "\n"
+                             "/abs/b.jpg 0\n"
+                             "c.png 1 -5 0 8 9\n";
+    const std::vector<Annotation> a = parse_annotations(text, "list.txt", "/data");
+    ASSERT_EQ(a.size(), 3u);
+    EXPECT_EQ(a[0].path, "/data/img/a.png");
+    EXPECT_EQ(a[0].line, 2);
+    ASSERT_EQ(a[0].boxes.size(), 2u);
+    EXPECT_EQ(a[0].boxes[0], (Rect{10, 20, 30, 40}));
+    EXPECT_EQ(a[0].boxes[1], (Rect{1, 2, 3, 4}));
+    EXPECT_EQ(a[1].path, "/abs/b.jpg");
+    EXPECT_TRUE(a[1].boxes.empty());
+    EXPECT_EQ(a[2].boxes[0], (Rect{-5, 0, 8, 9})); /* outside: check_box() says so once the image is read */
+}
+
+TEST(TrainingSamples, RefusesMalformedAnnotationsNamingTheLine)
+{
+    const struct {
+        const char* text;
+        const char* says;
+    } cases[] = {
+        {"a.png\n", "count is missing"},
+        {"ok.png 1 0 0 5 5\na.png two 1 2 3 4\n", ":2: "},
+        {"a.png 2 0 0 5 5\n", "says 2 boxes"},
+        {"a.png 1 0 0 5\n", "says 1 boxes"},
+        {"a.png 1 0 0 0 5\n", "size of 0x5"},
+        {"a.png 1 0 0 5 -1\n", "size of 5x-1"},
+        {"a.png 1 0 0 5 5.5\n", "'5.5' is not an integer"},
+        {"a.png -1\n", "count is missing or not a number"},
+    };
+    for (const auto& c : cases) {
+        try {
+            parse_annotations(c.text, "pos.txt");
+            ADD_FAILURE() << "accepted: " << c.text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+            EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("pos.txt:"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(TrainingSamples, BoxesOutsideTheImageOrEmptyAreRefused)
+{
+    EXPECT_NO_THROW(check_box(Rect{0, 0, 10, 10}, Size{10, 10}, "x"));
+    EXPECT_THROW(check_box(Rect{1, 0, 10, 10}, Size{10, 10}, "x"), Error);
+    EXPECT_THROW(check_box(Rect{-1, 0, 5, 5}, Size{10, 10}, "x"), Error);
+    EXPECT_THROW(check_box(Rect{0, 6, 5, 5}, Size{10, 10}, "x"), Error);
+    EXPECT_THROW(check_box(Rect{0, 0, 0, 5}, Size{10, 10}, "x"), Error);
+}
+
+TEST(TrainingSamples, AnUnvariedCropOfTheWindowsSizeIsThePixelsThemselves)
+{
+    std::mt19937_64 rng(3);
+    GrayImage image(40, 30);
+    for (uint8_t& p : image.pixels)
+        p = static_cast<uint8_t>(rng());
+    const GrayImage crop = crop_window(image.view(), Rect{7, 5, 24, 20}, Size{24, 20}, Augmentation{}, false, rng);
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 24; ++x)
+            ASSERT_EQ(crop.at(x, y), image.at(7 + x, 5 + y)) << x << "," << y;
+    const GrayImage m = mirrored(crop.view());
+    for (int y = 0; y < 20; ++y)
+        for (int x = 0; x < 24; ++x)
+            ASSERT_EQ(m.at(x, y), crop.at(23 - x, y));
+    /* Augmentation: copies and mirrors, the first copy unvaried, the
+     * others different. */
+    Augmentation a;
+    a.copies = 3;
+    a.mirror = true;
+    a.shift = 0.1;
+    a.brightness = 20;
+    const std::vector<GrayImage> s = positive_samples(image.view(), Rect{7, 5, 24, 20}, Size{24, 20}, a, rng);
+    ASSERT_EQ(s.size(), 6u);
+    EXPECT_EQ(s[0].pixels, crop.pixels);
+    EXPECT_EQ(s[1].pixels, m.pixels);
+    EXPECT_NE(s[2].pixels, crop.pixels);
+}
+
+/* ===================== Wald's threshold ===================== */
+
+namespace {
+
+/* The rule of estimate_threshold() read literally: every candidate value,
+ * every sample counted again. */
+double brute_force_threshold(const std::vector<double>& pos, const std::vector<double>& neg, double p_pos,
+                             double p_neg, double alpha)
+{
+    std::vector<double> values = pos;
+    values.insert(values.end(), neg.begin(), neg.end());
+    double best = -std::numeric_limits<double>::infinity();
+    for (double v : values) {
+        const double np = static_cast<double>(std::count_if(pos.begin(), pos.end(), [&](double h) { return h < v; }));
+        const double nn = static_cast<double>(std::count_if(neg.begin(), neg.end(), [&](double h) { return h < v; }));
+        if (nn > 0 && p_neg * nn / neg.size() >= (1.0 / alpha) * p_pos * (np + 1) / (pos.size() + 1))
+            best = std::max(best, v);
+    }
+    return best;
+}
+
+}  // namespace
+
+TEST(WaldThreshold, IsTheLargestAdmissibleValueOfTheRule)
+{
+    std::mt19937_64 rng(11);
+    int finite = 0;
+    for (int round = 0; round < 300; ++round) {
+        std::normal_distribution<double> pos_d(1.0 + (round % 5) * 0.3, 1.0), neg_d(-1.0, 1.0 + (round % 3) * 0.2);
+        std::vector<double> pos(20 + rng() % 300), neg(20 + rng() % 300);
+        for (double& h : pos)
+            h = std::round(pos_d(rng) * 8) / 8; /* ties */
+        for (double& h : neg)
+            h = std::round(neg_d(rng) * 8) / 8;
+        const double p_pos = 0.5 + 0.5 * (rng() % 100) / 100.0, p_neg = 0.01 + (rng() % 100) / 100.0;
+        const double alpha = 0.01 + (rng() % 20) / 100.0;
+        const float got = estimate_threshold(pos, neg, p_pos, p_neg, alpha);
+        const double want = brute_force_threshold(pos, neg, p_pos, p_neg, alpha);
+        if (!std::isfinite(want)) {
+            EXPECT_EQ(got, kNoRejection) << "round " << round;
+            continue;
+        }
+        ++finite;
+        /* The float at or just below the value, and the same samples below it. */
+        EXPECT_LE(static_cast<double>(got), want);
+        EXPECT_GT(static_cast<double>(std::nextafter(got, std::numeric_limits<float>::infinity())), want);
+    }
+    EXPECT_GT(finite, 100);
+    /* Nothing to reject without negatives; everything separable is cut
+     * between the classes when the positives are plenty. */
+    EXPECT_EQ(estimate_threshold({1, 2}, {}, 1, 1, 0.05), kNoRejection);
+    std::vector<double> pos(1000, 5.0), neg(1000, -5.0);
+    EXPECT_EQ(estimate_threshold(pos, neg, 1, 1, 0.05), 5.0f);
+}
+
+/* ===================== training ===================== */
+
+TEST(Trainer, RefusesBadTrainingInput)
+{
+    std::vector<GrayImage> bg{GrayImage(100, 100, 50)};
+    auto miner = std::make_shared<CpuMiner>(bg, Size{24, 24});
+    const auto says = [](const std::function<void()>& f, const std::string& text) {
+        try {
+            f();
+            ADD_FAILURE() << "no error, expected one saying " << text;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+            EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+        }
+    };
+    says([&] { Trainer(small_config(), {}, miner); }, "no positive");
+    says([&] { Trainer(small_config(), {GrayImage(20, 24)}, miner); }, "not the window's 24x24");
+    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, nullptr); }, "no source of negatives");
+    TrainerConfig c = small_config();
+    c.alpha = 0;
+    says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "alpha");
+    c = small_config();
+    c.block_sizes = {Size{9, 9}};
+    says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "no 3x3 grid");
+    /* Backgrounds smaller than the window give no negative at all, one
+     * small one too few. */
+    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(20, 20)}, Size{24, 24})).train(); },
+         "gave 0 windows");
+    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(30, 30)}, Size{24, 24})).train(); },
+         "needs 600 negatives");
+}
+
+TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> train_bg = backgrounds(false), test_bg = backgrounds(true);
+    const std::vector<GrayImage> positives = synthetic_positives(train_bg, 600, 1);
+    const std::vector<GrayImage> held_out = synthetic_positives(test_bg, 400, 2);
+    TrainerConfig config = small_config();
+    Trainer trainer(config, positives, std::make_shared<CpuMiner>(train_bg, config.window));
+    std::vector<Progress> steps;
+    const Classifier c = trainer.train([&](const Progress& p) { steps.push_back(p); });
+    ASSERT_EQ(c.weak.size(), static_cast<size_t>(config.weak_count));
+    ASSERT_EQ(steps.size(), c.weak.size());
+    EXPECT_EQ(c.label, "blob");
+    /* The first weak classifiers already reject most background windows. */
+    EXPECT_GT(steps[0].negatives_rejected, 0.3) << steps[0].feature;
+    size_t mined = 0;
+    for (const Progress& p : steps)
+        mined += p.mined;
+    EXPECT_GT(mined, 0u) << "no hard negative was ever mined";
+
+    /* The XML round trip gives the same classifier. */
+    const Classifier loaded = load_classifier_memory(write_waldboost_xml(c), "trained");
+    ASSERT_EQ(loaded.weak.size(), c.weak.size());
+    EXPECT_EQ(write_waldboost_xml(loaded), write_waldboost_xml(c));
+
+    /* Held-out positives: the miss rate stays near alpha. */
+    size_t missed = 0;
+    for (const GrayImage& p : held_out) {
+        LevelIntegrals li;
+        li.sum = integral_image(p.view());
+        missed += !evaluate_window(loaded, li, 0, 0, loaded.final_threshold).accepted;
+    }
+    const double miss_rate = static_cast<double>(missed) / held_out.size();
+    /* Held-out backgrounds: windows accepted per window scanned. */
+    DetectParams params;
+    params.min_neighbors = 0;
+    params.max_windows = 0;
+    uint64_t accepted = 0, windows = 0;
+    for (const GrayImage& bg : test_bg) {
+        DetectStats st;
+        detect_raw(loaded, bg.view(), params, &st);
+        accepted += st.accepted;
+        windows += st.windows;
+    }
+    const double fp_rate = static_cast<double>(accepted) / static_cast<double>(windows);
+    std::cout << "[ training  ] " << c.weak.size() << " weak classifiers, held-out miss rate " << miss_rate
+              << " (alpha " << config.alpha << "), held-out background windows accepted " << accepted << " of "
+              << windows << std::endl;
+    EXPECT_LE(miss_rate, 2 * config.alpha + 0.02);
+    EXPECT_LT(fp_rate, 0.002);
+    /* Found where it was drawn in a held-out background, at twice the size. */
+    GrayImage scene = test_bg[0];
+    std::mt19937_64 rng(5);
+    draw_object(scene, Rect{60, 40, 48, 48}, rng);
+    DetectParams find;
+    find.min_neighbors = 1;
+    /* Grouping merges the windows of several scales: the centre within a
+     * quarter of the side, the size within 0.7x to 1.5x. */
+    bool found = false;
+    for (const Detection& d : detect(loaded, scene.view(), find)) {
+        const double dx = d.rect.x + d.rect.width / 2.0 - 84, dy = d.rect.y + d.rect.height / 2.0 - 64;
+        found = found || (std::hypot(dx, dy) <= 12 && d.rect.width >= 34 && d.rect.width <= 72);
+    }
+    EXPECT_TRUE(found) << "the object drawn at 60,40 48x48 was not detected";
+}
+
+TEST(Trainer, TheSameSeedGivesTheSameClassifierWhateverTheThreads)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> bg = backgrounds(false);
+    const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 3);
+    auto run = [&](uint64_t seed, unsigned threads) {
+        TrainerConfig c = small_config(seed);
+        c.weak_count = 8;
+        c.negatives = 300;
+        c.threads = threads;
+        Trainer t(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+        return write_waldboost_xml(t.train());
+    };
+    const std::string a = run(1, 1), b = run(1, 2), other = run(2, 2);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, other) << "another seed mined the same negatives";
+}
