@@ -4,7 +4,7 @@
  *
  * Helpers shared by the kernel files (OpenCL C 1.2). The engine builds one
  * program of shared.h, common.cl, pyramid.cl, cascade.cl, the classifier's
- * feature file (lbp.cl or haar.cl), waldboost.cl and (on CPU devices)
+ * feature file (lbp.cl, haar.cl or rank.cl), waldboost.cl and (on CPU devices)
  * scan_rows.cl, in that order.
  */
 
@@ -40,3 +40,31 @@ typedef uint integral_t;
 #define INTEGRAL_MASK 0xFFFFFFFFu
 #define STORE_INTEGRAL4(values, p) (*(__global uint4*)(p) = (values))
 #endif
+
+/* The 3x3 grid of equal blocks that MB-LBP (lbp.cl) and the rank features
+ * (rank.cl) read: blocks of f.z x f.w pixels at (f.x, f.y) in the window.
+ * Its 16 block corners form a 4x4 lattice of integral-image values; p0..p3
+ * are the lattice rows for the window at `origin`, dx the step between
+ * lattice columns. */
+#define GRID_LATTICE_ROWS(integral, pitch, origin, f)                                                        \
+    __global const integral_t* p0 = (integral) + (origin) + (f).y * (pitch) + (f).x;                       \
+    const int dx = (f).z;                                                                                    \
+    __global const integral_t* p1 = p0 + (f).w * (pitch);                                                    \
+    __global const integral_t* p2 = p1 + (f).w * (pitch);                                                    \
+    __global const integral_t* p3 = p2 + (f).w * (pitch)
+
+/* a0..d3: the lattice's values (rows a to d, columns 0 to 3) as `type`,
+ * read with LOAD: GRID_SCALAR for one window, GRID_LANES (the row scan's
+ * load_lanes, kernels/cascade.cl) for 16 windows `step` apart. */
+#define GRID_SCALAR(p, i) (p)[(i) * dx]
+#define GRID_LANES(p, i) load_lanes((p) + (i) * dx, step)
+#define GRID_LATTICE(type, LOAD)                                                                             \
+    const type a0 = LOAD(p0, 0), a1 = LOAD(p0, 1), a2 = LOAD(p0, 2), a3 = LOAD(p0, 3);                       \
+    const type b0 = LOAD(p1, 0), b1 = LOAD(p1, 1), b2 = LOAD(p1, 2), b3 = LOAD(p1, 3);                       \
+    const type c0 = LOAD(p2, 0), c1 = LOAD(p2, 1), c2 = LOAD(p2, 2), c3 = LOAD(p2, 3);                       \
+    const type d0 = LOAD(p3, 0), d1 = LOAD(p3, 1), d2 = LOAD(p3, 2), d3 = LOAD(p3, 3)
+
+/* A block's sum from its four corners, modulo 2^INTEGRAL_BITS (exact, see
+ * above). */
+#define GRID_BLOCK(top_left, top_right, bottom_left, bottom_right)                                           \
+    (((top_left) - (top_right) - (bottom_left) + (bottom_right)) & INTEGRAL_MASK)

@@ -4,12 +4,13 @@
  *
  * The multi-block LBP feature, the kernels' one copy of it (the C++ one is
  * lbp_code() in gst/core/reference/detector.cpp), and its entry points for
- * the scans (kernels/cascade.cl). A feature is a 3x3 grid
- * of blocks of f.z x f.w pixels at (f.x, f.y) in the window; its 16 block
- * corners form a 4x4 lattice of integral-image values a0..d3 (rows a to d,
- * columns 0 to 3). Bits of the code, from the most significant: the
- * top-left, top, top-right, right, bottom-right, bottom, bottom-left and
- * left block, set when that block's sum is >= the centre block's.
+ * the scans (kernels/cascade.cl). A feature is a 3x3 grid of blocks of
+ * f.z x f.w pixels at (f.x, f.y) in the window; its 16 block corners form a
+ * 4x4 lattice of integral-image values a0..d3 (rows a to d, columns 0 to 3),
+ * read by common.cl's grid macros. Bits of the code, from the most
+ * significant: the top-left, top, top-right, right, bottom-right, bottom,
+ * bottom-left and left block, set when that block's sum is >= the centre
+ * block's.
  *
  * The same macros build one window's code (scalars) and 16 windows' codes
  * at once (vectors, the row scan in scan_rows.cl).
@@ -21,18 +22,9 @@
 #define FEATURE_NORMALISES 0
 #define FEATURE_UNROLLS 1
 
-/* p0..p3: the lattice rows of feature f of the window at `origin`; dx: the
- * step between lattice columns. */
-#define LBP_LATTICE_ROWS(integral, pitch, origin, f)                                                         \
-    __global const integral_t* p0 = (integral) + (origin) + (f).y * (pitch) + (f).x;                       \
-    const int dx = (f).z;                                                                                    \
-    __global const integral_t* p1 = p0 + (f).w * (pitch);                                                    \
-    __global const integral_t* p2 = p1 + (f).w * (pitch);                                                    \
-    __global const integral_t* p3 = p2 + (f).w * (pitch)
-
-/* A block's sum from its four corners, modulo 2^INTEGRAL_BITS (common.cl). */
-#define LBP_BLOCK(top_left, top_right, bottom_left, bottom_right)                                            \
-    (((top_left) - (top_right) - (bottom_left) + (bottom_right)) & INTEGRAL_MASK)
+/* The grid's lattice rows and block sums are common.cl's GRID_LATTICE_ROWS
+ * and GRID_BLOCK, shared with the rank features (rank.cl). */
+#define LBP_BLOCK GRID_BLOCK
 #define LBP_CENTRE LBP_BLOCK(b1, b2, c1, c2)
 /* The code from a0..d3 and centre; BIT(comparison, bit) turns a comparison
  * into its bit. */
@@ -49,11 +41,8 @@
  * compilers otherwise keep a loop and an array on the stack). */
 static int lbp_code(__global const integral_t* integral, int pitch, int origin, int4 f)
 {
-    LBP_LATTICE_ROWS(integral, pitch, origin, f);
-    const uint a0 = p0[0], a1 = p0[dx], a2 = p0[2 * dx], a3 = p0[3 * dx];
-    const uint b0 = p1[0], b1 = p1[dx], b2 = p1[2 * dx], b3 = p1[3 * dx];
-    const uint c0 = p2[0], c1 = p2[dx], c2 = p2[2 * dx], c3 = p2[3 * dx];
-    const uint d0 = p3[0], d1 = p3[dx], d2 = p3[2 * dx], d3 = p3[3 * dx];
+    GRID_LATTICE_ROWS(integral, pitch, origin, f);
+    GRID_LATTICE(uint, GRID_SCALAR);
     const uint centre = LBP_CENTRE;
     return LBP_CODE(LBP_SCALAR_BIT);
 }
@@ -97,15 +86,8 @@ static int feature_segment_end(const Cascade* c, int t, int stop) { return thres
 /* The codes of 16 windows `step` apart. */
 static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
 {
-    LBP_LATTICE_ROWS(c->integral, c->pitch, origin, f);
-    const uint16 a0 = load_lanes(p0, step), a1 = load_lanes(p0 + dx, step), a2 = load_lanes(p0 + 2 * dx, step),
-                 a3 = load_lanes(p0 + 3 * dx, step);
-    const uint16 b0 = load_lanes(p1, step), b1 = load_lanes(p1 + dx, step), b2 = load_lanes(p1 + 2 * dx, step),
-                 b3 = load_lanes(p1 + 3 * dx, step);
-    const uint16 c0 = load_lanes(p2, step), c1 = load_lanes(p2 + dx, step), c2 = load_lanes(p2 + 2 * dx, step),
-                 c3 = load_lanes(p2 + 3 * dx, step);
-    const uint16 d0 = load_lanes(p3, step), d1 = load_lanes(p3 + dx, step), d2 = load_lanes(p3 + 2 * dx, step),
-                 d3 = load_lanes(p3 + 3 * dx, step);
+    GRID_LATTICE_ROWS(c->integral, c->pitch, origin, f);
+    GRID_LATTICE(uint16, GRID_LANES);
     const uint16 centre = LBP_CENTRE;
     return LBP_CODE(LBP_VECTOR_BIT);
 }

@@ -601,6 +601,65 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
     }
 }
 
+namespace {
+
+/* LRD or LRP weak classifiers over a 24x24 window, their values i / 8 - 1. */
+Classifier rank_classifier(RankFeature::Kind kind)
+{
+    Classifier c;
+    c.window_width = c.window_height = 24;
+    for (int t = 0; t < 3; ++t) {
+        RankFeature f;
+        f.kind = kind;
+        f.x = t;
+        f.y = 2 * t;
+        f.block_width = 7 - t;
+        f.block_height = 1 + t;
+        f.block_a = 8 - t;
+        f.block_b = t;
+        for (size_t i = 0; i < f.table_size(); ++i)
+            f.responses.push_back(static_cast<float>(i) / 8.0f - 1.0f + static_cast<float>(t));
+        WeakClassifier w;
+        w.feature = f;
+        w.reject_threshold = t == 1 ? kNoRejection : -0.5f;
+        c.weak.push_back(w);
+    }
+    validate(c, "<rank>");
+    return c;
+}
+
+}  // namespace
+
+TEST(ClassifierPack, RankFeaturesPackTheirGridBlocksAndTables)
+{
+    for (const auto kind : {RankFeature::Kind::Difference, RankFeature::Kind::Pair}) {
+        const Classifier c = rank_classifier(kind);
+        const PackedClassifier p = pack_classifier(c);
+        const size_t size = kind == RankFeature::Kind::Difference ? 17 : 81;
+        EXPECT_STREQ(p.kind->name(), kind == RankFeature::Kind::Difference ? "LRD" : "LRP");
+        EXPECT_EQ(p.kind->table_size(), size);
+        EXPECT_EQ(p.kind->build_defines(p),
+                  " -D RANK_TABLE=" + std::to_string(size) + (size == 81 ? " -D RANK_PAIRS" : ""));
+        ASSERT_EQ(p.responses.size(), 3 * size);
+        for (size_t t = 0; t < 3; ++t) {
+            const RankFeature& f = std::get<RankFeature>(c.weak[t].feature);
+            /* rank.cl: x, y, width | a << 16, height | b << 16. */
+            EXPECT_EQ(p.features[t].s[0], f.x);
+            EXPECT_EQ(p.features[t].s[1], f.y);
+            EXPECT_EQ(p.features[t].s[2] & 0xFFFF, f.block_width);
+            EXPECT_EQ(p.features[t].s[2] >> 16, f.block_a);
+            EXPECT_EQ(p.features[t].s[3] & 0xFFFF, f.block_height);
+            EXPECT_EQ(p.features[t].s[3] >> 16, f.block_b);
+            for (size_t i = 0; i < size; ++i)
+                ASSERT_EQ(static_cast<double>(p.responses[t * size + i]) / p.fixed_scale(), f.responses[i]);
+        }
+        EXPECT_EQ(p.largest_block, 15); /* 5x3 */
+        EXPECT_TRUE(p.kind->narrow_sums_serve(p));
+        EXPECT_EQ(p.first_test, 0);
+        EXPECT_EQ(p.thresholds[1], std::numeric_limits<cl_long>::min());
+    }
+}
+
 TEST(ClassifierPack, ResponsesFinerThanTheFixedPointUnitArePackedExactly)
 {
     /* Full-mantissa floats of 3e-13 and below (2^-41.6: under the unit of
@@ -840,6 +899,22 @@ TEST(TuningKey, KeysLargeModelsAndFollowsEveryFieldThatDetects)
 
     /* A small model keeps a key too, and it differs from the big one's. */
     EXPECT_NE(tuning_key(device, random_classifier(rng, 24, 10)), key);
+
+    /* Rank models: every field of a rank feature detects, the kind too. */
+    const Classifier lrd = rank_classifier(RankFeature::Kind::Difference);
+    const std::string lrd_key = tuning_key(device, lrd);
+    const auto rank_changed = [&](const std::function<void(RankFeature&)>& change) {
+        Classifier c = lrd;
+        change(std::get<RankFeature>(c.weak[1].feature));
+        return tuning_key(device, c);
+    };
+    EXPECT_NE(tuning_key(device, rank_classifier(RankFeature::Kind::Pair)), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.kind = RankFeature::Kind::Pair; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_a ^= 1; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_b ^= 1; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.x += 1; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_height += 1; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) { f.responses[16] = 0.5f; }), lrd_key);
 }
 
 /* What the key is for: an engine (which looks its tuned parameters up by

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The CPU reference on inputs small enough to work out by hand: LBP codes,
+ * the ranks of LRD and LRP features (and against a brute-force ranking),
  * the cascade's rejection, reset and final-threshold semantics, the scan
  * geometry and grouping. OpenCV agreement on real images is elsewhere.
  */
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -120,6 +122,116 @@ TEST(LbpCode, EachNeighbourDrivesItsOwnBit)
         img.at(cols[i], rows[i]) = 200;
         const IntegralImage ii = integral_image(img.view());
         EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 1, 1}), 1 << (7 - i)) << "neighbour " << i;
+    }
+}
+
+/* ===================== rank features (LRD, LRP) ===================== */
+
+namespace {
+
+RankFeature rank_feature(RankFeature::Kind kind, int x, int y, int bw, int bh, int a, int b)
+{
+    RankFeature f;
+    f.kind = kind;
+    f.x = x;
+    f.y = y;
+    f.block_width = bw;
+    f.block_height = bh;
+    f.block_a = a;
+    f.block_b = b;
+    f.responses.assign(RankFeature::table_size(kind), 0.0f);
+    return f;
+}
+
+constexpr auto kLrd = RankFeature::Kind::Difference;
+constexpr auto kLrp = RankFeature::Kind::Pair;
+
+}  // namespace
+
+TEST(RankFeature, OnePixelBlocksWorkedByHand)
+{
+    /* Blocks in row order: 10 20 30 40 25 60 5 25 90. Blocks 4 and 7 tie
+     * at 25: each has three smaller sums (10, 20, 5), so both rank 3. */
+    const GrayImage img = image_from_rows({{10, 20, 30}, {40, 25, 60}, {5, 25, 90}});
+    const IntegralImage ii = integral_image(img.view());
+    const std::array<int64_t, 9> sums = grid_block_sums(ii, 0, 0, 0, 0, 1, 1);
+    EXPECT_EQ(sums, (std::array<int64_t, 9>{10, 20, 30, 40, 25, 60, 5, 25, 90}));
+    EXPECT_EQ(block_ranks(sums), (std::array<int, 9>{1, 2, 5, 6, 3, 7, 0, 3, 8}));
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrd, 0, 0, 1, 1, 8, 6)), 16); /* 8 - 0 + 8 */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrd, 0, 0, 1, 1, 6, 8)), 0);  /* 0 - 8 + 8 */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrd, 0, 0, 1, 1, 4, 7)), 8);  /* the tie */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrd, 0, 0, 1, 1, 0, 3)), 3);  /* 1 - 6 + 8 */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrp, 0, 0, 1, 1, 5, 2)), 68); /* 9 * 7 + 5 */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrp, 0, 0, 1, 1, 7, 4)), 30); /* 9 * 3 + 3 */
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrp, 0, 0, 1, 1, 6, 8)), 8);  /* 9 * 0 + 8 */
+}
+
+TEST(RankFeature, EqualBlocksAllRankZero)
+{
+    const GrayImage img(9, 9, 77);
+    const IntegralImage ii = integral_image(img.view());
+    EXPECT_EQ(rank_index(ii, 0, 0, rank_feature(kLrd, 0, 0, 3, 3, 0, 8)), 8);
+    EXPECT_EQ(rank_index(ii, 2, 1, rank_feature(kLrp, 1, 1, 2, 2, 4, 1)), 0);
+}
+
+TEST(RankFeature, MatchesABruteForceRankingOnRandomGrids)
+{
+    /* Block sums straight from the pixels and ranks as the position of a
+     * sum's first occurrence in the sorted sums (the count of strictly
+     * smaller ones): another way to the same numbers. Few grey levels and
+     * small blocks make ties common. */
+    std::mt19937 rng(34);
+    size_t with_ties = 0, checked = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const int levels = trial % 2 ? 3 : 256;
+        GrayImage img(20, 17);
+        for (uint8_t& v : img.pixels)
+            v = static_cast<uint8_t>(rng() % static_cast<unsigned>(levels) * (255 / (levels - 1)));
+        const IntegralImage ii = integral_image(img.view());
+        const int bw = 1 + static_cast<int>(rng() % 4), bh = 1 + static_cast<int>(rng() % 3);
+        const int wx = static_cast<int>(rng() % 5), wy = static_cast<int>(rng() % 5);
+        const int x = static_cast<int>(rng() % static_cast<unsigned>(20 - wx - 3 * bw + 1));
+        const int y = static_cast<int>(rng() % static_cast<unsigned>(17 - wy - 3 * bh + 1));
+        int64_t sums[9] = {};
+        for (int k = 0; k < 9; ++k)
+            for (int py = 0; py < bh; ++py)
+                for (int px = 0; px < bw; ++px)
+                    sums[k] += img.at(wx + x + (k % 3) * bw + px, wy + y + (k / 3) * bh + py);
+        std::vector<int64_t> sorted(sums, sums + 9);
+        std::sort(sorted.begin(), sorted.end());
+        int ranks[9];
+        for (int k = 0; k < 9; ++k)
+            ranks[k] = static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), sums[k]) - sorted.begin());
+        with_ties += std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+        for (int a = 0; a < 9; ++a)
+            for (int b = 0; b < 9; ++b) {
+                if (a == b)
+                    continue;
+                SCOPED_TRACE("trial " + std::to_string(trial) + ", blocks " + std::to_string(a) + " and " +
+                             std::to_string(b));
+                ASSERT_EQ(rank_index(ii, wx, wy, rank_feature(kLrd, x, y, bw, bh, a, b)), ranks[a] - ranks[b] + 8);
+                ASSERT_EQ(rank_index(ii, wx, wy, rank_feature(kLrp, x, y, bw, bh, a, b)), 9 * ranks[a] + ranks[b]);
+                ++checked;
+            }
+    }
+    EXPECT_GT(with_ties, 100u) << "too few grids with equal block sums to test the tie rule";
+    EXPECT_EQ(checked, 400u * 72u);
+}
+
+TEST(RankFeature, ResponseIsLookedUpByTheWindowsRanks)
+{
+    const GrayImage img = image_from_rows({{10, 20, 30}, {40, 25, 60}, {5, 25, 90}});
+    const IntegralImage ii = integral_image(img.view());
+    for (const auto kind : {kLrd, kLrp}) {
+        WeakClassifier w;
+        RankFeature f = rank_feature(kind, 0, 0, 1, 1, 5, 2); /* ranks 7 and 5 */
+        for (size_t i = 0; i < f.responses.size(); ++i)
+            f.responses[i] = static_cast<float>(i);
+        w.feature = f;
+        const Classifier c = classifier_of({w});
+        ASSERT_NO_THROW(validate(c, "rank"));
+        const WindowResult r = evaluate_window(c, ii, 0, 0, 0.0f);
+        EXPECT_DOUBLE_EQ(r.score, kind == kLrd ? 10.0 : 68.0);
     }
 }
 

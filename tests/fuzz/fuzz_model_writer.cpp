@@ -6,7 +6,7 @@
  * directly (FuzzedDataProvider), so the writer sees what the XML readers can
  * never produce but the API and waldboost-convert --label can: any label
  * bytes, any float bit pattern (subnormals, -0, FLT_MAX, NaN, infinities),
- * features on and off the window's edges.
+ * features (LBP, Haar, LRD, LRP) on and off the window's edges.
  *
  * Properties: validate() accepts the model exactly when write_waldboost_xml
  * does (every model validate() accepts, up to ModelLimits, must be
@@ -141,6 +141,34 @@ waldboost::HaarTree some_tree(FuzzedDataProvider& in, int w, int h)
     return tree;
 }
 
+/* A rank feature of `kind` that fits a w x h window with two different
+ * blocks and a table of the right length nearly always, else any grid,
+ * block indices from -1 to 9 (equal ones too) and 0 to 90 responses. */
+waldboost::RankFeature some_rank(FuzzedDataProvider& in, waldboost::RankFeature::Kind kind, int w, int h)
+{
+    waldboost::RankFeature f;
+    f.kind = kind;
+    const bool anything = in.ConsumeIntegralInRange<int>(0, 15) == 0;
+    if (anything) {
+        f.x = in.ConsumeIntegral<int>();
+        f.y = in.ConsumeIntegral<int>();
+        f.block_width = in.ConsumeIntegral<int>();
+        f.block_height = in.ConsumeIntegral<int>();
+        f.block_a = in.ConsumeIntegralInRange<int>(-1, 9);
+        f.block_b = in.ConsumeIntegralInRange<int>(-1, 9);
+        f.responses.resize(in.ConsumeIntegralInRange<size_t>(0, 90));
+        return f;
+    }
+    f.block_width = in.ConsumeIntegralInRange<int>(1, std::max(1, w / 3));
+    f.block_height = in.ConsumeIntegralInRange<int>(1, std::max(1, h / 3));
+    f.x = in.ConsumeIntegralInRange<int>(0, std::max(0, w - 3 * f.block_width));
+    f.y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - 3 * f.block_height));
+    f.block_a = in.ConsumeIntegralInRange<int>(0, 8);
+    f.block_b = (f.block_a + in.ConsumeIntegralInRange<int>(1, 8)) % 9;
+    f.responses.resize(f.table_size());
+    return f;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***)
@@ -166,13 +194,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const int count = in.ConsumeIntegralInRange<int>(0, 12);
     const int w = std::max(model.window_width, 1);
     const int h = std::max(model.window_height, 1);
-    /* Haar models half of the time (and now and then one mixed model). */
-    const bool haar = in.ConsumeBool();
+    /* Haar models half of the time, LBP ones a quarter, LRD and LRP ones an
+     * eighth each (and now and then a model whose last weak classifier has
+     * another type, or the other rank kind). */
+    enum Family { Lbp, Haar, Lrd, Lrp };
+    Family family = Haar;
+    if (!in.ConsumeBool()) {
+        const int pick = in.ConsumeIntegralInRange<int>(0, 3);
+        family = pick < 2 ? Lbp : pick == 2 ? Lrd : Lrp;
+    }
     const bool mixed = in.ConsumeIntegralInRange<int>(0, 31) == 0;
+    const Family odd_one = static_cast<Family>(in.ConsumeIntegralInRange<int>(0, 3));
     for (int i = 0; i < count; ++i) {
         WeakClassifier weak;
-        if (haar != (mixed && i == count - 1)) {
+        const Family type = mixed && i == count - 1 ? odd_one : family;
+        if (type == Haar) {
             weak.feature = some_tree(in, w, h);
+        } else if (type == Lrd || type == Lrp) {
+            weak.feature = some_rank(in, type == Lrd ? waldboost::RankFeature::Kind::Difference
+                                                     : waldboost::RankFeature::Kind::Pair, w, h);
         } else if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
             /* Anything, mostly refused by validate(). */
             weak.feature = waldboost::LbpFeature{in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
@@ -184,11 +224,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             lbp(weak).x = in.ConsumeIntegralInRange<int>(0, std::max(0, w - 3 * lbp(weak).block_width));
             lbp(weak).y = in.ConsumeIntegralInRange<int>(0, std::max(0, h - 3 * lbp(weak).block_height));
         }
-        /* A short pattern of values repeated over the 256 codes (LBP). */
+        /* A short pattern of values repeated over the table (LBP, rank). */
         std::vector<float> pattern(static_cast<size_t>(in.ConsumeIntegralInRange<int>(1, 8)));
         for (float& v : pattern)
             v = some_float(in);
         if (waldboost::LbpFeature* f = std::get_if<waldboost::LbpFeature>(&weak.feature))
+            for (size_t c = 0; c < f->responses.size(); ++c)
+                f->responses[c] = pattern[c % pattern.size()];
+        if (waldboost::RankFeature* f = std::get_if<waldboost::RankFeature>(&weak.feature))
             for (size_t c = 0; c < f->responses.size(); ++c)
                 f->responses[c] = pattern[c % pattern.size()];
         switch (in.ConsumeIntegralInRange<int>(0, 3)) {

@@ -9,7 +9,8 @@
 # writes OUT_DIR/opencv/ (LBP cascades cut to their first stages with only
 # the features they use, Haar cascades of both formats cut to a few trees,
 # byte-truncated files) and OUT_DIR/waldboost/ (the cut LBP cascades
-# converted to WaldBoost XML, with histogram and decision-tree hypotheses).
+# converted to WaldBoost XML, with histogram and decision-tree hypotheses,
+# and their grids as LRD and LRP rank features).
 # WaldBoost seeds keep only the first trees: 256 numbers per weak
 # classifier make them large.
 # STAMP, when given, receives the seed count (a build-system output).
@@ -101,6 +102,40 @@ def to_waldboost(root, label, decision_trees, trees_kept):
     return "\n".join(out) + "\n"
 
 
+def to_rank(root, label, rank_type, trees_kept):
+    """The cut cascade's first trees as an LRD or LRP classifier: each LBP
+    feature's grid with two of its blocks, and a table of 17 or 81 values
+    taken from the leaves (a seed needs the shape)."""
+    cascade = root.find("cascade")
+    width = text_of(cascade.find("width"))
+    height = text_of(cascade.find("height"))
+    rects = [text_of(item.find("rect")).split() for item in cascade.find("features")]
+    size = 17 if rank_type == "LRD" else 81
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<WaldBoostClassifier classifierName="%s" minStdDev="0" imageSizeX="%s" imageSizeY="%s" '
+           'type="%s" finalThreshold="0">' % (label, width, height, rank_type)]
+    tree_number = 0
+    for stage in root.find("cascade").find("stages"):
+        threshold = short(text_of(stage.find("stageThreshold")))
+        trees = list(stage.find("weakClassifiers"))[:trees_kept]
+        for k, tree in enumerate(trees):
+            nodes = [int(v) for v in text_of(tree.find("internalNodes")).split()]
+            leaves = [short(v) for v in text_of(tree.find("leafValues")).split()]
+            x, y, w, h = rects[nodes[2]]
+            block_a = tree_number % 9
+            block_b = (block_a + 1 + tree_number % 8) % 9
+            values = " ".join(leaves[(i * 7 + tree_number) % 2] for i in range(size))
+            out.append('  <stage posT="1e+50" negT="%s">' % (threshold if k + 1 == len(trees) else "-1e+50"))
+            out.append('    <HistogramWeakHypothesis predictionValues="%s">' % values)
+            out.append('      <RankFeature positionX="%s" positionY="%s" blockWidth="%s" blockHeight="%s" '
+                       'blockA="%d" blockB="%d"/>' % (x, y, w, h, block_a, block_b))
+            out.append("    </HistogramWeakHypothesis>")
+            out.append("  </stage>")
+            tree_number += 1
+    out.append("</WaldBoostClassifier>")
+    return "\n".join(out) + "\n"
+
+
 def cut_haar(root, trees_kept, features_kept):
     """New-format Haar (<cascade>) or old format (<haarcascade_...>): the
     first stage's first trees and the first features (enough for the trees
@@ -184,6 +219,11 @@ def main():
         write(os.path.join(waldboost_out, "%s-tree.xml" % stem),
               to_waldboost(root, label, decision_trees=True, trees_kept=3))
         count += 2
+        # The same grids as rank features (LRD, LRP).
+        for rank_type in ("LRD", "LRP"):
+            write(os.path.join(waldboost_out, "%s-%s.xml" % (stem, rank_type.lower())),
+                  to_rank(root, label, rank_type, trees_kept=2))
+            count += 1
         # Past the attribute limit (kMaxXmlAttributesPerElement, 256) on a
         # real cascade's element: the 100,000 that made libxml2 slow do not
         # fit the fuzzers' input size, a few hundred cross the limit.

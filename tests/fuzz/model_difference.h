@@ -2,8 +2,8 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Bit-for-bit comparison of two weak classifiers' features (LBP or Haar
- * trees), shared by the fuzzers' round-trip property and the unit tests.
+ * Bit-for-bit comparison of two weak classifiers' features (LBP, Haar
+ * trees, LRD or LRP), shared by the fuzzers' round-trip property and the unit tests.
  */
 #pragma once
 
@@ -37,6 +37,19 @@ inline std::string feature_difference(const waldboost::WeakClassifier& x, const 
                           a->block_height == b.block_height;
         if (!same)
             return "feature";
+        for (size_t c = 0; c < a->responses.size(); ++c)
+            if (float_bits(a->responses[c]) != float_bits(b.responses[c]))
+                return "response " + std::to_string(c);
+        return {};
+    }
+    if (const RankFeature* a = std::get_if<RankFeature>(&x.feature)) {
+        const RankFeature& b = std::get<RankFeature>(y.feature);
+        const bool same = a->kind == b.kind && a->x == b.x && a->y == b.y && a->block_width == b.block_width &&
+                          a->block_height == b.block_height && a->block_a == b.block_a && a->block_b == b.block_b;
+        if (!same)
+            return "feature";
+        if (a->responses.size() != b.responses.size())
+            return "table size";
         for (size_t c = 0; c < a->responses.size(); ++c)
             if (float_bits(a->responses[c]) != float_bits(b.responses[c]))
                 return "response " + std::to_string(c);

@@ -153,6 +153,19 @@ std::string write_waldboost_xml(const Classifier& classifier)
                 set(feature, "blockHeight", std::to_string(f.block_height));
                 set(feature, "binMappingType", "NONE");
             }
+            void operator()(const RankFeature& f) const
+            {
+                xmlNodePtr hypothesis = add_child(stage, "HistogramWeakHypothesis");
+                join(f.responses.data(), f.responses.data() + f.responses.size());
+                set(hypothesis, "predictionValues", values);
+                xmlNodePtr feature = add_child(hypothesis, "RankFeature");
+                set(feature, "positionX", std::to_string(f.x));
+                set(feature, "positionY", std::to_string(f.y));
+                set(feature, "blockWidth", std::to_string(f.block_width));
+                set(feature, "blockHeight", std::to_string(f.block_height));
+                set(feature, "blockA", std::to_string(f.block_a));
+                set(feature, "blockB", std::to_string(f.block_b));
+            }
             void operator()(const HaarTree& tree) const
             {
                 xmlNodePtr hypothesis = add_child(stage, "HaarTreeWeakHypothesis");

@@ -44,6 +44,13 @@ std::string describe(const LbpFeature& f)
            std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ")";
 }
 
+std::string describe(const RankFeature& f)
+{
+    return "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+           std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ", blocks " +
+           std::to_string(f.block_a) + " and " + std::to_string(f.block_b) + ")";
+}
+
 std::string describe(const HaarRect& r, bool tilted)
 {
     return std::string(tilted ? "tilted " : "") + "rectangle (x=" + std::to_string(r.x) + ", y=" +
@@ -130,6 +137,10 @@ const char* feature_type_name(const Feature& feature)
     struct Name {
         const char* operator()(const LbpFeature&) const { return "LBP"; }
         const char* operator()(const HaarTree&) const { return "HAAR"; }
+        const char* operator()(const RankFeature& f) const
+        {
+            return f.kind == RankFeature::Kind::Difference ? "LRD" : "LRP";
+        }
     };
     return std::visit(Name{}, feature);
 }
@@ -139,6 +150,7 @@ ResponseValues response_values(const Feature& feature)
     struct Values {
         ResponseValues operator()(const LbpFeature& f) const { return {f.responses.data(), f.responses.size()}; }
         ResponseValues operator()(const HaarTree& tree) const { return {tree.leaves.data(), tree.leaves.size()}; }
+        ResponseValues operator()(const RankFeature& f) const { return {f.responses.data(), f.responses.size()}; }
     };
     return std::visit(Values{}, feature);
 }
@@ -201,7 +213,8 @@ void validate(const Classifier& classifier, const std::string& source)
     if (!std::isfinite(classifier.final_threshold))
         fail("the final threshold is not a finite number");
 
-    const size_t kind = classifier.weak.front().feature.index();
+    /* The name tells LRD from LRP, which share a feature type. */
+    const std::string kind = feature_type_name(classifier.weak.front().feature);
     /* The variance is taken over the window less a one-pixel border. */
     if (classifier.is_haar() && (w < 3 || h < 3))
         fail("window size " + std::to_string(w) + "x" + std::to_string(h) +
@@ -209,7 +222,7 @@ void validate(const Classifier& classifier, const std::string& source)
     for (size_t i = 0; i < classifier.weak.size(); ++i) {
         const WeakClassifier& weak = classifier.weak[i];
         const std::string where = "weak classifier " + std::to_string(i) + ": ";
-        if (weak.feature.index() != kind)
+        if (feature_type_name(weak.feature) != kind)
             fail(where + "it uses " + feature_type_name(weak.feature) + " features, the first one " +
                  feature_type_name(classifier.weak.front().feature) + " (a classifier uses one feature type)");
         struct Check {
@@ -237,6 +250,33 @@ void validate(const Classifier& classifier, const std::string& source)
                 for (size_t code = 0; code < f.responses.size(); ++code) {
                     if (!std::isfinite(f.responses[code]))
                         fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");
+                }
+            }
+            void operator()(const RankFeature& f) const
+            {
+                const std::string name = f.kind == RankFeature::Kind::Difference ? "LRD" : "LRP";
+                if (f.block_width < 1 || f.block_height < 1)
+                    fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
+                if (f.x < 0 || f.y < 0)
+                    fail(where + describe(f) + " has a negative position");
+                if (static_cast<long long>(f.x) + 3LL * f.block_width > w ||
+                    static_cast<long long>(f.y) + 3LL * f.block_height > h) {
+                    fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
+                         std::to_string(h) + " window");
+                }
+                for (const int block : {f.block_a, f.block_b})
+                    if (block < 0 || block >= RankFeature::kBlocks)
+                        fail(where + describe(f) + ": block " + std::to_string(block) +
+                             " does not exist (blocks are numbered 0 to 8)");
+                if (f.block_a == f.block_b)
+                    fail(where + describe(f) + " compares a block with itself (the two blocks must differ)");
+                if (f.responses.size() != f.table_size())
+                    fail(where + "an " + name + " feature has " + std::to_string(f.responses.size()) +
+                         " responses (it needs " + std::to_string(f.table_size()) + ")");
+                for (size_t i = 0; i < f.responses.size(); ++i) {
+                    if (!std::isfinite(f.responses[i]))
+                        fail(where + "response " + std::to_string(i) + " of the " + name +
+                             " table is not a finite number");
                 }
             }
         };

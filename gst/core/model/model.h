@@ -90,24 +90,59 @@ struct HaarTree {
     bool operator==(const HaarTree& o) const { return nodes == o.nodes && leaves == o.leaves; }
 };
 
+/* A local rank feature (LRD or LRP): the 3x3 grid of blocks of an LBP
+ * feature, numbered 0 to 8 in row order (0 top-left, 4 the centre, 8
+ * bottom-right). The rank R_k of block k is the number of the other eight
+ * block sums strictly smaller than block k's, so blocks of equal sums share
+ * a rank. LRD(a, b) = R_a - R_b indexes a table of 17 responses at
+ * R_a - R_b + 8; LRP(a, b) = 9 R_a + R_b one of 81. Ranks do not change
+ * under monotonic grey-level changes, so no window is normalised. */
+struct RankFeature {
+    enum class Kind { Difference, Pair }; /* LRD, LRP */
+    static constexpr int kBlocks = 9;
+    static constexpr size_t kDifferenceTableSize = 17;
+    static constexpr size_t kPairTableSize = 81;
+    static constexpr size_t table_size(Kind kind)
+    {
+        return kind == Kind::Difference ? kDifferenceTableSize : kPairTableSize;
+    }
+    /* The table index of ranks rank_a and rank_b (each 0 to 8). */
+    static constexpr int index(Kind kind, int rank_a, int rank_b)
+    {
+        return kind == Kind::Difference ? rank_a - rank_b + 8 : 9 * rank_a + rank_b;
+    }
+    Kind kind = Kind::Difference;
+    int x = 0;
+    int y = 0;
+    int block_width = 1;
+    int block_height = 1;
+    int block_a = 0;
+    int block_b = 1;
+    /* table_size(kind) responses (validate() checks the count). */
+    std::vector<float> responses;
+    size_t table_size() const { return table_size(kind); }
+};
+
 /* Sentinel for "no rejection after this weak classifier". */
 constexpr float kNoRejection = -std::numeric_limits<float>::infinity();
 
 /* What a weak classifier computes from the window, with its responses, as
- * a tagged type: an LBP feature whose code picks one of its `responses`, or
- * a Haar tree whose leaves are its responses. A new feature type is one
+ * a tagged type: an LBP feature whose code picks one of its `responses`, a
+ * Haar tree whose leaves are its responses, or a rank feature whose ranks
+ * pick one of its `responses`. A new feature type is one
  * more alternative here; every std::visit over a Feature (validation, the
  * XML writer, the reference's evaluation, the engine's feature kinds) then
  * fails to compile until it handles the new type. docs/engine.md lists the
  * places a feature type touches. A classifier uses one feature type
  * throughout. */
-using Feature = std::variant<LbpFeature, HaarTree>;
+using Feature = std::variant<LbpFeature, HaarTree, RankFeature>;
 
-/* The name a feature type has in files and messages ("LBP", "HAAR"). */
+/* The name a feature type has in files and messages ("LBP", "HAAR", "LRD",
+ * "LRP"). A classifier's weak classifiers all have the same name. */
 const char* feature_type_name(const Feature& feature);
 
-/* Every response value a feature can add to the running sum: an LBP
- * feature's table, a Haar tree's leaves. */
+/* Every response value a feature can add to the running sum: an LBP or
+ * rank feature's table, a Haar tree's leaves. */
 struct ResponseValues {
     const float* data = nullptr;
     size_t size = 0;

@@ -8,6 +8,7 @@
  */
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 
 #include "core/model/formats.h"
@@ -21,6 +22,8 @@ using xml::fail;
 struct Reader {
     const std::string& src;
     bool haar = false;
+    /* LRD and LRP classifiers: every feature is a <RankFeature> of this kind. */
+    std::optional<RankFeature::Kind> rank = std::nullopt;
     int window_width = 0;
     int window_height = 0;
 
@@ -66,6 +69,63 @@ struct Reader {
                                 std::to_string(window_height) + " window");
         }
         return f;
+    }
+
+    RankFeature rank_feature(const xmlNode* node) const
+    {
+        static const char* const kAttributes[] = {"positionX", "positionY", "blockWidth", "blockHeight",
+                                                  "blockA", "blockB", nullptr};
+        xml::check_attributes(src, node, kAttributes);
+        const auto children = xml::child_elements(src, node);
+        if (!children.empty())
+            fail(src, children[0], "unknown element (RankFeature has no child elements)");
+        const auto integer = [&](const char* name, long long min_value, long long max_value) {
+            return static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
+                                                       xml::required_attribute(src, node, name), min_value,
+                                                       max_value));
+        };
+        RankFeature f;
+        f.kind = *rank;
+        f.x = integer("positionX", 0, ModelLimits::kMaxWindowSide);
+        f.y = integer("positionY", 0, ModelLimits::kMaxWindowSide);
+        f.block_width = integer("blockWidth", 1, ModelLimits::kMaxWindowSide);
+        f.block_height = integer("blockHeight", 1, ModelLimits::kMaxWindowSide);
+        f.block_a = integer("blockA", 0, RankFeature::kBlocks - 1);
+        f.block_b = integer("blockB", 0, RankFeature::kBlocks - 1);
+        if (f.x + 3 * f.block_width > window_width || f.y + 3 * f.block_height > window_height) {
+            fail(src, node, "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+                                std::to_string(f.block_width) + "x" + std::to_string(f.block_height) +
+                                ") does not fit the " + std::to_string(window_width) + "x" +
+                                std::to_string(window_height) + " window");
+        }
+        if (f.block_a == f.block_b)
+            fail(src, node, "attributes blockA and blockB are both " + std::to_string(f.block_a) +
+                                " (a rank feature compares two different blocks)");
+        return f;
+    }
+
+    /* <HistogramWeakHypothesis> of an LRD or LRP classifier: one response
+     * per value of the feature, and one <RankFeature>. */
+    void rank_hypothesis(const xmlNode* node, WeakClassifier& weak) const
+    {
+        static const char* const kHistogram[] = {"predictionValues", nullptr};
+        xml::check_attributes(src, node, kHistogram);
+        const size_t size = RankFeature::table_size(*rank);
+        std::vector<float> values = xml::parse_float_list(src, node, "attribute predictionValues",
+                                                          xml::required_attribute(src, node, "predictionValues"), size);
+        const xmlNode* feature_node = nullptr;
+        for (const xmlNode* child : xml::child_elements(src, node)) {
+            if (xml::name_of(child) != "RankFeature")
+                fail(src, child, "unknown element (expected <RankFeature> inside <HistogramWeakHypothesis>)");
+            if (feature_node)
+                fail(src, child, "duplicate element (a weak hypothesis has exactly one <RankFeature>)");
+            feature_node = child;
+        }
+        if (!feature_node)
+            fail(src, node, "missing element <RankFeature>");
+        RankFeature f = rank_feature(feature_node);
+        f.responses = std::move(values);
+        weak.feature = std::move(f);
     }
 
     void hypothesis(const xmlNode* node, WeakClassifier& weak) const
@@ -209,16 +269,21 @@ struct Reader {
             weak.reset_sum_after = *reset == "1";
         }
 
-        const char* const expected = haar ? "<HaarTreeWeakHypothesis>"
-                                          : "<HistogramWeakHypothesis> or <DecisionTreeWeakHypothesis>";
+        const char* const expected = haar   ? "<HaarTreeWeakHypothesis>"
+                                     : rank ? "<HistogramWeakHypothesis>"
+                                            : "<HistogramWeakHypothesis> or <DecisionTreeWeakHypothesis>";
+        const char* const type = haar   ? "HAAR"
+                                 : rank ? (*rank == RankFeature::Kind::Difference ? "LRD" : "LRP")
+                                        : "LBP";
         const xmlNode* hypothesis_node = nullptr;
         for (const xmlNode* child_node : xml::child_elements(src, node)) {
             const std::string name = xml::name_of(child_node);
-            const bool known = haar ? name == "HaarTreeWeakHypothesis"
-                                    : name == "HistogramWeakHypothesis" || name == "DecisionTreeWeakHypothesis";
+            const bool known = haar   ? name == "HaarTreeWeakHypothesis"
+                               : rank ? name == "HistogramWeakHypothesis"
+                                      : name == "HistogramWeakHypothesis" || name == "DecisionTreeWeakHypothesis";
             if (!known)
                 fail(src, child_node, std::string("unknown element (expected ") + expected + " inside <stage> of a " +
-                                          (haar ? "HAAR" : "LBP") + " classifier)");
+                                          type + " classifier)");
             if (hypothesis_node)
                 fail(src, child_node, "duplicate element (a stage holds exactly one weak hypothesis)");
             hypothesis_node = child_node;
@@ -227,6 +292,8 @@ struct Reader {
             fail(src, node, std::string("missing weak hypothesis (") + expected + ")");
         if (haar)
             haar_tree(hypothesis_node, weak);
+        else if (rank)
+            rank_hypothesis(hypothesis_node, weak);
         else
             hypothesis(hypothesis_node, weak);
         return weak;
@@ -244,19 +311,22 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
     xml::check_attributes(src, root, kAttributes);
 
     const std::string type = xml::required_attribute(src, root, "type");
-    if (type != "LBP" && type != "HAAR")
-        fail(src, root, "attribute type: " + xml::printable(type) + " features are not supported; only LBP and HAAR",
+    if (type != "LBP" && type != "HAAR" && type != "LRD" && type != "LRP")
+        fail(src, root,
+             "attribute type: " + xml::printable(type) + " features are not supported; only LBP, HAAR, LRD and LRP",
              ErrorKind::UnsupportedClassifier);
     if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
         if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
             fail(src, root, "attribute minStdDev: " + xml::printable(*std_dev) +
                                 " is not supported (it must be 0; HAAR classifiers always normalise windows by "
-                                "their standard deviation, LBP ones never)",
+                                "their standard deviation, LBP, LRD and LRP ones never)",
                  ErrorKind::UnsupportedClassifier);
         }
     }
 
     Reader reader{src, type == "HAAR"};
+    if (type == "LRD" || type == "LRP")
+        reader.rank = type == "LRD" ? RankFeature::Kind::Difference : RankFeature::Kind::Pair;
     Classifier classifier;
     reader.window_width = classifier.window_width = reader.window_side(root, "imageSizeX", "sizeX");
     reader.window_height = classifier.window_height = reader.window_side(root, "imageSizeY", "sizeY");

@@ -18,6 +18,7 @@ const FeatureKind& feature_kind(const Classifier& classifier)
     struct Kind {
         const FeatureKind& operator()(const LbpFeature&) const { return lbp_feature_kind(); }
         const FeatureKind& operator()(const HaarTree&) const { return haar_feature_kind(); }
+        const FeatureKind& operator()(const RankFeature& f) const { return rank_feature_kind(f.kind); }
     };
     return std::visit(Kind{}, classifier.weak.front().feature);
 }

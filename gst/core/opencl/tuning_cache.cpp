@@ -104,6 +104,17 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
                 const std::array<float, LbpFeature::kTableSize> unused{};
                 table(unused.data(), unused.size());
             }
+            void operator()(const RankFeature& f) const
+            {
+                uint32(f.kind == RankFeature::Kind::Difference ? 0 : 1);
+                int32(f.x);
+                int32(f.y);
+                int32(f.block_width);
+                int32(f.block_height);
+                int32(f.block_a);
+                int32(f.block_b);
+                table(f.responses.data(), f.responses.size());
+            }
             void table(const float* values, size_t count) const
             {
                 uint32(static_cast<uint32_t>(count));

@@ -13,23 +13,44 @@
 
 namespace waldboost {
 
+std::array<int64_t, 9> grid_block_sums(const IntegralImage& integral, int wx, int wy, int x, int y, int block_width,
+                                       int block_height)
+{
+    std::array<int64_t, 9> sums{};
+    for (int row = 0; row < 3; ++row)
+        for (int col = 0; col < 3; ++col)
+            /* Differences of wrapped sums are exact; the block sum fits easily. */
+            sums[static_cast<size_t>(3 * row + col)] = static_cast<int64_t>(integral.block_sum(
+                wx + x + col * block_width, wy + y + row * block_height, block_width, block_height));
+    return sums;
+}
+
+std::array<int, 9> block_ranks(const std::array<int64_t, 9>& sums)
+{
+    std::array<int, 9> ranks{};
+    for (size_t k = 0; k < sums.size(); ++k)
+        for (size_t j = 0; j < sums.size(); ++j)
+            ranks[k] += sums[j] < sums[k] ? 1 : 0; /* never true for j == k */
+    return ranks;
+}
+
 int lbp_code(const IntegralImage& integral, int wx, int wy, const LbpFeature& f)
 {
-    const int x0 = wx + f.x;
-    const int y0 = wy + f.y;
-    auto block = [&](int col, int row) {
-        /* Differences of wrapped sums are exact; the block sum fits easily. */
-        return static_cast<int64_t>(
-            integral.block_sum(x0 + col * f.block_width, y0 + row * f.block_height, f.block_width, f.block_height));
-    };
-    const int64_t centre = block(1, 1);
+    const std::array<int64_t, 9> sums = grid_block_sums(integral, wx, wy, f.x, f.y, f.block_width, f.block_height);
+    const int64_t centre = sums[4];
     /* Clockwise from the top-left block, most significant bit first. */
-    static constexpr int kCols[8] = {0, 1, 2, 2, 2, 1, 0, 0};
-    static constexpr int kRows[8] = {0, 0, 0, 1, 2, 2, 2, 1};
+    static constexpr size_t kBlocks[8] = {0, 1, 2, 5, 8, 7, 6, 3};
     int code = 0;
-    for (int i = 0; i < 8; ++i)
-        code = (code << 1) | (block(kCols[i], kRows[i]) >= centre ? 1 : 0);
+    for (size_t i = 0; i < 8; ++i)
+        code = (code << 1) | (sums[kBlocks[i]] >= centre ? 1 : 0);
     return code;
+}
+
+int rank_index(const IntegralImage& integral, int wx, int wy, const RankFeature& f)
+{
+    const std::array<int, 9> ranks =
+        block_ranks(grid_block_sums(integral, wx, wy, f.x, f.y, f.block_width, f.block_height));
+    return RankFeature::index(f.kind, ranks[static_cast<size_t>(f.block_a)], ranks[static_cast<size_t>(f.block_b)]);
 }
 
 LevelIntegrals level_integrals(const Classifier& classifier, const GrayView& scaled)
@@ -118,6 +139,10 @@ WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals&
         float norm_factor;
         float operator()(const LbpFeature& f) const { return f.responses[lbp_code(integrals.sum, wx, wy, f)]; }
         float operator()(const HaarTree& tree) const { return tree_response(tree, integrals, wx, wy, norm_factor); }
+        float operator()(const RankFeature& f) const
+        {
+            return f.responses[static_cast<size_t>(rank_index(integrals.sum, wx, wy, f))];
+        }
     };
     /* double, as OpenCV sums the float responses. */
     double sum = 0.0;

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,21 @@ struct WindowResult {
  * that block's sum is >= the centre block's sum. */
 int lbp_code(const IntegralImage& integral, int wx, int wy, const LbpFeature& feature);
 
+/* The sums of the nine blocks of block_width x block_height pixels of the
+ * 3x3 grid at (x, y) in the window whose top-left pixel is (wx, wy), in row
+ * order: 0 top-left, 4 the centre, 8 bottom-right. LBP and rank features
+ * both take their blocks from here. */
+std::array<int64_t, 9> grid_block_sums(const IntegralImage& integral, int wx, int wy, int x, int y, int block_width,
+                                       int block_height);
+
+/* The rank of each sum: how many of the other eight are strictly smaller
+ * (equal sums share a rank). */
+std::array<int, 9> block_ranks(const std::array<int64_t, 9>& sums);
+
+/* The table index of a rank feature for the window at (wx, wy):
+ * R_a - R_b + 8 (LRD) or 9 R_a + R_b (LRP), RankFeature in model.h. */
+int rank_index(const IntegralImage& integral, int wx, int wy, const RankFeature& feature);
+
 /* The integral images one scaled image's windows are evaluated on: the
  * sums, and for Haar classifiers the squared sums and, when a feature is
  * tilted, the tilted sums (both empty otherwise). */
@@ -75,7 +91,8 @@ using FeatureResponse =
 WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
                              float final_threshold, const FeatureResponse* feature_response = nullptr);
 
-/* LBP classifiers need only the sums; throws std::logic_error for Haar. */
+/* LBP and rank classifiers need only the sums; throws std::logic_error for
+ * Haar. */
 WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
                              float final_threshold);
 
