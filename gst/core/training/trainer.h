@@ -25,18 +25,24 @@
 
 namespace waldboost::training {
 
-/* The feature families a weak classifier may use. */
+/* The feature families a classifier may use (one per classifier, as the
+ * loader and the engine require). All three read the nine block sums of a
+ * 3x3 grid of equal blocks. */
 enum class FeatureFamily {
     Lbp, /* multi-block LBP as the engine runs it: 256 bins */
+    Lrd, /* local rank difference R_a - R_b: 17 bins */
+    Lrp, /* local rank pattern 9 R_a + R_b: 81 bins */
 };
 const char* family_name(FeatureFamily family);
 
 struct TrainerConfig {
     Size window{24, 24};
     std::string label = "object";
-    std::vector<FeatureFamily> families{FeatureFamily::Lbp};
-    /* Block sizes of the 3x3 grids to consider; empty: every size whose
-     * grid fits the window. */
+    FeatureFamily family = FeatureFamily::Lbp;
+    /* Block sizes of the 3x3 grids to consider; empty: for LBP every size
+     * whose grid fits the window, for LRD and LRP 1x1, 2x2, 2x4 and 4x2
+     * (what the rank features' authors found enough for faces; each grid
+     * gives 36 pairs of blocks). */
     std::vector<Size> block_sizes;
     /* Grid positions every `position_step` pixels along each axis. */
     int position_step = 1;
@@ -44,6 +50,10 @@ struct TrainerConfig {
     /* Wald's target miss rate: the rejection thresholds together lose at
      * most about this fraction of the positives (see estimate_threshold()). */
     double alpha = 0.05;
+    /* The share of the positives (every k-th) that is not fitted but
+     * sets the rejection thresholds; 0: the thresholds from the fitted
+     * positives. */
+    double calibration_share = 0.25;
     /* Negative windows in the working set; 0: as many as positives, at
      * least 500. */
     int negatives = 0;
@@ -56,7 +66,7 @@ struct TrainerConfig {
 struct Progress {
     int weak = 0;                /* 1-based */
     int weak_count = 0;
-    std::string feature;         /* e.g. "LBP 3,5 2x2" */
+    std::string feature;         /* e.g. "LBP 3,5 2x2", "LRD 0,4 2x2 blocks 1-7" */
     double z = 0.0;              /* Real AdaBoost's Z of the chosen feature */
     double threshold = 0.0;      /* its rejection threshold; -inf: none */
     size_t positives = 0;        /* left in the working set after it */
@@ -85,6 +95,9 @@ public:
      * `classifier` (all windows when it has no weak classifier yet), taken
      * at random (from `rng`) over the images, positions and scales. */
     virtual Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) = 0;
+    /* How many different windows it can offer at most (0: unknown): the
+     * trainer refuses a working set larger than that before mining. */
+    virtual uint64_t capacity() const { return 0; }
 };
 
 /* Scans `backgrounds` with the CPU reference: each pass visits the images
@@ -95,9 +108,9 @@ class CpuMiner final : public NegativeMiner {
 public:
     CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
     Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) override;
-    /* Windows of the window's size one pass visits at stride 1 (for the
-     * "too few negatives" check). */
-    uint64_t windows_per_pass() const;
+    /* The windows of the window's size at every position (stride 1) and
+     * scale 1.25 apart from 1. */
+    uint64_t capacity() const override;
 
 private:
     std::vector<GrayImage> backgrounds_;
@@ -107,20 +120,27 @@ private:
 };
 
 /* Wald's rejection threshold after a weak classifier, from the running
- * sums of the working set. The region rejected is {H < theta}; with
- * p_neg and p_pos the estimated shares of all negative and all positive
- * windows that reach this weak classifier, a threshold is admissible when
- *   p_neg * (negatives below) / n_neg >= (1 / alpha) * p_pos * (positives below + 1) / (n_pos + 1),
- * i.e. the region holds at least 1/alpha times more of the negative
- * distribution than of the positive one (Wald's A = (1 - beta) / alpha with
- * beta = 0), the positives counted with one added so that a region with
- * none of the sampled positives is not taken as empty of positives. Summed
- * over the weak classifiers, the positives rejected are then at most about
- * alpha (the negatives' shares sum to at most 1). Returns the largest
- * admissible threshold (the running sum of some sample, rounded down to a
- * float), or kNoRejection when none is. */
+ * sums of the working set, as Sochman and Matas estimate it: from the
+ * distributions of the sums over the samples that reach this weak
+ * classifier. The region rejected is {H < theta}; a threshold is
+ * admissible when the region holds at least 1/alpha times more of the
+ * negatives' distribution than of the positives' (Wald's A = (1 - beta) /
+ * alpha with beta = 0, nothing accepted early):
+ *   (negatives below) / n_neg >= (1 / alpha) * (positives below + 1) / (n_pos + 1),
+ * the positives counted with one added, so that a region none of the
+ * sampled positives fell in is not taken as empty of positives (with 400
+ * positives and alpha 0.05 it must hold 5% of the negatives), and the
+ * region may hold at most `positives_allowed` of the sampled positives:
+ * the trainer passes what is left of alpha times the calibrating positives
+ * it started with, so that the thresholds together never reject more than
+ * that share of them (per-step ratios alone let the losses add up,
+ * 12% after three weak classifiers at alpha 0.05 in test-training).
+ * Returns the largest admissible threshold (the running sum of some
+ * sample, rounded down to a float), or kNoRejection when none is. The miss
+ * rate on held-out positives is measured, not guaranteed (test-training
+ * prints it; docs/training.md). */
 float estimate_threshold(const std::vector<double>& positive_sums, const std::vector<double>& negative_sums,
-                         double p_pos, double p_neg, double alpha);
+                         double alpha, size_t positives_allowed);
 
 class Trainer {
 public:

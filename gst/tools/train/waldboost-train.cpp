@@ -43,6 +43,7 @@ struct Options {
     gchar* window = nullptr;
     gchar* label = nullptr;
     gchar* block_sizes = nullptr;
+    gchar* feature = nullptr;
     gint position_step = 1;
     gint weak = 500;
     gdouble alpha = 0.05;
@@ -60,7 +61,7 @@ struct Options {
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {output, negatives, window, label, block_sizes})
+        for (gchar* text : {output, negatives, window, label, block_sizes, feature})
             g_free(text);
         g_strfreev(annotations);
         g_strfreev(positive_dirs);
@@ -219,8 +220,12 @@ int main(int argc, char** argv)
         {"weak", 't', 0, G_OPTION_ARG_INT, &o.weak, "Weak classifiers to train (default 500)", "N"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha,
          "Target miss rate of the rejection thresholds, above 0 and below 1 (default 0.05)", "F"},
+        {"feature", 'f', 0, G_OPTION_ARG_STRING, &o.feature,
+         "Feature family: lbp (multi-block LBP, default), lrd (local rank differences) or lrp (local rank "
+         "patterns)", "KIND"},
         {"block-sizes", 0, 0, G_OPTION_ARG_STRING, &o.block_sizes,
-         "Block sizes of the features' 3x3 grids, e.g. 1x1,2x2,2x4,4x2 (default: every size that fits)", "LIST"},
+         "Block sizes of the features' 3x3 grids, e.g. 1x1,2x2,2x4,4x2 (default: every size that fits for lbp, "
+         "1x1,2x2,2x4,4x2 for lrd and lrp)", "LIST"},
         {"position-step", 0, 0, G_OPTION_ARG_INT, &o.position_step,
          "Grid positions every N pixels (default 1)", "N"},
         {"negative-count", 0, 0, G_OPTION_ARG_INT, &o.negative_count,
@@ -270,6 +275,17 @@ int main(int argc, char** argv)
         return usage_error("--window must be WxH, e.g. 24x24");
     if (o.label)
         config.label = o.label;
+    if (o.feature) {
+        const std::string f = o.feature;
+        if (f == "lbp")
+            config.family = wt::FeatureFamily::Lbp;
+        else if (f == "lrd")
+            config.family = wt::FeatureFamily::Lrd;
+        else if (f == "lrp")
+            config.family = wt::FeatureFamily::Lrp;
+        else
+            return usage_error("--feature must be lbp, lrd or lrp");
+    }
     if (o.block_sizes) {
         std::istringstream list(o.block_sizes);
         for (std::string item; std::getline(list, item, ',');) {
@@ -307,6 +323,8 @@ int main(int argc, char** argv)
     augmentation.contrast = o.contrast;
 
     try {
+        /* The lists first: a mistake there shows before any image is read. */
+        const std::vector<std::string> background_paths = list_file(o.negatives);
         std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
         std::vector<GrayImage> positives;
         for (gchar** a = o.annotations; a && *a; ++a) {
@@ -333,7 +351,7 @@ int main(int argc, char** argv)
                     positives.push_back(std::move(s));
             }
         std::vector<GrayImage> backgrounds;
-        for (const std::string& path : list_file(o.negatives))
+        for (const std::string& path : background_paths)
             backgrounds.push_back(waldboost::tools::load_gray_image(path));
         std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(),
                      backgrounds.size());
