@@ -24,6 +24,7 @@
 #include "core/opencl/engine.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
+#include "tools/common/json_text.h"
 
 namespace {
 
@@ -66,28 +67,7 @@ struct PixbufDeleter {
 };
 using PixbufPtr = std::unique_ptr<GdkPixbuf, PixbufDeleter>;
 
-std::string json_string(const std::string& s)
-{
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += static_cast<char>(c);
-            }
-        }
-    }
-    return out + "\"";
-}
+using waldboost::tools::json_string;
 
 /* A side of WIDTHxHEIGHT: decimal digits only, at most an int. */
 bool parse_side(const char* begin, const char* end, int* side)

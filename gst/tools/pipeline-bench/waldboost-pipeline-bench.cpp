@@ -52,6 +52,7 @@
 #include "core/opencl/engine.h"
 #include "pipeline_bench_version.h"
 #include "tools/common/image_file.h"
+#include "tools/common/json_text.h"
 
 namespace {
 
@@ -107,23 +108,7 @@ std::optional<std::vector<int>> parse_counts(const std::string& text)
     return counts;
 }
 
-std::string json_string(const std::string& s)
-{
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            out += b;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
+using waldboost::tools::json_string;
 
 std::string fmt(double v, const char* f = "%.1f")
 {

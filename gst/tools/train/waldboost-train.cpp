@@ -25,6 +25,7 @@
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "tools/common/image_file.h"
+#include "tools/common/json_text.h"
 
 namespace {
 
@@ -149,23 +150,7 @@ std::vector<std::string> list_file(const std::string& path)
     return paths;
 }
 
-std::string json_string(const std::string& s)
-{
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
+using waldboost::tools::json_string;
 
 void print_progress(const wt::Progress& p, bool json)
 {
