@@ -235,18 +235,24 @@ void validate(const Classifier& classifier, const std::string& source)
                 if (!problem.empty())
                     fail(where + problem);
             }
+            /* The 3x3 grid of blocks LBP and rank features share;
+             * `feature` names it in messages. */
+            void check_grid(int x, int y, int block_width, int block_height, const std::string& feature) const
+            {
+                if (block_width < 1 || block_height < 1)
+                    fail(where + feature + " has an empty block (block sizes must be at least 1)");
+                if (x < 0 || y < 0)
+                    fail(where + feature + " has a negative position");
+                /* 64-bit so that huge values cannot overflow. */
+                if (static_cast<long long>(x) + 3LL * block_width > w ||
+                    static_cast<long long>(y) + 3LL * block_height > h) {
+                    fail(where + feature + " does not fit the " + std::to_string(w) + "x" + std::to_string(h) +
+                         " window");
+                }
+            }
             void operator()(const LbpFeature& f) const
             {
-                if (f.block_width < 1 || f.block_height < 1)
-                    fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
-                if (f.x < 0 || f.y < 0)
-                    fail(where + describe(f) + " has a negative position");
-                /* 64-bit so that huge values cannot overflow. */
-                if (static_cast<long long>(f.x) + 3LL * f.block_width > w ||
-                    static_cast<long long>(f.y) + 3LL * f.block_height > h) {
-                    fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
-                         std::to_string(h) + " window");
-                }
+                check_grid(f.x, f.y, f.block_width, f.block_height, describe(f));
                 for (size_t code = 0; code < f.responses.size(); ++code) {
                     if (!std::isfinite(f.responses[code]))
                         fail(where + "the response for LBP code " + std::to_string(code) + " is not a finite number");
@@ -255,15 +261,7 @@ void validate(const Classifier& classifier, const std::string& source)
             void operator()(const RankFeature& f) const
             {
                 const std::string name = f.kind == RankFeature::Kind::Difference ? "LRD" : "LRP";
-                if (f.block_width < 1 || f.block_height < 1)
-                    fail(where + describe(f) + " has an empty block (block sizes must be at least 1)");
-                if (f.x < 0 || f.y < 0)
-                    fail(where + describe(f) + " has a negative position");
-                if (static_cast<long long>(f.x) + 3LL * f.block_width > w ||
-                    static_cast<long long>(f.y) + 3LL * f.block_height > h) {
-                    fail(where + describe(f) + " does not fit the " + std::to_string(w) + "x" +
-                         std::to_string(h) + " window");
-                }
+                check_grid(f.x, f.y, f.block_width, f.block_height, describe(f));
                 for (const int block : {f.block_a, f.block_b})
                     if (block < 0 || block >= RankFeature::kBlocks)
                         fail(where + describe(f) + ": block " + std::to_string(block) +
