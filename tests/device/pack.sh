@@ -188,7 +188,7 @@ CONF
   testdata=${TESTDATA:-$build/testdata}
   mkdir -p "$testdata"
   testdata=$(cd "$testdata" && pwd)
-  for f in messi5.jpg astronaut.png Megamind.avi; do
+  for f in messi5.jpg astronaut.png Megamind.avi building.jpg fruits.jpg; do
     if [ ! -s "$testdata/$f" ] && [ -s "$src/build/testdata/$f" ]; then cp "$src/build/testdata/$f" "$testdata/"; fi
   done
   "$src/tests/fetch-test-data.sh" "$testdata"
@@ -204,7 +204,8 @@ CONF
       pngenc ! multifilesink location="$testdata/megamind-%03d.png" ||
       die "could not decode Megamind.avi (needs GStreamer's avi and an MPEG-4 decoder here)"
   fi
-  for f in messi5.jpg astronaut.png; do cp "$testdata/$f" "$stage/data/"; done
+  # building.jpg and fruits.jpg: test-engine's rank features on real images
+  for f in messi5.jpg astronaut.png building.jpg fruits.jpg; do cp "$testdata/$f" "$stage/data/"; done
   for n in $video_frames; do cp "$testdata/megamind-$n.png" "$stage/data/"; done
   make_raw() {  # W H N -> path of the raw GRAY8 file, made once
     local w=$1 h=$2 n=$3 out="$testdata/megamind-$1x$2-$3.gray" tmp k=0
