@@ -98,6 +98,11 @@ public:
     /* How many different windows it can offer at most (0: unknown): the
      * trainer refuses a working set larger than that before mining. */
     virtual uint64_t capacity() const { return 0; }
+    /* A hash of what it mines from (the backgrounds and the scan's
+     * settings), which a checkpoint records so that a resumed run is refused
+     * other backgrounds; 0: none to check. Miners that find the same windows
+     * (the CPU and the engine miner) give the same value. */
+    virtual uint64_t fingerprint() const { return 0; }
 };
 
 /* Scans `backgrounds` with the CPU reference: each pass visits the images
@@ -111,6 +116,7 @@ public:
     /* The windows of the window's size at every position (stride 1) and
      * scale 1.25 apart from 1. */
     uint64_t capacity() const override;
+    uint64_t fingerprint() const override;
 
 private:
     std::vector<GrayImage> backgrounds_;
@@ -158,6 +164,24 @@ public:
      * (BadParameter) when the backgrounds do not give the first working
      * set of negatives. Deterministic for a given seed, positives and miner. */
     Classifier train(const std::function<void(const Progress&)>& progress = {});
+
+    /* Writes the training state to `path` (atomically: path.part, then a
+     * rename) after every `every` weak classifiers, after the last one,
+     * and when a stop was requested. */
+    void set_checkpoint(const std::string& path, int every = 1);
+    /* Loads the state that set_checkpoint() wrote, so that train() goes on
+     * from it and returns, byte for byte, the classifier of a run that never
+     * stopped. Throws Error (Io: unreadable; BadParameter: not a checkpoint,
+     * truncated, corrupted, or from other settings, positives or
+     * backgrounds, the message naming which). */
+    void resume(const std::string& path);
+    /* Weak classifiers trained when train() starts: 0, or what resume() loaded. */
+    size_t resumed_weak() const;
+    /* Asks train() (e.g. from its progress callback) to stop after the weak
+     * classifier it is training: it writes the checkpoint, if any, and
+     * returns a Classifier without weak classifiers; stopped() is then true. */
+    void request_stop();
+    bool stopped() const;
 
     /* Candidate features (for tests and the tool's summary). */
     size_t candidate_count() const;

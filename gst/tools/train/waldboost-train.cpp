@@ -56,13 +56,17 @@ struct Options {
     gdouble shift = 0.0, scale = 0.0, rotate = 0.0, brightness = 0.0, contrast = 0.0;
     gint stride = 2;
     gboolean json = FALSE;
+    gchar* checkpoint = nullptr;
+    gint checkpoint_every = 1;
+    gboolean resume = FALSE;
+    gint stop_after = 0;
 
     Options() = default;
     Options(const Options&) = delete;
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {output, negatives, window, label, block_sizes, feature})
+        for (gchar* text : {output, negatives, window, label, block_sizes, feature, checkpoint})
             g_free(text);
         g_strfreev(annotations);
         g_strfreev(positive_dirs);
@@ -229,6 +233,15 @@ int main(int argc, char** argv)
         {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
          "Mine negatives at window positions N pixels apart (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
+        {"checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o.checkpoint,
+         "Write the training state to FILE as it goes (replaced atomically), for --resume", "FILE"},
+        {"checkpoint-every", 0, 0, G_OPTION_ARG_INT, &o.checkpoint_every,
+         "Write the checkpoint after every N weak classifiers (default 1)", "N"},
+        {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
+         "Go on from the --checkpoint file, with the same data and settings: the result is the same classifier, "
+         "byte for byte, as a run that never stopped", nullptr},
+        {"stop-after", 0, 0, G_OPTION_ARG_INT, &o.stop_after,
+         "Stop after weak classifier N, writing the checkpoint but no classifier (to resume later)", "N"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
     g_option_context_set_description(
@@ -292,6 +305,10 @@ int main(int argc, char** argv)
             return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
     if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
         return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+    if (o.checkpoint_every < 1 || o.stop_after < 0)
+        return usage_error("--checkpoint-every must be 1 or more, --stop-after 0 or more");
+    if ((o.resume || o.stop_after > 0) && !o.checkpoint)
+        return usage_error("--resume and --stop-after need --checkpoint FILE");
     config.weak_count = o.weak;
     config.alpha = o.alpha;
     config.position_step = o.position_step;
@@ -343,9 +360,25 @@ int main(int argc, char** argv)
         auto miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
         wt::Trainer trainer(config, std::move(positives), miner);
         std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
+        if (o.checkpoint)
+            trainer.set_checkpoint(o.checkpoint, o.checkpoint_every);
+        if (o.resume) {
+            trainer.resume(o.checkpoint);
+            std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool, o.checkpoint,
+                         trainer.resumed_weak());
+        }
         const bool json = o.json;
-        const waldboost::Classifier classifier =
-            trainer.train([json](const wt::Progress& p) { print_progress(p, json); });
+        const int stop_after = o.stop_after;
+        const waldboost::Classifier classifier = trainer.train([&trainer, json, stop_after](const wt::Progress& p) {
+            print_progress(p, json);
+            if (p.weak == stop_after)
+                trainer.request_stop();
+        });
+        if (trainer.stopped()) {
+            std::fprintf(stderr, "%s: stopped after %d weak classifiers; --resume goes on from %s\n", kTool,
+                         stop_after, o.checkpoint);
+            return 0;
+        }
         const std::string xml = waldboost::write_waldboost_xml(classifier);
         const std::string temporary = std::string(o.output) + ".part";
         {
