@@ -7,7 +7,9 @@
 # and a non-zero exit; a small run from an annotation file (faces in
 # astronaut.png and messi5.jpg, varied copies) and face-free backgrounds
 # writes a classifier that waldboost-detect loads and runs, the same for a
-# folder of crops, and progress as JSON lines.
+# folder of crops, and progress as JSON lines; a run stopped and resumed
+# from a checkpoint, and one mining on the OpenCL engine, give the same
+# file as one that never stopped.
 #   tests/train_tool.sh WALDBOOST_TRAIN WALDBOOST_DETECT
 set -eu
 train=$1
@@ -130,6 +132,22 @@ expect 1 "other settings" "$train" -o "$work/x.xml" $same --seed 2 --checkpoint 
 # shellcheck disable=SC2086
 expect 1 "other positives" "$train" -o "$work/x.xml" $same --copies 39 --checkpoint "$work/ck" --resume
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a refused resume left an output file"; exit 1; }
+# Mining on the OpenCL engine (PoCL here) gives the same classifier as on
+# the CPU; --device=opencl with no OpenCL device is an error.
+# shellcheck disable=SC2086
+"$train" -o "$work/opencl.xml" $same --device=opencl 2> "$work/err" || { cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/opencl.xml" || { echo "FAILED: mining on the engine gave another classifier"; exit 1; }
+grep "mining:" "$work/err" | sed 's/^/train tool: /'
+# shellcheck disable=SC2086
+expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" $same --device=gpu
+mkdir "$work/no-icd"
+# shellcheck disable=SC2086
+expect 1 "no OpenCL device" env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/x.xml" $same --device=opencl
+# shellcheck disable=SC2086
+env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/cpu.xml" $same --device=auto 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+grep -q "mining on the CPU" "$work/err" || { echo "FAILED: auto without a GPU did not mine on the CPU"; exit 1; }
+[ ! -e "$work/x.xml" ] || { echo "FAILED: a run without its device left an output file"; exit 1; }
 mkdir "$work/crops"
 cp "$data/astronaut.png" "$work/crops/whole.png" # the whole image as one crop
 "$train" -o "$work/lrd.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \

@@ -116,13 +116,13 @@ const char* family_name(FeatureFamily family)
 
 /* ------------------------------------------------------------------ */
 
-CpuMiner::CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
+ScanningMiner::ScanningMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
     : backgrounds_(std::move(backgrounds)), window_(window), stride_(std::max(stride, 1)),
       max_passes_(std::max(max_passes, 1))
 {
 }
 
-uint64_t CpuMiner::fingerprint() const
+uint64_t ScanningMiner::fingerprint() const
 {
     Fingerprint f;
     f.add_u64(static_cast<uint64_t>(window_.width));
@@ -135,7 +135,7 @@ uint64_t CpuMiner::fingerprint() const
     return f.value();
 }
 
-uint64_t CpuMiner::capacity() const
+uint64_t ScanningMiner::capacity() const
 {
     uint64_t n = 0;
     for (const GrayImage& b : backgrounds_)
@@ -146,15 +146,18 @@ uint64_t CpuMiner::capacity() const
     return n;
 }
 
-NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng)
+NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng)
 {
     Result result;
     if (wanted == 0 || backgrounds_.empty())
         return result;
-    const float no_final = -std::numeric_limits<float>::infinity();
+    const bool every_window_passes = classifier.weak.empty();
+    if (!every_window_passes)
+        prepare(classifier);
     const size_t quota = std::max<size_t>(1, (2 * wanted + backgrounds_.size() - 1) / backgrounds_.size());
     std::vector<size_t> order(backgrounds_.size());
     std::iota(order.begin(), order.end(), 0);
+    std::vector<Position> passing;
     for (int pass = 0; pass < max_passes_ && result.windows.size() < wanted; ++pass) {
         std::shuffle(order.begin(), order.end(), rng);
         size_t passed_before = result.passed;
@@ -176,16 +179,28 @@ NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted
                 const Size size{static_cast<int>(image.width / s), static_cast<int>(image.height / s)};
                 levels.push_back(s == 1.0 ? image : resize_bilinear(image.view(), size));
                 const GrayImage& level = levels.back();
-                LevelIntegrals integrals;
-                integrals.sum = integral_image(level.view());
-                for (int y = oy; y + window_.height <= level.height; y += stride_)
-                    for (int x = ox; x + window_.width <= level.width; x += stride_) {
-                        ++result.scanned;
-                        if (evaluate_window(classifier, integrals, x, y, no_final).accepted) {
-                            ++result.passed;
-                            hits.push_back(Hit{levels.size() - 1, x, y});
-                        }
-                    }
+                /* The level from the offset on, its positions counted from (0, 0). */
+                const int width = level.width - ox, height = level.height - oy;
+                if (width < window_.width || height < window_.height)
+                    continue;
+                const auto columns = static_cast<uint64_t>((width - window_.width) / stride_ + 1);
+                const auto rows = static_cast<uint64_t>((height - window_.height) / stride_ + 1);
+                result.scanned += columns * rows;
+                passing.clear();
+                if (every_window_passes) {
+                    for (int y = 0; y + window_.height <= height; y += stride_)
+                        for (int x = 0; x + window_.width <= width; x += stride_)
+                            passing.push_back(Position{x, y});
+                } else {
+                    const GrayView view{level.row(oy) + ox, width, height, static_cast<size_t>(level.width)};
+                    scan_level(classifier, view, stride_, &passing);
+                }
+                /* Scan order, whatever order the miner found them in. */
+                std::sort(passing.begin(), passing.end(),
+                          [](const Position& a, const Position& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+                result.passed += passing.size();
+                for (const Position& p : passing)
+                    hits.push_back(Hit{levels.size() - 1, p.x + ox, p.y + oy});
             }
             std::shuffle(hits.begin(), hits.end(), rng);
             const size_t take = std::min({hits.size(), quota, wanted - result.windows.size()});
@@ -201,6 +216,29 @@ NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted
             break; /* a whole pass found nothing: more passes will not either */
     }
     return result;
+}
+
+CpuMiner::CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
+    : ScanningMiner(std::move(backgrounds), window, stride, max_passes)
+{
+}
+
+void CpuMiner::scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                          std::vector<Position>* passing)
+{
+    scan_with_reference(classifier, level, stride, passing);
+}
+
+void ScanningMiner::scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,
+                                        std::vector<Position>* passing) const
+{
+    const float no_final = -std::numeric_limits<float>::infinity();
+    LevelIntegrals integrals;
+    integrals.sum = integral_image(level);
+    for (int y = 0; y + window().height <= level.height; y += stride)
+        for (int x = 0; x + window().width <= level.width; x += stride)
+            if (evaluate_window(classifier, integrals, x, y, no_final).accepted)
+                passing->push_back(Position{x, y});
 }
 
 /* ------------------------------------------------------------------ */

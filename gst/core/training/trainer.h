@@ -105,24 +105,55 @@ public:
     virtual uint64_t fingerprint() const { return 0; }
 };
 
-/* Scans `backgrounds` with the CPU reference: each pass visits the images
- * in a random order, each at scales 1.25 apart from a random first scale
- * and at positions `stride` apart from a random offset, and keeps a random
- * share of the windows that pass; up to `max_passes` passes. */
-class CpuMiner final : public NegativeMiner {
+/* Mining by scanning the backgrounds: each pass visits the images in a
+ * random order, each at scales 1.25 apart from a random first scale and at
+ * positions `stride` apart from a random offset, and keeps a random share
+ * of the windows that pass; up to `max_passes` passes. The levels, the
+ * positions and the random choice among the windows that pass are this
+ * class's; a miner only says which windows of a level pass (scan_level()),
+ * so that miners given the same rng mine the same windows. */
+class ScanningMiner : public NegativeMiner {
 public:
-    CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
-    Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) override;
+    struct Position {
+        int x, y;
+    };
+    Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) final;
     /* The windows of the window's size at every position (stride 1) and
      * scale 1.25 apart from 1. */
-    uint64_t capacity() const override;
-    uint64_t fingerprint() const override;
+    uint64_t capacity() const final;
+    uint64_t fingerprint() const final;
+
+protected:
+    ScanningMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes);
+    /* Called by mine() before its scan_level() calls, with a classifier
+     * that has weak classifiers (with none, every window passes and nothing
+     * is scanned). */
+    virtual void prepare(const Classifier& classifier) { (void)classifier; }
+    /* Appends the positions, multiples of `stride` from (0, 0), of the
+     * windows of `level` that pass every rejection threshold of
+     * `classifier`, in any order. */
+    virtual void scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                            std::vector<Position>* passing) = 0;
+    Size window() const { return window_; }
+    /* scan_level() with the CPU reference (evaluate_window). */
+    void scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,
+                             std::vector<Position>* passing) const;
 
 private:
     std::vector<GrayImage> backgrounds_;
     Size window_;
     int stride_;
     int max_passes_;
+};
+
+/* Scans with the CPU reference (evaluate_window). */
+class CpuMiner final : public ScanningMiner {
+public:
+    CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
+
+protected:
+    void scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                    std::vector<Position>* passing) override;
 };
 
 /* Wald's rejection threshold after a weak classifier, from the running

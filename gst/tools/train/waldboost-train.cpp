@@ -22,6 +22,8 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/opencl/device.h"
+#include "core/training/engine_miner/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "tools/common/image_file.h"
@@ -60,13 +62,14 @@ struct Options {
     gint checkpoint_every = 1;
     gboolean resume = FALSE;
     gint stop_after = 0;
+    gchar* device = nullptr;
 
     Options() = default;
     Options(const Options&) = delete;
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {output, negatives, window, label, block_sizes, feature, checkpoint})
+        for (gchar* text : {output, negatives, window, label, block_sizes, feature, checkpoint, device})
             g_free(text);
         g_strfreev(annotations);
         g_strfreev(positive_dirs);
@@ -233,6 +236,9 @@ int main(int argc, char** argv)
         {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
          "Mine negatives at window positions N pixels apart (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
+        {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
+         "Where mining runs: auto (the first OpenCL GPU when there is one, else the CPU; default), cpu (the CPU "
+         "reference) or opencl (the first OpenCL device: GPU, else accelerator, else CPU)", "WHERE"},
         {"checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o.checkpoint,
          "Write the training state to FILE as it goes (replaced atomically), for --resume", "FILE"},
         {"checkpoint-every", 0, 0, G_OPTION_ARG_INT, &o.checkpoint_every,
@@ -309,6 +315,9 @@ int main(int argc, char** argv)
         return usage_error("--checkpoint-every must be 1 or more, --stop-after 0 or more");
     if ((o.resume || o.stop_after > 0) && !o.checkpoint)
         return usage_error("--resume and --stop-after need --checkpoint FILE");
+    const std::string device = o.device ? o.device : "auto";
+    if (device != "auto" && device != "cpu" && device != "opencl")
+        return usage_error("--device must be auto, cpu or opencl");
     config.weak_count = o.weak;
     config.alpha = o.alpha;
     config.position_step = o.position_step;
@@ -357,7 +366,31 @@ int main(int argc, char** argv)
             backgrounds.push_back(waldboost::tools::load_gray_image(path));
         std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(),
                      backgrounds.size());
-        auto miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
+        /* Both miners mine the same windows; the engine's only faster. */
+        std::string engine_device;
+        if (device == "opencl") {
+            engine_device = "auto";
+        } else if (device == "auto") {
+            try {
+                waldboost::opencl::select_device("gpu");
+                engine_device = "gpu";
+            } catch (const Error&) {
+                /* no GPU: the CPU reference */
+            }
+        }
+        std::shared_ptr<wt::NegativeMiner> miner;
+        std::shared_ptr<wt::EngineMiner> engine_miner;
+        if (!engine_device.empty()) {
+            waldboost::opencl::EngineConfig engine_config;
+            engine_config.device = engine_device;
+            engine_miner =
+                std::make_shared<wt::EngineMiner>(std::move(backgrounds), config.window, engine_config, o.stride);
+            miner = engine_miner;
+            std::fprintf(stderr, "%s: mining on %s\n", kTool, engine_miner->device().device_name.c_str());
+        } else {
+            miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
+            std::fprintf(stderr, "%s: mining on the CPU\n", kTool);
+        }
         wt::Trainer trainer(config, std::move(positives), miner);
         std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
         if (o.checkpoint)
@@ -374,6 +407,17 @@ int main(int argc, char** argv)
             if (p.weak == stop_after)
                 trainer.request_stop();
         });
+        if (engine_miner) {
+            const wt::EngineMiner::Stats& st = engine_miner->stats();
+            std::fprintf(stderr,
+                         "%s: mining: %llu engines (%llu programs compiled, %llu from the cache) in %.2f s, %llu "
+                         "levels scanned in %.2f s, %llu calls on the CPU instead\n",
+                         kTool, static_cast<unsigned long long>(st.engines_built),
+                         static_cast<unsigned long long>(st.programs_compiled),
+                         static_cast<unsigned long long>(st.programs_from_cache), st.build_seconds,
+                         static_cast<unsigned long long>(st.levels_scanned), st.scan_seconds,
+                         static_cast<unsigned long long>(st.cpu_fallbacks));
+        }
         if (trainer.stopped()) {
             std::fprintf(stderr, "%s: stopped after %d weak classifiers; --resume goes on from %s\n", kTool,
                          stop_after, o.checkpoint);
