@@ -114,6 +114,23 @@ cp "$work/ck" "$work/ck.good"
   || { cat "$work/err"; exit 1; }
 grep -q "resumed from .* after 5 weak classifiers" "$work/err" || { echo "FAILED: no resume"; cat "$work/err"; exit 1; }
 cmp "$work/faces.xml" "$work/resumed.xml" || { echo "FAILED: the resumed run gave another classifier"; exit 1; }
+# Interrupted (SIGINT) once its checkpoint exists, then resumed: the same
+# file (exit 130 when the signal came in time, 0 when the run had ended).
+rm -f "$work/ck"
+# shellcheck disable=SC2086
+"$train" -o "$work/interrupted.xml" $same --checkpoint "$work/ck" 2> "$work/err" &
+pid=$!
+while [ ! -e "$work/ck" ] && kill -0 $pid 2> /dev/null; do sleep 0.05; done
+kill -INT $pid 2> /dev/null || true
+status=0
+wait $pid || status=$?
+[ $status = 130 ] || [ $status = 0 ] || { echo "FAILED: interrupted run exited $status"; cat "$work/err"; exit 1; }
+[ $status = 0 ] || grep -q "interrupted after" "$work/err" || { echo "FAILED: no interruption message"; exit 1; }
+echo "train tool: SIGINT gave exit status $status"
+# shellcheck disable=SC2086
+"$train" -o "$work/interrupted.xml" $same --checkpoint "$work/ck" --resume 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/interrupted.xml" || { echo "FAILED: the interrupted run gave another classifier"; exit 1; }
 expect 2 "need --checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" --resume
 expect 1 "cannot read the checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" \
   --checkpoint "$work/missing.ck" --resume

@@ -9,6 +9,7 @@
  */
 #include <glib.h>
 
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -37,6 +38,11 @@ using waldboost::ErrorKind;
 using waldboost::GrayImage;
 
 constexpr const char* kTool = "waldboost-train";
+
+/* Set by SIGINT and SIGTERM while a checkpoint is kept: training stops
+ * after the weak classifier in progress and writes the checkpoint. */
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int) { interrupted = 1; }
 
 struct Options {
     gchar* output = nullptr;
@@ -252,8 +258,10 @@ int main(int argc, char** argv)
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
     g_option_context_set_description(
         context, "Positives come from --annotations and/or --positives, negatives from the background images of "
-                 "--negatives. Progress goes to stderr: one line per weak classifier. Exit status: 0 done, 1 the "
-                 "training data or a file could not be used, 2 a usage error.");
+                 "--negatives. Progress goes to stderr: one line per weak classifier. With --checkpoint, SIGINT or "
+                 "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130). "
+                 "Exit status: 0 done (or stopped by --stop-after), 1 the training data or a file could not be "
+                 "used, 2 a usage error.");
     GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
     g_option_group_add_entries(group, entries);
     g_option_context_set_main_group(context, group);
@@ -400,13 +408,21 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool, o.checkpoint,
                          trainer.resumed_weak());
         }
+        if (o.checkpoint) {
+            std::signal(SIGINT, on_interrupt);
+            std::signal(SIGTERM, on_interrupt);
+        }
         const bool json = o.json;
         const int stop_after = o.stop_after;
-        const waldboost::Classifier classifier = trainer.train([&trainer, json, stop_after](const wt::Progress& p) {
-            print_progress(p, json);
-            if (p.weak == stop_after)
-                trainer.request_stop();
-        });
+        int stopped_at = 0;
+        const waldboost::Classifier classifier =
+            trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
+                print_progress(p, json);
+                if (p.weak == stop_after || interrupted) {
+                    trainer.request_stop();
+                    stopped_at = p.weak;
+                }
+            });
         if (engine_miner) {
             const wt::EngineMiner::Stats& st = engine_miner->stats();
             std::fprintf(stderr,
@@ -419,9 +435,9 @@ int main(int argc, char** argv)
                          static_cast<unsigned long long>(st.cpu_fallbacks));
         }
         if (trainer.stopped()) {
-            std::fprintf(stderr, "%s: stopped after %d weak classifiers; --resume goes on from %s\n", kTool,
-                         stop_after, o.checkpoint);
-            return 0;
+            std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
+                         interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
+            return interrupted ? 130 : 0;
         }
         const std::string xml = waldboost::write_waldboost_xml(classifier);
         const std::string temporary = std::string(o.output) + ".part";
