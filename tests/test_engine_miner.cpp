@@ -145,11 +145,11 @@ TEST(EngineMiner, MinesTheSameWindowsAsTheCpuMiner)
                     EXPECT_GT(engine.stats().levels_scanned, 0u) << what;
                 }
                 std::cout << "[ mining    ] " << what << ", stride " << stride << ": " << b.windows.size()
-                          << " mined, " << b.passed << " of " << b.scanned << " windows pass; CPU " << cpu_seconds << " s, engine "
-                          << seconds << " s (build " << engine.stats().build_seconds << " s, "
+                          << " mined, " << b.passed << " of " << b.scanned << " windows pass; CPU " << cpu_seconds
+                          << " s, engine " << seconds << " s (build " << engine.stats().build_seconds << " s, "
                           << engine.stats().programs_compiled << " compiled, " << engine.stats().programs_from_cache
                           << " from the cache; "
-                          << engine.stats().levels_scanned << " levels in " << engine.stats().scan_seconds
+                          << engine.stats().levels_scanned << " levels in " << engine.stats().detect_calls << " calls, " << engine.stats().scan_seconds
                           << " s) on " << engine.device().device_name << std::endl;
             }
         }
@@ -188,7 +188,7 @@ TEST(EngineMiner, TrainingGivesTheSameClassifierWithEitherMiner)
     EXPECT_GT(engine->stats().engines_built, 0u);
     EXPECT_EQ(engine->stats().cpu_fallbacks, 0u);
     std::cout << "[ mining    ] training: " << engine->stats().engines_built << " engines built in "
-              << engine->stats().build_seconds << " s, " << engine->stats().levels_scanned << " levels scanned in "
+              << engine->stats().build_seconds << " s, " << engine->stats().levels_scanned << " levels scanned in " << engine->stats().detect_calls << " calls, "
               << engine->stats().scan_seconds << " s" << std::endl;
 }
 

@@ -625,6 +625,8 @@ TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
     newer[8] = 2;
     EXPECT_NE(resume_error(c, positives, bg, newer).find("version 2, this build reads version 1"), std::string::npos);
     EXPECT_NE(resume_error(c, positives, bg, good + "x").find("bytes after its end"), std::string::npos);
+    EXPECT_NE(resume_error(c, positives, bg, good + std::string(1 << 24, 'x')).find("more than this run's state"),
+              std::string::npos);
 
     /* Sound files from another run. */
     TrainerConfig other_seed = c;
@@ -647,7 +649,8 @@ TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
         ++first_negative;
     CheckpointState s = state;
     s.samples[first_positive].positive_index = positives.size();
-    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("names positive 120 of 120"), std::string::npos);
+    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("names positive 120 of 120"),
+              std::string::npos);
     s = state;
     s.samples[first_negative].running_sum = std::nextafter(s.samples[first_negative].running_sum, 1e9);
     EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("recomputes"), std::string::npos);

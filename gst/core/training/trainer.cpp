@@ -157,7 +157,6 @@ NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t w
     const size_t quota = std::max<size_t>(1, (2 * wanted + backgrounds_.size() - 1) / backgrounds_.size());
     std::vector<size_t> order(backgrounds_.size());
     std::iota(order.begin(), order.end(), 0);
-    std::vector<Position> passing;
     for (int pass = 0; pass < max_passes_ && result.windows.size() < wanted; ++pass) {
         std::shuffle(order.begin(), order.end(), rng);
         size_t passed_before = result.passed;
@@ -174,33 +173,39 @@ NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t w
                 int x, y;
             };
             std::vector<Hit> hits;
+            /* Each level from the offset on, its positions counted from (0, 0). */
+            std::vector<size_t> scanned_levels; /* index in `levels` */
+            std::vector<GrayView> views;
             for (double s = first_scale; image.width / s >= window_.width && image.height / s >= window_.height;
                  s *= 1.25) {
                 const Size size{static_cast<int>(image.width / s), static_cast<int>(image.height / s)};
                 levels.push_back(s == 1.0 ? image : resize_bilinear(image.view(), size));
                 const GrayImage& level = levels.back();
-                /* The level from the offset on, its positions counted from (0, 0). */
                 const int width = level.width - ox, height = level.height - oy;
                 if (width < window_.width || height < window_.height)
                     continue;
                 const auto columns = static_cast<uint64_t>((width - window_.width) / stride_ + 1);
                 const auto rows = static_cast<uint64_t>((height - window_.height) / stride_ + 1);
                 result.scanned += columns * rows;
-                passing.clear();
-                if (every_window_passes) {
-                    for (int y = 0; y + window_.height <= height; y += stride_)
-                        for (int x = 0; x + window_.width <= width; x += stride_)
-                            passing.push_back(Position{x, y});
-                } else {
-                    const GrayView view{level.row(oy) + ox, width, height, static_cast<size_t>(level.width)};
-                    scan_level(classifier, view, stride_, &passing);
-                }
+                scanned_levels.push_back(levels.size() - 1);
+                views.push_back(GrayView{level.row(oy) + ox, width, height, static_cast<size_t>(level.width)});
+            }
+            std::vector<std::vector<Position>> passing(views.size());
+            if (every_window_passes) {
+                for (size_t k = 0; k < views.size(); ++k)
+                    for (int y = 0; y + window_.height <= views[k].height; y += stride_)
+                        for (int x = 0; x + window_.width <= views[k].width; x += stride_)
+                            passing[k].push_back(Position{x, y});
+            } else {
+                scan_levels(classifier, views, stride_, &passing);
+            }
+            for (size_t k = 0; k < views.size(); ++k) {
                 /* Scan order, whatever order the miner found them in. */
-                std::sort(passing.begin(), passing.end(),
+                std::sort(passing[k].begin(), passing[k].end(),
                           [](const Position& a, const Position& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
-                result.passed += passing.size();
-                for (const Position& p : passing)
-                    hits.push_back(Hit{levels.size() - 1, p.x + ox, p.y + oy});
+                result.passed += passing[k].size();
+                for (const Position& p : passing[k])
+                    hits.push_back(Hit{scanned_levels[k], p.x + ox, p.y + oy});
             }
             std::shuffle(hits.begin(), hits.end(), rng);
             const size_t take = std::min({hits.size(), quota, wanted - result.windows.size()});
@@ -221,6 +226,13 @@ NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t w
 CpuMiner::CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
     : ScanningMiner(std::move(backgrounds), window, stride, max_passes)
 {
+}
+
+void ScanningMiner::scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                                std::vector<std::vector<Position>>* passing)
+{
+    for (size_t k = 0; k < levels.size(); ++k)
+        scan_level(classifier, levels[k], stride, &(*passing)[k]);
 }
 
 void CpuMiner::scan_level(const Classifier& classifier, const GrayView& level, int stride,
@@ -654,9 +666,25 @@ size_t Trainer::resumed_weak() const { return impl_->resumed ? impl_->resumed_cl
 void Trainer::resume(const std::string& path)
 {
     Impl& m = *impl_;
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    /* The most this run's state can take, so that a wrong file named by
+     * mistake (a video, say) is refused before it is read into memory. */
+    const size_t working_negatives = m.config.negatives > 0 ? static_cast<size_t>(m.config.negatives)
+                                                            : std::max<size_t>(m.positives.size(), 500);
+    const size_t window_bytes = static_cast<size_t>(m.config.window.width) * m.config.window.height;
+    const uint64_t weak_bytes = 64 + 4 * LbpFeature::kTableSize; /* LBP's table is the largest */
+    const uint64_t largest = (1u << 20) + static_cast<uint64_t>(m.config.weak_count) * weak_bytes +
+                             static_cast<uint64_t>(m.positives.size() + working_negatives) * (17 + window_bytes);
+    const std::streamoff size = in.tellg();
+    if (size < 0)
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    if (static_cast<uint64_t>(size) > largest)
+        throw Error(ErrorKind::BadParameter, "checkpoint " + path + ": " + std::to_string(size) +
+                                                 " bytes, more than this run's state can take (" +
+                                                 std::to_string(largest) + "): not a checkpoint of this run");
+    in.seekg(0);
     std::ostringstream content;
     content << in.rdbuf();
     if (in.bad())

@@ -134,6 +134,10 @@ protected:
      * `classifier`, in any order. */
     virtual void scan_level(const Classifier& classifier, const GrayView& level, int stride,
                             std::vector<Position>* passing) = 0;
+    /* The same for all the levels of an image at once (passing->size() is
+     * levels.size()): scan_level() for each, unless a miner does better. */
+    virtual void scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                             std::vector<std::vector<Position>>* passing);
     Size window() const { return window_; }
     /* scan_level() with the CPU reference (evaluate_window). */
     void scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,

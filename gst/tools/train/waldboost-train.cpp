@@ -427,11 +427,12 @@ int main(int argc, char** argv)
             const wt::EngineMiner::Stats& st = engine_miner->stats();
             std::fprintf(stderr,
                          "%s: mining: %llu engines (%llu programs compiled, %llu from the cache) in %.2f s, %llu "
-                         "levels scanned in %.2f s, %llu calls on the CPU instead\n",
+                         "levels scanned in %llu calls, %.2f s, %llu mining calls on the CPU instead\n",
                          kTool, static_cast<unsigned long long>(st.engines_built),
                          static_cast<unsigned long long>(st.programs_compiled),
                          static_cast<unsigned long long>(st.programs_from_cache), st.build_seconds,
-                         static_cast<unsigned long long>(st.levels_scanned), st.scan_seconds,
+                         static_cast<unsigned long long>(st.levels_scanned),
+                         static_cast<unsigned long long>(st.detect_calls), st.scan_seconds,
                          static_cast<unsigned long long>(st.cpu_fallbacks));
         }
         if (trainer.stopped()) {

@@ -118,6 +118,56 @@ void EngineMiner::prepare(const Classifier& classifier)
     stats_.build_seconds += seconds_since(started);
 }
 
+void EngineMiner::scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                              std::vector<std::vector<Position>>* passing)
+{
+    if (on_cpu_ || levels.empty()) {
+        ScanningMiner::scan_levels(classifier, levels, stride, passing);
+        return;
+    }
+    /* A detect() call costs about a millisecond on PoCL whatever the frame
+     * (uploads, launches, read-back), and an image has 10 to 25 levels: the
+     * levels go one under the other into one frame, each from a row that is
+     * a multiple of the stride, so that its positions are the frame's. A
+     * window's features read only its own pixels, so each window inside a
+     * level passes or not as in the level alone; windows across two levels
+     * or into the padding right of a narrower level are dropped. */
+    const Clock::time_point started = Clock::now();
+    std::vector<int> top(levels.size());
+    int width = 0, height = 0;
+    for (size_t k = 0; k < levels.size(); ++k) {
+        top[k] = height;
+        width = std::max(width, levels[k].width);
+        height += (levels[k].height + stride - 1) / stride * stride;
+    }
+    GrayImage stack(width, height);
+    for (size_t k = 0; k < levels.size(); ++k)
+        for (int y = 0; y < levels[k].height; ++y)
+            std::copy_n(levels[k].row(y), levels[k].width, stack.row(top[k] + y));
+    params_.stride = stride;
+    opencl::FrameResult r;
+    try {
+        r = engine_->detect(stack.view(), params_);
+    } catch (const Error& e) {
+        /* The final threshold beyond the engine's fixed-point range. */
+        if (e.kind() != ErrorKind::BadParameter)
+            throw;
+        on_cpu_ = true;
+        ++stats_.cpu_fallbacks;
+        ScanningMiner::scan_levels(classifier, levels, stride, passing);
+        return;
+    }
+    for (const RawWindow& w : r.windows) {
+        const size_t k = static_cast<size_t>(std::upper_bound(top.begin(), top.end(), w.y) - top.begin()) - 1;
+        const int y = w.y - top[k];
+        if (w.x + window().width <= levels[k].width && y + window().height <= levels[k].height)
+            (*passing)[k].push_back(Position{w.x, y});
+    }
+    ++stats_.detect_calls;
+    stats_.levels_scanned += levels.size();
+    stats_.scan_seconds += seconds_since(started);
+}
+
 void EngineMiner::scan_level(const Classifier& classifier, const GrayView& level, int stride,
                              std::vector<Position>* passing)
 {
@@ -127,6 +177,7 @@ void EngineMiner::scan_level(const Classifier& classifier, const GrayView& level
         try {
             const opencl::FrameResult r = engine_->detect(level, params_);
             ++stats_.levels_scanned;
+            ++stats_.detect_calls;
             stats_.scan_seconds += seconds_since(started);
             for (const RawWindow& w : r.windows)
                 passing->push_back(Position{w.x, w.y});

@@ -30,8 +30,9 @@ public:
         double build_seconds = 0;        /* making those engines (kernels, upload) */
         uint64_t programs_compiled = 0;  /* of which built their program from source */
         uint64_t programs_from_cache = 0; /* or loaded it from the binary cache (others shared one) */
-        uint64_t levels_scanned = 0;     /* Engine::detect() calls */
-        double scan_seconds = 0;         /* in those calls */
+        uint64_t levels_scanned = 0;     /* pyramid levels scanned on the engine */
+        uint64_t detect_calls = 0;       /* in so many Engine::detect() calls (one per image) */
+        double scan_seconds = 0;         /* in those calls, the stacking of the levels included */
         uint64_t cpu_fallbacks = 0;      /* mining calls scanned with the CPU reference instead (below) */
     };
 
@@ -47,6 +48,9 @@ protected:
     void prepare(const Classifier& classifier) override;
     void scan_level(const Classifier& classifier, const GrayView& level, int stride,
                     std::vector<Position>* passing) override;
+    /* An image's levels stacked into one frame, one detect() call. */
+    void scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                     std::vector<std::vector<Position>>* passing) override;
 
 private:
     opencl::EngineConfig config_;
