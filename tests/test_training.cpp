@@ -11,7 +11,12 @@
  */
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -23,6 +28,7 @@
 #include "core/error.h"
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
+#include "core/training/checkpoint.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "test_support.h"
@@ -474,4 +480,233 @@ TEST(Trainer, TheSameSeedGivesTheSameClassifierWhateverTheThreads)
     const std::string a = run(1, 1), b = run(1, 2), other = run(2, 2);
     EXPECT_EQ(a, b);
     EXPECT_NE(a, other) << "another seed mined the same negatives";
+}
+
+/* ============================ checkpoints ============================ */
+
+namespace {
+
+std::string read_file_bytes(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file_bytes(const std::string& path, const std::string& bytes)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string temporary_path(const std::string& name)
+{
+    return ::testing::TempDir() + "waldboost-" + std::to_string(::getpid()) + "-" + name;
+}
+
+/* The error message resume() gives for a checkpoint file of these bytes
+ * ("" when it takes it). */
+std::string resume_error(const TrainerConfig& config, const std::vector<GrayImage>& positives,
+                         const std::vector<GrayImage>& bg, const std::string& bytes)
+{
+    const std::string path = temporary_path("hostile.ckpt");
+    write_file_bytes(path, bytes);
+    Trainer t(config, positives, std::make_shared<CpuMiner>(bg, config.window));
+    try {
+        t.resume(path);
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadParameter) << e.what();
+        std::remove(path.c_str());
+        return e.what();
+    }
+    std::remove(path.c_str());
+    return "";
+}
+
+}  // namespace
+
+/* A run stopped after k weak classifiers and resumed in a new Trainer
+ * writes the same XML, byte for byte, as a run that never stopped: for LBP
+ * and a rank family, stopping before and after a mining round. */
+TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> bg = backgrounds(false);
+    const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 5);
+    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrd}) {
+        TrainerConfig c = small_config(4);
+        c.family = family;
+        if (family != FeatureFamily::Lbp)
+            c.block_sizes = {};
+        c.weak_count = family == FeatureFamily::Lbp ? 8 : 12;
+        c.negatives = 300;
+        Trainer whole(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+        std::vector<uint64_t> mined;
+        const std::string expected =
+            write_waldboost_xml(whole.train([&](const Progress& p) { mined.push_back(p.mined); }));
+        ASSERT_TRUE(std::any_of(mined.begin(), mined.end(), [](uint64_t n) { return n > 0; }))
+            << "no mining round: the test would not cover the miner's random state";
+        const std::string path = temporary_path(std::string(family_name(family)) + ".ckpt");
+        for (int stop_at : {1, 3, 7}) {
+            Trainer first(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+            first.set_checkpoint(path, 2);
+            const Classifier partial = first.train([&](const Progress& p) {
+                if (p.weak == stop_at)
+                    first.request_stop();
+            });
+            EXPECT_TRUE(first.stopped());
+            EXPECT_TRUE(partial.weak.empty());
+            Trainer second(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+            second.resume(path);
+            EXPECT_EQ(second.resumed_weak(), static_cast<size_t>(stop_at));
+            int first_reported = 0;
+            const Classifier resumed = second.train([&](const Progress& p) {
+                if (first_reported == 0)
+                    first_reported = p.weak;
+            });
+            EXPECT_FALSE(second.stopped());
+            EXPECT_EQ(first_reported, stop_at + 1);
+            EXPECT_EQ(write_waldboost_xml(resumed), expected) << family_name(family) << " stopped at " << stop_at;
+        }
+        std::remove(path.c_str());
+    }
+}
+
+/* Truncated, corrupted, foreign and mismatched checkpoints are refused
+ * with a message that says which, never taken and never a crash. */
+TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> bg = backgrounds(false);
+    const std::vector<GrayImage> positives = synthetic_positives(bg, 120, 6);
+    TrainerConfig c = small_config(9);
+    c.weak_count = 4;
+    c.negatives = 150;
+    const std::string path = temporary_path("good.ckpt");
+    {
+        Trainer t(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+        t.set_checkpoint(path);
+        t.train([&](const Progress& p) {
+            if (p.weak == 2)
+                t.request_stop();
+        });
+    }
+    const std::string good = read_file_bytes(path);
+    std::remove(path.c_str());
+    ASSERT_GT(good.size(), 1000u);
+    ASSERT_EQ(resume_error(c, positives, bg, good), "");
+
+    /* Truncation anywhere: all of the header, then every 97th byte. */
+    for (size_t length = 0; length < good.size(); length += length < 40 ? 1 : 97) {
+        const std::string e = resume_error(c, positives, bg, good.substr(0, length));
+        EXPECT_NE(e.find("truncated"), std::string::npos) << length << ": " << e;
+    }
+    /* One flipped byte anywhere. */
+    for (size_t at = 0; at < good.size(); at += at < 40 ? 1 : 89) {
+        std::string bad = good;
+        bad[at] = static_cast<char>(bad[at] ^ 0x10);
+        const std::string e = resume_error(c, positives, bg, bad);
+        EXPECT_FALSE(e.empty()) << "a flipped byte at " << at << " was taken";
+        if (at >= 20) {
+            EXPECT_NE(e.find("corrupted"), std::string::npos) << at << ": " << e;
+        }
+    }
+    std::string foreign = good;
+    foreign.replace(0, 8, "<?xml ve");
+    EXPECT_NE(resume_error(c, positives, bg, foreign).find("not a waldboost-train checkpoint"), std::string::npos);
+    std::string newer = good;
+    newer[8] = 2;
+    EXPECT_NE(resume_error(c, positives, bg, newer).find("version 2, this build reads version 1"), std::string::npos);
+    EXPECT_NE(resume_error(c, positives, bg, good + "x").find("bytes after its end"), std::string::npos);
+    EXPECT_NE(resume_error(c, positives, bg, good + std::string(1 << 24, 'x')).find("more than this run's state"),
+              std::string::npos);
+
+    /* Sound files from another run. */
+    TrainerConfig other_seed = c;
+    other_seed.seed = c.seed + 1;
+    EXPECT_NE(resume_error(other_seed, positives, bg, good).find("other settings"), std::string::npos);
+    std::vector<GrayImage> other_positives = positives;
+    other_positives[7].pixels[3] ^= 1;
+    EXPECT_NE(resume_error(c, other_positives, bg, good).find("other positives"), std::string::npos);
+    std::vector<GrayImage> other_bg = bg;
+    other_bg.pop_back();
+    EXPECT_NE(resume_error(c, positives, other_bg, good).find("background images"), std::string::npos);
+
+    /* A checksum that matches over contents that do not fit: re-encoded. */
+    CheckpointState state = decode_checkpoint(good, c.window, "good");
+    ASSERT_EQ(state.classifier.weak.size(), 2u);
+    size_t first_positive = 0, first_negative = 0;
+    while (state.samples[first_positive].kind != CheckpointSample::Kind::Positive)
+        ++first_positive;
+    while (state.samples[first_negative].kind != CheckpointSample::Kind::Negative)
+        ++first_negative;
+    CheckpointState s = state;
+    s.samples[first_positive].positive_index = positives.size();
+    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("names positive 120 of 120"),
+              std::string::npos);
+    s = state;
+    s.samples[first_negative].running_sum = std::nextafter(s.samples[first_negative].running_sum, 1e9);
+    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("recomputes"), std::string::npos);
+    s = state;
+    s.rng = "not numbers";
+    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("random state"), std::string::npos);
+    s = state;
+    std::get<LbpFeature>(s.classifier.weak[1].feature).x = 100;
+    EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("malformed"), std::string::npos);
+}
+
+/* The running sums resume() recomputes with evaluate_window are the ones
+ * training accumulated, bit for bit (what the check above relies on): a
+ * sample's stored sum against an independent sum of its responses. */
+TEST(TrainerCheckpoint, StoredSumsAreTheReferencesSums)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> bg = backgrounds(false);
+    const std::vector<GrayImage> positives = synthetic_positives(bg, 120, 8);
+    TrainerConfig c = small_config(3);
+    c.weak_count = 6;
+    c.negatives = 150;
+    const std::string path = temporary_path("sums.ckpt");
+    Trainer t(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+    t.set_checkpoint(path);
+    t.train([&](const Progress& p) {
+        if (p.weak == 5)
+            t.request_stop();
+    });
+    const CheckpointState state = decode_checkpoint(read_file_bytes(path), c.window, path);
+    std::remove(path.c_str());
+    ASSERT_EQ(state.classifier.weak.size(), 5u);
+    for (const CheckpointSample& s : state.samples) {
+        const GrayImage& window = s.kind == CheckpointSample::Kind::Positive ? positives[s.positive_index] : s.window;
+        double sum = 0.0;
+        for (const WeakClassifier& weak : state.classifier.weak) {
+            const LbpFeature& f = std::get<LbpFeature>(weak.feature);
+            /* The LBP code from the pixels: block means against the centre's. */
+            auto block = [&](int bx, int by) {
+                int total = 0;
+                for (int y = 0; y < f.block_height; ++y)
+                    for (int x = 0; x < f.block_width; ++x)
+                        total += window.at(f.x + bx * f.block_width + x, f.y + by * f.block_height + y);
+                return total;
+            };
+            const int centre = block(1, 1);
+            const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+            int code = 0;
+            for (int k = 0; k < 8; ++k)
+                code |= (block(order[k][0], order[k][1]) >= centre) << (7 - k);
+            sum += f.responses[static_cast<size_t>(code)];
+            EXPECT_GE(sum, weak.reject_threshold) << "a working-set sample below a threshold";
+        }
+        EXPECT_EQ(sum, s.running_sum);
+    }
 }

@@ -7,7 +7,9 @@
 # and a non-zero exit; a small run from an annotation file (faces in
 # astronaut.png and messi5.jpg, varied copies) and face-free backgrounds
 # writes a classifier that waldboost-detect loads and runs, the same for a
-# folder of crops, and progress as JSON lines.
+# folder of crops, and progress as JSON lines; a run stopped and resumed
+# from a checkpoint, and one mining on the OpenCL engine, give the same
+# file as one that never stopped.
 #   tests/train_tool.sh WALDBOOST_TRAIN WALDBOOST_DETECT
 set -eu
 train=$1
@@ -97,6 +99,72 @@ PY
   --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 --contrast 0.2 --negative-count 400 --label face \
   --block-sizes 1x1,2x2,3x3 --position-step 2 -j 1 2> /dev/null
 cmp "$work/faces.xml" "$work/again.xml" || { echo "FAILED: the same seed gave another classifier"; exit 1; }
+# Stopped after 5 weak classifiers and resumed: the same file as the run
+# that never stopped; damaged or foreign checkpoints are refused.
+same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 0.05 --scale 0.1 --rotate 8
+  --brightness 20 --contrast 0.2 --negative-count 400 --label face --block-sizes 1x1,2x2,3x3 --position-step 2"
+# shellcheck disable=SC2086
+"$train" -o "$work/resumed.xml" $same --checkpoint "$work/ck" --checkpoint-every 2 --stop-after 5 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+grep -q "stopped after 5 weak classifiers" "$work/err" || { echo "FAILED: no stop"; cat "$work/err"; exit 1; }
+[ ! -e "$work/resumed.xml" ] || { echo "FAILED: a stopped run wrote a classifier"; exit 1; }
+cp "$work/ck" "$work/ck.good"
+# shellcheck disable=SC2086
+"$train" -o "$work/resumed.xml" $same --checkpoint "$work/ck" --resume -j 1 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+grep -q "resumed from .* after 5 weak classifiers" "$work/err" || { echo "FAILED: no resume"; cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/resumed.xml" || { echo "FAILED: the resumed run gave another classifier"; exit 1; }
+# Interrupted (SIGINT) once its checkpoint exists, then resumed: the same
+# file (exit 130 when the signal came in time, 0 when the run had ended).
+rm -f "$work/ck"
+# shellcheck disable=SC2086
+"$train" -o "$work/interrupted.xml" $same --checkpoint "$work/ck" 2> "$work/err" &
+pid=$!
+while [ ! -e "$work/ck" ] && kill -0 $pid 2> /dev/null; do sleep 0.05; done
+kill -INT $pid 2> /dev/null || true
+status=0
+wait $pid || status=$?
+[ $status = 130 ] || [ $status = 0 ] || { echo "FAILED: interrupted run exited $status"; cat "$work/err"; exit 1; }
+[ $status = 0 ] || grep -q "interrupted after" "$work/err" || { echo "FAILED: no interruption message"; exit 1; }
+echo "train tool: SIGINT gave exit status $status"
+# shellcheck disable=SC2086
+"$train" -o "$work/interrupted.xml" $same --checkpoint "$work/ck" --resume 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/interrupted.xml" || { echo "FAILED: the interrupted run gave another classifier"; exit 1; }
+expect 2 "need --checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" --resume
+expect 1 "cannot read the checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" \
+  --checkpoint "$work/missing.ck" --resume
+head -c 1000 "$work/ck.good" > "$work/ck"
+# shellcheck disable=SC2086
+expect 1 "truncated" "$train" -o "$work/x.xml" $same --checkpoint "$work/ck" --resume
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[len(b) // 2] ^= 4
+open(sys.argv[2], "wb").write(b)' "$work/ck.good" "$work/ck"
+# shellcheck disable=SC2086
+expect 1 "corrupted" "$train" -o "$work/x.xml" $same --checkpoint "$work/ck" --resume
+# shellcheck disable=SC2086
+expect 1 "not a waldboost-train checkpoint" "$train" -o "$work/x.xml" $same --checkpoint "$work/faces.txt" --resume
+cp "$work/ck.good" "$work/ck"
+# shellcheck disable=SC2086
+expect 1 "other settings" "$train" -o "$work/x.xml" $same --seed 2 --checkpoint "$work/ck" --resume
+# shellcheck disable=SC2086
+expect 1 "other positives" "$train" -o "$work/x.xml" $same --copies 39 --checkpoint "$work/ck" --resume
+[ ! -e "$work/x.xml" ] || { echo "FAILED: a refused resume left an output file"; exit 1; }
+# Mining on the OpenCL engine (PoCL here) gives the same classifier as on
+# the CPU; --device=opencl with no OpenCL device is an error.
+# shellcheck disable=SC2086
+"$train" -o "$work/opencl.xml" $same --device=opencl 2> "$work/err" || { cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/opencl.xml" || { echo "FAILED: mining on the engine gave another classifier"; exit 1; }
+grep "mining:" "$work/err" | sed 's/^/train tool: /'
+# shellcheck disable=SC2086
+expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" $same --device=gpu
+mkdir "$work/no-icd"
+# shellcheck disable=SC2086
+expect 1 "no OpenCL device" env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/x.xml" $same --device=opencl
+# shellcheck disable=SC2086
+env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/cpu.xml" $same --device=auto 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+grep -q "mining on the CPU" "$work/err" || { echo "FAILED: auto without a GPU did not mine on the CPU"; exit 1; }
+[ ! -e "$work/x.xml" ] || { echo "FAILED: a run without its device left an output file"; exit 1; }
 mkdir "$work/crops"
 cp "$data/astronaut.png" "$work/crops/whole.png" # the whole image as one crop
 "$train" -o "$work/lrd.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \

@@ -6,13 +6,18 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <thread>
 
 #include "core/error.h"
+#include "core/training/checkpoint.h"
 #include "core/reference/detector.h"
 
 namespace waldboost::training {
@@ -111,13 +116,26 @@ const char* family_name(FeatureFamily family)
 
 /* ------------------------------------------------------------------ */
 
-CpuMiner::CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
+ScanningMiner::ScanningMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
     : backgrounds_(std::move(backgrounds)), window_(window), stride_(std::max(stride, 1)),
       max_passes_(std::max(max_passes, 1))
 {
 }
 
-uint64_t CpuMiner::capacity() const
+uint64_t ScanningMiner::fingerprint() const
+{
+    Fingerprint f;
+    f.add_u64(static_cast<uint64_t>(window_.width));
+    f.add_u64(static_cast<uint64_t>(window_.height));
+    f.add_u64(static_cast<uint64_t>(stride_));
+    f.add_u64(static_cast<uint64_t>(max_passes_));
+    f.add_u64(backgrounds_.size());
+    for (const GrayImage& b : backgrounds_)
+        f.add_image(b);
+    return f.value();
+}
+
+uint64_t ScanningMiner::capacity() const
 {
     uint64_t n = 0;
     for (const GrayImage& b : backgrounds_)
@@ -128,12 +146,14 @@ uint64_t CpuMiner::capacity() const
     return n;
 }
 
-NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng)
+NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng)
 {
     Result result;
     if (wanted == 0 || backgrounds_.empty())
         return result;
-    const float no_final = -std::numeric_limits<float>::infinity();
+    const bool every_window_passes = classifier.weak.empty();
+    if (!every_window_passes)
+        prepare(classifier);
     const size_t quota = std::max<size_t>(1, (2 * wanted + backgrounds_.size() - 1) / backgrounds_.size());
     std::vector<size_t> order(backgrounds_.size());
     std::iota(order.begin(), order.end(), 0);
@@ -153,21 +173,39 @@ NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted
                 int x, y;
             };
             std::vector<Hit> hits;
+            /* Each level from the offset on, its positions counted from (0, 0). */
+            std::vector<size_t> scanned_levels; /* index in `levels` */
+            std::vector<GrayView> views;
             for (double s = first_scale; image.width / s >= window_.width && image.height / s >= window_.height;
                  s *= 1.25) {
                 const Size size{static_cast<int>(image.width / s), static_cast<int>(image.height / s)};
                 levels.push_back(s == 1.0 ? image : resize_bilinear(image.view(), size));
                 const GrayImage& level = levels.back();
-                LevelIntegrals integrals;
-                integrals.sum = integral_image(level.view());
-                for (int y = oy; y + window_.height <= level.height; y += stride_)
-                    for (int x = ox; x + window_.width <= level.width; x += stride_) {
-                        ++result.scanned;
-                        if (evaluate_window(classifier, integrals, x, y, no_final).accepted) {
-                            ++result.passed;
-                            hits.push_back(Hit{levels.size() - 1, x, y});
-                        }
-                    }
+                const int width = level.width - ox, height = level.height - oy;
+                if (width < window_.width || height < window_.height)
+                    continue;
+                const auto columns = static_cast<uint64_t>((width - window_.width) / stride_ + 1);
+                const auto rows = static_cast<uint64_t>((height - window_.height) / stride_ + 1);
+                result.scanned += columns * rows;
+                scanned_levels.push_back(levels.size() - 1);
+                views.push_back(GrayView{level.row(oy) + ox, width, height, static_cast<size_t>(level.width)});
+            }
+            std::vector<std::vector<Position>> passing(views.size());
+            if (every_window_passes) {
+                for (size_t k = 0; k < views.size(); ++k)
+                    for (int y = 0; y + window_.height <= views[k].height; y += stride_)
+                        for (int x = 0; x + window_.width <= views[k].width; x += stride_)
+                            passing[k].push_back(Position{x, y});
+            } else {
+                scan_levels(classifier, views, stride_, &passing);
+            }
+            for (size_t k = 0; k < views.size(); ++k) {
+                /* Scan order, whatever order the miner found them in. */
+                std::sort(passing[k].begin(), passing[k].end(),
+                          [](const Position& a, const Position& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+                result.passed += passing[k].size();
+                for (const Position& p : passing[k])
+                    hits.push_back(Hit{scanned_levels[k], p.x + ox, p.y + oy});
             }
             std::shuffle(hits.begin(), hits.end(), rng);
             const size_t take = std::min({hits.size(), quota, wanted - result.windows.size()});
@@ -183,6 +221,36 @@ NegativeMiner::Result CpuMiner::mine(const Classifier& classifier, size_t wanted
             break; /* a whole pass found nothing: more passes will not either */
     }
     return result;
+}
+
+CpuMiner::CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes)
+    : ScanningMiner(std::move(backgrounds), window, stride, max_passes)
+{
+}
+
+void ScanningMiner::scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                                std::vector<std::vector<Position>>* passing)
+{
+    for (size_t k = 0; k < levels.size(); ++k)
+        scan_level(classifier, levels[k], stride, &(*passing)[k]);
+}
+
+void CpuMiner::scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                          std::vector<Position>* passing)
+{
+    scan_with_reference(classifier, level, stride, passing);
+}
+
+void ScanningMiner::scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,
+                                        std::vector<Position>* passing) const
+{
+    const float no_final = -std::numeric_limits<float>::infinity();
+    LevelIntegrals integrals;
+    integrals.sum = integral_image(level);
+    for (int y = 0; y + window().height <= level.height; y += stride)
+        for (int x = 0; x + window().width <= level.width; x += stride)
+            if (evaluate_window(classifier, integrals, x, y, no_final).accepted)
+                passing->push_back(Position{x, y});
 }
 
 /* ------------------------------------------------------------------ */
@@ -254,7 +322,123 @@ struct Trainer::Impl {
      * AdaBoost's responses. */
     Feature feature(size_t candidate, const std::vector<double>& weights, std::vector<float>* responses) const;
     std::string describe_candidate(size_t candidate) const;
+
+    /* Checkpoints. Where each working-set sample came from (a positive's
+     * index, a negative's pixels), in the working set's order: what a
+     * checkpoint stores instead of the feature values. */
+    std::vector<CheckpointSample> origins;
+    std::string checkpoint_path;
+    int checkpoint_every = 1;
+    bool resumed = false;
+    Classifier resumed_classifier;
+    std::mt19937_64 resumed_rng;
+    double resumed_survival = 1.0;
+    std::atomic<bool> stop_requested{false};
+    bool stopped = false;
+
+    /* add() and keep(), with the samples' origins kept in step. */
+    void add_sample(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates,
+                    size_t positive_index);
+    void keep_samples(const std::vector<bool>& kept);
+    /* Every k-th positive calibrates the thresholds (see train()). */
+    bool calibrates(size_t i) const
+    {
+        const double share = config.calibration_share;
+        return std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);
+    }
+    uint64_t settings_fingerprint() const;
+    uint64_t positives_fingerprint() const;
+    void save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival) const;
 };
+
+void Trainer::Impl::add_sample(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates,
+                               size_t positive_index)
+{
+    add(window, is_positive, so_far, calibrates);
+    CheckpointSample origin;
+    origin.kind = is_positive ? CheckpointSample::Kind::Positive : CheckpointSample::Kind::Negative;
+    if (is_positive)
+        origin.positive_index = positive_index;
+    else
+        origin.window = window;
+    origins.push_back(std::move(origin));
+}
+
+void Trainer::Impl::keep_samples(const std::vector<bool>& kept)
+{
+    keep(kept);
+    size_t out = 0;
+    for (size_t i = 0; i < origins.size(); ++i)
+        if (kept[i]) {
+            if (out != i) /* a self-move would empty the pixels */
+                origins[out] = std::move(origins[i]);
+            ++out;
+        }
+    origins.resize(out);
+}
+
+/* Everything in the settings that changes the classifier (the threads do not). */
+uint64_t Trainer::Impl::settings_fingerprint() const
+{
+    Fingerprint f;
+    f.add_u64(static_cast<uint64_t>(config.window.width));
+    f.add_u64(static_cast<uint64_t>(config.window.height));
+    f.add_string(config.label);
+    f.add_u64(static_cast<uint64_t>(config.family));
+    f.add_u64(grids.size());
+    for (const Grid& g : grids)
+        for (int v : {g.x, g.y, g.block_width, g.block_height})
+            f.add_u64(static_cast<uint64_t>(v));
+    f.add_u64(static_cast<uint64_t>(config.weak_count));
+    f.add_double(config.alpha);
+    f.add_double(config.calibration_share);
+    f.add_u64(static_cast<uint64_t>(config.negatives));
+    f.add_u64(config.seed);
+    return f.value();
+}
+
+uint64_t Trainer::Impl::positives_fingerprint() const
+{
+    Fingerprint f;
+    f.add_u64(positives.size());
+    for (const GrayImage& p : positives)
+        f.add_image(p);
+    return f.value();
+}
+
+void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival) const
+{
+    CheckpointState state;
+    state.settings = settings_fingerprint();
+    state.positives = positives_fingerprint();
+    state.backgrounds = miner->fingerprint();
+    state.classifier = classifier;
+    std::ostringstream text;
+    text << rng;
+    state.rng = text.str();
+    state.negative_survival = survival;
+    state.samples.reserve(origins.size());
+    for (size_t i = 0; i < origins.size(); ++i) {
+        CheckpointSample s;
+        s.kind = origins[i].kind;
+        s.positive_index = origins[i].positive_index;
+        s.window = origins[i].window;
+        s.running_sum = sums[i];
+        state.samples.push_back(std::move(s));
+    }
+    const std::string bytes = encode_checkpoint(state);
+    /* A crash while writing leaves the last checkpoint as it was. */
+    const std::string partial = checkpoint_path + ".part";
+    {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (!out)
+            throw Error(ErrorKind::Io, "cannot write the checkpoint " + partial);
+    }
+    if (std::rename(partial.c_str(), checkpoint_path.c_str()) != 0)
+        throw Error(ErrorKind::Io, "cannot move " + partial + " to " + checkpoint_path);
+}
 
 void Trainer::Impl::add(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates)
 {
@@ -465,6 +649,100 @@ Trainer::~Trainer() = default;
 
 size_t Trainer::candidate_count() const { return impl_->grids.size() * impl_->layout.per_grid; }
 
+void Trainer::set_checkpoint(const std::string& path, int every)
+{
+    if (path.empty() || every < 1)
+        throw Error(ErrorKind::BadParameter, "training: a checkpoint needs a file and an interval of 1 or more");
+    impl_->checkpoint_path = path;
+    impl_->checkpoint_every = every;
+}
+
+void Trainer::request_stop() { impl_->stop_requested = true; }
+
+bool Trainer::stopped() const { return impl_->stopped; }
+
+size_t Trainer::resumed_weak() const { return impl_->resumed ? impl_->resumed_classifier.weak.size() : 0; }
+
+void Trainer::resume(const std::string& path)
+{
+    Impl& m = *impl_;
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    /* The most this run's state can take, so that a wrong file named by
+     * mistake (a video, say) is refused before it is read into memory. */
+    const size_t working_negatives = m.config.negatives > 0 ? static_cast<size_t>(m.config.negatives)
+                                                            : std::max<size_t>(m.positives.size(), 500);
+    const size_t window_bytes = static_cast<size_t>(m.config.window.width) * m.config.window.height;
+    const uint64_t weak_bytes = 64 + 4 * LbpFeature::kTableSize; /* LBP's table is the largest */
+    const uint64_t largest = (1u << 20) + static_cast<uint64_t>(m.config.weak_count) * weak_bytes +
+                             static_cast<uint64_t>(m.positives.size() + working_negatives) * (17 + window_bytes);
+    const std::streamoff size = in.tellg();
+    if (size < 0)
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    if (static_cast<uint64_t>(size) > largest)
+        throw Error(ErrorKind::BadParameter, "checkpoint " + path + ": " + std::to_string(size) +
+                                                 " bytes, more than this run's state can take (" +
+                                                 std::to_string(largest) + "): not a checkpoint of this run");
+    in.seekg(0);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad())
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    CheckpointState state = decode_checkpoint(content.str(), m.config.window, path);
+    const std::string where = "checkpoint " + path + ": ";
+    if (state.settings != m.settings_fingerprint())
+        throw Error(ErrorKind::BadParameter,
+                    where + "it was made with other settings (window, label, feature family, block sizes, "
+                            "position step, weak classifiers, alpha, negatives or seed) than this run's");
+    if (state.positives != m.positives_fingerprint())
+        throw Error(ErrorKind::BadParameter, where + "it was made from other positives than this run's (" +
+                                                 std::to_string(m.positives.size()) + " now)");
+    if (state.backgrounds != m.miner->fingerprint())
+        throw Error(ErrorKind::BadParameter,
+                    where + "it was made from other background images or mining settings than this run's");
+    if (state.classifier.weak.size() > static_cast<size_t>(m.config.weak_count))
+        throw Error(ErrorKind::BadParameter, where + "it holds more weak classifiers than this run trains");
+    for (const WeakClassifier& weak : state.classifier.weak)
+        if (std::string(feature_type_name(weak.feature)) != family_name(m.config.family))
+            throw Error(ErrorKind::BadParameter, where + "a weak classifier of another feature family");
+    if (!(state.negative_survival >= 0.0 && state.negative_survival <= 1.0))
+        throw Error(ErrorKind::BadParameter, where + "a negative survival outside 0 to 1");
+    std::istringstream rng_text(state.rng);
+    rng_text >> m.resumed_rng;
+    if (rng_text.fail())
+        throw Error(ErrorKind::BadParameter, where + "its random state does not parse");
+    state.classifier.label = m.config.label;
+
+    /* The feature values and running sums are recomputed from the samples;
+     * the sums must come out exactly as stored (evaluate_window adds the
+     * same float responses in the same order as training did). */
+    m.values.clear();
+    m.sums.clear();
+    m.positive.clear();
+    m.calibration.clear();
+    m.origins.clear();
+    for (size_t i = 0; i < state.samples.size(); ++i) {
+        const CheckpointSample& s = state.samples[i];
+        if (s.kind == CheckpointSample::Kind::Positive) {
+            if (s.positive_index >= m.positives.size())
+                throw Error(ErrorKind::BadParameter, where + "sample " + std::to_string(i) + " names positive " +
+                                                         std::to_string(s.positive_index) + " of " +
+                                                         std::to_string(m.positives.size()));
+            const size_t p = static_cast<size_t>(s.positive_index);
+            m.add_sample(m.positives[p], true, state.classifier, m.calibrates(p), p);
+        } else {
+            m.add_sample(s.window, false, state.classifier, false, 0);
+        }
+        if (m.sums.back() != s.running_sum)
+            throw Error(ErrorKind::BadParameter, where + "sample " + std::to_string(i) +
+                                                     "'s running sum recomputes to another value than stored");
+    }
+    m.resumed_classifier = std::move(state.classifier);
+    m.resumed_survival = state.negative_survival;
+    m.resumed = true;
+}
+
 Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
 {
     Impl& m = *impl_;
@@ -474,43 +752,51 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
     classifier.label = c.label;
     classifier.window_width = c.window.width;
     classifier.window_height = c.window.height;
+    m.stopped = false;
 
     const size_t working_negatives =
         c.negatives > 0 ? static_cast<size_t>(c.negatives) : std::max<size_t>(m.positives.size(), 500);
-    m.values.clear();
-    m.sums.clear();
-    m.positive.clear();
-    m.calibration.clear();
     /* Every k-th positive calibrates the thresholds and is not fitted: the
      * running sums of fitted samples are biased upwards (a table of 256
      * responses fits a few hundred positives closely), and thresholds
      * set on them lost 38% of held-out positives at alpha 0.05 in
      * test-training; set on unfitted ones the loss is near alpha. */
     size_t n_cal_initial = 0;
-    for (size_t i = 0; i < m.positives.size(); ++i) {
-        const bool calibrates = std::floor((i + 1) * c.calibration_share) > std::floor(i * c.calibration_share);
-        m.add(m.positives[i], true, classifier, calibrates);
-        n_cal_initial += calibrates;
-    }
+    for (size_t i = 0; i < m.positives.size(); ++i)
+        n_cal_initial += m.calibrates(i);
     if (n_cal_initial == m.positives.size())
         throw Error(ErrorKind::BadParameter, "training: every positive would calibrate, none is left to fit");
-    const auto too_few = [&](uint64_t windows) {
-        return Error(ErrorKind::BadParameter,
-                     "training: the background images gave " + std::to_string(windows) + " windows of " +
-                         std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
-                         ", and the working set needs " + std::to_string(working_negatives) +
-                         " negatives: add background images (or larger ones), or ask for fewer negatives");
-    };
-    if (m.miner->capacity() > 0 && m.miner->capacity() < working_negatives)
-        throw too_few(m.miner->capacity());
-    NegativeMiner::Result first = m.miner->mine(classifier, working_negatives, rng);
-    if (first.windows.size() < working_negatives)
-        throw too_few(first.windows.size());
-    for (const GrayImage& w : first.windows)
-        m.add(w, false, classifier);
-
     double p_neg = 1.0; /* the share of background windows that reach the next weak classifier */
-    for (int t = 0; t < c.weak_count; ++t) {
+    if (m.resumed) {
+        /* resume() rebuilt the working set; the rest goes on from here. */
+        classifier = m.resumed_classifier;
+        rng = m.resumed_rng;
+        p_neg = m.resumed_survival;
+    } else {
+        m.values.clear();
+        m.sums.clear();
+        m.positive.clear();
+        m.calibration.clear();
+        m.origins.clear();
+        for (size_t i = 0; i < m.positives.size(); ++i)
+            m.add_sample(m.positives[i], true, classifier, m.calibrates(i), i);
+        const auto too_few = [&](uint64_t windows) {
+            return Error(ErrorKind::BadParameter,
+                         "training: the background images gave " + std::to_string(windows) + " windows of " +
+                             std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
+                             ", and the working set needs " + std::to_string(working_negatives) +
+                             " negatives: add background images (or larger ones), or ask for fewer negatives");
+        };
+        if (m.miner->capacity() > 0 && m.miner->capacity() < working_negatives)
+            throw too_few(m.miner->capacity());
+        NegativeMiner::Result first = m.miner->mine(classifier, working_negatives, rng);
+        if (first.windows.size() < working_negatives)
+            throw too_few(first.windows.size());
+        for (const GrayImage& w : first.windows)
+            m.add_sample(w, false, classifier, false, 0);
+    }
+
+    for (int t = static_cast<int>(classifier.weak.size()); t < c.weak_count; ++t) {
         const Clock::time_point started = Clock::now();
         size_t n_pos = 0, n_neg = 0, n_fit = 0, n_cal = 0;
         for (size_t i = 0; i < m.count(); ++i) {
@@ -572,7 +858,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
                     kept[i] = false;
                     ++(m.positive[i] ? pos_rejected : neg_rejected);
                 }
-        m.keep(kept);
+        m.keep_samples(kept);
         p_neg *= static_cast<double>(n_neg - neg_rejected) / static_cast<double>(n_neg);
 
         /* Bootstrapping: refill the negatives once half of them are gone,
@@ -582,7 +868,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         if (t + 1 < c.weak_count && neg_left * 2 < working_negatives) {
             NegativeMiner::Result mined = m.miner->mine(classifier, working_negatives - neg_left, rng);
             for (const GrayImage& w : mined.windows)
-                m.add(w, false, classifier);
+                m.add_sample(w, false, classifier, false, 0);
             report.mined = mined.windows.size();
             report.windows_scanned = mined.scanned;
             if (mined.scanned > 0)
@@ -602,6 +888,17 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         report.select_seconds = select_seconds;
         if (progress)
             progress(report);
+        const bool stop = m.stop_requested.exchange(false) && t + 1 < c.weak_count;
+        if (!m.checkpoint_path.empty() && ((t + 1) % m.checkpoint_every == 0 || t + 1 == c.weak_count || stop))
+            m.save_checkpoint(classifier, rng, p_neg);
+        if (stop) {
+            m.stopped = true;
+            Classifier none;
+            none.label = c.label;
+            none.window_width = c.window.width;
+            none.window_height = c.window.height;
+            return none;
+        }
     }
     if (classifier.weak.empty())
         throw Error(ErrorKind::BadParameter, "training: no weak classifier could be trained");

@@ -98,25 +98,66 @@ public:
     /* How many different windows it can offer at most (0: unknown): the
      * trainer refuses a working set larger than that before mining. */
     virtual uint64_t capacity() const { return 0; }
+    /* A hash of what it mines from (the backgrounds and the scan's
+     * settings), which a checkpoint records so that a resumed run is refused
+     * other backgrounds; 0: none to check. Miners that find the same windows
+     * (the CPU and the engine miner) give the same value. */
+    virtual uint64_t fingerprint() const { return 0; }
 };
 
-/* Scans `backgrounds` with the CPU reference: each pass visits the images
- * in a random order, each at scales 1.25 apart from a random first scale
- * and at positions `stride` apart from a random offset, and keeps a random
- * share of the windows that pass; up to `max_passes` passes. */
-class CpuMiner final : public NegativeMiner {
+/* Mining by scanning the backgrounds: each pass visits the images in a
+ * random order, each at scales 1.25 apart from a random first scale and at
+ * positions `stride` apart from a random offset, and keeps a random share
+ * of the windows that pass; up to `max_passes` passes. The levels, the
+ * positions and the random choice among the windows that pass are this
+ * class's; a miner only says which windows of a level pass (scan_level()),
+ * so that miners given the same rng mine the same windows. */
+class ScanningMiner : public NegativeMiner {
 public:
-    CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
-    Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) override;
+    struct Position {
+        int x, y;
+    };
+    Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64& rng) final;
     /* The windows of the window's size at every position (stride 1) and
      * scale 1.25 apart from 1. */
-    uint64_t capacity() const override;
+    uint64_t capacity() const final;
+    uint64_t fingerprint() const final;
+
+protected:
+    ScanningMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes);
+    /* Called by mine() before its scan_level() calls, with a classifier
+     * that has weak classifiers (with none, every window passes and nothing
+     * is scanned). */
+    virtual void prepare(const Classifier& classifier) { (void)classifier; }
+    /* Appends the positions, multiples of `stride` from (0, 0), of the
+     * windows of `level` that pass every rejection threshold of
+     * `classifier`, in any order. */
+    virtual void scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                            std::vector<Position>* passing) = 0;
+    /* The same for all the levels of an image at once (passing->size() is
+     * levels.size()): scan_level() for each, unless a miner does better. */
+    virtual void scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                             std::vector<std::vector<Position>>* passing);
+    Size window() const { return window_; }
+    /* scan_level() with the CPU reference (evaluate_window). */
+    void scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,
+                             std::vector<Position>* passing) const;
 
 private:
     std::vector<GrayImage> backgrounds_;
     Size window_;
     int stride_;
     int max_passes_;
+};
+
+/* Scans with the CPU reference (evaluate_window). */
+class CpuMiner final : public ScanningMiner {
+public:
+    CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
+
+protected:
+    void scan_level(const Classifier& classifier, const GrayView& level, int stride,
+                    std::vector<Position>* passing) override;
 };
 
 /* Wald's rejection threshold after a weak classifier, from the running
@@ -158,6 +199,24 @@ public:
      * (BadParameter) when the backgrounds do not give the first working
      * set of negatives. Deterministic for a given seed, positives and miner. */
     Classifier train(const std::function<void(const Progress&)>& progress = {});
+
+    /* Writes the training state to `path` (atomically: path.part, then a
+     * rename) after every `every` weak classifiers, after the last one,
+     * and when a stop was requested. */
+    void set_checkpoint(const std::string& path, int every = 1);
+    /* Loads the state that set_checkpoint() wrote, so that train() goes on
+     * from it and returns, byte for byte, the classifier of a run that never
+     * stopped. Throws Error (Io: unreadable; BadParameter: not a checkpoint,
+     * truncated, corrupted, or from other settings, positives or
+     * backgrounds, the message naming which). */
+    void resume(const std::string& path);
+    /* Weak classifiers trained when train() starts: 0, or what resume() loaded. */
+    size_t resumed_weak() const;
+    /* Asks train() (e.g. from its progress callback) to stop after the weak
+     * classifier it is training: it writes the checkpoint, if any, and
+     * returns a Classifier without weak classifiers; stopped() is then true. */
+    void request_stop();
+    bool stopped() const;
 
     /* Candidate features (for tests and the tool's summary). */
     size_t candidate_count() const;

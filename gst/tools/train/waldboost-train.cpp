@@ -9,6 +9,7 @@
  */
 #include <glib.h>
 
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,8 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/opencl/device.h"
+#include "core/training/engine_miner/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "tools/common/image_file.h"
@@ -35,6 +38,11 @@ using waldboost::ErrorKind;
 using waldboost::GrayImage;
 
 constexpr const char* kTool = "waldboost-train";
+
+/* Set by SIGINT and SIGTERM while a checkpoint is kept: training stops
+ * after the weak classifier in progress and writes the checkpoint. */
+volatile std::sig_atomic_t interrupted = 0;
+extern "C" void on_interrupt(int) { interrupted = 1; }
 
 struct Options {
     gchar* output = nullptr;
@@ -56,13 +64,18 @@ struct Options {
     gdouble shift = 0.0, scale = 0.0, rotate = 0.0, brightness = 0.0, contrast = 0.0;
     gint stride = 2;
     gboolean json = FALSE;
+    gchar* checkpoint = nullptr;
+    gint checkpoint_every = 1;
+    gboolean resume = FALSE;
+    gint stop_after = 0;
+    gchar* device = nullptr;
 
     Options() = default;
     Options(const Options&) = delete;
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {output, negatives, window, label, block_sizes, feature})
+        for (gchar* text : {output, negatives, window, label, block_sizes, feature, checkpoint, device})
             g_free(text);
         g_strfreev(annotations);
         g_strfreev(positive_dirs);
@@ -229,12 +242,26 @@ int main(int argc, char** argv)
         {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
          "Mine negatives at window positions N pixels apart (default 2)", "N"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
+        {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
+         "Where mining runs: auto (the first OpenCL GPU when there is one, else the CPU; default), cpu (the CPU "
+         "reference) or opencl (the first OpenCL device: GPU, else accelerator, else CPU)", "WHERE"},
+        {"checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o.checkpoint,
+         "Write the training state to FILE as it goes (replaced atomically), for --resume", "FILE"},
+        {"checkpoint-every", 0, 0, G_OPTION_ARG_INT, &o.checkpoint_every,
+         "Write the checkpoint after every N weak classifiers (default 1)", "N"},
+        {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
+         "Go on from the --checkpoint file, with the same data and settings: the result is the same classifier, "
+         "byte for byte, as a run that never stopped", nullptr},
+        {"stop-after", 0, 0, G_OPTION_ARG_INT, &o.stop_after,
+         "Stop after weak classifier N, writing the checkpoint but no classifier (to resume later)", "N"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
     g_option_context_set_description(
         context, "Positives come from --annotations and/or --positives, negatives from the background images of "
-                 "--negatives. Progress goes to stderr: one line per weak classifier. Exit status: 0 done, 1 the "
-                 "training data or a file could not be used, 2 a usage error.");
+                 "--negatives. Progress goes to stderr: one line per weak classifier. With --checkpoint, SIGINT or "
+                 "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130). "
+                 "Exit status: 0 done (or stopped by --stop-after), 1 the training data or a file could not be "
+                 "used, 2 a usage error.");
     GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
     g_option_group_add_entries(group, entries);
     g_option_context_set_main_group(context, group);
@@ -292,6 +319,13 @@ int main(int argc, char** argv)
             return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
     if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
         return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+    if (o.checkpoint_every < 1 || o.stop_after < 0)
+        return usage_error("--checkpoint-every must be 1 or more, --stop-after 0 or more");
+    if ((o.resume || o.stop_after > 0) && !o.checkpoint)
+        return usage_error("--resume and --stop-after need --checkpoint FILE");
+    const std::string device = o.device ? o.device : "auto";
+    if (device != "auto" && device != "cpu" && device != "opencl")
+        return usage_error("--device must be auto, cpu or opencl");
     config.weak_count = o.weak;
     config.alpha = o.alpha;
     config.position_step = o.position_step;
@@ -340,12 +374,72 @@ int main(int argc, char** argv)
             backgrounds.push_back(waldboost::tools::load_gray_image(path));
         std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(),
                      backgrounds.size());
-        auto miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
+        /* Both miners mine the same windows; the engine's only faster. */
+        std::string engine_device;
+        if (device == "opencl") {
+            engine_device = "auto";
+        } else if (device == "auto") {
+            try {
+                waldboost::opencl::select_device("gpu");
+                engine_device = "gpu";
+            } catch (const Error&) {
+                /* no GPU: the CPU reference */
+            }
+        }
+        std::shared_ptr<wt::NegativeMiner> miner;
+        std::shared_ptr<wt::EngineMiner> engine_miner;
+        if (!engine_device.empty()) {
+            waldboost::opencl::EngineConfig engine_config;
+            engine_config.device = engine_device;
+            engine_miner =
+                std::make_shared<wt::EngineMiner>(std::move(backgrounds), config.window, engine_config, o.stride);
+            miner = engine_miner;
+            std::fprintf(stderr, "%s: mining on %s\n", kTool, engine_miner->device().device_name.c_str());
+        } else {
+            miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
+            std::fprintf(stderr, "%s: mining on the CPU\n", kTool);
+        }
         wt::Trainer trainer(config, std::move(positives), miner);
         std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
+        if (o.checkpoint)
+            trainer.set_checkpoint(o.checkpoint, o.checkpoint_every);
+        if (o.resume) {
+            trainer.resume(o.checkpoint);
+            std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool, o.checkpoint,
+                         trainer.resumed_weak());
+        }
+        if (o.checkpoint) {
+            std::signal(SIGINT, on_interrupt);
+            std::signal(SIGTERM, on_interrupt);
+        }
         const bool json = o.json;
+        const int stop_after = o.stop_after;
+        int stopped_at = 0;
         const waldboost::Classifier classifier =
-            trainer.train([json](const wt::Progress& p) { print_progress(p, json); });
+            trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
+                print_progress(p, json);
+                if (p.weak == stop_after || interrupted) {
+                    trainer.request_stop();
+                    stopped_at = p.weak;
+                }
+            });
+        if (engine_miner) {
+            const wt::EngineMiner::Stats& st = engine_miner->stats();
+            std::fprintf(stderr,
+                         "%s: mining: %llu engines (%llu programs compiled, %llu from the cache) in %.2f s, %llu "
+                         "levels scanned in %llu calls, %.2f s, %llu mining calls on the CPU instead\n",
+                         kTool, static_cast<unsigned long long>(st.engines_built),
+                         static_cast<unsigned long long>(st.programs_compiled),
+                         static_cast<unsigned long long>(st.programs_from_cache), st.build_seconds,
+                         static_cast<unsigned long long>(st.levels_scanned),
+                         static_cast<unsigned long long>(st.detect_calls), st.scan_seconds,
+                         static_cast<unsigned long long>(st.cpu_fallbacks));
+        }
+        if (trainer.stopped()) {
+            std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
+                         interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
+            return interrupted ? 130 : 0;
+        }
         const std::string xml = waldboost::write_waldboost_xml(classifier);
         const std::string temporary = std::string(o.output) + ".part";
         {

@@ -1,0 +1,67 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The trainer's checkpoint: what train() needs to go on after a weak
+ * classifier as if it had never stopped (docs/training.md, "Checkpoints").
+ * A binary file: a magic, a version, the payload's length, the payload and
+ * an FNV-1a hash of it, so that a foreign, truncated or corrupted file is
+ * refused with a message saying which, before any of it is used.
+ */
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/detection/image.h"
+#include "core/model/model.h"
+
+namespace waldboost::training {
+
+/* 64-bit FNV-1a, for the fingerprints and the checksum. */
+class Fingerprint {
+public:
+    void add(const void* data, size_t size);
+    void add_u64(uint64_t v);
+    void add_double(double v);
+    void add_string(const std::string& s);
+    void add_image(const GrayImage& image);
+    uint64_t value() const { return hash_; }
+
+private:
+    uint64_t hash_ = 0xcbf29ce484222325ull;
+};
+
+struct CheckpointSample {
+    enum class Kind : uint8_t { Negative = 0, Positive = 1 };
+    Kind kind = Kind::Negative;
+    uint64_t positive_index = 0; /* a positive: its index among the trainer's positives */
+    GrayImage window;            /* a negative: its pixels (window-sized) */
+    double running_sum = 0.0;    /* checked against the sum recomputed on load */
+};
+
+/* The state after `classifier.weak.size()` weak classifiers. */
+struct CheckpointState {
+    uint64_t settings = 0;    /* fingerprints of what the run was given */
+    uint64_t positives = 0;
+    uint64_t backgrounds = 0; /* 0: the miner gave none */
+    Classifier classifier;    /* the weak classifiers so far, thresholds as trained */
+    std::string rng;          /* std::mt19937_64's state as operator<< writes it */
+    double negative_survival = 1.0;
+    std::vector<CheckpointSample> samples; /* the working set, in order */
+};
+
+constexpr uint32_t kCheckpointVersion = 1;
+
+/* The file's bytes. */
+std::string encode_checkpoint(const CheckpointState& state);
+
+/* Throws Error (ErrorKind::BadParameter) naming `source` and what is wrong:
+ * not a checkpoint, another version, truncated, corrupted (checksum), or a
+ * payload that does not parse (a window of another size than `window`, a
+ * feature of another family, a count beyond the bytes left). The
+ * fingerprints are returned as stored; the trainer compares them. */
+CheckpointState decode_checkpoint(const std::string& bytes, Size window, const std::string& source);
+
+}  // namespace waldboost::training
