@@ -368,8 +368,9 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
     ASSERT_GE(c.weak.size(), 1u);
     ASSERT_LE(c.weak.size(), static_cast<size_t>(config.weak_count));
     /* Training stops early only when no background window passes any more. */
-    if (c.weak.size() < static_cast<size_t>(config.weak_count))
+    if (c.weak.size() < static_cast<size_t>(config.weak_count)) {
         EXPECT_EQ(steps.back().negatives, 0u);
+    }
     EXPECT_EQ(c.label, "blob");
     /* The first weak classifiers already reject most background windows. */
     EXPECT_GT(steps[0].negatives_rejected, 0.2) << steps[0].feature;

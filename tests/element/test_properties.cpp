@@ -308,7 +308,7 @@ GST_START_TEST(test_property_label_refused)
     }
     /* What files may hold is taken: UTF-8 text up to 256 bytes, and empty
      * (the classifier's label). */
-    for (const std::string ok : {std::string("Gesicht \xc3\xbc"), std::string(256, 'z'), std::string()}) {
+    for (const std::string& ok : {std::string("Gesicht \xc3\xbc"), std::string(256, 'z'), std::string()}) {
         g_object_set(e, "label", ok.c_str(), nullptr);
         gchar* kept = nullptr;
         g_object_get(e, "label", &kept, nullptr);
