@@ -77,6 +77,7 @@ o = accept["objects"]
 assert o["objects"] == 2 and o["found"] == 1 and o["detection_rate"] == 0.5, o
 assert o["mean_iou"] == 1 and o["other_detections"] == windows - 1, o
 assert accept["settings"]["min_size"] == [24, 24] and accept["settings"]["iou"] == 0.5, accept["settings"]
+assert accept["settings"]["final_threshold"] == 0, accept["settings"]
 # Three weak classifiers, each window rejected after the first.
 b = reject["backgrounds"]
 assert b["windows"] == windows and b["weak_evaluated"] == windows and b["false_positives"] == 0, b
@@ -85,6 +86,15 @@ assert reject["classifier"]["weak"] == 3, reject["classifier"]
 assert "1205 false positives" in text and "weak classifiers per window: 1.000" in text, text
 print("evaluate tool: %d windows, rates and counts as worked out" % windows)
 PY
+
+# --threshold replaces the final threshold: every window scores 1, so 1
+# keeps them all (score >= threshold) and 1.5 none.
+fps() { # THRESHOLD
+  "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --min-neighbors 0 --stride 1 --scale-factor 1.5 \
+    --threshold "$1" --json | python3 -c "import json, sys; print(json.load(sys.stdin)['backgrounds']['false_positives'])"
+}
+[ "$(fps 1)" = 1205 ] || { echo "FAILED: --threshold 1 did not keep every window"; exit 1; }
+[ "$(fps 1.5)" = 0 ] || { echo "FAILED: --threshold 1.5 kept a window"; exit 1; }
 
 # IoU 0.5 is the default; --iou 1 still finds the exact box, and a box
 # shifted by 6 pixels (IoU 18*24/(2*576 - 18*24) = 0.6) is found at 0.5,
@@ -137,6 +147,7 @@ expect 2 "give held-out data" "$evaluate" -c "$work/accept-all.xml"
 expect 2 "iou must be above 0" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --iou 0
 expect 2 "scale-factor must be" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --scale-factor 1
 expect 2 "min-size must be WxH" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --min-size 24
+expect 2 "threshold needs a number" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --threshold x
 expect 1 "missing.xml" "$evaluate" -c "$work/missing.xml" -b "$work/bg.txt"
 expect 1 "cannot read the backgrounds list" "$evaluate" -c "$work/accept-all.xml" -b "$work/missing.txt"
 : > "$work/empty.txt"

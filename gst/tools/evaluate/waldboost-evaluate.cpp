@@ -45,6 +45,7 @@ struct Options {
     gchar* min_size = nullptr;
     gint stride = 0;
     gdouble iou = 0.5;
+    gchar* threshold = nullptr;
     gboolean json = FALSE;
 
     Options() = default;
@@ -52,7 +53,7 @@ struct Options {
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {classifier, objects, backgrounds, min_size})
+        for (gchar* text : {classifier, objects, backgrounds, min_size, threshold})
             g_free(text);
     }
 };
@@ -165,6 +166,9 @@ int main(int argc, char** argv)
         {"stride", 0, 0, G_OPTION_ARG_INT, &o.stride, "Window step in pixels (default 0 = OpenCV's rule)", "N"},
         {"iou", 0, 0, G_OPTION_ARG_DOUBLE, &o.iou,
          "A detection finds an annotated object when their IoU is at least F (default 0.5)", "F"},
+        {"threshold", 't', 0, G_OPTION_ARG_STRING, &o.threshold,
+         "Final score threshold (default: the classifier's); choose it on training data, not on the held-out data",
+         "F"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the results as JSON", nullptr},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- measure a classifier on held-out data");
@@ -208,12 +212,20 @@ int main(int argc, char** argv)
     params.grouping = waldboost::Grouping::OpenCv;
     if (o.min_size && !parse_size(o.min_size, &params.min_size))
         return usage_error("--min-size must be WxH, e.g. 24x24");
+    if (o.threshold) {
+        char* end = nullptr;
+        const double value = g_ascii_strtod(o.threshold, &end);
+        if (!end || end == o.threshold || *end != '\0' || !std::isfinite(static_cast<float>(value)))
+            return usage_error(std::string("--threshold needs a number, not '") + o.threshold + "'");
+        params.final_threshold = static_cast<float>(value);
+    }
 
     try {
         const waldboost::Classifier classifier = waldboost::load_classifier_file(o.classifier);
         const waldboost::Size min_size =
             params.min_size.width > 0 ? params.min_size
                                       : waldboost::Size{classifier.window_width, classifier.window_height};
+        const float final_threshold = params.final_threshold.value_or(classifier.final_threshold);
 
         /* The lists first: a mistake there shows before any detection runs. */
         std::vector<waldboost::training::Annotation> annotations;
@@ -271,8 +283,9 @@ int main(int argc, char** argv)
                         json_string(o.classifier).c_str(), json_string(classifier.label).c_str(),
                         classifier.window_width, classifier.window_height, classifier.weak.size());
             std::printf("  \"settings\": {\"scale_factor\": %g, \"min_neighbors\": %d, \"min_size\": [%d, %d], "
-                        "\"stride\": %d, \"grouping\": \"opencv\", \"iou\": %g},\n",
-                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride, o.iou);
+                        "\"stride\": %d, \"grouping\": \"opencv\", \"iou\": %g, \"final_threshold\": %.9g},\n",
+                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride, o.iou,
+                        static_cast<double>(final_threshold));
             std::printf("  \"objects\": {\"images\": %zu, \"objects\": %zu, \"found\": %zu, \"detection_rate\": %s, "
                         "\"mean_iou\": %s, \"other_detections\": %zu},\n",
                         objects.images, objects.objects, objects.found,
@@ -292,9 +305,11 @@ int main(int argc, char** argv)
             std::printf("classifier: %s (label %s, window %dx%d, %zu weak classifiers)\n", o.classifier,
                         classifier.label.c_str(), classifier.window_width, classifier.window_height,
                         classifier.weak.size());
-            std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, OpenCV grouping; "
-                        "found at IoU >= %g\n",
-                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, stride_text.c_str(), o.iou);
+            std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, OpenCV grouping, "
+                        "final threshold %g%s; found at IoU >= %g\n",
+                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, stride_text.c_str(),
+                        static_cast<double>(final_threshold), params.final_threshold ? "" : " (the classifier's)",
+                        o.iou);
             if (o.objects)
                 std::printf("objects: %zu in %zu images, found %zu: detection rate %.1f%% (mean IoU %.2f); %zu other "
                             "detections in those images\n",
