@@ -35,6 +35,10 @@ Output, in OUT (default build/face-set):
                                 90 canvases and their annotation file
                                 (OpenCV's format; waldboost-evaluate -a)
   heldout-backgrounds.txt       held-out face-free images (waldboost-evaluate -b)
+  tune-faces/*.pgm, tune-faces.txt
+                                the same test made of the training faces on
+                                training backgrounds (210 canvases), for
+                                choosing settings without the held-out data
 
   pipelines/training/make-face-set.py [--testdata DIR] [--skimage-data DIR] [OUT]
 """
@@ -95,6 +99,28 @@ def write_pgm(path, pixels):
         f.write(pixels.tobytes())
 
 
+def paste_faces(out, folder, indices, faces, backgrounds, rng):
+    """Each face of `indices` at every size of HELDOUT_SIZES, scaled up and
+    pasted at a random place into a canvas cut at a random place from one of
+    `backgrounds`; returns the annotation lines."""
+    lines = []
+    for i in indices:
+        for size in HELDOUT_SIZES:
+            side = CANVAS_SCALE * size
+            fits = [b for b in backgrounds if b.shape[0] >= side and b.shape[1] >= side]
+            background = fits[rng.randint(len(fits))]
+            bh, bw = background.shape
+            y0, x0 = rng.randint(bh - side + 1), rng.randint(bw - side + 1)
+            canvas = background[y0:y0 + side, x0:x0 + side].copy()
+            face = np.asarray(Image.fromarray(faces[i]).resize((size, size), Image.BILINEAR))
+            x, y = rng.randint(side - size + 1), rng.randint(side - size + 1)
+            canvas[y:y + size, x:x + size] = face
+            name = "lfw-%03d-%d.pgm" % (i, size)
+            write_pgm(os.path.join(out, folder, name), canvas)
+            lines.append("%s/%s 1 %d %d %d %d" % (folder, name, x, y, size, size))
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -118,7 +144,7 @@ def main():
     faces = np.clip(np.rint(lfw[:100] * 255.0), 0, 255).astype(np.uint8)
 
     out = os.path.abspath(args.out)
-    for sub in ("train-faces", "heldout-faces"):
+    for sub in ("train-faces", "heldout-faces", "tune-faces"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         for name in os.listdir(os.path.join(out, sub)):
             if name.endswith(".pgm"):
@@ -136,29 +162,21 @@ def main():
             f.write(os.path.join(folders[source], name) + "\n")
 
     rng = np.random.RandomState(SEED)
-    backgrounds = [np.asarray(gray(os.path.join(folders[s], n))) for s, n in HELDOUT_BACKGROUNDS]
-    lines = []
-    for i in HELDOUT_FACES:
-        for size in HELDOUT_SIZES:
-            side = CANVAS_SCALE * size
-            background = backgrounds[rng.randint(len(backgrounds))]
-            bh, bw = background.shape
-            # Every held-out background is larger than the largest canvas (243).
-            y0, x0 = rng.randint(bh - side + 1), rng.randint(bw - side + 1)
-            canvas = background[y0:y0 + side, x0:x0 + side].copy()
-            face = np.asarray(Image.fromarray(faces[i]).resize((size, size), Image.BILINEAR))
-            x, y = rng.randint(side - size + 1), rng.randint(side - size + 1)
-            canvas[y:y + size, x:x + size] = face
-            name = "lfw-%03d-%d.pgm" % (i, size)
-            write_pgm(os.path.join(out, "heldout-faces", name), canvas)
-            lines.append("heldout-faces/%s 1 %d %d %d %d" % (name, x, y, size, size))
-    with open(os.path.join(out, "heldout-faces.txt"), "w") as f:
-        f.write("# held-out LFW faces %d-%d at %s pixels, each on a held-out background "
-                "(pipelines/training/make-face-set.py)\n" % (HELDOUT_FACES[0], HELDOUT_FACES[-1],
-                                                              ", ".join(map(str, HELDOUT_SIZES))))
-        f.write("\n".join(lines) + "\n")
+    heldout = [np.asarray(gray(os.path.join(folders[s], n))) for s, n in HELDOUT_BACKGROUNDS]
+    lines = paste_faces(out, "heldout-faces", HELDOUT_FACES, faces, heldout, rng)
+    # The same test built from training data only, to choose settings
+    # (a final threshold) without looking at the held-out data.
+    training = [np.asarray(gray(os.path.join(folders[s], n))) for s, n in TRAIN_BACKGROUNDS]
+    tune_lines = paste_faces(out, "tune-faces", TRAIN_FACES, faces, training, rng)
+    for name, faces_used, written in (("heldout-faces", HELDOUT_FACES, lines),
+                                      ("tune-faces", TRAIN_FACES, tune_lines)):
+        with open(os.path.join(out, name + ".txt"), "w") as f:
+            f.write("# LFW faces %d-%d at %s pixels, each on a %s background (pipelines/training/make-face-set.py)\n"
+                    % (faces_used[0], faces_used[-1], ", ".join(map(str, HELDOUT_SIZES)),
+                       "held-out" if name == "heldout-faces" else "training"))
+            f.write("\n".join(written) + "\n")
 
-    megapixels = sum(b.size for b in backgrounds) / 1e6
+    megapixels = sum(b.size for b in heldout) / 1e6
     print("make-face-set: %d training faces, %d training backgrounds; %d held-out faces (%d canvases), "
           "%d held-out backgrounds (%.2f megapixels) in %s"
           % (len(TRAIN_FACES), len(TRAIN_BACKGROUNDS), len(HELDOUT_FACES), len(lines), len(HELDOUT_BACKGROUNDS),
