@@ -12,7 +12,8 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav"
 if [ "${1:-}" = "--tests" ]; then
   packages="$packages libgtest-dev libopencv-dev valgrind clang libclang-rt-14-dev llvm
-    python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0"
+    python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+    python3-skimage"
 fi
 
 missing=""

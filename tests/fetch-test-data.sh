@@ -5,14 +5,19 @@
 # from python3-skimage, and the face-free backgrounds of the tracking ground
 # truth (tests/tracking): building.jpg, leuvenA.jpg, board.jpg, fruits.jpg and
 # aero3.jpg from opencv-doc, coffee.png, gravel.png and brick.png from
-# python3-skimage. Nothing is installed; the .deb files are downloaded
+# python3-skimage, and the other face-free opencv-doc images of the face
+# set (pipelines/training/make-face-set.py). Nothing is installed; the .deb files are downloaded
 # with apt-get download and only the needed files are unpacked.
 set -eu
 dest=${1:-build/testdata}
 mkdir -p "$dest"
 dest=$(cd "$dest" && pwd)
 
-want_opencv="messi5.jpg Megamind.avi vtest.avi building.jpg leuvenA.jpg board.jpg fruits.jpg aero3.jpg"
+want_opencv="messi5.jpg Megamind.avi vtest.avi building.jpg leuvenA.jpg board.jpg fruits.jpg aero3.jpg
+  leuvenB.jpg ela_original.jpg ela_modified.jpg aero1.jpg aloeL.jpg aloeR.jpg apple.jpg box.png box_in_scene.png
+  butterfly.jpg cards.png digits.png home.jpg imageTextN.png licenseplate_motion.jpg orange.jpg pca_test1.jpg
+  rubberwhale1.png rubberwhale2.png smarties.png starry_night.jpg stuff.jpg sudoku.png text_defocus.jpg
+  text_motion.jpg"
 want_skimage="astronaut.png coffee.png gravel.png brick.png"
 have_all=yes
 for f in $want_opencv $want_skimage; do [ -s "$dest/$f" ] || have_all=no; done

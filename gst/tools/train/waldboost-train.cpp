@@ -27,6 +27,7 @@
 #include "core/training/engine_miner/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
+#include "tools/common/file_lists.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
 
@@ -98,22 +99,6 @@ bool parse_size(const std::string& text, waldboost::Size* size)
     return size->width > 0 && size->height > 0;
 }
 
-std::string read_text(const std::string& path, const char* what)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(ErrorKind::Io, std::string("cannot read the ") + what + " " + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string folder_of(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-}
-
 /* The image files of a folder, sorted by name (so that a seed gives the
  * same samples whatever order the file system lists them in). */
 std::vector<std::string> image_files(const std::string& dir)
@@ -144,24 +129,8 @@ std::vector<std::string> image_files(const std::string& dir)
     return files;
 }
 
-/* One path per line (OpenCV's bg.txt), relative ones against the list's folder. */
-std::vector<std::string> list_file(const std::string& path)
-{
-    std::istringstream lines(read_text(path, "negatives list"));
-    std::vector<std::string> paths;
-    for (std::string line; std::getline(lines, line);) {
-        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
-            line.pop_back();
-        const size_t start = line.find_first_not_of(" \t");
-        if (start == std::string::npos || line[start] == '#')
-            continue;
-        line = line.substr(start);
-        paths.push_back(line[0] == '/' ? line : folder_of(path) + "/" + line);
-    }
-    if (paths.empty())
-        throw Error(ErrorKind::BadParameter, "the negatives list " + path + " names no image");
-    return paths;
-}
+using waldboost::tools::folder_of;
+using waldboost::tools::read_text;
 
 using waldboost::tools::json_string;
 
@@ -343,7 +312,7 @@ int main(int argc, char** argv)
 
     try {
         /* The lists first: a mistake there shows before any image is read. */
-        const std::vector<std::string> background_paths = list_file(o.negatives);
+        const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
         std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
         std::vector<GrayImage> positives;
         for (gchar** a = o.annotations; a && *a; ++a) {

@@ -1,0 +1,333 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboost-evaluate: measures a classifier on held-out data with the CPU
+ * reference detector: the detection rate on annotated objects (OpenCV's
+ * annotation format), false positives per megapixel on object-free images,
+ * and the weak classifiers evaluated per window on those images. Any
+ * classifier the project loads (WaldBoost XML, OpenCV LBP or Haar
+ * cascades) is measured the same way, so two can be put side by side.
+ */
+#include <glib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/error.h"
+#include "core/model/classifier_io.h"
+#include "core/reference/detector.h"
+#include "core/training/samples.h"
+#include "tools/common/file_lists.h"
+#include "tools/common/image_file.h"
+#include "tools/common/json_text.h"
+
+namespace {
+
+using waldboost::Detection;
+using waldboost::Rect;
+using waldboost::tools::json_string;
+
+constexpr const char* kTool = "waldboost-evaluate";
+
+struct Options {
+    gchar* classifier = nullptr;
+    gchar* objects = nullptr;
+    gchar* backgrounds = nullptr;
+    gdouble scale_factor = 1.1;
+    gint min_neighbors = 3;
+    gchar* min_size = nullptr;
+    gint stride = 0;
+    gdouble iou = 0.5;
+    gchar* threshold = nullptr;
+    gboolean json = FALSE;
+
+    Options() = default;
+    Options(const Options&) = delete;
+    Options& operator=(const Options&) = delete;
+    ~Options()
+    {
+        for (gchar* text : {classifier, objects, backgrounds, min_size, threshold})
+            g_free(text);
+    }
+};
+
+int usage_error(const std::string& message)
+{
+    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, message.c_str());
+    return 2;
+}
+
+/* WIDTHxHEIGHT, each side 1 to 100000. */
+bool parse_size(const std::string& text, waldboost::Size* size)
+{
+    const size_t x = text.find('x');
+    if (x == std::string::npos || x == 0 || x + 1 >= text.size() || x > 6 || text.size() - x - 1 > 6)
+        return false;
+    for (size_t i = 0; i < text.size(); ++i)
+        if (i != x && (text[i] < '0' || text[i] > '9'))
+            return false;
+    size->width = std::stoi(text.substr(0, x));
+    size->height = std::stoi(text.substr(x + 1));
+    return size->width > 0 && size->height > 0 && size->width <= 100000 && size->height <= 100000;
+}
+
+double iou(const Rect& a, const Rect& b)
+{
+    const double w = std::min(a.x + a.width, b.x + b.width) - std::max(a.x, b.x);
+    const double h = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
+    if (w <= 0 || h <= 0)
+        return 0.0;
+    const double both = w * h;
+    return both / (static_cast<double>(a.width) * a.height + static_cast<double>(b.width) * b.height - both);
+}
+
+/* Pairs boxes and detections one to one, the pairs of highest IoU first,
+ * each at or above `threshold`; returns the IoUs of the pairs. */
+std::vector<double> match(const std::vector<Rect>& boxes, const std::vector<Detection>& detections, double threshold)
+{
+    std::vector<std::tuple<double, size_t, size_t>> pairs;
+    for (size_t b = 0; b < boxes.size(); ++b)
+        for (size_t d = 0; d < detections.size(); ++d) {
+            const double overlap = iou(boxes[b], detections[d].rect);
+            if (overlap >= threshold)
+                pairs.emplace_back(overlap, b, d);
+        }
+    /* Highest IoU first; ties by index, so the result does not depend on the sort. */
+    std::sort(pairs.begin(), pairs.end(), [](const auto& p, const auto& q) {
+        if (std::get<0>(p) != std::get<0>(q))
+            return std::get<0>(p) > std::get<0>(q);
+        return std::make_pair(std::get<1>(p), std::get<2>(p)) < std::make_pair(std::get<1>(q), std::get<2>(q));
+    });
+    std::vector<bool> box_used(boxes.size()), detection_used(detections.size());
+    std::vector<double> matched;
+    for (const auto& [overlap, b, d] : pairs) {
+        if (box_used[b] || detection_used[d])
+            continue;
+        box_used[b] = detection_used[d] = true;
+        matched.push_back(overlap);
+    }
+    return matched;
+}
+
+struct ObjectResult {
+    size_t images = 0, objects = 0, found = 0, other_detections = 0;
+    double iou_sum = 0.0;
+};
+
+struct BackgroundResult {
+    size_t images = 0, detections = 0;
+    double megapixels = 0.0;
+    waldboost::DetectStats stats;
+};
+
+void warn_cut(const std::string& path, const waldboost::DetectStats& stats)
+{
+    if (stats.cut > 0)
+        std::fprintf(stderr, "%s: %s: %llu accepted windows past the limit of %d were left out\n", kTool,
+                     path.c_str(), static_cast<unsigned long long>(stats.cut), waldboost::kDefaultMaxWindows);
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+/* A JSON number, or null for a measure with nothing to measure on. */
+std::string json_number(double value, bool defined, const char* format = "%.6g")
+{
+    if (!defined)
+        return "null";
+    char text[64];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    const GOptionEntry entries[] = {
+        {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &o.classifier,
+         "The classifier: WaldBoost XML or an OpenCV LBP or Haar cascade", "FILE"},
+        {"objects", 'a', 0, G_OPTION_ARG_FILENAME, &o.objects,
+         "Held-out objects: an annotation file in OpenCV's format ('path n x y w h ...' per line)", "FILE"},
+        {"backgrounds", 'b', 0, G_OPTION_ARG_FILENAME, &o.backgrounds,
+         "Held-out images without the object, one path per line", "FILE"},
+        {"scale-factor", 's', 0, G_OPTION_ARG_DOUBLE, &o.scale_factor, "Pyramid step, > 1 (default 1.1)", "F"},
+        {"min-neighbors", 'n', 0, G_OPTION_ARG_INT, &o.min_neighbors,
+         "A detection needs more than N raw windows (default 3; 0 = every window is a detection)", "N"},
+        {"min-size", 0, 0, G_OPTION_ARG_STRING, &o.min_size, "Smallest object (default: the classifier window)",
+         "WxH"},
+        {"stride", 0, 0, G_OPTION_ARG_INT, &o.stride, "Window step in pixels (default 0 = OpenCV's rule)", "N"},
+        {"iou", 0, 0, G_OPTION_ARG_DOUBLE, &o.iou,
+         "A detection finds an annotated object when their IoU is at least F (default 0.5)", "F"},
+        {"threshold", 't', 0, G_OPTION_ARG_STRING, &o.threshold,
+         "Final score threshold (default: the classifier's); choose it on training data, not on the held-out data",
+         "F"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the results as JSON", nullptr},
+        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
+    GOptionContext* context = g_option_context_new("- measure a classifier on held-out data");
+    g_option_context_set_description(
+        context, "Detects with the CPU reference detector and OpenCV's grouping. The detection rate counts the "
+                 "annotated objects that a detection matches (one to one, IoU at least --iou); false positives are "
+                 "every detection on the --backgrounds images, per megapixel; weak classifiers per window are "
+                 "counted over every window evaluated on those images (every weak classifier of every stage "
+                 "evaluated, for a stage cascade). Exit status: 0 done, 1 a file could not be used, 2 a usage "
+                 "error.");
+    GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
+    g_option_group_add_entries(group, entries);
+    g_option_context_set_main_group(context, group);
+    GError* error = nullptr;
+    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
+    g_option_context_free(context);
+    if (!parsed) {
+        const int status = usage_error(error->message);
+        g_error_free(error);
+        return status;
+    }
+    if (argc > 1)
+        return usage_error(std::string("unexpected argument '") + argv[1] + "'");
+    if (!o.classifier)
+        return usage_error("--classifier is required");
+    if (!o.objects && !o.backgrounds)
+        return usage_error("give held-out data with --objects and/or --backgrounds");
+    if (!std::isfinite(o.scale_factor) || !(o.scale_factor > 1.0))
+        return usage_error("--scale-factor must be a finite number above 1 (1.1 is usual)");
+    if (o.min_neighbors < 0)
+        return usage_error("--min-neighbors must be 0 or more");
+    if (o.stride < 0)
+        return usage_error("--stride must be 0 (OpenCV's rule) or a positive number of pixels");
+    if (!(o.iou > 0.0 && o.iou <= 1.0))
+        return usage_error("--iou must be above 0 and at most 1");
+
+    waldboost::DetectParams params;
+    params.scale_factor = o.scale_factor;
+    params.min_neighbors = o.min_neighbors;
+    params.stride = o.stride;
+    params.grouping = waldboost::Grouping::OpenCv;
+    if (o.min_size && !parse_size(o.min_size, &params.min_size))
+        return usage_error("--min-size must be WxH, e.g. 24x24");
+    if (o.threshold) {
+        char* end = nullptr;
+        const double value = g_ascii_strtod(o.threshold, &end);
+        if (!end || end == o.threshold || *end != '\0' || !std::isfinite(static_cast<float>(value)))
+            return usage_error(std::string("--threshold needs a number, not '") + o.threshold + "'");
+        params.final_threshold = static_cast<float>(value);
+    }
+
+    try {
+        const waldboost::Classifier classifier = waldboost::load_classifier_file(o.classifier);
+        const waldboost::Size min_size =
+            params.min_size.width > 0 ? params.min_size
+                                      : waldboost::Size{classifier.window_width, classifier.window_height};
+        const float final_threshold = params.final_threshold.value_or(classifier.final_threshold);
+
+        /* The lists first: a mistake there shows before any detection runs. */
+        std::vector<waldboost::training::Annotation> annotations;
+        if (o.objects) {
+            annotations = waldboost::training::parse_annotations(
+                waldboost::tools::read_text(o.objects, "annotation file"), o.objects,
+                waldboost::tools::folder_of(o.objects));
+            if (annotations.empty())
+                throw waldboost::Error(waldboost::ErrorKind::BadParameter,
+                                       std::string(o.objects) + ": no annotated image");
+        }
+        std::vector<std::string> background_paths;
+        if (o.backgrounds)
+            background_paths = waldboost::tools::image_list(o.backgrounds, "backgrounds list");
+
+        ObjectResult objects;
+        for (const auto& line : annotations) {
+            const waldboost::GrayImage image = waldboost::tools::load_gray_image(line.path);
+            for (const Rect& box : line.boxes)
+                waldboost::training::check_box(box, {image.width, image.height},
+                                               std::string(o.objects) + ":" + std::to_string(line.line) + " (" +
+                                                   line.path + ")");
+            waldboost::DetectStats stats;
+            const std::vector<Detection> detections = waldboost::detect(classifier, image.view(), params, &stats);
+            warn_cut(line.path, stats);
+            const std::vector<double> matched = match(line.boxes, detections, o.iou);
+            ++objects.images;
+            objects.objects += line.boxes.size();
+            objects.found += matched.size();
+            objects.other_detections += detections.size() - matched.size();
+            for (double m : matched)
+                objects.iou_sum += m;
+        }
+
+        BackgroundResult backgrounds;
+        for (const std::string& path : background_paths) {
+            const waldboost::GrayImage image = waldboost::tools::load_gray_image(path);
+            waldboost::DetectStats stats;
+            const std::vector<Detection> detections = waldboost::detect(classifier, image.view(), params, &stats);
+            warn_cut(path, stats);
+            ++backgrounds.images;
+            backgrounds.detections += detections.size();
+            backgrounds.megapixels += static_cast<double>(image.width) * image.height / 1e6;
+            backgrounds.stats.windows += stats.windows;
+            backgrounds.stats.weak_evaluated += stats.weak_evaluated;
+        }
+
+        const double rate = ratio(static_cast<double>(objects.found), static_cast<double>(objects.objects));
+        const double per_megapixel = ratio(static_cast<double>(backgrounds.detections), backgrounds.megapixels);
+        const double weak_per_window = ratio(static_cast<double>(backgrounds.stats.weak_evaluated),
+                                             static_cast<double>(backgrounds.stats.windows));
+        const std::string stride_text = o.stride ? std::to_string(o.stride) : "OpenCV's rule";
+        if (o.json) {
+            std::printf("{\n  \"classifier\": {\"file\": %s, \"label\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
+                        json_string(o.classifier).c_str(), json_string(classifier.label).c_str(),
+                        classifier.window_width, classifier.window_height, classifier.weak.size());
+            std::printf("  \"settings\": {\"scale_factor\": %g, \"min_neighbors\": %d, \"min_size\": [%d, %d], "
+                        "\"stride\": %d, \"grouping\": \"opencv\", \"iou\": %g, \"final_threshold\": %.9g},\n",
+                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride, o.iou,
+                        static_cast<double>(final_threshold));
+            std::printf("  \"objects\": {\"images\": %zu, \"objects\": %zu, \"found\": %zu, \"detection_rate\": %s, "
+                        "\"mean_iou\": %s, \"other_detections\": %zu},\n",
+                        objects.images, objects.objects, objects.found,
+                        json_number(rate, objects.objects > 0).c_str(),
+                        json_number(ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.found > 0)
+                            .c_str(),
+                        objects.other_detections);
+            std::printf("  \"backgrounds\": {\"images\": %zu, \"megapixels\": %s, \"false_positives\": %zu, "
+                        "\"false_positives_per_megapixel\": %s, \"windows\": %llu, \"weak_evaluated\": %llu, "
+                        "\"weak_per_window\": %s}\n}\n",
+                        backgrounds.images, json_number(backgrounds.megapixels, true, "%.6f").c_str(),
+                        backgrounds.detections, json_number(per_megapixel, backgrounds.megapixels > 0).c_str(),
+                        static_cast<unsigned long long>(backgrounds.stats.windows),
+                        static_cast<unsigned long long>(backgrounds.stats.weak_evaluated),
+                        json_number(weak_per_window, backgrounds.stats.windows > 0).c_str());
+        } else {
+            std::printf("classifier: %s (label %s, window %dx%d, %zu weak classifiers)\n", o.classifier,
+                        classifier.label.c_str(), classifier.window_width, classifier.window_height,
+                        classifier.weak.size());
+            std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, OpenCV grouping, "
+                        "final threshold %g%s; found at IoU >= %g\n",
+                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, stride_text.c_str(),
+                        static_cast<double>(final_threshold), params.final_threshold ? "" : " (the classifier's)",
+                        o.iou);
+            if (o.objects)
+                std::printf("objects: %zu in %zu images, found %zu: detection rate %.1f%% (mean IoU %.2f); %zu other "
+                            "detections in those images\n",
+                            objects.objects, objects.images, objects.found, 100.0 * rate,
+                            ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.other_detections);
+            if (o.backgrounds)
+                std::printf("backgrounds: %zu images, %.3f megapixels, %zu false positives: %.2f per megapixel\n"
+                            "weak classifiers per window: %.3f (%llu windows, %llu weak classifiers evaluated)\n",
+                            backgrounds.images, backgrounds.megapixels, backgrounds.detections, per_megapixel,
+                            weak_per_window, static_cast<unsigned long long>(backgrounds.stats.windows),
+                            static_cast<unsigned long long>(backgrounds.stats.weak_evaluated));
+        }
+    } catch (const waldboost::Error& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        return e.kind() == waldboost::ErrorKind::BadParameter && std::strstr(e.what(), "scale factor") ? 2 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        return 1;
+    }
+    return 0;
+}

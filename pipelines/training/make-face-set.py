@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+# waldboost-gst — OpenCL WaldBoost object detection
+# Copyright (C) 2026 The waldboost-gst authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Writes the face set of docs/performance.md ("Trained face detector") from
+Debian's packages: a fixed training / held-out split for waldboost-train
+and waldboost-evaluate.
+
+Sources (nothing is downloaded here):
+  - python3-skimage's skimage/data/lfw_subset.npy: 200 grey images of 25x25,
+    the first 100 faces from LFW (tight crops, eyebrows to chin), the other
+    100 not. Only the faces are used: the others are patches of LFW photos,
+    some of them parts of faces, so they are no face-free background.
+  - face-free photos: python3-skimage's data folder (installed) and
+    opencv-doc's examples (tests/fetch-test-data.sh puts them in
+    build/testdata).
+
+The split (fixed; change it only with the docs):
+  - LFW faces 0-69 are the training positives, 70-99 are held out.
+  - The backgrounds are split by file name, the lists below: the held-out
+    ones are whole scenes (streets, buildings, a car, fruit, a desk, brick,
+    coffee) kept apart from the training ones; pairs of near-identical
+    photos (leuvenA/B, ela_original/modified, aloeL/R, rubberwhale1/2) stay
+    on one side.
+  - Each held-out face is tested at three sizes, 36, 54 and 81 pixels: scaled
+    up (bilinear) and pasted at a random place into a canvas three times its
+    size cut at a random place from a held-out background (seed 34). A
+    detector must find it among background; waldboost-evaluate counts it
+    found when a detection's IoU with the pasted square is at least 0.5.
+
+Output, in OUT (default build/face-set):
+  train-faces/lfw-NNN.pgm       the 70 training faces, 25x25 (waldboost-train -p)
+  train-backgrounds.txt         training backgrounds (waldboost-train -n)
+  heldout-faces/*.pgm, heldout-faces.txt
+                                90 canvases and their annotation file
+                                (OpenCV's format; waldboost-evaluate -a)
+  heldout-backgrounds.txt       held-out face-free images (waldboost-evaluate -b)
+  tune-faces/*.pgm, tune-faces.txt
+                                the same test made of the training faces on
+                                training backgrounds (210 canvases), for
+                                choosing settings without the held-out data
+
+  pipelines/training/make-face-set.py [--testdata DIR] [--skimage-data DIR] [OUT]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+from PIL import Image
+
+TRAIN_FACES = range(0, 70)
+HELDOUT_FACES = range(70, 100)
+HELDOUT_SIZES = (36, 54, 81)
+CANVAS_SCALE = 3
+SEED = 34
+
+# Backgrounds: (source, file name); "opencv" is opencv-doc's examples
+# (build/testdata), "skimage" python3-skimage's data folder. None shows a
+# person; animals with faces (baboon, chicky_512, chelsea, squirrel_cls),
+# drawn faces (graf1/3, HappyFish, ml, Blender_Suzanne) and the photos
+# with people (messi5, basketball1/2, left*/right*, astronaut, camera) are
+# in neither list.
+TRAIN_BACKGROUNDS = [
+    ("opencv", "aero1.jpg"), ("opencv", "aero3.jpg"), ("opencv", "aloeL.jpg"), ("opencv", "aloeR.jpg"),
+    ("opencv", "apple.jpg"), ("opencv", "box.png"), ("opencv", "box_in_scene.png"), ("opencv", "butterfly.jpg"),
+    ("opencv", "cards.png"), ("opencv", "digits.png"), ("opencv", "home.jpg"), ("opencv", "imageTextN.png"),
+    ("opencv", "licenseplate_motion.jpg"), ("opencv", "orange.jpg"), ("opencv", "pca_test1.jpg"),
+    ("opencv", "rubberwhale1.png"), ("opencv", "rubberwhale2.png"), ("opencv", "smarties.png"),
+    ("opencv", "starry_night.jpg"), ("opencv", "stuff.jpg"), ("opencv", "sudoku.png"),
+    ("opencv", "text_defocus.jpg"), ("opencv", "text_motion.jpg"),
+    ("skimage", "cell.png"), ("skimage", "coins.png"), ("skimage", "grass.png"), ("skimage", "gravel.png"),
+    ("skimage", "horse.png"), ("skimage", "hubble_deep_field.jpg"), ("skimage", "ihc.png"),
+    ("skimage", "moon.png"), ("skimage", "motorcycle_right.png"), ("skimage", "page.png"),
+    ("skimage", "retina.jpg"), ("skimage", "rocket.jpg"), ("skimage", "text.png"),
+]
+HELDOUT_BACKGROUNDS = [
+    ("opencv", "board.jpg"), ("opencv", "building.jpg"), ("opencv", "ela_modified.jpg"),
+    ("opencv", "ela_original.jpg"), ("opencv", "fruits.jpg"), ("opencv", "leuvenA.jpg"), ("opencv", "leuvenB.jpg"),
+    ("skimage", "brick.png"), ("skimage", "coffee.png"),
+]
+
+
+def gray(path):
+    """The image as 8-bit grey (PIL's ITU-R 601 luma, as the tools' own)."""
+    image = Image.open(path)
+    if image.mode in ("RGBA", "LA", "P"):
+        image = image.convert("RGBA")
+        flat = Image.new("RGBA", image.size, (255, 255, 255, 255))
+        flat.alpha_composite(image)
+        image = flat
+    return image.convert("L")
+
+
+def write_pgm(path, pixels):
+    pixels = np.asarray(pixels, dtype=np.uint8)
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (pixels.shape[1], pixels.shape[0]))
+        f.write(pixels.tobytes())
+
+
+def paste_faces(out, folder, indices, faces, backgrounds, rng):
+    """Each face of `indices` at every size of HELDOUT_SIZES, scaled up and
+    pasted at a random place into a canvas cut at a random place from one of
+    `backgrounds`; returns the annotation lines."""
+    lines = []
+    for i in indices:
+        for size in HELDOUT_SIZES:
+            side = CANVAS_SCALE * size
+            fits = [b for b in backgrounds if b.shape[0] >= side and b.shape[1] >= side]
+            background = fits[rng.randint(len(fits))]
+            bh, bw = background.shape
+            y0, x0 = rng.randint(bh - side + 1), rng.randint(bw - side + 1)
+            canvas = background[y0:y0 + side, x0:x0 + side].copy()
+            face = np.asarray(Image.fromarray(faces[i]).resize((size, size), Image.BILINEAR))
+            x, y = rng.randint(side - size + 1), rng.randint(side - size + 1)
+            canvas[y:y + size, x:x + size] = face
+            name = "lfw-%03d-%d.pgm" % (i, size)
+            write_pgm(os.path.join(out, folder, name), canvas)
+            lines.append("%s/%s 1 %d %d %d %d" % (folder, name, x, y, size, size))
+    return lines
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default="build/face-set")
+    parser.add_argument("--testdata", default="build/testdata",
+                        help="opencv-doc's images, as tests/fetch-test-data.sh fetches them")
+    parser.add_argument("--skimage-data", default="/usr/lib/python3/dist-packages/skimage/data",
+                        help="python3-skimage's data folder")
+    args = parser.parse_args()
+
+    folders = {"opencv": os.path.abspath(args.testdata), "skimage": os.path.abspath(args.skimage_data)}
+    lfw_path = os.path.join(folders["skimage"], "lfw_subset.npy")
+    missing = [p for p in [lfw_path] + [os.path.join(folders[s], n) for s, n in TRAIN_BACKGROUNDS + HELDOUT_BACKGROUNDS]
+               if not os.path.isfile(p)]
+    if missing:
+        sys.exit("make-face-set: missing %s (install python3-skimage with build-aux/install-deps.sh --tests; "
+                 "fetch opencv-doc's images with tests/fetch-test-data.sh)" % ", ".join(missing))
+    lfw = np.load(lfw_path)
+    if lfw.shape != (200, 25, 25):
+        sys.exit("make-face-set: %s holds %s, not 200 images of 25x25" % (lfw_path, lfw.shape))
+    faces = np.clip(np.rint(lfw[:100] * 255.0), 0, 255).astype(np.uint8)
+
+    out = os.path.abspath(args.out)
+    for sub in ("train-faces", "heldout-faces", "tune-faces"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+        for name in os.listdir(os.path.join(out, sub)):
+            if name.endswith(".pgm"):
+                os.remove(os.path.join(out, sub, name))
+
+    for i in TRAIN_FACES:
+        write_pgm(os.path.join(out, "train-faces", "lfw-%03d.pgm" % i), faces[i])
+    with open(os.path.join(out, "train-backgrounds.txt"), "w") as f:
+        f.write("# training backgrounds: face-free, from opencv-doc and python3-skimage\n")
+        for source, name in TRAIN_BACKGROUNDS:
+            f.write(os.path.join(folders[source], name) + "\n")
+    with open(os.path.join(out, "heldout-backgrounds.txt"), "w") as f:
+        f.write("# held-out backgrounds: face-free, never used in training\n")
+        for source, name in HELDOUT_BACKGROUNDS:
+            f.write(os.path.join(folders[source], name) + "\n")
+
+    rng = np.random.RandomState(SEED)
+    heldout = [np.asarray(gray(os.path.join(folders[s], n))) for s, n in HELDOUT_BACKGROUNDS]
+    lines = paste_faces(out, "heldout-faces", HELDOUT_FACES, faces, heldout, rng)
+    # The same test built from training data only, to choose settings
+    # (a final threshold) without looking at the held-out data.
+    training = [np.asarray(gray(os.path.join(folders[s], n))) for s, n in TRAIN_BACKGROUNDS]
+    tune_lines = paste_faces(out, "tune-faces", TRAIN_FACES, faces, training, rng)
+    for name, faces_used, written in (("heldout-faces", HELDOUT_FACES, lines),
+                                      ("tune-faces", TRAIN_FACES, tune_lines)):
+        with open(os.path.join(out, name + ".txt"), "w") as f:
+            f.write("# LFW faces %d-%d at %s pixels, each on a %s background (pipelines/training/make-face-set.py)\n"
+                    % (faces_used[0], faces_used[-1], ", ".join(map(str, HELDOUT_SIZES)),
+                       "held-out" if name == "heldout-faces" else "training"))
+            f.write("\n".join(written) + "\n")
+
+    megapixels = sum(b.size for b in heldout) / 1e6
+    print("make-face-set: %d training faces, %d training backgrounds; %d held-out faces (%d canvases), "
+          "%d held-out backgrounds (%.2f megapixels) in %s"
+          % (len(TRAIN_FACES), len(TRAIN_BACKGROUNDS), len(HELDOUT_FACES), len(lines), len(HELDOUT_BACKGROUNDS),
+             megapixels, out))
+
+
+if __name__ == "__main__":
+    main()
