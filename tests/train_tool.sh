@@ -47,6 +47,12 @@ expect 2 "output is required" "$train" -a "$work/faces.txt" -n "$work/bg.txt"
 expect 2 "negatives is required" "$train" -o "$work/x.xml" -a "$work/faces.txt"
 expect 2 "give positives" "$train" -o "$work/x.xml" -n "$work/bg.txt"
 expect 2 "feature must be lbp, lrd or lrp" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" -f haar
+expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" \
+  --device gpu
+# No OpenCL platform at all (the ICD loader finds no vendor file): an error
+# for --device=opencl, the CPU for auto.
+OCL_ICD_VENDORS="$work/no-vendors" expect 1 "device=opencl: no OpenCL device" "$train" -o "$work/x.xml" \
+  -a "$work/faces.txt" -n "$work/bg.txt" --device opencl
 expect 2 "window must be WxH" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" -w 24
 expect 1 "cannot read the annotation file" "$train" -o "$work/x.xml" -a "$work/missing.txt" -n "$work/bg.txt"
 : > "$work/empty.txt"
@@ -92,11 +98,23 @@ boxes = [(d["x"], d["y"], d["width"], d["height"]) for d in doc["images"][0]["de
 assert any(iou(b, (171, 64, 104, 104)) >= 0.5 for b in boxes), boxes[:10]
 print("train tool: waldboost-detect ran the trained classifier: %d raw windows on astronaut.png" % len(boxes))
 PY
-# The same seed gives the same file; LRD from a folder of crops.
-"$train" -o "$work/again.xml" -a "$work/faces.txt" -n "$work/bg.txt" --weak 12 --copies 40 --mirror \
-  --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 --contrast 0.2 --negative-count 400 --label face \
-  --block-sizes 1x1,2x2,3x3 --position-step 2 -j 1 2> /dev/null
+# The same seed gives the same file, on one thread and with the histograms
+# on an OpenCL device (on the CPU where there is none); LRD from a folder
+# of crops.
+again() {
+  "$train" -o "$work/again.xml" -a "$work/faces.txt" -n "$work/bg.txt" --weak 12 --copies 40 --mirror \
+    --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 --contrast 0.2 --negative-count 400 --label face \
+    --block-sizes 1x1,2x2,3x3 --position-step 2 "$@"
+}
+again -j 1 2> /dev/null
 cmp "$work/faces.xml" "$work/again.xml" || { echo "FAILED: the same seed gave another classifier"; exit 1; }
+if again --device opencl 2> "$work/err"; then
+  cmp "$work/faces.xml" "$work/again.xml" || { echo "FAILED: OpenCL histograms gave another classifier"; exit 1; }
+  echo "train tool: the OpenCL histograms gave the same classifier"
+else
+  grep -q "device=opencl: no OpenCL device" "$work/err" || { cat "$work/err"; exit 1; }
+  echo "train tool: no OpenCL device, the OpenCL histograms not compared"
+fi
 mkdir "$work/crops"
 cp "$data/astronaut.png" "$work/crops/whole.png" # the whole image as one crop
 "$train" -o "$work/lrd.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \

@@ -22,6 +22,8 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/opencl/device.h"
+#include "core/opencl/training_histograms.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "tools/common/image_file.h"
@@ -45,6 +47,7 @@ struct Options {
     gchar* label = nullptr;
     gchar* block_sizes = nullptr;
     gchar* feature = nullptr;
+    gchar* device = nullptr;
     gint position_step = 1;
     gint weak = 500;
     gdouble alpha = 0.05;
@@ -62,7 +65,7 @@ struct Options {
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {output, negatives, window, label, block_sizes, feature})
+        for (gchar* text : {output, negatives, window, label, block_sizes, feature, device})
             g_free(text);
         g_strfreev(annotations);
         g_strfreev(positive_dirs);
@@ -228,6 +231,10 @@ int main(int argc, char** argv)
         {"contrast", 0, 0, G_OPTION_ARG_DOUBLE, &o.contrast, "Varied copies: contrast gain 1 +- F", "F"},
         {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
          "Mine negatives at window positions N pixels apart (default 2)", "N"},
+        {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
+         "Where feature values and histograms are computed: auto (the first OpenCL GPU when there is one, else "
+         "the CPU; default), cpu, or opencl (the first OpenCL GPU, else any OpenCL device). Every choice trains "
+         "the same classifier", "WHERE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
@@ -292,6 +299,9 @@ int main(int argc, char** argv)
             return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
     if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
         return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+    const std::string device = o.device ? o.device : "auto";
+    if (device != "auto" && device != "cpu" && device != "opencl")
+        return usage_error("--device must be auto, cpu or opencl");
     config.weak_count = o.weak;
     config.alpha = o.alpha;
     config.position_step = o.position_step;
@@ -308,6 +318,27 @@ int main(int argc, char** argv)
     augmentation.contrast = o.contrast;
 
     try {
+        /* The device first: a missing one shows before any image is read. */
+        std::string where = "the CPU";
+        if (device == "opencl") {
+            std::string name;
+            try {
+                config.histograms = waldboost::opencl::opencl_histograms("auto", &name);
+            } catch (const Error& e) {
+                throw Error(e.kind(), std::string("--device=opencl: ") + e.what());
+            }
+            where = name + " (OpenCL)";
+        } else if (device == "auto") {
+            try {
+                std::string name;
+                config.histograms = waldboost::opencl::opencl_histograms("gpu", &name);
+                where = name + " (OpenCL)";
+            } catch (const Error& e) {
+                if (e.kind() != ErrorKind::NoDevice)
+                    throw;
+            }
+        }
+        std::fprintf(stderr, "%s: feature values and histograms on %s\n", kTool, where.c_str());
         /* The lists first: a mistake there shows before any image is read. */
         const std::vector<std::string> background_paths = list_file(o.negatives);
         std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
