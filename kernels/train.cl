@@ -23,7 +23,8 @@
  *   TRAIN_FAMILY            0 LBP, 1 LRD, 2 LRP
  *   TRAIN_BINS              table entries: 256, 17 or 81
  *   TRAIN_GROUP_CANDIDATES  candidates per work-group
- *   TRAIN_GROUP_SIZE        work-items per work-group
+ *   TRAIN_GROUP_SIZE        work-items per work-group; 1 on CPU devices,
+ *                           where the sums are plain 64-bit additions
  */
 
 #ifndef TRAIN_FAMILY
@@ -134,7 +135,13 @@ int candidate_bin(__global const uchar* values, int capacity, int candidate, int
 #endif
 }
 
+#if TRAIN_GROUP_SIZE == 1
+/* One work-item per group (CPU devices, where a work-group runs on one
+ * core): plain 64-bit additions, no atomics. */
+#define TRAIN_LOCAL_WORDS (TRAIN_GROUP_CANDIDATES * 2 * TRAIN_BINS)
+#else
 #define TRAIN_LOCAL_WORDS (TRAIN_GROUP_CANDIDATES * 2 * TRAIN_BINS * 2)
+#endif
 
 /* The weight sums per bin of candidates first_candidate ..
  * first_candidate + candidates - 1, TRAIN_GROUP_CANDIDATES per work-group,
@@ -144,14 +151,29 @@ __kernel void train_histograms(__global const uchar* values, __global const ucha
                                __global const ulong* weights, int capacity, int count, int first_candidate,
                                int candidates, __global ulong* sums)
 {
+    const int offset = get_group_id(0) * TRAIN_GROUP_CANDIDATES;
+    const int mine = min(TRAIN_GROUP_CANDIDATES, candidates - offset);
+#if TRAIN_GROUP_SIZE == 1
+    __local ulong hist[TRAIN_LOCAL_WORDS];
+    for (int k = 0; k < TRAIN_LOCAL_WORDS; ++k)
+        hist[k] = 0;
+    for (int i = 0; i < count; ++i) {
+        const ulong w = weights[i];
+        if (w == 0)
+            continue; /* the calibrating positives */
+        const int side = labels[i] ? TRAIN_BINS : 0;
+        for (int c = 0; c < mine; ++c)
+            hist[c * 2 * TRAIN_BINS + side + candidate_bin(values, capacity, first_candidate + offset + c, i)] += w;
+    }
+    for (int k = 0; k < mine * 2 * TRAIN_BINS; ++k)
+        sums[(size_t)offset * 2 * TRAIN_BINS + k] = hist[k];
+#else
     /* Per candidate, side and bin: the low and the high 32 bits. */
     __local uint hist[TRAIN_LOCAL_WORDS];
     const int lid = get_local_id(0);
     for (int k = lid; k < TRAIN_LOCAL_WORDS; k += TRAIN_GROUP_SIZE)
         hist[k] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const int offset = get_group_id(0) * TRAIN_GROUP_CANDIDATES;
-    const int mine = min(TRAIN_GROUP_CANDIDATES, candidates - offset);
     for (int i = lid; i < count; i += TRAIN_GROUP_SIZE) {
         const ulong w = weights[i];
         if (w == 0)
@@ -170,4 +192,5 @@ __kernel void train_histograms(__global const uchar* values, __global const ucha
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int k = lid; k < mine * 2 * TRAIN_BINS; k += TRAIN_GROUP_SIZE)
         sums[(size_t)offset * 2 * TRAIN_BINS + k] = ((ulong)hist[2 * k + 1] << 32) | hist[2 * k];
+#endif
 }

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -153,18 +154,21 @@ std::vector<uint64_t> random_weights(size_t n, std::mt19937_64& rng)
     return w;
 }
 
-class TrainingHistograms : public ::testing::TestWithParam<FeatureFamily> {};
+/* A family, and the work-items per group: 0 the device's default (1 on
+ * PoCL: plain additions), 64 the GPUs' way (local atomics on halves). */
+class TrainingHistograms : public ::testing::TestWithParam<std::tuple<FeatureFamily, size_t>> {};
 
 }  // namespace
 
 TEST_P(TrainingHistograms, DeviceAndCpuSumsEqualThePlainComputation)
 {
-    const FeatureFamily family = GetParam();
+    const FeatureFamily family = std::get<0>(GetParam());
+    const size_t group_size = std::get<1>(GetParam());
     const Size window{13, 11};
     const CandidateSet set = candidate_set(family, window);
     std::unique_ptr<HistogramBackend> device;
     try {
-        device = opencl::opencl_histograms(test_device())(set);
+        device = opencl::opencl_histograms(test_device(), nullptr, group_size)(set);
     } catch (const Error& e) {
         GTEST_SKIP() << "no OpenCL device: " << e.what();
     }
@@ -247,9 +251,13 @@ TEST_P(TrainingHistograms, DeviceAndCpuSumsEqualThePlainComputation)
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, TrainingHistograms,
-                         ::testing::Values(FeatureFamily::Lbp, FeatureFamily::Lrd, FeatureFamily::Lrp),
-                         [](const ::testing::TestParamInfo<FeatureFamily>& info) {
-                             return std::string(family_name(info.param));
+                         ::testing::Combine(::testing::Values(FeatureFamily::Lbp, FeatureFamily::Lrd,
+                                                              FeatureFamily::Lrp),
+                                            ::testing::Values(size_t{0}, size_t{64})),
+                         [](const ::testing::TestParamInfo<std::tuple<FeatureFamily, size_t>>& info) {
+                             const size_t group = std::get<1>(info.param);
+                             return std::string(family_name(std::get<0>(info.param))) +
+                                    (group ? "_groups_of_" + std::to_string(group) : "_default_groups");
                          });
 
 namespace {

@@ -33,13 +33,15 @@ using training::CandidateSet;
 using training::Choice;
 using training::FeatureFamily;
 
-/* Work-items per work-group: GPUs hide latency with many; a CPU device
- * runs a work-group on one core, where more only add loop overhead. */
+/* Work-items per work-group: GPUs hide latency with many, which share
+ * the group's histograms through local atomics; a CPU device runs a
+ * work-group on one core, where one work-item sums without atomics (PoCL's
+ * local atomics made 64 work-items 10 times slower than the CPU backend). */
 constexpr size_t kGpuGroupSize = 256;
-constexpr size_t kCpuGroupSize = 64;
-/* Local memory a work-group's histograms may use (two 32-bit words per
- * sum): small enough for several groups per GPU core. */
-constexpr size_t kGroupHistogramBytes = 16 * 1024;
+/* Local memory a work-group's histograms may use: on a GPU small enough
+ * for several groups per core, on a CPU about a core's L2 share. */
+constexpr size_t kGpuGroupHistogramBytes = 16 * 1024;
+constexpr size_t kCpuGroupHistogramBytes = 192 * 1024;
 /* Windows whose integral images are on the device at once. */
 constexpr size_t kUploadBatch = 4096;
 /* Bytes of sums read back per launch. */
@@ -55,7 +57,7 @@ size_t floor_power_of_two(size_t n)
 
 class OpenClHistograms final : public training::HistogramBackend {
 public:
-    OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevice> shared);
+    OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevice> shared, size_t work_group_size);
 
     std::string name() const override { return "opencl (" + device_name_ + ")"; }
     void add(const GrayImage& window, bool positive) override;
@@ -73,6 +75,19 @@ private:
     /* Moves the values to buffers of at least `samples` samples. */
     void grow(size_t samples);
     void upload_weights(const std::vector<uint64_t>& weights);
+    /* A launch of at least width x height work-items in groups of a fixed
+     * shape (the kernels skip those outside): PoCL compiles a kernel anew
+     * for every group shape, which sizes it picks itself would vary with
+     * the number of samples. */
+    void launch_2d(BoundKernel& kernel, size_t width, size_t height)
+    {
+        const size_t gx = height > 1 ? 8 : 64, gy = height > 1 ? 8 : 1;
+        const size_t local_x = std::min(gx, small_group_), local_y = std::min(gy, small_group_ / local_x);
+        queue_.enqueueNDRangeKernel(kernel.ready(), cl::NullRange,
+                                    cl::NDRange((width + local_x - 1) / local_x * local_x,
+                                                (height + local_y - 1) / local_y * local_y),
+                                    cl::NDRange(local_x, local_y));
+    }
     /* Sums of candidates first .. first + n - 1 into out (after upload_weights). */
     void launch_histograms(size_t first, size_t n, uint64_t* out);
     size_t planes() const { return set_.grids.size() * layout_.bytes_per_grid; }
@@ -89,6 +104,7 @@ private:
     std::shared_ptr<const cl::Program> program_;
     BoundKernel integrals_kernel_, values_kernel_, gather_kernel_, histogram_kernel_;
     size_t group_size_ = 0, group_candidates_ = 0;
+    size_t small_group_ = 1; /* work-items per group of the other kernels: up to 64 */
     size_t max_alloc_ = 0;
 
     cl::Buffer grids_;
@@ -103,7 +119,7 @@ private:
     std::vector<uint8_t> pending_; /* pixels of the samples added since flush() */
 };
 
-OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevice> shared)
+OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevice> shared, size_t work_group_size)
     : HistogramBackend(std::move(set)), shared_(std::move(shared))
 {
     if (!shared_)
@@ -123,12 +139,15 @@ OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevic
         /* On PoCL this is the process's one queue (shared_device.h says why). */
         queue_ = shared_->slot_queue(false);
         const bool cpu = (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
-        size_t group = cpu ? kCpuGroupSize : kGpuGroupSize;
+        size_t group = work_group_size ? work_group_size : cpu ? 1 : kGpuGroupSize;
         group = std::min({group, device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(),
                           device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0)});
+        small_group_ = floor_power_of_two(std::min({size_t{64}, device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(),
+                                                     device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0),
+                                                     device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(1)}));
         const size_t local_memory = static_cast<size_t>(device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
-        const size_t per_candidate = 2 * layout_.bins * 2 * sizeof(cl_uint);
-        const size_t budget = std::min(kGroupHistogramBytes, local_memory / 2);
+        const size_t per_candidate = 2 * layout_.bins * sizeof(cl_ulong); /* as two halves, or one ulong */
+        const size_t budget = std::min(cpu ? kCpuGroupHistogramBytes : kGpuGroupHistogramBytes, local_memory / 2);
         if (budget < per_candidate)
             throw Error(ErrorKind::NoDevice, "training histograms: " + device_name_ + " has " +
                                                  std::to_string(local_memory) + " bytes of local memory, " +
@@ -211,7 +230,7 @@ void OpenClHistograms::grow(size_t samples)
             .set("planes", static_cast<cl_int>(planes()))
             .set("source", source)
             .set("count", static_cast<cl_int>(on_device_));
-        queue_.enqueueNDRangeKernel(gather_kernel_.ready(), cl::NullRange, cl::NDRange(on_device_, planes()));
+        launch_2d(gather_kernel_, on_device_, planes());
         queue_.finish();
     }
     values_ = grown;
@@ -239,7 +258,7 @@ void OpenClHistograms::flush()
                     .set("width", static_cast<cl_int>(set_.window.width))
                     .set("height", static_cast<cl_int>(set_.window.height))
                     .set("count", static_cast<cl_int>(n));
-                queue_.enqueueNDRangeKernel(integrals_kernel_.ready(), cl::NullRange, cl::NDRange(n));
+                launch_2d(integrals_kernel_, n, 1);
                 values_kernel_.set("integrals", integrals_buffer_)
                     .set("width", static_cast<cl_int>(set_.window.width))
                     .set("height", static_cast<cl_int>(set_.window.height))
@@ -249,7 +268,7 @@ void OpenClHistograms::flush()
                     .set("capacity", static_cast<cl_int>(capacity_))
                     .set("first_sample", static_cast<cl_int>(on_device_))
                     .set("count", static_cast<cl_int>(n));
-                queue_.enqueueNDRangeKernel(values_kernel_.ready(), cl::NullRange, cl::NDRange(n, set_.grids.size()));
+                launch_2d(values_kernel_, n, set_.grids.size());
                 /* The next batch overwrites the windows and integrals. */
                 queue_.finish();
                 on_device_ += n;
@@ -304,7 +323,7 @@ void OpenClHistograms::keep(const std::vector<bool>& kept)
             .set("planes", static_cast<cl_int>(planes()))
             .set("source", source_buffer_)
             .set("count", static_cast<cl_int>(source.size()));
-        queue_.enqueueNDRangeKernel(gather_kernel_.ready(), cl::NullRange, cl::NDRange(source.size(), planes()));
+        launch_2d(gather_kernel_, source.size(), planes());
         queue_.finish(); /* `source` is read before it goes */
         std::swap(values_, spare_values_);
     } catch (const cl::Error& e) {
@@ -431,13 +450,14 @@ Choice OpenClHistograms::best(const std::vector<uint64_t>& weights)
 }  // namespace
 
 std::unique_ptr<training::HistogramBackend> make_opencl_histograms(CandidateSet set,
-                                                                   std::shared_ptr<SharedDevice> device)
+                                                                   std::shared_ptr<SharedDevice> device,
+                                                                   size_t work_group_size)
 {
-    return std::make_unique<OpenClHistograms>(std::move(set), std::move(device));
+    return std::make_unique<OpenClHistograms>(std::move(set), std::move(device), work_group_size);
 }
 
 std::function<std::unique_ptr<training::HistogramBackend>(const CandidateSet&)>
-opencl_histograms(const std::string& device_spec, std::string* device_name)
+opencl_histograms(const std::string& device_spec, std::string* device_name, size_t work_group_size)
 {
     const SelectedDevice selected = select_device(device_spec);
     size_t chosen = 0;
@@ -449,7 +469,9 @@ opencl_histograms(const std::string& device_spec, std::string* device_name)
     }
     if (device_name)
         *device_name = selected.info.device_name;
-    return [shared](const CandidateSet& set) { return make_opencl_histograms(set, shared); };
+    return [shared, work_group_size](const CandidateSet& set) {
+        return make_opencl_histograms(set, shared, work_group_size);
+    };
 }
 
 }  // namespace waldboost::opencl

@@ -24,17 +24,22 @@ class SharedDevice;
 /* kernels/train.cl (embedded, or from WALDBOOST_KERNEL_DIR). */
 std::string train_program_source();
 
-/* A backend for `set` on `device`. Throws Error (NoDevice) for a device
+/* A backend for `set` on `device`, with `work_group_size` work-items per
+ * group (0: 1 on a CPU device, where one work-item sums without atomics,
+ * else 256 sharing the group's sums through local atomics; tests ask for
+ * both on PoCL). Throws Error (NoDevice) for a device
  * without 64-bit integers (an embedded profile without cles_khr_int64),
  * Error (KernelBuild) when the program does not build, Error for a failed
  * OpenCL call (OutOfResources when the working set does not fit). */
 std::unique_ptr<training::HistogramBackend> make_opencl_histograms(training::CandidateSet set,
-                                                                   std::shared_ptr<SharedDevice> device);
+                                                                   std::shared_ptr<SharedDevice> device,
+                                                                   size_t work_group_size = 0);
 
 /* A factory for TrainerConfig::histograms on the device `device_spec`
  * picks (select_device(): "auto" the first GPU, else any device), chosen
- * now: throws Error (NoDevice) when there is none. *device_name: its name. */
+ * now: throws Error (NoDevice) when there is none. *device_name: its name.
+ * work_group_size: as make_opencl_histograms() takes it. */
 std::function<std::unique_ptr<training::HistogramBackend>(const training::CandidateSet&)>
-opencl_histograms(const std::string& device_spec, std::string* device_name = nullptr);
+opencl_histograms(const std::string& device_spec, std::string* device_name = nullptr, size_t work_group_size = 0);
 
 }  // namespace waldboost::opencl
