@@ -42,8 +42,10 @@ constexpr size_t kGpuGroupSize = 256;
  * for several groups per core, on a CPU about a core's L2 share. */
 constexpr size_t kGpuGroupHistogramBytes = 16 * 1024;
 constexpr size_t kCpuGroupHistogramBytes = 192 * 1024;
-/* Windows whose integral images are on the device at once. */
+/* Windows whose integral images are on the device at once: up to 4096,
+ * and up to about 64 MiB of them. */
 constexpr size_t kUploadBatch = 4096;
+constexpr size_t kUploadBytes = size_t{64} << 20;
 /* Bytes of sums read back per launch. */
 constexpr size_t kChunkBytes = size_t{16} << 20;
 
@@ -243,14 +245,15 @@ void OpenClHistograms::flush()
     try {
         const size_t pixels = static_cast<size_t>(set_.window.width) * set_.window.height;
         const size_t integral = static_cast<size_t>(set_.window.width + 1) * (set_.window.height + 1);
+        const size_t batch = std::clamp<size_t>(kUploadBytes / (integral * sizeof(cl_uint)), 1, kUploadBatch);
         if (on_device_ < count()) {
             grow(count());
             if (!windows_buffer_()) {
-                windows_buffer_ = cl::Buffer(context_, CL_MEM_READ_ONLY, kUploadBatch * pixels);
-                integrals_buffer_ = cl::Buffer(context_, CL_MEM_READ_WRITE, kUploadBatch * integral * sizeof(cl_uint));
+                windows_buffer_ = cl::Buffer(context_, CL_MEM_READ_ONLY, batch * pixels);
+                integrals_buffer_ = cl::Buffer(context_, CL_MEM_READ_WRITE, batch * integral * sizeof(cl_uint));
             }
             while (on_device_ < count()) {
-                const size_t n = std::min(kUploadBatch, count() - on_device_);
+                const size_t n = std::min(batch, count() - on_device_);
                 const size_t done = on_device_ - (count() - pending_.size() / pixels);
                 queue_.enqueueWriteBuffer(windows_buffer_, CL_FALSE, 0, n * pixels, pending_.data() + done * pixels);
                 integrals_kernel_.set("windows", windows_buffer_)
