@@ -17,6 +17,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <iostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -348,5 +350,41 @@ TEST(TrainingOnDevice, WritesTheSameClassifierAsTheCpu)
         EXPECT_EQ(on_device, on_cpu);
         const Classifier c = load_classifier_memory(on_cpu, "trained");
         EXPECT_GE(c.weak.size(), 3u) << "too short a training to compare";
+    }
+}
+
+TEST(TrainingHistogramsInput, MismatchedCallsAreRefusedOnEitherBackend)
+{
+    const CandidateSet set = candidate_set(FeatureFamily::Lrd, Size{9, 9});
+    std::vector<std::unique_ptr<HistogramBackend>> backends;
+    backends.push_back(make_cpu_histograms(set, 1));
+    try {
+        backends.push_back(opencl::opencl_histograms(test_device())(set));
+    } catch (const Error& e) {
+        std::cout << "[ skipped   ] the OpenCL backend: " << e.what() << std::endl;
+    }
+    std::mt19937_64 rng(9);
+    for (auto& backend : backends) {
+        SCOPED_TRACE(backend->name());
+        for (int k = 0; k < 3; ++k)
+            backend->add(random_window(Size{9, 9}, rng), k == 1);
+        auto kind_of = [](const std::function<void()>& call) {
+            try {
+                call();
+            } catch (const Error& e) {
+                return e.kind();
+            }
+            return ErrorKind::Io; /* nothing thrown */
+        };
+        std::vector<uint64_t> sums(2 * set.layout().bins);
+        EXPECT_EQ(kind_of([&] { backend->add(random_window(Size{8, 9}, rng), true); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] { backend->best({1, 2}); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] { backend->histograms({1, 2, 3}, set.count(), 1, sums.data()); }),
+                  ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] { backend->bins(set.count()); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] { backend->keep({true}); }), ErrorKind::BadParameter);
+        EXPECT_EQ(backend->count(), 3u);
+        EXPECT_EQ(kind_of([&] { quantise_weights({0.5, -0.1}); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] { quantise_weights({std::nan("")}); }), ErrorKind::BadParameter);
     }
 }

@@ -118,6 +118,11 @@ public:
 
     void add(const GrayImage& window, bool positive) override
     {
+        if (window.width != set_.window.width || window.height != set_.window.height)
+            throw Error(ErrorKind::BadParameter, "training histograms: a sample of " + std::to_string(window.width) +
+                                                     "x" + std::to_string(window.height) + " for a window of " +
+                                                     std::to_string(set_.window.width) + "x" +
+                                                     std::to_string(set_.window.height));
         const std::vector<uint8_t> v = grid_values(set_, window);
         values_.insert(values_.end(), v.begin(), v.end());
         positive_.push_back(positive);
@@ -126,8 +131,11 @@ public:
     {
         const size_t bytes = row_bytes();
         size_t out = 0;
+        if (kept.size() != count())
+            throw Error(ErrorKind::BadParameter, "training histograms: " + std::to_string(kept.size()) +
+                                                     " flags to keep for " + std::to_string(count()) + " samples");
         for (size_t i = 0; i < count(); ++i) {
-            if (!kept.at(i))
+            if (!kept[i])
                 continue;
             if (out != i) {
                 std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(i * bytes), bytes,
@@ -148,6 +156,8 @@ public:
 
     std::vector<uint8_t> bins(size_t candidate) override
     {
+        if (candidate >= set_.count())
+            throw Error(ErrorKind::BadParameter, "training histograms: no candidate " + std::to_string(candidate));
         const size_t g = candidate / layout_.per_grid, k = candidate % layout_.per_grid;
         std::vector<uint8_t> out(count());
         for (size_t i = 0; i < count(); ++i)
@@ -157,13 +167,18 @@ public:
 
     void histograms(const std::vector<uint64_t>& weights, size_t first, size_t n, uint64_t* out) override
     {
+        check_weights(weights);
+        if (first > set_.count() || n > set_.count() - first)
+            throw Error(ErrorKind::BadParameter, "training histograms: candidates " + std::to_string(first) + " to " +
+                                                     std::to_string(first + n) + " of " +
+                                                     std::to_string(set_.count()));
         const size_t bins = layout_.bins;
         std::fill(out, out + n * 2 * bins, uint64_t{0});
         for (size_t i = 0; i < count(); ++i)
             for (size_t c = 0; c < n; ++c) {
                 const size_t candidate = first + c, g = candidate / layout_.per_grid;
                 const size_t b = layout_.bin(row(i) + g * layout_.bytes_per_grid, candidate % layout_.per_grid);
-                out[c * 2 * bins + (positive_[i] ? bins : 0) + b] += weights.at(i);
+                out[c * 2 * bins + (positive_[i] ? bins : 0) + b] += weights[i];
             }
     }
 
@@ -173,9 +188,7 @@ public:
         const size_t histogram = per_grid * 2 * bins; /* sums per grid: negatives' bins, then positives' */
         const size_t block_grids = std::max<size_t>(1, kBlockHistogramBytes / (histogram * sizeof(uint64_t)));
         const size_t blocks = (grids + block_grids - 1) / block_grids;
-        if (weights.size() != n)
-            throw Error(ErrorKind::BadParameter, "training: " + std::to_string(weights.size()) + " weights for " +
-                                                     std::to_string(n) + " samples");
+        check_weights(weights);
         std::vector<Choice> best(threads_);
         auto work = [&](unsigned thread) {
             std::vector<uint64_t> hist(block_grids * histogram);
@@ -218,6 +231,12 @@ public:
     }
 
 private:
+    void check_weights(const std::vector<uint64_t>& weights) const
+    {
+        if (weights.size() != count())
+            throw Error(ErrorKind::BadParameter, "training histograms: " + std::to_string(weights.size()) +
+                                                     " weights for " + std::to_string(count()) + " samples");
+    }
     size_t row_bytes() const { return set_.grids.size() * layout_.bytes_per_grid; }
     const uint8_t* row(size_t i) const { return values_.data() + i * row_bytes(); }
 
