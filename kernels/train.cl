@@ -39,6 +39,9 @@
 #ifndef TRAIN_GROUP_SIZE
 #define TRAIN_GROUP_SIZE 64
 #endif
+#ifndef TRAIN_SAMPLE_TILE
+#define TRAIN_SAMPLE_TILE 128
+#endif
 
 /* The integral image of each window: (width + 1) x (height + 1) sums, the
  * first row and column 0. One work-item per window. */
@@ -157,13 +160,16 @@ __kernel void train_histograms(__global const uchar* values, __global const ucha
     __local ulong hist[TRAIN_LOCAL_WORDS];
     for (int k = 0; k < TRAIN_LOCAL_WORDS; ++k)
         hist[k] = 0;
-    for (int i = 0; i < count; ++i) {
-        const ulong w = weights[i];
-        if (w == 0)
-            continue; /* the calibrating positives */
-        const int side = labels[i] ? TRAIN_BINS : 0;
-        for (int c = 0; c < mine; ++c)
-            hist[c * 2 * TRAIN_BINS + side + candidate_bin(values, capacity, first_candidate + offset + c, i)] += w;
+    /* Samples in tiles, candidate by candidate within a tile: each
+     * candidate's values are read in runs, its sums stay in the L1 cache. */
+    for (int i0 = 0; i0 < count; i0 += TRAIN_SAMPLE_TILE) {
+        const int i1 = min(count, i0 + TRAIN_SAMPLE_TILE);
+        for (int c = 0; c < mine; ++c) {
+            __local ulong* h = hist + c * 2 * TRAIN_BINS;
+            const int candidate = first_candidate + offset + c;
+            for (int i = i0; i < i1; ++i)
+                h[(labels[i] ? TRAIN_BINS : 0) + candidate_bin(values, capacity, candidate, i)] += weights[i];
+        }
     }
     for (int k = 0; k < mine * 2 * TRAIN_BINS; ++k)
         sums[(size_t)offset * 2 * TRAIN_BINS + k] = hist[k];

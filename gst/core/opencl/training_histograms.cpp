@@ -39,9 +39,11 @@ using training::FeatureFamily;
  * local atomics made 64 work-items 10 times slower than the CPU backend). */
 constexpr size_t kGpuGroupSize = 256;
 /* Local memory a work-group's histograms may use: on a GPU small enough
- * for several groups per core, on a CPU about a core's L2 share. */
+ * for several groups per core; on a CPU, where the one work-item takes the
+ * candidates one by one over a tile of samples, enough groups to share
+ * the cores evenly. */
 constexpr size_t kGpuGroupHistogramBytes = 16 * 1024;
-constexpr size_t kCpuGroupHistogramBytes = 192 * 1024;
+constexpr size_t kCpuGroupHistogramBytes = 32 * 1024;
 /* Windows whose integral images are on the device at once: up to 4096,
  * and up to about 64 MiB of them. */
 constexpr size_t kUploadBatch = 4096;
