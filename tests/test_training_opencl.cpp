@@ -388,3 +388,83 @@ TEST(TrainingHistogramsInput, MismatchedCallsAreRefusedOnEitherBackend)
         EXPECT_EQ(kind_of([&] { quantise_weights({std::nan("")}); }), ErrorKind::BadParameter);
     }
 }
+
+/* Candidate sets of many chunks (the device's sums come back about 16 MiB
+ * at a time, two chunks in flight): every LBP grid of a 24x24 window, and
+ * LRP's default grids. The choice equals the lowest Z of the sums the CPU
+ * backend gives, and every sum the device's; with the winning grid moved
+ * into the second chunk and into the last, the choice moves with it. */
+TEST(TrainingHistogramsInput, ManyChunksChooseAsTheCpu)
+{
+    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrp}) {
+        SCOPED_TRACE(family_name(family));
+        CandidateSet set;
+        set.family = family;
+        set.window = Size{24, 24};
+        std::vector<Size> sizes;
+        if (family == FeatureFamily::Lbp)
+            for (int bw = 1; bw <= 8; ++bw)
+                for (int bh = 1; bh <= 8; ++bh)
+                    sizes.push_back(Size{bw, bh});
+        else
+            sizes = {Size{1, 1}, Size{2, 2}, Size{2, 4}, Size{4, 2}};
+        for (const Size& s : sizes)
+            for (int y = 0; y + 3 * s.height <= 24; ++y)
+                for (int x = 0; x + 3 * s.width <= 24; ++x)
+                    set.grids.push_back(Grid{x, y, s.width, s.height});
+        const size_t bins = set.layout().bins, total = set.count(), per_grid = set.layout().per_grid;
+        ASSERT_GT(total * 2 * bins * sizeof(uint64_t), size_t{32} << 20) << "fewer than three chunks";
+        std::function<std::unique_ptr<HistogramBackend>(const CandidateSet&)> on_device;
+        try {
+            on_device = opencl::opencl_histograms(test_device());
+        } catch (const Error& e) {
+            GTEST_SKIP() << "no OpenCL device: " << e.what();
+        }
+        std::mt19937_64 rng(21);
+        std::vector<GrayImage> windows;
+        /* Enough samples that no two candidates tie (a tie goes to the lower index). */
+        for (int k = 0; k < 400; ++k)
+            windows.push_back(random_window(set.window, rng));
+        const std::vector<uint64_t> weights = random_weights(windows.size(), rng);
+        /* The plain choice, the device's and the CPU backend's for `grids`. */
+        auto choose = [&](const std::vector<Grid>& grids, Choice* device_choice, Choice* cpu_choice) {
+            CandidateSet moved = set;
+            moved.grids = grids;
+            std::unique_ptr<HistogramBackend> device = on_device(moved), cpu = make_cpu_histograms(moved, 2);
+            for (size_t k = 0; k < windows.size(); ++k) {
+                device->add(windows[k], k % 2 == 0);
+                cpu->add(windows[k], k % 2 == 0);
+            }
+            std::vector<uint64_t> from_cpu(total * 2 * bins), from_device(total * 2 * bins);
+            cpu->histograms(weights, 0, total, from_cpu.data());
+            device->histograms(weights, 0, total, from_device.data());
+            EXPECT_TRUE(from_cpu == from_device);
+            Choice plain;
+            for (size_t c = 0; c < total; ++c) {
+                const Choice z{real_adaboost_z(&from_cpu[c * 2 * bins], &from_cpu[c * 2 * bins + bins], bins), c};
+                if (z.better_than(plain))
+                    plain = z;
+            }
+            *device_choice = device->best(weights);
+            *cpu_choice = cpu->best(weights);
+            return plain;
+        };
+        Choice d, h;
+        const Choice plain = choose(set.grids, &d, &h);
+        EXPECT_EQ(d.candidate, plain.candidate);
+        EXPECT_EQ(d.z, plain.z);
+        EXPECT_EQ(h.candidate, plain.candidate);
+        EXPECT_EQ(h.z, plain.z);
+        const size_t winner = plain.candidate / per_grid;
+        for (size_t target : {set.grids.size() / 2 + 7, set.grids.size() - 1}) {
+            SCOPED_TRACE("the winning grid moved to " + std::to_string(target));
+            std::vector<Grid> grids = set.grids;
+            std::swap(grids[winner], grids[target]);
+            const Choice moved = choose(grids, &d, &h);
+            EXPECT_EQ(moved.candidate, target * per_grid + plain.candidate % per_grid);
+            EXPECT_EQ(d.candidate, moved.candidate);
+            EXPECT_EQ(d.z, moved.z);
+            EXPECT_EQ(h.candidate, moved.candidate);
+        }
+    }
+}

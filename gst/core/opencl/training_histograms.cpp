@@ -92,8 +92,12 @@ private:
                                                 (height + local_y - 1) / local_y * local_y),
                                     cl::NDRange(local_x, local_y));
     }
-    /* Sums of candidates first .. first + n - 1 into out (after upload_weights). */
-    void launch_histograms(size_t first, size_t n, uint64_t* out);
+    /* Candidates per launch. */
+    size_t chunk_candidates() const;
+    /* Enqueues the sums of candidates first .. first + n - 1 (at most
+     * chunk_candidates(), after upload_weights()) in sums buffer `buffer`,
+     * and their reading into `out`: the read's event. */
+    cl::Event enqueue_chunk(size_t first, size_t n, int buffer, uint64_t* out);
     size_t planes() const { return set_.grids.size() * layout_.bytes_per_grid; }
     Error failed(const cl::Error& e, const std::string& doing) const
     {
@@ -115,7 +119,7 @@ private:
     cl::Buffer values_, spare_values_;
     size_t capacity_ = 0;   /* samples the value planes hold */
     size_t on_device_ = 0;  /* samples whose values are computed */
-    cl::Buffer labels_buffer_, weights_buffer_, sums_buffer_, windows_buffer_, integrals_buffer_, source_buffer_;
+    cl::Buffer labels_buffer_, weights_buffer_, sums_buffers_[2], windows_buffer_, integrals_buffer_, source_buffer_;
     size_t labels_capacity_ = 0, weights_capacity_ = 0, source_capacity_ = 0;
     bool labels_stale_ = true;
 
@@ -169,8 +173,8 @@ OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevic
             grids.insert(grids.end(), {g.x, g.y, g.block_width, g.block_height});
         grids_ = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, grids.size() * sizeof(cl_int),
                             grids.data());
-        const size_t chunk = std::max(group_candidates_, kChunkBytes / (2 * layout_.bins * sizeof(cl_ulong)));
-        sums_buffer_ = cl::Buffer(context_, CL_MEM_WRITE_ONLY, chunk * 2 * layout_.bins * sizeof(cl_ulong));
+        for (cl::Buffer& sums : sums_buffers_)
+            sums = cl::Buffer(context_, CL_MEM_WRITE_ONLY, chunk_candidates() * 2 * layout_.bins * sizeof(cl_ulong));
     } catch (const cl::Error& e) {
         throw failed(e, "setting up");
     }
@@ -394,33 +398,31 @@ void OpenClHistograms::upload_weights(const std::vector<uint64_t>& weights)
     }
 }
 
-void OpenClHistograms::launch_histograms(size_t first, size_t n, uint64_t* out)
+size_t OpenClHistograms::chunk_candidates() const
 {
-    const size_t bins = layout_.bins;
-    if (count() == 0) {
-        std::fill(out, out + n * 2 * bins, uint64_t{0});
-        return;
-    }
-    const size_t chunk = std::max(group_candidates_, kChunkBytes / (2 * bins * sizeof(cl_ulong)));
-    try {
-        for (size_t at = first; at < first + n; at += chunk) {
-            const size_t m = std::min(chunk, first + n - at);
-            const size_t groups = (m + group_candidates_ - 1) / group_candidates_;
-            histogram_kernel_.set("values", values_)
-                .set("labels", labels_buffer_)
-                .set("weights", weights_buffer_)
-                .set("capacity", static_cast<cl_int>(capacity_))
-                .set("count", static_cast<cl_int>(count()))
-                .set("first_candidate", static_cast<cl_int>(at))
-                .set("candidates", static_cast<cl_int>(m))
-                .set("sums", sums_buffer_);
-            queue_.enqueueNDRangeKernel(histogram_kernel_.ready(), cl::NullRange, cl::NDRange(groups * group_size_),
-                                        cl::NDRange(group_size_));
-            read_and_wait(queue_, sums_buffer_, 0, m * 2 * bins * sizeof(cl_ulong), out + (at - first) * 2 * bins);
-        }
-    } catch (const cl::Error& e) {
-        throw failed(e, "summing the weights per bin");
-    }
+    /* A whole number of work-groups' candidates, about kChunkBytes of sums. */
+    const size_t per_chunk = std::max<size_t>(1, kChunkBytes / (2 * layout_.bins * sizeof(cl_ulong)) / group_candidates_);
+    return per_chunk * group_candidates_;
+}
+
+cl::Event OpenClHistograms::enqueue_chunk(size_t first, size_t n, int buffer, uint64_t* out)
+{
+    const size_t groups = (n + group_candidates_ - 1) / group_candidates_;
+    histogram_kernel_.set("values", values_)
+        .set("labels", labels_buffer_)
+        .set("weights", weights_buffer_)
+        .set("capacity", static_cast<cl_int>(capacity_))
+        .set("count", static_cast<cl_int>(count()))
+        .set("first_candidate", static_cast<cl_int>(first))
+        .set("candidates", static_cast<cl_int>(n))
+        .set("sums", sums_buffers_[buffer]);
+    queue_.enqueueNDRangeKernel(histogram_kernel_.ready(), cl::NullRange, cl::NDRange(groups * group_size_),
+                                cl::NDRange(group_size_));
+    cl::Event read;
+    queue_.enqueueReadBuffer(sums_buffers_[buffer], CL_FALSE, 0, n * 2 * layout_.bins * sizeof(cl_ulong), out,
+                             nullptr, &read);
+    queue_.flush();
+    return read;
 }
 
 void OpenClHistograms::histograms(const std::vector<uint64_t>& weights, size_t first, size_t n, uint64_t* out)
@@ -429,25 +431,56 @@ void OpenClHistograms::histograms(const std::vector<uint64_t>& weights, size_t f
         throw Error(ErrorKind::BadParameter, "training histograms: candidates " + std::to_string(first) + " to " +
                                                  std::to_string(first + n) + " of " + std::to_string(set_.count()));
     upload_weights(weights);
-    launch_histograms(first, n, out);
+    const size_t bins = layout_.bins;
+    if (count() == 0) {
+        std::fill(out, out + n * 2 * bins, uint64_t{0});
+        return;
+    }
+    try {
+        for (size_t at = first; at < first + n; at += chunk_candidates())
+            enqueue_chunk(at, std::min(chunk_candidates(), first + n - at), 0, out + (at - first) * 2 * bins).wait();
+    } catch (const cl::Error& e) {
+        throw failed(e, "summing the weights per bin");
+    }
 }
 
 Choice OpenClHistograms::best(const std::vector<uint64_t>& weights)
 {
     upload_weights(weights); /* once for every chunk */
-    const size_t bins = layout_.bins, total = set_.count();
-    const size_t chunk = std::max(group_candidates_, kChunkBytes / (2 * bins * sizeof(cl_ulong)));
-    std::vector<uint64_t> sums(std::min(chunk, total) * 2 * bins);
+    const size_t bins = layout_.bins, total = set_.count(), chunk = chunk_candidates();
     Choice chosen;
-    for (size_t first = 0; first < total; first += chunk) {
-        const size_t n = std::min(chunk, total - first);
-        launch_histograms(first, n, sums.data());
-        for (size_t c = 0; c < n; ++c) {
-            const uint64_t* neg = sums.data() + c * 2 * bins;
-            const Choice candidate{training::real_adaboost_z(neg, neg + bins, bins), first + c};
+    if (count() == 0) {
+        const std::vector<uint64_t> zeros(2 * bins, 0);
+        return Choice{training::real_adaboost_z(zeros.data(), zeros.data() + bins, bins), 0};
+    }
+    /* Two chunks in flight: the device sums one while the host computes
+     * the previous one's Z. */
+    std::vector<uint64_t> sums[2];
+    cl::Event read[2];
+    size_t first_of[2] = {0, 0}, count_of[2] = {0, 0};
+    auto reduce = [&](int b) {
+        read[b].wait();
+        for (size_t c = 0; c < count_of[b]; ++c) {
+            const uint64_t* neg = sums[b].data() + c * 2 * bins;
+            const Choice candidate{training::real_adaboost_z(neg, neg + bins, bins), first_of[b] + c};
             if (candidate.better_than(chosen))
                 chosen = candidate;
         }
+    };
+    try {
+        int b = 0;
+        for (size_t first = 0; first < total; first += chunk, b ^= 1) {
+            const size_t n = std::min(chunk, total - first);
+            sums[b].resize(n * 2 * bins);
+            first_of[b] = first;
+            count_of[b] = n;
+            read[b] = enqueue_chunk(first, n, b, sums[b].data());
+            if (first > 0)
+                reduce(b ^ 1);
+        }
+        reduce(b ^ 1);
+    } catch (const cl::Error& e) {
+        throw failed(e, "summing the weights per bin");
     }
     return chosen;
 }
