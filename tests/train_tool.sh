@@ -49,6 +49,12 @@ expect 2 "output is required" "$train" -a "$work/faces.txt" -n "$work/bg.txt"
 expect 2 "negatives is required" "$train" -o "$work/x.xml" -a "$work/faces.txt"
 expect 2 "give positives" "$train" -o "$work/x.xml" -n "$work/bg.txt"
 expect 2 "feature must be lbp, lrd or lrp" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" -f haar
+expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" \
+  --device gpu
+# No OpenCL platform at all (the ICD loader finds no vendor file): an error
+# for --device=opencl, the CPU for auto.
+OCL_ICD_VENDORS="$work/no-vendors" expect 1 "device=opencl: no OpenCL device" "$train" -o "$work/x.xml" \
+  -a "$work/faces.txt" -n "$work/bg.txt" --device opencl
 expect 2 "window must be WxH" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" -w 24
 expect 1 "cannot read the annotation file" "$train" -o "$work/x.xml" -a "$work/missing.txt" -n "$work/bg.txt"
 : > "$work/empty.txt"
@@ -94,15 +100,14 @@ boxes = [(d["x"], d["y"], d["width"], d["height"]) for d in doc["images"][0]["de
 assert any(iou(b, (171, 64, 104, 104)) >= 0.5 for b in boxes), boxes[:10]
 print("train tool: waldboost-detect ran the trained classifier: %d raw windows on astronaut.png" % len(boxes))
 PY
-# The same seed gives the same file; LRD from a folder of crops.
-"$train" -o "$work/again.xml" -a "$work/faces.txt" -n "$work/bg.txt" --weak 12 --copies 40 --mirror \
-  --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 --contrast 0.2 --negative-count 400 --label face \
-  --block-sizes 1x1,2x2,3x3 --position-step 2 -j 1 2> /dev/null
+# The same seed gives the same file on one thread.
+same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 0.05 --scale 0.1 --rotate 8
+  --brightness 20 --contrast 0.2 --negative-count 400 --label face --block-sizes 1x1,2x2,3x3 --position-step 2"
+# shellcheck disable=SC2086
+"$train" -o "$work/again.xml" $same -j 1 2> /dev/null
 cmp "$work/faces.xml" "$work/again.xml" || { echo "FAILED: the same seed gave another classifier"; exit 1; }
 # Stopped after 5 weak classifiers and resumed: the same file as the run
 # that never stopped; damaged or foreign checkpoints are refused.
-same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 0.05 --scale 0.1 --rotate 8
-  --brightness 20 --contrast 0.2 --negative-count 400 --label face --block-sizes 1x1,2x2,3x3 --position-step 2"
 # shellcheck disable=SC2086
 "$train" -o "$work/resumed.xml" $same --checkpoint "$work/ck" --checkpoint-every 2 --stop-after 5 2> "$work/err" \
   || { cat "$work/err"; exit 1; }
@@ -149,11 +154,11 @@ expect 1 "other settings" "$train" -o "$work/x.xml" $same --seed 2 --checkpoint 
 # shellcheck disable=SC2086
 expect 1 "other positives" "$train" -o "$work/x.xml" $same --copies 39 --checkpoint "$work/ck" --resume
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a refused resume left an output file"; exit 1; }
-# Mining on the OpenCL engine (PoCL here) gives the same classifier as on
-# the CPU; --device=opencl with no OpenCL device is an error.
+# Histograms and mining on an OpenCL device (PoCL here) give the same
+# classifier as on the CPU; --device=opencl with no OpenCL device is an error.
 # shellcheck disable=SC2086
 "$train" -o "$work/opencl.xml" $same --device=opencl 2> "$work/err" || { cat "$work/err"; exit 1; }
-cmp "$work/faces.xml" "$work/opencl.xml" || { echo "FAILED: mining on the engine gave another classifier"; exit 1; }
+cmp "$work/faces.xml" "$work/opencl.xml" || { echo "FAILED: the OpenCL device (histograms, mining) gave another classifier"; exit 1; }
 grep "mining:" "$work/err" | sed 's/^/train tool: /'
 # shellcheck disable=SC2086
 expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" $same --device=gpu
@@ -165,6 +170,7 @@ env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/cpu.xml" $same --device=au
   || { cat "$work/err"; exit 1; }
 grep -q "mining on the CPU" "$work/err" || { echo "FAILED: auto without a GPU did not mine on the CPU"; exit 1; }
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a run without its device left an output file"; exit 1; }
+# LRD from a folder of crops.
 mkdir "$work/crops"
 cp "$data/astronaut.png" "$work/crops/whole.png" # the whole image as one crop
 "$train" -o "$work/lrd.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \

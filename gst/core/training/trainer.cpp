@@ -14,11 +14,13 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "core/error.h"
 #include "core/training/checkpoint.h"
 #include "core/reference/detector.h"
+#include "core/training/histograms.h"
 
 namespace waldboost::training {
 
@@ -26,81 +28,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/* Bytes of histogram a selection block may use: the block's histograms
- * stay in the L2 cache while each sample's values are read once. */
-constexpr size_t kBlockHistogramBytes = 192 * 1024;
-
 double seconds_since(Clock::time_point start)
 {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-/* A 3x3 grid of equal blocks in the window. */
-struct Grid {
-    int x = 0, y = 0, block_width = 1, block_height = 1;
-};
 
 std::string describe(const Grid& g)
 {
     return std::to_string(g.x) + "," + std::to_string(g.y) + " " + std::to_string(g.block_width) + "x" +
            std::to_string(g.block_height);
 }
-
-/* The pairs of blocks (a < b) a rank feature may compare: LRD(b, a) is
- * -LRD(a, b) and LRP(b, a) the same bins in another order, so the other
- * order would only tie. */
-struct BlockPair {
-    int a, b;
-};
-const std::array<BlockPair, 36>& block_pairs()
-{
-    static const std::array<BlockPair, 36> pairs = [] {
-        std::array<BlockPair, 36> p{};
-        size_t k = 0;
-        for (int a = 0; a < 9; ++a)
-            for (int b = a + 1; b < 9; ++b)
-                p[k++] = BlockPair{a, b};
-        return p;
-    }();
-    return pairs;
-}
-
-/* What a family stores per sample and grid, and how a candidate's bin is
- * read from it: LBP one byte (the code), LRD and LRP nine (the ranks). */
-struct FamilyLayout {
-    FeatureFamily family;
-    size_t bins;            /* table entries */
-    size_t bytes_per_grid;  /* stored per sample and grid */
-    size_t per_grid;        /* candidates per grid */
-
-    explicit FamilyLayout(FeatureFamily f)
-        : family(f), bins(f == FeatureFamily::Lbp ? LbpFeature::kTableSize
-                          : f == FeatureFamily::Lrd ? RankFeature::kDifferenceTableSize
-                                                    : RankFeature::kPairTableSize),
-          bytes_per_grid(f == FeatureFamily::Lbp ? 1 : 9), per_grid(f == FeatureFamily::Lbp ? 1 : 36)
-    {
-    }
-    RankFeature::Kind kind() const
-    {
-        return family == FeatureFamily::Lrd ? RankFeature::Kind::Difference : RankFeature::Kind::Pair;
-    }
-    /* The bin of candidate `k` of a grid whose stored bytes are `v`. */
-    size_t bin(const uint8_t* v, size_t k) const
-    {
-        if (family == FeatureFamily::Lbp)
-            return v[0];
-        const BlockPair& p = block_pairs()[k];
-        return static_cast<size_t>(RankFeature::index(kind(), v[p.a], v[p.b]));
-    }
-};
-
-/* The best candidate of a set: the lowest Z, a tie to the lowest index, so
- * that the choice does not depend on how the work was split. */
-struct Choice {
-    double z = std::numeric_limits<double>::infinity();
-    size_t candidate = std::numeric_limits<size_t>::max(); /* grid * per_grid + k */
-    bool better_than(const Choice& o) const { return z < o.z || (z == o.z && candidate < o.candidate); }
-};
 
 }  // namespace
 
@@ -300,27 +237,30 @@ struct Trainer::Impl {
     std::vector<Grid> grids;
     unsigned threads = 1;
 
-    /* The working set, sample-major: each sample's stored bytes of every
-     * grid (LBP codes, or the nine ranks). */
-    std::vector<uint8_t> values;
+    /* The working set: its values in the backend, and here each sample's
+     * class and running sum. */
+    std::unique_ptr<HistogramBackend> backend;
     std::vector<bool> positive;
     std::vector<bool> calibration; /* a positive kept out of the fit, for the thresholds */
     std::vector<double> sums; /* running sums H, accumulated as the reference does */
+    /* The last chosen candidate's bin of every sample (feature() fetches
+     * them from the backend once; bin() reads them). */
+    size_t binned_candidate = std::numeric_limits<size_t>::max();
+    std::vector<uint8_t> chosen_bins;
 
     size_t count() const { return sums.size(); }
-    size_t row_bytes() const { return grids.size() * layout.bytes_per_grid; }
-    const uint8_t* row(size_t i) const { return values.data() + i * row_bytes(); }
     size_t bin(size_t i, size_t candidate) const
     {
-        const size_t g = candidate / layout.per_grid;
-        return layout.bin(row(i) + g * layout.bytes_per_grid, candidate % layout.per_grid);
+        if (candidate != binned_candidate)
+            throw std::logic_error("training: the bins of a candidate feature() did not fetch");
+        return chosen_bins[i];
     }
     void add(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates = false);
     void keep(const std::vector<bool>& kept);
     Choice select(const std::vector<double>& weights) const;
     /* The chosen candidate as a weak classifier's feature, with Real
      * AdaBoost's responses. */
-    Feature feature(size_t candidate, const std::vector<double>& weights, std::vector<float>* responses) const;
+    Feature feature(size_t candidate, const std::vector<double>& weights, std::vector<float>* responses);
     std::string describe_candidate(size_t candidate) const;
 
     /* Checkpoints. Where each working-set sample came from (a positive's
@@ -442,26 +382,8 @@ void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt1
 
 void Trainer::Impl::add(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates)
 {
+    backend->add(window, is_positive);
     const IntegralImage integral = integral_image(window.view());
-    const size_t base = values.size();
-    values.resize(base + row_bytes());
-    for (size_t g = 0; g < grids.size(); ++g) {
-        const Grid& grid = grids[g];
-        uint8_t* out = values.data() + base + g * layout.bytes_per_grid;
-        if (layout.family == FeatureFamily::Lbp) {
-            LbpFeature f;
-            f.x = grid.x;
-            f.y = grid.y;
-            f.block_width = grid.block_width;
-            f.block_height = grid.block_height;
-            out[0] = static_cast<uint8_t>(lbp_code(integral, 0, 0, f));
-        } else {
-            const std::array<int, 9> ranks =
-                block_ranks(grid_block_sums(integral, 0, 0, grid.x, grid.y, grid.block_width, grid.block_height));
-            for (int k = 0; k < 9; ++k)
-                out[k] = static_cast<uint8_t>(ranks[k]);
-        }
-    }
     /* Its running sum over the weak classifiers so far, in the reference's
      * order and precision (a double sum of float responses). */
     LevelIntegrals integrals;
@@ -473,21 +395,19 @@ void Trainer::Impl::add(const GrayImage& window, bool is_positive, const Classif
 
 void Trainer::Impl::keep(const std::vector<bool>& kept)
 {
-    const size_t bytes = row_bytes();
+    backend->keep(kept);
+    binned_candidate = std::numeric_limits<size_t>::max();
     size_t out = 0;
     for (size_t i = 0; i < count(); ++i) {
         if (!kept[i])
             continue;
         if (out != i) {
-            std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(i * bytes), bytes,
-                        values.begin() + static_cast<std::ptrdiff_t>(out * bytes));
             sums[out] = sums[i];
             positive[out] = positive[i];
             calibration[out] = calibration[i];
         }
         ++out;
     }
-    values.resize(out * bytes);
     sums.resize(out);
     positive.resize(out);
     calibration.resize(out);
@@ -495,55 +415,15 @@ void Trainer::Impl::keep(const std::vector<bool>& kept)
 
 Choice Trainer::Impl::select(const std::vector<double>& weights) const
 {
-    const size_t bins = layout.bins, per_grid = layout.per_grid, n = count();
-    const size_t histogram = per_grid * 2 * bins; /* doubles per grid: negatives' bins, then positives' */
-    const size_t block_grids = std::max<size_t>(1, kBlockHistogramBytes / (histogram * sizeof(double)));
-    const size_t blocks = (grids.size() + block_grids - 1) / block_grids;
-    std::vector<Choice> best(threads);
-    auto work = [&](unsigned thread) {
-        std::vector<double> hist(block_grids * histogram);
-        for (size_t block = thread; block < blocks; block += threads) {
-            const size_t g0 = block * block_grids, g1 = std::min(grids.size(), g0 + block_grids);
-            std::fill(hist.begin(), hist.end(), 0.0);
-            for (size_t i = 0; i < n; ++i) {
-                const uint8_t* r = row(i);
-                const double w = weights[i];
-                const size_t side = positive[i] ? bins : 0;
-                for (size_t g = g0; g < g1; ++g) {
-                    const uint8_t* v = r + g * layout.bytes_per_grid;
-                    double* h = hist.data() + (g - g0) * histogram + side;
-                    for (size_t k = 0; k < per_grid; ++k)
-                        h[k * 2 * bins + layout.bin(v, k)] += w;
-                }
-            }
-            for (size_t g = g0; g < g1; ++g)
-                for (size_t k = 0; k < per_grid; ++k) {
-                    const double* neg = hist.data() + (g - g0) * histogram + k * 2 * bins;
-                    const double* pos = neg + bins;
-                    double z = 0.0;
-                    for (size_t b = 0; b < bins; ++b)
-                        z += std::sqrt(pos[b] * neg[b]);
-                    const Choice c{2.0 * z, g * per_grid + k};
-                    if (c.better_than(best[thread]))
-                        best[thread] = c;
-                }
-        }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& t : pool)
-        t.join();
-    Choice chosen;
-    for (const Choice& c : best)
-        if (c.better_than(chosen))
-            chosen = c;
-    return chosen;
+    /* The weights as fixed-point integers (histograms.h): the same sums,
+     * and so the same choice, on every backend. */
+    return backend->best(quantise_weights(weights));
 }
 
-Feature Trainer::Impl::feature(size_t candidate, const std::vector<double>& weights, std::vector<float>* responses) const
+Feature Trainer::Impl::feature(size_t candidate, const std::vector<double>& weights, std::vector<float>* responses)
 {
+    chosen_bins = backend->bins(candidate);
+    binned_candidate = candidate;
     std::vector<double> pos(layout.bins, 0.0), neg(layout.bins, 0.0);
     for (size_t i = 0; i < count(); ++i)
         (positive[i] ? pos : neg)[bin(i, candidate)] += weights[i];
@@ -564,7 +444,7 @@ Feature Trainer::Impl::feature(size_t candidate, const std::vector<double>& weig
         return f;
     }
     RankFeature f;
-    f.kind = layout.kind();
+    f.kind = layout.family == FeatureFamily::Lrd ? RankFeature::Kind::Difference : RankFeature::Kind::Pair;
     f.x = g.x;
     f.y = g.y;
     f.block_width = g.block_width;
@@ -640,6 +520,13 @@ Trainer::Trainer(TrainerConfig config, std::vector<GrayImage> positives, std::sh
                                                  std::to_string(w.width) + "x" + std::to_string(w.height));
     m.threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
     m.layout = FamilyLayout(config.family);
+    CandidateSet candidates;
+    candidates.family = config.family;
+    candidates.window = w;
+    candidates.grids = m.grids;
+    m.backend = config.histograms ? config.histograms(candidates) : make_cpu_histograms(candidates, m.threads);
+    if (!m.backend)
+        throw Error(ErrorKind::BadParameter, "training: the histogram backend factory gave none");
     m.config = std::move(config);
     m.positives = std::move(positives);
     m.miner = std::move(miner);
@@ -717,7 +604,7 @@ void Trainer::resume(const std::string& path)
     /* The feature values and running sums are recomputed from the samples;
      * the sums must come out exactly as stored (evaluate_window adds the
      * same float responses in the same order as training did). */
-    m.values.clear();
+    m.backend->clear();
     m.sums.clear();
     m.positive.clear();
     m.calibration.clear();
@@ -773,7 +660,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         rng = m.resumed_rng;
         p_neg = m.resumed_survival;
     } else {
-        m.values.clear();
+        m.backend->clear();
         m.sums.clear();
         m.positive.clear();
         m.calibration.clear();

@@ -28,6 +28,9 @@ namespace waldboost::training {
 /* The feature families a classifier may use (one per classifier, as the
  * loader and the engine require). All three read the nine block sums of a
  * 3x3 grid of equal blocks. */
+class HistogramBackend;
+struct CandidateSet;
+
 enum class FeatureFamily {
     Lbp, /* multi-block LBP as the engine runs it: 256 bins */
     Lrd, /* local rank difference R_a - R_b: 17 bins */
@@ -60,6 +63,10 @@ struct TrainerConfig {
     uint64_t seed = 1;
     /* Threads for weak-learner selection; 0: the machine's cores. */
     unsigned threads = 0;
+    /* Where the candidates' values and the weight sums per bin are computed
+     * (histograms.h; make_opencl_histograms() for a device); empty: on the
+     * CPU with `threads`. Every backend chooses the same features. */
+    std::function<std::unique_ptr<HistogramBackend>(const CandidateSet&)> histograms;
 };
 
 /* What each weak classifier cost and did (for stderr and JSON lines). */

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/model/classifier_io.h"
 #include "core/opencl/device.h"
+#include "core/opencl/training_histograms.h"
 #include "core/training/engine_miner/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
@@ -54,6 +55,7 @@ struct Options {
     gchar* label = nullptr;
     gchar* block_sizes = nullptr;
     gchar* feature = nullptr;
+    gchar* device = nullptr;
     gint position_step = 1;
     gint weak = 500;
     gdouble alpha = 0.05;
@@ -69,7 +71,6 @@ struct Options {
     gint checkpoint_every = 1;
     gboolean resume = FALSE;
     gint stop_after = 0;
-    gchar* device = nullptr;
 
     Options() = default;
     Options(const Options&) = delete;
@@ -210,10 +211,11 @@ int main(int argc, char** argv)
         {"contrast", 0, 0, G_OPTION_ARG_DOUBLE, &o.contrast, "Varied copies: contrast gain 1 +- F", "F"},
         {"mining-stride", 0, 0, G_OPTION_ARG_INT, &o.stride,
          "Mine negatives at window positions N pixels apart (default 2)", "N"},
-        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
         {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
-         "Where mining runs: auto (the first OpenCL GPU when there is one, else the CPU; default), cpu (the CPU "
-         "reference) or opencl (the first OpenCL device: GPU, else accelerator, else CPU)", "WHERE"},
+         "Where feature values, histograms and negative mining run: auto (the first OpenCL GPU when there is "
+         "one, else the CPU; default), cpu, or opencl (the first OpenCL device: GPU, else accelerator, else CPU). "
+         "Every choice trains the same classifier", "WHERE"},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
         {"checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o.checkpoint,
          "Write the training state to FILE as it goes (replaced atomically), for --resume", "FILE"},
         {"checkpoint-every", 0, 0, G_OPTION_ARG_INT, &o.checkpoint_every,
@@ -311,6 +313,27 @@ int main(int argc, char** argv)
     augmentation.contrast = o.contrast;
 
     try {
+        /* The device first: a missing one shows before any image is read. */
+        std::string where = "the CPU";
+        if (device == "opencl") {
+            std::string name;
+            try {
+                config.histograms = waldboost::opencl::opencl_histograms("auto", &name);
+            } catch (const Error& e) {
+                throw Error(e.kind(), std::string("--device=opencl: ") + e.what());
+            }
+            where = name + " (OpenCL)";
+        } else if (device == "auto") {
+            try {
+                std::string name;
+                config.histograms = waldboost::opencl::opencl_histograms("gpu", &name);
+                where = name + " (OpenCL)";
+            } catch (const Error& e) {
+                if (e.kind() != ErrorKind::NoDevice)
+                    throw;
+            }
+        }
+        std::fprintf(stderr, "%s: feature values and histograms on %s\n", kTool, where.c_str());
         /* The lists first: a mistake there shows before any image is read. */
         const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
         std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
