@@ -13,6 +13,7 @@
 # The archive holds (its root becomes /tmp/wb there):
 #   bin/          waldboost-bench, waldboost-detect, waldboost-devices,
 #                 waldboost-pipeline-bench, test-engine, test-engine-parts, test-template-search,
+#                 waldboost-train, waldboost-evaluate, test-training-opencl, test-engine-miner,
 #                 the element tests (test-element-CASE, element-fault-helper;
 #                 stripped), gst-launch-1.0, gst-inspect-1.0
 #   libexec/      gst-plugin-scanner
@@ -91,7 +92,8 @@ for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect tes
   copy_strip "$build/$rel" "$stage/bin"
 done
 for rel in gst/tools/devices/waldboost-devices gst/tools/pipeline-bench/waldboost-pipeline-bench \
-    tests/test-engine-parts tests/test-template-search; do
+    tests/test-engine-parts tests/test-template-search gst/tools/train/waldboost-train \
+    gst/tools/evaluate/waldboost-evaluate tests/test-training-opencl tests/test-engine-miner; do
   if [ -x "$build/$rel" ]; then copy_strip "$build/$rel" "$stage/bin"; else say "note: no $rel, not packed"; fi
 done
 # the element tests: one program per case, and the fault helper they run
@@ -204,8 +206,12 @@ CONF
       pngenc ! multifilesink location="$testdata/megamind-%03d.png" ||
       die "could not decode Megamind.avi (needs GStreamer's avi and an MPEG-4 decoder here)"
   fi
-  # building.jpg and fruits.jpg: test-engine's rank features on real images
-  for f in messi5.jpg astronaut.png building.jpg fruits.jpg; do cp "$testdata/$f" "$stage/data/"; done
+  # building.jpg and fruits.jpg: test-engine's rank features on real images;
+  # board.jpg, brick.png, gravel.png and coffee.png: backgrounds of the
+  # trainer's tests and timings (run.sh train)
+  for f in messi5.jpg astronaut.png building.jpg fruits.jpg board.jpg brick.png gravel.png coffee.png; do
+    cp "$testdata/$f" "$stage/data/"
+  done
   for n in $video_frames; do cp "$testdata/megamind-$n.png" "$stage/data/"; done
   make_raw() {  # W H N -> path of the raw GRAY8 file, made once
     local w=$1 h=$2 n=$3 out="$testdata/megamind-$1x$2-$3.gray" tmp k=0

@@ -24,6 +24,13 @@
 #   element-test  the element tests (GstCheck): every packed test-element-CASE
 #                 program, with element-fault-helper; not in "all": some
 #                 cases ask for device=cpu, which needs a CPU OpenCL device too
+#   train         the trainer on the device: test-training-opencl (the weight
+#                 sums per bin against a plain computation, the same classifier
+#                 as the CPU's) and test-engine-miner (mining on the engine),
+#                 then tests/train_timing.sh: ms per weak classifier with
+#                 --device=cpu (the host's cores) and --device=opencl, side by
+#                 side (TRAIN_COPIES, TRAIN_WEAK, TRAIN_FEATURES; TRAIN_DATA: the
+#                 images' folder, default the archive's data). Not in "all"
 #   pipeline      waldboost-pipeline-bench: 1, 4, 16 and 64 streams of the raw
 #                 1080p and 4K frames in one process (the engines alone, appsrc
 #                 ! fakesink, appsrc ! waldboostdetect ! fakesink, the device's
@@ -88,8 +95,8 @@ expanded=()
 for p in "${parts[@]}"; do
   case $p in
     all) expanded+=(info test bench element) ;;
-    info|test|bench|element|element-test|pipeline) expanded+=("$p") ;;
-    *) die "unknown part '$p' (info, test, bench, element, element-test, pipeline, all)" ;;
+    info|test|bench|element|element-test|pipeline|train) expanded+=("$p") ;;
+    *) die "unknown part '$p' (info, test, bench, element, element-test, pipeline, train, all)" ;;
   esac
 done
 
@@ -214,6 +221,20 @@ part_test() {
   if [ -z "${TEST_FILTER:-}" ] && [ -x "$wb/bin/test-template-search" ]; then
     WALDBOOST_TEST_DEVICE=$DEV_SPEC timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-template-search" || status=1
   fi
+  return $status
+}
+
+part_train() {
+  local status=0 exe train_data=${TRAIN_DATA:-$data}
+  case $train_data in /*) ;; *) train_data=$repo/$train_data ;; esac
+  for exe in test-training-opencl test-engine-miner; do
+    [ -x "$wb/bin/$exe" ] || { echo "$exe was not packed"; return 1; }
+    WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$train_data WALDBOOST_REQUIRE_TEST_DATA=1 \
+      timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/$exe" || status=1
+  done
+  WALDBOOST_TEST_DATA=$train_data timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" tests/train_timing.sh \
+    "$wb/bin/waldboost-train" "cpu opencl" "${TRAIN_COPIES:-700}" "${TRAIN_WEAK:-20}" "${TRAIN_FEATURES:-lbp lrd}" ||
+    status=1
   return $status
 }
 
