@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The trainer's feature values and weight sums per bin (OpenCL C 1.2),
- * the device side of core/opencl/training_histograms.cpp; the CPU
+ * the device side of core/training/opencl/training_histograms.cpp; the CPU
  * reference is core/training/histograms.cpp. This file is a program of its
  * own, not part of the detector's.
  *

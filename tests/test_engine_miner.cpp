@@ -20,7 +20,7 @@
 
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
-#include "core/training/engine_miner/engine_miner.h"
+#include "core/training/opencl/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
 #include "test_support.h"

@@ -6,7 +6,7 @@
  * weight sums per bin are computed: a HistogramBackend holds the working
  * set's values, and given the weights returns per candidate the sums of
  * the negatives' and the positives' weights in each bin. The CPU backend
- * is here; the OpenCL one is core/opencl/training_histograms.h.
+ * is here; the OpenCL one is core/training/opencl/training_histograms.h.
  *
  * Exactness by design: the weights are fixed-point integers (counts of
  * 2^-kWeightFractionBits, quantise_weights()) and summed as 64-bit

@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "core/training/engine_miner/engine_miner.h"
+#include "core/training/opencl/engine_miner.h"
 
 #include <algorithm>
 #include <chrono>

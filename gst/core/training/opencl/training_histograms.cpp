@@ -4,7 +4,7 @@
  *
  * The host side of kernels/train.cl.
  */
-#include "core/opencl/training_histograms.h"
+#include "core/training/opencl/training_histograms.h"
 
 #include <algorithm>
 #include <cstdint>
