@@ -9,10 +9,13 @@
 # here, with every count worked out below independently of the tool: the
 # windows of the pyramid, the false positives per megapixel, the weak
 # classifiers per window and the detection rate of a small annotation set.
-# Then lbpcascade_frontalface on a real face (astronaut.png), and bad input.
-#   tests/evaluate_tool.sh WALDBOOST_EVALUATE
+# Then lbpcascade_frontalface and the face detector trained here
+# (classifiers/trained) on a real face outside the training data
+# (astronaut.png), and bad input.
+#   tests/evaluate_tool.sh WALDBOOST_EVALUATE [TRAINED_FACE_CLASSIFIER]
 set -eu
 evaluate=$1
+trained=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -111,19 +114,20 @@ found() { # ANNOTATIONS IOU STRIDE
 [ "$(found "$work/shifted.txt" 0.5 12)" = 1 ] || { echo "FAILED: a window at IoU 0.6 missed at 0.5"; exit 1; }
 [ "$(found "$work/shifted.txt" 0.7 12)" = 0 ] || { echo "FAILED: a window at IoU 0.6 counted at 0.7"; exit 1; }
 
-# A real face with Debian's cascade: astronaut's face is found, a box on
-# her shoulder is not.
+# A real face: astronaut's face is found, a box on her shoulder is not.
 data=${WALDBOOST_TEST_DATA:-build/testdata}
 cascade=${WALDBOOST_CONVERTED_DIR:-build/classifiers}/lbpcascade_frontalface.xml
 if [ -s "$data/astronaut.png" ] && [ -s "$cascade" ]; then
   echo "$(cd "$data" && pwd)/astronaut.png 2 171 64 104 104 300 350 100 100" > "$work/astronaut.txt"
-  "$evaluate" -c "$cascade" -a "$work/astronaut.txt" --json > "$work/face.json"
-  python3 -c "
+  for c in "$cascade" $trained; do
+    "$evaluate" -c "$c" -a "$work/astronaut.txt" --json > "$work/face.json"
+    python3 -c "
 import json, sys
 o = json.load(open(sys.argv[1]))['objects']
 assert o['objects'] == 2 and o['found'] == 1, o
-print('evaluate tool: lbpcascade_frontalface finds the astronaut face, IoU %.2f' % o['mean_iou'])
-" "$work/face.json"
+print('evaluate tool: %s finds the astronaut face, IoU %.2f' % (sys.argv[2].split('/')[-1], o['mean_iou']))
+" "$work/face.json" "$c"
+  done
 elif [ "${WALDBOOST_REQUIRE_TEST_DATA:-0}" = 1 ]; then
   echo "missing $data/astronaut.png or $cascade"; exit 1
 else
