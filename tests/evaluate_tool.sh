@@ -9,9 +9,9 @@
 # here, with every count worked out below independently of the tool: the
 # windows of the pyramid, the false positives per megapixel, the weak
 # classifiers per window and the detection rate of a small annotation set.
-# Then lbpcascade_frontalface and the face detector trained here
-# (classifiers/trained) on a real face outside the training data
-# (astronaut.png), and bad input.
+# Then lbpcascade_frontalface (and TRAINED_FACE_CLASSIFIER when given, e.g.
+# the one pipelines/training/train-face-detector.sh writes) on a real face
+# outside the face set (astronaut.png), and bad input.
 #   tests/evaluate_tool.sh WALDBOOST_EVALUATE [TRAINED_FACE_CLASSIFIER]
 set -eu
 evaluate=$1

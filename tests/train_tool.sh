@@ -170,11 +170,18 @@ env OCL_ICD_VENDORS="$work/no-icd" "$train" -o "$work/cpu.xml" $same --device=au
   || { cat "$work/err"; exit 1; }
 grep -q "mining on the CPU" "$work/err" || { echo "FAILED: auto without a GPU did not mine on the CPU"; exit 1; }
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a run without its device left an output file"; exit 1; }
-# LRD from a folder of crops.
+# LRD from a folder of crops, with a final threshold of the user's
+# (the same run without it must write another one).
 mkdir "$work/crops"
 cp "$data/astronaut.png" "$work/crops/whole.png" # the whole image as one crop
+expect 2 "final-threshold must be a finite number" "$train" -o "$work/x.xml" -p "$work/crops" -n "$work/bg.txt" \
+  --final-threshold inf
 "$train" -o "$work/lrd.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \
-  --negative-count 200 2> "$work/err" || { cat "$work/err"; exit 1; }
+  --negative-count 200 --final-threshold 1.25 2> "$work/err" || { cat "$work/err"; exit 1; }
 grep -q 'type="LRD"' "$work/lrd.xml" || { echo "FAILED: no LRD classifier written"; exit 1; }
+grep -q 'finalThreshold="1.25"' "$work/lrd.xml" || { echo "FAILED: --final-threshold not written"; exit 1; }
+"$train" -o "$work/lrd-own.xml" -p "$work/crops" -n "$work/bg.txt" -f lrd --weak 4 --copies 20 --shift 0.05 \
+  --negative-count 200 2> /dev/null
+! grep -q 'finalThreshold="1.25"' "$work/lrd-own.xml" || { echo "FAILED: the trained final threshold is 1.25"; exit 1; }
 "$detect" -c "$work/lrd.xml" "$data/messi5.jpg" > /dev/null
 echo "train tool: ok"

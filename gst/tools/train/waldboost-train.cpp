@@ -59,6 +59,7 @@ struct Options {
     gint position_step = 1;
     gint weak = 500;
     gdouble alpha = 0.05;
+    gdouble final_threshold = std::numeric_limits<double>::quiet_NaN(); /* NaN: the trained one */
     gint negative_count = 0;
     gint64 seed = 1;
     gint threads = 0;
@@ -188,6 +189,10 @@ int main(int argc, char** argv)
         {"weak", 't', 0, G_OPTION_ARG_INT, &o.weak, "Weak classifiers to train (default 500)", "N"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha,
          "Target miss rate of the rejection thresholds, above 0 and below 1 (default 0.05)", "F"},
+        {"final-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.final_threshold,
+         "Write this final threshold instead of the trained one (which spends what is left of alpha and "
+         "lets many background windows through): e.g. one chosen on training data with waldboost-evaluate "
+         "--threshold", "T"},
         {"feature", 'f', 0, G_OPTION_ARG_STRING, &o.feature,
          "Feature family: lbp (multi-block LBP, default), lrd (local rank differences) or lrp (local rank "
          "patterns)", "KIND"},
@@ -290,6 +295,9 @@ int main(int argc, char** argv)
             return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
     if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
         return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+    if (!std::isnan(o.final_threshold) &&
+        !(std::isfinite(o.final_threshold) && std::fabs(o.final_threshold) <= std::numeric_limits<float>::max()))
+        return usage_error("--final-threshold must be a finite number");
     if (o.checkpoint_every < 1 || o.stop_after < 0)
         return usage_error("--checkpoint-every must be 1 or more, --stop-after 0 or more");
     if ((o.resume || o.stop_after > 0) && !o.checkpoint)
@@ -407,7 +415,7 @@ int main(int argc, char** argv)
         const bool json = o.json;
         const int stop_after = o.stop_after;
         int stopped_at = 0;
-        const waldboost::Classifier classifier =
+        waldboost::Classifier classifier =
             trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
                 print_progress(p, json);
                 if (p.weak == stop_after || interrupted) {
@@ -431,6 +439,10 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
                          interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
             return interrupted ? 130 : 0;
+        }
+        if (!std::isnan(o.final_threshold)) {
+            classifier.final_threshold = static_cast<float>(o.final_threshold);
+            std::fprintf(stderr, "%s: final threshold %g instead of the trained one\n", kTool, o.final_threshold);
         }
         const std::string xml = waldboost::write_waldboost_xml(classifier);
         const std::string temporary = std::string(o.output) + ".part";
