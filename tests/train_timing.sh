@@ -13,6 +13,10 @@
 # included), and checks that the devices wrote the same classifier.
 #   tests/train_timing.sh WALDBOOST_TRAIN [DEVICES] [COPIES] [WEAK] [FEATURES]
 #   e.g. tests/train_timing.sh build/gst/tools/train/waldboost-train "cpu opencl" 700 20 "lbp lrd"
+# TRAIN_SET=DIR takes the positives from the crops in DIR/faces and the
+# backgrounds from DIR/bg.txt instead (e.g. the face set's training half,
+# pipelines/training/make-face-set.py); TRAIN_ARGS adds options (e.g.
+# "--negative-count 5000"). Each run also prints its wall time.
 set -eu
 train=$1
 devices=${2:-cpu opencl}
@@ -21,19 +25,31 @@ weak=${4:-20}
 features=${5:-lbp lrd}
 data=${WALDBOOST_TEST_DATA:-build/testdata}
 [ -d "$data" ] && data=$(cd "$data" && pwd)
-for f in astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg coffee.png fruits.jpg; do
-  [ -s "$data/$f" ] || { echo "missing $data/$f (tests/fetch-test-data.sh)"; exit 1; }
-done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf '%s 1 171 64 104 104\n%s 2 228 95 35 35 243 62 83 83\n' "$data/astronaut.png" "$data/messi5.jpg" \
-  > "$work/faces.txt"
-for f in brick.png gravel.png building.jpg board.jpg coffee.png fruits.jpg; do echo "$data/$f"; done > "$work/bg.txt"
+if [ -n "${TRAIN_SET:-}" ]; then
+  [ -d "$TRAIN_SET/faces" ] && [ -s "$TRAIN_SET/bg.txt" ] || { echo "TRAIN_SET needs faces/ and bg.txt"; exit 1; }
+  positives="-p $TRAIN_SET/faces"
+  backgrounds=$TRAIN_SET/bg.txt
+else
+  for f in astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg coffee.png fruits.jpg; do
+    [ -s "$data/$f" ] || { echo "missing $data/$f (tests/fetch-test-data.sh)"; exit 1; }
+  done
+  printf '%s 1 171 64 104 104\n%s 2 228 95 35 35 243 62 83 83\n' "$data/astronaut.png" "$data/messi5.jpg" \
+    > "$work/faces.txt"
+  for f in brick.png gravel.png building.jpg board.jpg coffee.png fruits.jpg; do echo "$data/$f"; done > "$work/bg.txt"
+  positives="-a $work/faces.txt"
+  backgrounds=$work/bg.txt
+fi
 for feature in $features; do
   for device in $devices; do
-    "$train" -o "$work/$feature-$device.xml" -a "$work/faces.txt" -n "$work/bg.txt" -f "$feature" \
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$train" -o "$work/$feature-$device.xml" $positives -n "$backgrounds" -f "$feature" \
       --weak "$weak" --copies "$copies" --mirror --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 \
-      --contrast 0.2 --device "$device" --json 2> "$work/progress"
+      --contrast 0.2 --device "$device" ${TRAIN_ARGS:-} --json 2> "$work/progress" ||
+      { cat "$work/progress"; exit 1; }
+    echo "$feature $device: $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s in all"
     python3 - "$work/progress" "$feature" "$device" <<'PY'
 import json, statistics, sys
 lines = open(sys.argv[1]).read().splitlines()

@@ -30,7 +30,9 @@
 #                 then tests/train_timing.sh: ms per weak classifier with
 #                 --device=cpu (the host's cores) and --device=opencl, side by
 #                 side (TRAIN_COPIES, TRAIN_WEAK, TRAIN_FEATURES; TRAIN_DATA: the
-#                 images' folder, default the archive's data). Not in "all"
+#                 images' folder, default the archive's data; TRAIN_SET and
+#                 TRAIN_ARGS as train_timing.sh reads them; TRAIN_TESTS=0: the
+#                 timing only). Not in "all"
 #   pipeline      waldboost-pipeline-bench: 1, 4, 16 and 64 streams of the raw
 #                 1080p and 4K frames in one process (the engines alone, appsrc
 #                 ! fakesink, appsrc ! waldboostdetect ! fakesink, the device's
@@ -228,6 +230,7 @@ part_train() {
   local status=0 exe train_data=${TRAIN_DATA:-$data}
   case $train_data in /*) ;; *) train_data=$repo/$train_data ;; esac
   for exe in test-training-opencl test-engine-miner; do
+    [ "${TRAIN_TESTS:-1}" = 1 ] || break
     [ -x "$wb/bin/$exe" ] || { echo "$exe was not packed"; return 1; }
     WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$train_data WALDBOOST_REQUIRE_TEST_DATA=1 \
       timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/$exe" || status=1
