@@ -711,3 +711,106 @@ TEST(TrainerCheckpoint, StoredSumsAreTheReferencesSums)
         EXPECT_EQ(sum, s.running_sum);
     }
 }
+
+namespace {
+
+/* A checkpoint file built by hand from docs/training.md's format, with
+ * its own FNV-1a, independent of the encoder. */
+void put_le(std::string& out, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; ++i)
+        out.push_back(static_cast<char>(v >> (8 * i)));
+}
+
+std::string framed_by_hand(const std::string& payload, uint64_t announced_length)
+{
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (const char c : payload) {
+        hash ^= static_cast<uint8_t>(c);
+        hash *= 0x100000001b3ull;
+    }
+    std::string file = "WBTRAIN\n";
+    put_le(file, 1, 4);
+    put_le(file, announced_length, 8);
+    file += payload;
+    put_le(file, hash, 8);
+    return file;
+}
+
+/* The payload up to the weak classifier count: fingerprints 1, 2, 3 and a
+ * 12x12 window. */
+std::string payload_head(uint32_t weak_count)
+{
+    std::string p;
+    for (uint64_t fingerprint : {1, 2, 3})
+        put_le(p, fingerprint, 8);
+    put_le(p, 12, 4);
+    put_le(p, 12, 4);
+    put_le(p, weak_count, 4);
+    return p;
+}
+
+std::string decode_error(const std::string& bytes)
+{
+    try {
+        decode_checkpoint(bytes, Size{12, 12}, "hostile.ckpt");
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadParameter) << e.what();
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+/* frame_checkpoint_payload writes the documented framing. */
+TEST(TrainerCheckpoint, FramingIsTheDocumentedOne)
+{
+    for (const std::string& payload : {std::string(), std::string("abc"), std::string(1000, '\xfe')})
+        EXPECT_EQ(frame_checkpoint_payload(payload), framed_by_hand(payload, payload.size()));
+    /* The smallest sound state: no weak classifier, no random state, no sample. */
+    std::string empty = payload_head(0);
+    put_le(empty, 0, 4);                       /* random state: 0 bytes */
+    put_le(empty, 0x3ff0000000000000ull, 8);   /* negative survival 1.0 */
+    put_le(empty, 0, 8);                       /* no sample */
+    const CheckpointState state = decode_checkpoint(framed_by_hand(empty, empty.size()), Size{12, 12}, "empty");
+    EXPECT_EQ(state.settings, 1u);
+    EXPECT_EQ(state.positives, 2u);
+    EXPECT_EQ(state.backgrounds, 3u);
+    EXPECT_TRUE(state.classifier.weak.empty());
+    EXPECT_EQ(state.negative_survival, 1.0);
+    EXPECT_TRUE(state.samples.empty());
+}
+
+/* Lengths and counts that claim gigabytes are refused, against the header
+ * or the bytes left, before anything of that size is allocated (the
+ * messages name the claim; allocating first would fail later with another
+ * message, or with std::bad_alloc instead of Error). */
+TEST(TrainerCheckpoint, RefusesHugeLengthsBeforeAllocating)
+{
+    /* The header's payload length: 6 GB and 2^62 with 8 bytes after it. */
+    for (uint64_t claimed : {6000000000ull, 1ull << 62, ~0ull}) {
+        const std::string e = decode_error(framed_by_hand("", claimed));
+        EXPECT_NE(e.find("checkpoint hostile.ckpt: truncated"), std::string::npos) << claimed << ": " << e;
+        EXPECT_NE(e.find(std::to_string(claimed)), std::string::npos) << e;
+    }
+    /* A weak classifier count over the model limit. */
+    std::string p = payload_head(65536);
+    EXPECT_NE(decode_error(framed_by_hand(p, p.size())).find("65536 weak classifiers"), std::string::npos);
+    /* A random state of 4 GiB - 1 bytes. */
+    p = payload_head(0);
+    put_le(p, 0xffffffffu, 4);
+    EXPECT_NE(decode_error(framed_by_hand(p, p.size())).find("a random state of 4294967295 bytes"),
+              std::string::npos);
+    /* 2^60 samples, and 2^32 samples in 9 bytes (each takes at least 9). */
+    for (uint64_t count : {1ull << 60, 1ull << 32}) {
+        p = payload_head(0);
+        put_le(p, 0, 4);
+        put_le(p, 0x3ff0000000000000ull, 8);
+        put_le(p, count, 8);
+        p += std::string(9, '\0');
+        EXPECT_NE(decode_error(framed_by_hand(p, p.size())).find(std::to_string(count) + " samples in 9 bytes"),
+                  std::string::npos)
+            << count;
+    }
+}

@@ -3,10 +3,12 @@
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Builds and runs the libFuzzer targets for the classifier loaders and the
-# writer (docs/reliability.md). A standalone build: clang++ compiles the
-# model sources (gst/core/model, without the embedded default classifier)
-# into each target with -fsanitize=fuzzer,address,undefined.
+# Builds and runs the libFuzzer targets for the classifier loaders, the
+# writer and the trainer's checkpoint decoder (docs/reliability.md). A
+# standalone build: clang++ compiles the model sources (gst/core/model,
+# without the embedded default classifier) into each target, and the
+# checkpoint sources into fuzz_checkpoint, with
+# -fsanitize=fuzzer,address,undefined.
 #
 #   tests/fuzz/run-fuzzers.sh [SECONDS_PER_TARGET] [BUILD_DIR]
 #       fuzz each target for SECONDS_PER_TARGET (default 60) of wall time,
@@ -25,6 +27,7 @@
 # Needs clang++ with libFuzzer (Debian: clang libclang-rt-14-dev), python3,
 # pkg-config and libxml2-dev; llvm-symbolizer (Debian: llvm) for readable
 # stack traces. Environment: FUZZ_CXX (default clang++), FUZZ_JOBS,
+# FUZZ_TARGETS (run only these, space-separated; all are built),
 # FUZZ_ARGS (extra libFuzzer flags, e.g. -use_value_profile=1),
 # FUZZ_CPU_LIMIT (stop each target after this many CPU seconds, for long
 # runs on a busy machine: give a large SECONDS_PER_TARGET with it),
@@ -56,18 +59,24 @@ haar_dir=${WALDBOOST_HAAR_DIR:-/usr/share/opencv4/haarcascades}
 
 # The targets and what each reads: seed folders (under the prepared seeds)
 # and regression folders (under tests/fuzz/regressions).
-targets="fuzz_waldboost_xml fuzz_opencv_cascade fuzz_roundtrip fuzz_model_writer"
+targets="fuzz_waldboost_xml fuzz_opencv_cascade fuzz_roundtrip fuzz_model_writer fuzz_checkpoint"
 seed_dirs_of() {
   case "$1" in
     fuzz_waldboost_xml) echo "waldboost" ;;
     fuzz_opencv_cascade) echo "opencv" ;;
     fuzz_roundtrip) echo "waldboost opencv" ;;
     fuzz_model_writer) echo "model" ;;
+    fuzz_checkpoint) echo "checkpoint" ;;
   esac
 }
+run_targets=${FUZZ_TARGETS:-$targets}
+for t in $run_targets; do
+  case " $targets " in *" $t "*) ;; *) echo "run-fuzzers: no target '$t' (FUZZ_TARGETS); targets: $targets" >&2; exit 2 ;; esac
+done
 regression_dir_of() {
   case "$1" in
     fuzz_model_writer) echo "model" ;;
+    fuzz_checkpoint) echo "checkpoint" ;;
     *) echo "xml" ;;
   esac
 }
@@ -113,7 +122,12 @@ model_sources=""
 for f in "$root"/gst/core/model/*.cpp; do
   case "$f" in */default_classifier.cpp) ;; *) model_sources="$model_sources $f" ;; esac
 done
-inputs=$(ls "$root"/gst/core/model/*.cpp "$root"/gst/core/model/*.h "$here"/*.cpp "$here"/*.h "$here/$(basename "$0")")
+# What fuzz_checkpoint needs besides the model sources: the decoder and
+# GrayImage (its negatives' pixels).
+checkpoint_sources="$root/gst/core/training/checkpoint.cpp $root/gst/core/detection/image.cpp"
+inputs=$(ls "$root"/gst/core/model/*.cpp "$root"/gst/core/model/*.h $checkpoint_sources \
+  "$root"/gst/core/training/checkpoint.h "$root"/gst/core/detection/image.h "$root"/gst/core/error.h \
+  "$here"/*.cpp "$here"/*.h "$here/$(basename "$0")")
 flags_id="$cxx $("$cxx" --version | head -n 1) $cxxflags $xml_cflags $xml_libs"
 
 stale=no
@@ -140,6 +154,12 @@ if [ "$stale" = yes ]; then
     objects+=("$obj")
     compile "$src" "$obj" -fsanitize=fuzzer-no-link & pids+=($!)
   done
+  checkpoint_objects=()
+  for src in $checkpoint_sources; do
+    obj="obj/$(basename "$src" .cpp).o"
+    checkpoint_objects+=("$obj")
+    compile "$src" "$obj" -fsanitize=fuzzer-no-link & pids+=($!)
+  done
   for t in $targets; do
     compile "$here/$t.cpp" "obj/$t.o" -fsanitize=fuzzer-no-link & pids+=($!)
   done
@@ -150,8 +170,10 @@ if [ "$stale" = yes ]; then
     exit 1
   fi
   for t in $targets; do
+    extra=()
+    [ "$t" = fuzz_checkpoint ] && extra=("${checkpoint_objects[@]}")
     # shellcheck disable=SC2086
-    "$cxx" $cxxflags -fsanitize=fuzzer "obj/$t.o" "${objects[@]}" $xml_libs -o "$t"
+    "$cxx" $cxxflags -fsanitize=fuzzer "obj/$t.o" ${extra[@]+"${extra[@]}"} "${objects[@]}" $xml_libs -o "$t"
   done
   echo "$flags_id" > .build-flags
 fi
@@ -160,8 +182,8 @@ fi
 # Hand-written seeds from the repository, plus seeds derived at run time from
 # Debian's cascades (no third-party model file is kept in the repository).
 rm -rf seeds
-mkdir -p seeds/waldboost seeds/opencv seeds/model
-for kind in waldboost opencv model; do
+mkdir -p seeds/waldboost seeds/opencv seeds/model seeds/checkpoint
+for kind in waldboost opencv model checkpoint; do
   if [ -d "$here/seeds/$kind" ] && [ -n "$(ls -A "$here/seeds/$kind")" ]; then
     cp "$here/seeds/$kind"/* "seeds/$kind/"
   fi
@@ -279,7 +301,7 @@ set_args() {  # target
     # tests/fuzz/regressions/.
     rm -rf "artifacts/$t"
     mkdir -p "corpus/$t" "artifacts/$t"
-    [ "$t" != fuzz_model_writer ] && ARGS+=(-dict="$here/xml.dict")
+    case "$t" in fuzz_model_writer|fuzz_checkpoint) ;; *) ARGS+=(-dict="$here/xml.dict") ;; esac
     # shellcheck disable=SC2206
     ARGS+=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="artifacts/$t/" ${FUZZ_ARGS:-}
            "corpus/$t" "${dirs[@]}")
@@ -292,7 +314,7 @@ if [ "$mode" = fuzz ]; then
   echo "run-fuzzers: $seconds s per target, $jobs at a time; logs in $build/logs"
 fi
 running=()
-for t in $targets; do
+for t in $run_targets; do
   rm -f "logs/$t.log" "logs/$t.rc" "logs/$t.time" "logs/$t.wall"
   set_args "$t"
   run_one "$t" "${ARGS[@]}" &
@@ -304,7 +326,7 @@ for t in $targets; do
 done
 for p in "${running[@]}"; do wait "$p" || true; done
 
-for t in $targets; do
+for t in $run_targets; do
   rc=$(cat "logs/$t.rc" 2>/dev/null || echo 1)
   read -r user sys < "logs/$t.time" || { user=0; sys=0; }
   wall=$(cat "logs/$t.wall" 2>/dev/null || echo "?")

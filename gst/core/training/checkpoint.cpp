@@ -239,14 +239,18 @@ std::string encode_checkpoint(const CheckpointState& state)
             p.bytes(s.window.pixels.data(), s.window.pixels.size());
         p.f64(s.running_sum);
     }
-    Fingerprint check;
-    check.add(p.text().data(), p.text().size());
+    return frame_checkpoint_payload(p.text());
+}
 
+std::string frame_checkpoint_payload(const std::string& payload)
+{
+    Fingerprint check;
+    check.add(payload.data(), payload.size());
     Writer file;
     file.bytes(kMagic, sizeof kMagic);
     file.u32(kCheckpointVersion);
-    file.u64(p.text().size());
-    file.bytes(p.text().data(), p.text().size());
+    file.u64(payload.size());
+    file.bytes(payload.data(), payload.size());
     file.u64(check.value());
     return std::move(file.text());
 }

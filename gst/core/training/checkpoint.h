@@ -57,6 +57,12 @@ constexpr uint32_t kCheckpointVersion = 1;
 /* The file's bytes. */
 std::string encode_checkpoint(const CheckpointState& state);
 
+/* A payload framed as a file: magic, version, length, the payload, its
+ * FNV-1a hash. encode_checkpoint frames its payload with it; exposed so
+ * that the fuzzer (tests/fuzz/fuzz_checkpoint.cpp) hands decode_checkpoint
+ * payloads whose checksum matches. */
+std::string frame_checkpoint_payload(const std::string& payload);
+
 /* Throws Error (ErrorKind::BadParameter) naming `source` and what is wrong:
  * not a checkpoint, another version, truncated, corrupted (checksum), or a
  * payload that does not parse (a window of another size than `window`, a
