@@ -40,7 +40,7 @@ set_dir=$build/face-set
   --alpha 0.05 --copies 20 --mirror --shift 0.05 --scale 0.1 --rotate 8 --brightness 20 --contrast 0.2 \
   --final-threshold 0
 
-echo "held out: $(grep -c . "$set_dir/heldout-faces.txt") images of faces, $(grep -c . "$set_dir/heldout-backgrounds.txt") face-free images"
+echo "held out: $(grep -c -v -e "^#" -e "^$" "$set_dir/heldout-faces.txt") images of faces, $(grep -c -v -e "^#" -e "^$" "$set_dir/heldout-backgrounds.txt") face-free images"
 for c in "$cascade" "$set_dir/face-lrd-24x24.xml"; do
   echo "--- $(basename "$c")"
   "$build/gst/tools/evaluate/waldboost-evaluate" -c "$c" -a "$set_dir/heldout-faces.txt" \
