@@ -23,6 +23,7 @@
 #include "core/opencl/detector_settings.h"
 #include "core/opencl/engine.h"
 #include "core/reference/detector.h"
+#include "tools/common/command_line.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
 
@@ -180,15 +181,8 @@ int main(int argc, char** argv)
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
     GOptionContext* context = g_option_context_new("IMAGE... - detect objects and print them as JSON");
-    GOptionGroup* group = g_option_group_new("main", "", "", &options, nullptr);
-    g_option_group_add_entries(group, entries);
-    g_option_context_set_main_group(context, group);
-    GError* error = nullptr;
-    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
-    g_option_context_free(context);
-    if (!parsed) {
-        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", error->message);
-        g_error_free(error);
+    if (const auto error = waldboost::tools::parse_command_line(context, entries, &options, &argc, &argv, true)) {
+        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", error->c_str());
         return 2;
     }
     if (!options.images || !options.images[0]) {

@@ -24,6 +24,7 @@
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
 #include "core/training/samples.h"
+#include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
@@ -179,19 +180,8 @@ int main(int argc, char** argv)
                  "counted over every window evaluated on those images (every weak classifier of every stage "
                  "evaluated, for a stage cascade). Exit status: 0 done, 1 a file could not be used, 2 a usage "
                  "error.");
-    GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
-    g_option_group_add_entries(group, entries);
-    g_option_context_set_main_group(context, group);
-    GError* error = nullptr;
-    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
-    g_option_context_free(context);
-    if (!parsed) {
-        const int status = usage_error(error->message);
-        g_error_free(error);
-        return status;
-    }
-    if (argc > 1)
-        return usage_error(std::string("unexpected argument '") + argv[1] + "'");
+    if (const auto error = waldboost::tools::parse_command_line(context, entries, &o, &argc, &argv))
+        return usage_error(*error);
     if (!o.classifier)
         return usage_error("--classifier is required");
     if (!o.objects && !o.backgrounds)

@@ -28,6 +28,7 @@
 #include "core/training/opencl/engine_miner.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
+#include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
@@ -238,19 +239,8 @@ int main(int argc, char** argv)
                  "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130). "
                  "Exit status: 0 done (or stopped by --stop-after), 1 the training data or a file could not be "
                  "used, 2 a usage error.");
-    GOptionGroup* group = g_option_group_new("main", "", "", &o, nullptr);
-    g_option_group_add_entries(group, entries);
-    g_option_context_set_main_group(context, group);
-    GError* error = nullptr;
-    const bool parsed = g_option_context_parse(context, &argc, &argv, &error);
-    g_option_context_free(context);
-    if (!parsed) {
-        const int status = usage_error(error->message);
-        g_error_free(error);
-        return status;
-    }
-    if (argc > 1)
-        return usage_error(std::string("unexpected argument '") + argv[1] + "'");
+    if (const auto error = waldboost::tools::parse_command_line(context, entries, &o, &argc, &argv))
+        return usage_error(*error);
     if (!o.output)
         return usage_error("--output is required");
     if (!o.negatives)
