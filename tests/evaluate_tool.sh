@@ -16,8 +16,8 @@
 set -eu
 evaluate=$1
 trained=${2:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/tool_test_lib.sh
+. "$(dirname "$0")/tool_test_lib.sh"
 
 # A 64x48 grey image of noise (PGM; gdk-pixbuf reads it).
 python3 - "$work/noise.pgm" <<'PY'
@@ -134,18 +134,6 @@ else
   echo "evaluate tool: no astronaut.png or converted cascade, the real-face check skipped"
 fi
 
-# expect STATUS TEXT COMMAND...: the exit status and a line of stderr.
-expect() {
-  want=$1 text=$2
-  shift 2
-  status=0
-  "$@" > "$work/out" 2> "$work/err" || status=$?
-  if [ "$status" != "$want" ] || ! grep -q -- "$text" "$work/err"; then
-    echo "FAILED: $* gave status $status (want $want), stderr:"; cat "$work/err"
-    echo "(expected to find: $text)"
-    exit 1
-  fi
-}
 expect 2 "classifier is required" "$evaluate" -b "$work/bg.txt"
 expect 2 "give held-out data" "$evaluate" -c "$work/accept-all.xml"
 expect 2 "iou must be above 0" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --iou 0

@@ -12,16 +12,9 @@
 #   tests/train_element.sh WALDBOOST_TRAIN   (GST_PLUGIN_PATH: the plugin)
 set -eu
 train=$1
-data=${WALDBOOST_TEST_DATA:-build/testdata}
-[ -d "$data" ] && data=$(cd "$data" && pwd)
-for f in astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg; do
-  if [ ! -s "$data/$f" ]; then
-    [ "${WALDBOOST_REQUIRE_TEST_DATA:-0}" = 1 ] && { echo "missing $data/$f"; exit 1; }
-    echo "SKIP: missing $data/$f (tests/fetch-test-data.sh)"; exit 77
-  fi
-done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/tool_test_lib.sh
+. "$(dirname "$0")/tool_test_lib.sh"
+require_test_data astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg
 
 printf '%s\n' "$data/astronaut.png 1 171 64 104 104" "$data/messi5.jpg 2 228 95 35 35 243 62 83 83" > "$work/faces.txt"
 printf '%s\n' "$data/brick.png" "$data/gravel.png" "$data/building.jpg" "$data/board.jpg" > "$work/bg.txt"

@@ -14,16 +14,9 @@
 set -eu
 train=$1
 detect=$2
-data=${WALDBOOST_TEST_DATA:-build/testdata}
-[ -d "$data" ] && data=$(cd "$data" && pwd)
-for f in astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg; do
-  if [ ! -s "$data/$f" ]; then
-    [ "${WALDBOOST_REQUIRE_TEST_DATA:-0}" = 1 ] && { echo "missing $data/$f"; exit 1; }
-    echo "SKIP: missing $data/$f (tests/fetch-test-data.sh)"; exit 77
-  fi
-done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=tests/tool_test_lib.sh
+. "$(dirname "$0")/tool_test_lib.sh"
+require_test_data astronaut.png messi5.jpg brick.png gravel.png building.jpg board.jpg
 
 # The face boxes of the embedded detector, written by hand once.
 cat > "$work/faces.txt" <<LIST
@@ -33,18 +26,6 @@ $data/messi5.jpg 2 228 95 35 35 243 62 83 83
 LIST
 printf '%s\n' "$data/brick.png" "$data/gravel.png" "$data/building.jpg" "$data/board.jpg" > "$work/bg.txt"
 
-# expect STATUS TEXT COMMAND...: the exit status and a line of stderr.
-expect() {
-  want=$1 text=$2
-  shift 2
-  status=0
-  "$@" > "$work/out" 2> "$work/err" || status=$?
-  if [ "$status" != "$want" ] || ! grep -q -- "$text" "$work/err"; then
-    echo "FAILED: $* gave status $status (want $want), stderr:"; cat "$work/err"
-    echo "(expected to find: $text)"
-    exit 1
-  fi
-}
 expect 2 "output is required" "$train" -a "$work/faces.txt" -n "$work/bg.txt"
 expect 2 "negatives is required" "$train" -o "$work/x.xml" -a "$work/faces.txt"
 expect 2 "give positives" "$train" -o "$work/x.xml" -n "$work/bg.txt"
