@@ -313,6 +313,56 @@ TEST(WaldThreshold, IsTheLargestAdmissibleValueOfTheRule)
     EXPECT_EQ(estimate_threshold(few, spread, 0.035, 0), kNoRejection); /* 28.6 / 101 = 28% needed */
 }
 
+/* Held out, a threshold loses about alpha of the positives: calibrated on
+ * 400 positives and 2,000 negatives drawn from overlapping normal score
+ * distributions, each threshold is measured on 200,000 fresh positives of
+ * the same distribution. The rule lets the region below hold at most
+ * alpha of the calibrating positives, so the held-out rate must not exceed
+ * alpha by more than the sampling error of 400 positives; and where the
+ * classes are far enough apart for the miss budget, not the ratio of
+ * Wald's test, to bind, the rate must come near alpha (a threshold far
+ * too cautious would reject few negatives). */
+TEST(WaldThreshold, HeldOutMissRateStaysNearAlpha)
+{
+    std::mt19937_64 rng(2026);
+    double worst_over = -1.0, spent = 0.0;
+    int separated = 0;
+    for (int round = 0; round < 40; ++round) {
+        const double alpha = 0.02 + 0.02 * (round % 5);    /* 0.02 to 0.10 */
+        const double separation = 0.5 + 0.5 * (round % 8); /* distance of the means, in standard deviations */
+        std::normal_distribution<double> pos_d(separation, 1.0), neg_d(0.0, 1.0);
+        std::vector<double> pos(400), neg(2000);
+        for (double& h : pos)
+            h = pos_d(rng);
+        for (double& h : neg)
+            h = neg_d(rng);
+        const size_t budget = static_cast<size_t>(alpha * static_cast<double>(pos.size()));
+        const float theta = estimate_threshold(pos, neg, alpha, budget);
+        if (theta == kNoRejection)
+            continue;
+        size_t missed = 0;
+        const size_t held_out = 200000;
+        for (size_t k = 0; k < held_out; ++k)
+            missed += pos_d(rng) < static_cast<double>(theta);
+        const double rate = static_cast<double>(missed) / static_cast<double>(held_out);
+        /* The empirical alpha-quantile of 400 samples has a standard
+         * error of sqrt(alpha (1 - alpha) / 400), at most 0.015 here. */
+        EXPECT_LE(rate, alpha + 0.035) << "alpha " << alpha << ", separation " << separation;
+        worst_over = std::max(worst_over, rate - alpha);
+        if (separation >= 2.5) {
+            ++separated;
+            spent += rate / alpha;
+        }
+    }
+    ASSERT_GT(separated, 10);
+    const double mean_spent = spent / separated;
+    EXPECT_GT(mean_spent, 0.6) << "the thresholds spend too little of alpha where the classes are apart";
+    EXPECT_LT(mean_spent, 1.15) << "the thresholds lose more than alpha on average";
+    std::printf("held-out miss rate at most %+.4f from alpha; %.2f of alpha spent on average where the classes "
+                "are 2.5 or more standard deviations apart\n",
+                worst_over, mean_spent);
+}
+
 /* ===================== training ===================== */
 
 TEST(Trainer, RefusesBadTrainingInput)
@@ -428,6 +478,92 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
 /* The rank features learn the same object; what they make runs in the
  * reference after the XML round trip (the engine's exactness on rank
  * classifiers is test-engine's EngineRank). */
+/* Background windows from a fixed pool: those that pass the classifier so
+ * far, in the pool's order (the test's own miner, no images to scan). */
+class PoolMiner final : public NegativeMiner {
+public:
+    explicit PoolMiner(std::vector<GrayImage> pool) : pool_(std::move(pool)) {}
+    Result mine(const Classifier& classifier, size_t wanted, std::mt19937_64&) override
+    {
+        Result r;
+        for (const GrayImage& w : pool_) {
+            if (r.windows.size() >= wanted)
+                break;
+            ++r.scanned;
+            LevelIntegrals li;
+            li.sum = integral_image(w.view());
+            if (evaluate_window(classifier, li, 0, 0, -std::numeric_limits<float>::infinity()).accepted) {
+                ++r.passed;
+                r.windows.push_back(w);
+            }
+        }
+        return r;
+    }
+    uint64_t capacity() const override { return pool_.size(); }
+
+private:
+    std::vector<GrayImage> pool_;
+};
+
+/* Separable data: positives are noise with a bright square in the middle,
+ * negatives the same noise with a dark one, so one LBP code around the
+ * square tells them apart. Boosting must reach zero training error: every
+ * positive's running sum above every negative's, every positive accepted
+ * and every negative rejected by the classifier it writes. */
+TEST(Trainer, SeparableDataReachesZeroTrainingError)
+{
+    std::mt19937_64 rng(5);
+    auto window = [&](bool bright) {
+        GrayImage w(24, 24);
+        std::uniform_int_distribution<int> noise(60, 140);
+        for (int y = 0; y < 24; ++y)
+            for (int x = 0; x < 24; ++x)
+                w.at(x, y) = static_cast<uint8_t>(noise(rng));
+        for (int y = 8; y < 16; ++y)
+            for (int x = 8; x < 16; ++x)
+                w.at(x, y) = static_cast<uint8_t>(bright ? 230 : 10);
+        return w;
+    };
+    std::vector<GrayImage> positives, negatives;
+    for (int k = 0; k < 300; ++k)
+        positives.push_back(window(true));
+    for (int k = 0; k < 600; ++k)
+        negatives.push_back(window(false));
+    TrainerConfig config;
+    config.window = Size{24, 24};
+    config.label = "square";
+    config.weak_count = 4;
+    config.alpha = 0.001;            /* a budget of no positive */
+    config.calibration_share = 0.0;  /* every positive fitted: the training error is on all of them */
+    config.negatives = 500;
+    config.block_sizes = {Size{8, 8}};
+    config.threads = 2;
+    Trainer trainer(config, positives, std::make_shared<PoolMiner>(negatives));
+    const Classifier c = trainer.train();
+    ASSERT_GE(c.weak.size(), 1u);
+    double lowest_positive = std::numeric_limits<double>::infinity();
+    double highest_negative = -std::numeric_limits<double>::infinity();
+    size_t positives_accepted = 0, negatives_accepted = 0;
+    for (const auto* set : {&positives, &negatives})
+        for (const GrayImage& w : *set) {
+            LevelIntegrals li;
+            li.sum = integral_image(w.view());
+            const WindowResult all = evaluate_window(c, li, 0, 0, -std::numeric_limits<float>::infinity());
+            const bool accepted = evaluate_window(c, li, 0, 0, c.final_threshold).accepted;
+            if (set == &positives) {
+                lowest_positive = std::min(lowest_positive, all.score);
+                positives_accepted += accepted;
+            } else {
+                /* A negative stopped by a rejection threshold scores below it. */
+                highest_negative = std::max(highest_negative, all.score);
+                negatives_accepted += accepted;
+            }
+        }
+    EXPECT_GT(lowest_positive, highest_negative);
+    EXPECT_EQ(positives_accepted, positives.size());
+    EXPECT_EQ(negatives_accepted, 0u);
+}
+
 TEST(Trainer, RankFeaturesLearnTheObjectToo)
 {
     if (!have_backgrounds())
