@@ -12,8 +12,8 @@ found): OpenCV's HOG people detector (its default Dalal-Triggs SVM, on the
 frame scaled up 2x), each box kept only when foreground covers at least
 FOREGROUND_SHARE of its core (the middle half across, middle 80% down), the
 foreground being the difference from the temporal median of the video
-(a static camera). Overlapping kept boxes (IoU >= 0.5) keep the higher HOG
-score. A walker that HOG misses is not labelled; a HOG box on something
+(a static camera). Of two kept boxes with IoU >= 0.5, the one with more
+foreground stays. A walker that HOG misses is not labelled; a HOG box on something
 moving that is not a walker is. The labeller's two parts are compared in
 the summary (labels with a foreground blob under them; person-sized blobs
 with no label), which is its only check.
@@ -112,10 +112,11 @@ def parse_labels(text):
 
 
 def pedestrians(frame):
-    """The labels of a frame: HOG boxes confirmed by foreground, the higher
-    score kept of two that are the same box."""
+    """The labels of a frame: HOG boxes confirmed by foreground; of two that
+    are the same box, the one with more foreground. (Not HOG's score: with
+    OpenCV's threads its pairing with the boxes varies from run to run.)"""
     kept = []
-    for box, score, foreground in sorted(frame["hog"], key=lambda h: -h[1]):
+    for box, score, foreground in sorted(frame["hog"], key=lambda h: (-h[2], h[0])):
         if foreground >= FOREGROUND_SHARE and all(iou(box, k) < SAME_BOX_IOU for k in kept):
             kept.append(box)
     return kept

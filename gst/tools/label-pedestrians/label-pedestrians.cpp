@@ -25,6 +25,10 @@
  *                                      the share of foreground pixels in the
  *                                      box's core, its middle half across and
  *                                      middle 80% down, where a walker is)
+ *                                    (SCORE is OpenCV's weight of the box,
+ *                                      for reading only: with OpenCV's
+ *                                      threads its pairing with the boxes
+ *                                      varies from run to run)
  *   blob X Y W H                      (one per blob)
  *
  *   label-pedestrians [--every N] [--upscale F] [--difference D]
@@ -40,6 +44,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -188,7 +193,15 @@ int main(int argc, char **argv) {
     std::vector<cv::Rect> found;
     std::vector<double> scores;
     hog.detectMultiScale(scaled, found, scores, 0.0, {8, 8}, {0, 0}, 1.05, 2.0);
-    for (size_t k = 0; k < found.size(); ++k) {
+    // OpenCV's threads return the boxes in varying order: sort them, so
+    // that the same video gives the same file.
+    std::vector<size_t> order(found.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::make_tuple(found[a].y, found[a].x, found[a].height, found[a].width) <
+             std::make_tuple(found[b].y, found[b].x, found[b].height, found[b].width);
+    });
+    for (size_t k : order) {
       const cv::Rect2d r(found[k].x / options.upscale, found[k].y / options.upscale,
                          found[k].width / options.upscale, found[k].height / options.upscale);
       cv::Rect box(cvRound(r.x), cvRound(r.y), cvRound(r.width), cvRound(r.height));
