@@ -9,7 +9,7 @@
 # OpenCV's HOG people detector confirmed by foreground, split by time),
 # trains a 16x32 LBP (or LRD) classifier of 400 weak classifiers, shows
 # the final thresholds tried on the training frames (where the one used was
-# chosen: 0 for LBP, 10 for LRD), then measures it on the held-out frames
+# chosen: 0, for LBP and for LRD), then measures it on the held-out frames
 # and images.
 #
 # The labels are no ground truth (see the docs); nothing here is shipped.
@@ -29,11 +29,11 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: $0 [--feature lbp|lrd]" >&2; exit 2 ;;
 esac
-# The final thresholds chosen on the training frames (the loop below shows
-# why): the highest detection rate there with no false positive.
+# The final threshold chosen on the training frames (the loop below shows
+# why): the highest detection rate there with no false positive, 0 for
+# both LBP and LRD.
 case "$feature" in
-  lbp) final=0 ;;
-  lrd) final=10 ;;
+  lbp|lrd) final=0 ;;
   *) echo "$0: --feature lbp or lrd (no threshold was chosen for others)" >&2; exit 2 ;;
 esac
 for tool in train/waldboost-train evaluate/waldboost-evaluate label-pedestrians/label-pedestrians; do
