@@ -26,6 +26,7 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/opencl/classifier_pack.h"
 #include "core/training/opencl/training_histograms.h"
 #include "core/training/histograms.h"
 #include "core/training/trainer.h"
@@ -466,5 +467,51 @@ TEST(TrainingHistogramsInput, ManyChunksChooseAsTheCpu)
             EXPECT_EQ(d.z, moved.z);
             EXPECT_EQ(h.candidate, moved.candidate);
         }
+    }
+}
+
+/* Whatever the weights, a trained classifier runs on the OpenCL engine: a
+ * bin whose classes nearly balance gets a response of about 1e-10 from the
+ * plain formula, whose finest bit is too far below the largest responses
+ * for the engine's fixed point (it refused such a classifier, trained on
+ * pedestrians); the trainer's rounded responses pack. */
+TEST(TrainedResponses, NearlyBalancedBinsStillRunOnTheEngine)
+{
+    const double eps = 1e-4;
+    std::vector<std::pair<double, double>> bins; /* (W+, W-) */
+    for (int k = 0; k < 256; ++k)
+        bins.emplace_back(0.001 * (k % 7), 0.001 * (k % 7) * (1.0 + 1e-9 * k)); /* nearly balanced */
+    bins[3] = {0.2, 0.0};                                                        /* a strong positive bin */
+    bins[4] = {0.0, 0.3};                                                        /* a strong negative bin */
+    auto classifier_of = [&](const std::function<float(double, double)>& response) {
+        Classifier c;
+        c.label = "balanced";
+        c.window_width = c.window_height = 24;
+        for (int t = 0; t < 40; ++t) {
+            LbpFeature f;
+            f.x = t % 10;
+            f.y = t % 7;
+            f.block_width = f.block_height = 2;
+            for (size_t b = 0; b < f.responses.size(); ++b)
+                f.responses[b] = response(bins[b].first, bins[b].second);
+            WeakClassifier w;
+            w.feature = f;
+            c.weak.push_back(w);
+        }
+        c.final_threshold = 0.0f;
+        validate(c, "<test>");
+        return c;
+    };
+    const Classifier plain = classifier_of(
+        [&](double p, double n) { return static_cast<float>(0.5 * std::log((p + eps) / (n + eps))); });
+    EXPECT_THROW(waldboost::opencl::pack_classifier(plain), Error) << "the plain responses should be refused";
+    const Classifier rounded =
+        classifier_of([&](double p, double n) { return real_adaboost_response(p, n, eps); });
+    EXPECT_NO_THROW(waldboost::opencl::pack_classifier(rounded));
+    /* The rounding moves no response by more than 2^-24 beyond a float's
+     * own rounding (half a unit in the last place). */
+    for (const auto& [p, n] : bins) {
+        const double exact = 0.5 * std::log((p + eps) / (n + eps));
+        EXPECT_NEAR(real_adaboost_response(p, n, eps), exact, std::ldexp(1.0, -24) + std::fabs(exact) * std::ldexp(1.0, -24));
     }
 }

@@ -81,6 +81,14 @@ double real_adaboost_z(const uint64_t* negatives, const uint64_t* positives, siz
     return std::ldexp(2.0 * z, -kWeightFractionBits);
 }
 
+float real_adaboost_response(double positive_weight, double negative_weight, double eps)
+{
+    const double r = 0.5 * std::log((positive_weight + eps) / (negative_weight + eps));
+    /* A multiple of 2^-24 stays one as a float: a float rounds only to a
+     * coarser power of two. */
+    return static_cast<float>(std::ldexp(std::round(std::ldexp(r, kResponseFractionBits)), -kResponseFractionBits));
+}
+
 Choice HistogramBackend::best(const std::vector<uint64_t>& weights)
 {
     const size_t bins = layout_.bins, total = set_.count();

@@ -92,6 +92,16 @@ std::vector<uint64_t> quantise_weights(const std::vector<double>& weights);
  * integer sums (in units of 2^-kWeightFractionBits), in a fixed order. */
 double real_adaboost_z(const uint64_t* negatives, const uint64_t* positives, size_t bins);
 
+/* Real AdaBoost's response of a bin, 1/2 ln((W+ + eps) / (W- + eps)),
+ * rounded to a multiple of 2^-kResponseFractionBits: the OpenCL engine
+ * sums responses in fixed point and runs a classifier only when its finest
+ * response bit is within 2^53 of the sum of its largest responses
+ * (gst/core/opencl/classifier_pack.cpp). Unrounded, a bin whose classes
+ * nearly balance gets a response like 1e-10, and the engine refused the
+ * classifier. 2^-24 is far below any response that changes a decision. */
+constexpr int kResponseFractionBits = 24;
+float real_adaboost_response(double positive_weight, double negative_weight, double eps);
+
 /* The best candidate of a set: the lowest Z, a tie to the lowest index, so
  * that the choice does not depend on how the work was split. */
 struct Choice {

@@ -432,7 +432,7 @@ Feature Trainer::Impl::feature(size_t candidate, const std::vector<double>& weig
     const double eps = 1.0 / static_cast<double>(std::max<size_t>(count(), 1));
     responses->resize(layout.bins);
     for (size_t b = 0; b < layout.bins; ++b)
-        (*responses)[b] = static_cast<float>(0.5 * std::log((pos[b] + eps) / (neg[b] + eps)));
+        (*responses)[b] = real_adaboost_response(pos[b], neg[b], eps);
     const Grid& g = grids[candidate / layout.per_grid];
     if (layout.family == FeatureFamily::Lbp) {
         LbpFeature f;
