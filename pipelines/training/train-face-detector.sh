@@ -12,7 +12,7 @@
 # held-out faces and face-free images with waldboost-evaluate.
 #
 # The classifier is not kept in the repository (no model file is: its faces
-# are LFW's); this rebuilds it byte for byte, in about 3 minutes on 2 cores.
+# are LFW's); this rebuilds it, the same file on every run, in 2 to 5 minutes on 2 cores.
 #   pipelines/training/train-face-detector.sh [--install DIR]
 # BUILD (default build) is the meson build folder; the classifier is written
 # to BUILD/face-set/face-lrd-24x24.xml, and copied to DIR with --install
