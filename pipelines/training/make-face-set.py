@@ -49,6 +49,8 @@ import sys
 import numpy as np
 from PIL import Image
 
+from set_images import gray, write_pgm
+
 TRAIN_FACES = range(0, 70)
 HELDOUT_FACES = range(70, 100)
 HELDOUT_SIZES = (36, 54, 81)
@@ -79,24 +81,6 @@ HELDOUT_BACKGROUNDS = [
     ("opencv", "ela_original.jpg"), ("opencv", "fruits.jpg"), ("opencv", "leuvenA.jpg"), ("opencv", "leuvenB.jpg"),
     ("skimage", "brick.png"), ("skimage", "coffee.png"),
 ]
-
-
-def gray(path):
-    """The image as 8-bit grey (PIL's ITU-R 601 luma, as the tools' own)."""
-    image = Image.open(path)
-    if image.mode in ("RGBA", "LA", "P"):
-        image = image.convert("RGBA")
-        flat = Image.new("RGBA", image.size, (255, 255, 255, 255))
-        flat.alpha_composite(image)
-        image = flat
-    return image.convert("L")
-
-
-def write_pgm(path, pixels):
-    pixels = np.asarray(pixels, dtype=np.uint8)
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (pixels.shape[1], pixels.shape[0]))
-        f.write(pixels.tobytes())
 
 
 def paste_faces(out, folder, indices, faces, backgrounds, rng):

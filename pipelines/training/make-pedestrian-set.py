@@ -48,7 +48,8 @@ import subprocess
 import sys
 
 import numpy as np
-from PIL import Image
+
+from set_images import gray, write_pgm
 
 EVERY = 5
 TRAIN_SHARE = 0.6
@@ -120,23 +121,6 @@ def pedestrians(frame):
         if foreground >= FOREGROUND_SHARE and all(iou(box, k) < SAME_BOX_IOU for k in kept):
             kept.append(box)
     return kept
-
-
-def gray(path):
-    image = Image.open(path)
-    if image.mode in ("RGBA", "LA", "P"):
-        image = image.convert("RGBA")
-        flat = Image.new("RGBA", image.size, (255, 255, 255, 255))
-        flat.alpha_composite(image)
-        image = flat
-    return image.convert("L")
-
-
-def write_pgm(path, pixels):
-    pixels = np.asarray(pixels, dtype=np.uint8)
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (pixels.shape[1], pixels.shape[0]))
-        f.write(pixels.tobytes())
 
 
 def annotation_lines(frames, labels):
