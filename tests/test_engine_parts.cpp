@@ -26,6 +26,7 @@
 #include "core/opencl/geometry.h"
 #include "core/opencl/kernel_args.h"
 #include "core/opencl/template_search.h"
+#include "core/training/opencl/training_histograms.h"
 #include "core/opencl/tuning_cache.h"
 #include "test_support.h"
 
@@ -759,6 +760,9 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     }
     programs.emplace_back(track_program_source(),
                           "-cl-std=CL1.2 -cl-kernel-arg-info -D TRACK_GROUP_SIZE=16");
+    /* The trainer's program (kernels/train.cl), with its defaults but LRD's bins. */
+    programs.emplace_back(train_program_source(),
+                          "-cl-std=CL1.2 -cl-kernel-arg-info -D TRAIN_FAMILY=1 -D TRAIN_BINS=17");
     for (const auto& [source, options] : programs) {
         cl::Program program(context, source);
         try {
