@@ -1983,7 +1983,8 @@ TEST(Engine, BadConfigurationIsAClearError)
 }
 
 /* GPU defaults by device: step 1 through the second rejection test; lists
- * for every window only where memory is plentiful. No device needed. */
+ * for every window only where memory is plentiful; one step-2 launch for
+ * WaldBoost sequences. No device needed. */
 TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
 {
     waldboost::opencl::DeviceInfo gpu;
@@ -1999,8 +2000,17 @@ TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
     const ReductionParams small = waldboost::opencl::default_reduction(gpu, c);
     EXPECT_EQ(small.step1_divisor, 8);
     EXPECT_EQ(small.step1_unsync, 7);
+    EXPECT_EQ(small.step2_repeats, 3);
+    /* A WaldBoost sequence (a test after every weak classifier): step 1
+     * through its fourth weak classifier at least, one step-2 launch. */
+    std::mt19937 rng(34);
+    const Classifier sequence = random_classifier(rng, 24, 24, 40, false);
+    const ReductionParams trained = waldboost::opencl::default_reduction(gpu, sequence);
+    EXPECT_EQ(trained.step1_unsync, 4);
+    EXPECT_EQ(trained.step2_repeats, 1);
     gpu.type = "CPU";
     EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, c) == waldboost::opencl::default_reduction(gpu));
+    EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, sequence) == waldboost::opencl::default_reduction(gpu));
 }
 
 TEST(Tuner, SavedParametersAreUsedByDefaultAndDamagedFilesIgnored)
