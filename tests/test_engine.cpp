@@ -2001,10 +2001,14 @@ TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
     EXPECT_EQ(small.step1_divisor, 8);
     EXPECT_EQ(small.step1_unsync, 7);
     EXPECT_EQ(small.step2_repeats, 3);
-    /* A WaldBoost sequence (a test after every weak classifier): step 1
-     * through its fourth weak classifier at least, one step-2 launch. */
+    /* A WaldBoost sequence (no sum reset): step 1 through its fourth weak
+     * classifier at least, one step-2 launch, also when most of its weak
+     * classifiers have no test (a trained one's after its miss budget is
+     * spent). */
     std::mt19937 rng(34);
-    const Classifier sequence = random_classifier(rng, 24, 24, 40, false);
+    Classifier sequence = random_classifier(rng, 24, 24, 40, false);
+    for (size_t t = 10; t + 1 < sequence.weak.size(); ++t)
+        sequence.weak[t].reject_threshold = waldboost::kNoRejection;
     const ReductionParams trained = waldboost::opencl::default_reduction(gpu, sequence);
     EXPECT_EQ(trained.step1_unsync, 4);
     EXPECT_EQ(trained.step2_repeats, 1);

@@ -100,17 +100,17 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
             break;
         }
     }
-    /* WaldBoost sequences (a rejection test after nearly every weak
-     * classifier, as waldboost-train writes them): one step-2 launch, then
-     * step 4. Their deepest windows run hundreds of weak classifiers, which
+    /* WaldBoost sequences (one running sum over the whole classifier, never
+     * reset as a stage cascade's is; waldboost-train writes them): one
+     * step-2 launch, then step 4. Their deepest windows run hundreds of weak classifiers, which
      * step 4 spreads over a group while step 2 walks them one by one: at
      * 1080p on the H200 the trained face detectors of docs/performance.md
      * took 0.48 and 0.63 ms per frame in flight instead of 0.58 and 0.72
      * (docs/history.md, round 14). */
-    size_t all_tests = 0;
-    for (const WeakClassifier& w : classifier.weak)
-        all_tests += w.reject_threshold != kNoRejection;
-    if (!haar && all_tests * 2 >= classifier.weak.size())
+    const bool resets = !classifier.weak.empty() &&
+                        std::any_of(classifier.weak.begin(), classifier.weak.end() - 1,
+                                    [](const WeakClassifier& w) { return w.reset_sum_after; });
+    if (!haar && !classifier.weak.empty() && !resets)
         p.step2_repeats = 1;
     if (haar) {
         p.step2_divisor = 2;
