@@ -101,17 +101,20 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
         }
     }
     /* WaldBoost sequences (one running sum over the whole classifier, never
-     * reset as a stage cascade's is; waldboost-train writes them): one
-     * step-2 launch, then step 4. Their deepest windows run hundreds of weak classifiers, which
-     * step 4 spreads over a group while step 2 walks them one by one: at
-     * 1080p on the H200 the trained face detectors of docs/performance.md
-     * took 0.48 and 0.63 ms per frame in flight instead of 0.58 and 0.72
+     * reset as a stage cascade's is; waldboost-train writes them): two
+     * step-2 launches, then step 4. Their deepest windows run hundreds of
+     * weak classifiers, which step 4 spreads over a group while step 2 walks
+     * them one by one. At the element on the H200 (1080p) this took the
+     * trained face detectors of docs/performance.md from 1,022-1,048 to
+     * 1,374-1,383 fps (LRD) and from 1,345-1,366 to 1,912-1,958 (fast LBP)
+     * at one stream, and kept 16 streams' throughput; one launch was faster
+     * still at one stream and lost 15% of the LRD detector's throughput
      * (docs/history.md, round 14). */
     const bool resets = !classifier.weak.empty() &&
                         std::any_of(classifier.weak.begin(), classifier.weak.end() - 1,
                                     [](const WeakClassifier& w) { return w.reset_sum_after; });
     if (!haar && !classifier.weak.empty() && !resets)
-        p.step2_repeats = 1;
+        p.step2_repeats = 2;
     if (haar) {
         p.step2_divisor = 2;
         p.step4_group_size = 64;
