@@ -384,6 +384,11 @@ TEST(Trainer, RefusesBadTrainingInput)
     TrainerConfig c = small_config();
     c.alpha = 0;
     says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "alpha");
+    for (double share : {0.0, 1.5}) {
+        c = small_config();
+        c.first_share = share;
+        says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "share of alpha");
+    }
     c = small_config();
     c.block_sizes = {Size{9, 9}};
     says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "no 3x3 grid");
@@ -510,6 +515,46 @@ private:
  * square tells them apart. Boosting must reach zero training error: every
  * positive's running sum above every negative's, every positive accepted
  * and every negative rejected by the classifier it writes. */
+/* --first-share: the first weak classifier spends at most that share of
+ * the miss budget, so it rejects fewer positives (and windows) than with
+ * the whole budget, and the next one gets the rest. */
+TEST(Trainer, FirstShareLimitsTheFirstWeakClassifiersMisses)
+{
+    if (!have_backgrounds())
+        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
+    if (!have_backgrounds())
+        GTEST_SKIP() << "background images missing";
+    const std::vector<GrayImage> bg = backgrounds(false);
+    const std::vector<GrayImage> positives = synthetic_positives(bg, 1200, 3);
+    const auto first_steps = [&](double share) {
+        TrainerConfig config = small_config();
+        config.alpha = 0.2;
+        config.first_share = share;
+        config.weak_count = 2;
+        std::vector<Progress> steps;
+        Trainer(config, positives, std::make_shared<CpuMiner>(bg, config.window)).train([&](const Progress& p) {
+            steps.push_back(p);
+        });
+        return steps;
+    };
+    const std::vector<Progress> all = first_steps(1.0), quarter = first_steps(0.25);
+    ASSERT_EQ(all.size(), 2u);
+    ASSERT_EQ(quarter.size(), 2u);
+    std::cout << "[ training  ] first weak classifier, share 1: rejects " << all[0].positives_rejected
+              << " of the positives, " << all[0].negatives_rejected << " of the negatives; share 0.25: "
+              << quarter[0].positives_rejected << ", " << quarter[0].negatives_rejected << std::endl;
+    /* The same feature (the choice does not depend on thresholds), a
+     * lower threshold. Fitted positives are rejected less often than the
+     * calibrating ones that set the budget, so the share of all positives
+     * stays under the budget's. */
+    EXPECT_EQ(all[0].feature, quarter[0].feature);
+    EXPECT_LE(quarter[0].positives_rejected, 0.25 * 0.2 + 0.005);
+    EXPECT_GT(all[0].positives_rejected, quarter[0].positives_rejected);
+    EXPECT_GT(all[0].negatives_rejected, quarter[0].negatives_rejected);
+    /* The second weak classifier may spend what the first left. */
+    EXPECT_GT(quarter[1].positives_rejected, 0.0);
+}
+
 TEST(Trainer, SeparableDataReachesZeroTrainingError)
 {
     std::mt19937_64 rng(5);

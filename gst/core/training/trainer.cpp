@@ -331,6 +331,8 @@ uint64_t Trainer::Impl::settings_fingerprint() const
             f.add_u64(static_cast<uint64_t>(v));
     f.add_u64(static_cast<uint64_t>(config.weak_count));
     f.add_double(config.alpha);
+    if (config.first_share != 1.0) /* checkpoints written before the option still match */
+        f.add_double(config.first_share);
     f.add_double(config.calibration_share);
     f.add_u64(static_cast<uint64_t>(config.negatives));
     f.add_u64(config.seed);
@@ -483,6 +485,8 @@ Trainer::Trainer(TrainerConfig config, std::vector<GrayImage> positives, std::sh
                                                  std::to_string(ModelLimits::kMaxWeakClassifiers) + ")");
     if (!(config.alpha > 0.0 && config.alpha < 1.0))
         throw Error(ErrorKind::BadParameter, "training: alpha must be above 0 and below 1");
+    if (!(config.first_share > 0.0 && config.first_share <= 1.0))
+        throw Error(ErrorKind::BadParameter, "training: the first weak classifier's share of alpha must be above 0 and at most 1");
     if (!(config.calibration_share >= 0.0 && config.calibration_share < 1.0))
         throw Error(ErrorKind::BadParameter, "training: the calibration share must be 0 or more and below 1");
     if (config.position_step < 1)
@@ -732,7 +736,8 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
             else if (m.calibration[i] == calibrated)
                 pos_sums.push_back(m.sums[i]);
         const size_t initial = calibrated ? n_cal_initial : m.positives.size();
-        const size_t budget = static_cast<size_t>(c.alpha * static_cast<double>(initial));
+        const double share = t == 0 ? c.first_share : 1.0;
+        const size_t budget = static_cast<size_t>(share * c.alpha * static_cast<double>(initial));
         const size_t lost = initial - pos_sums.size();
         weak.reject_threshold = estimate_threshold(pos_sums, neg_sums, c.alpha, budget > lost ? budget - lost : 0);
         classifier.weak.push_back(weak);

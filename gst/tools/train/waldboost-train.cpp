@@ -60,6 +60,7 @@ struct Options {
     gint position_step = 1;
     gint weak = 500;
     gdouble alpha = 0.05;
+    gdouble first_share = 1.0;
     gdouble final_threshold = std::numeric_limits<double>::quiet_NaN(); /* NaN: the trained one */
     gint negative_count = 0;
     gint64 seed = 1;
@@ -190,6 +191,9 @@ int main(int argc, char** argv)
         {"weak", 't', 0, G_OPTION_ARG_INT, &o.weak, "Weak classifiers to train (default 500)", "N"},
         {"alpha", 0, 0, G_OPTION_ARG_DOUBLE, &o.alpha,
          "Target miss rate of the rejection thresholds, above 0 and below 1 (default 0.05)", "F"},
+        {"first-share", 0, 0, G_OPTION_ARG_DOUBLE, &o.first_share,
+         "The share of alpha the first weak classifier may spend, above 0 and at most 1 (default 1: all it can; "
+         "less leaves some for the next ones, which then reject more)", "F"},
         {"final-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.final_threshold,
          "Write this final threshold instead of the trained one (which spends what is left of alpha and "
          "lets many background windows through): e.g. one chosen on training data with waldboost-evaluate "
@@ -277,6 +281,8 @@ int main(int argc, char** argv)
         return usage_error("--weak must be 1 or more");
     if (!(o.alpha > 0.0 && o.alpha < 1.0))
         return usage_error("--alpha must be above 0 and below 1");
+    if (!(o.first_share > 0.0 && o.first_share <= 1.0))
+        return usage_error("--first-share must be above 0 and at most 1");
     if (o.position_step < 1 || o.stride < 1 || o.threads < 0 || o.negative_count < 0 || o.copies < 1)
         return usage_error("--position-step, --mining-stride and --copies must be 1 or more, --threads and "
                            "--negative-count 0 or more");
@@ -297,6 +303,7 @@ int main(int argc, char** argv)
         return usage_error("--device must be auto, cpu or opencl");
     config.weak_count = o.weak;
     config.alpha = o.alpha;
+    config.first_share = o.first_share;
     config.position_step = o.position_step;
     config.negatives = o.negative_count;
     config.seed = static_cast<uint64_t>(o.seed);
