@@ -510,11 +510,6 @@ private:
     std::vector<GrayImage> pool_;
 };
 
-/* Separable data: positives are noise with a bright square in the middle,
- * negatives the same noise with a dark one, so one LBP code around the
- * square tells them apart. Boosting must reach zero training error: every
- * positive's running sum above every negative's, every positive accepted
- * and every negative rejected by the classifier it writes. */
 /* --first-share: the first weak classifier spends at most that share of
  * the miss budget, so it rejects fewer positives (and windows) than with
  * the whole budget, and the next one gets the rest. */
@@ -555,6 +550,11 @@ TEST(Trainer, FirstShareLimitsTheFirstWeakClassifiersMisses)
     EXPECT_GT(quarter[1].positives_rejected, 0.0);
 }
 
+/* Separable data: positives are noise with a bright square in the middle,
+ * negatives the same noise with a dark one, so one LBP code around the
+ * square tells them apart. Boosting must reach zero training error: every
+ * positive's running sum above every negative's, every positive accepted
+ * and every negative rejected by the classifier it writes. */
 TEST(Trainer, SeparableDataReachesZeroTrainingError)
 {
     std::mt19937_64 rng(5);
