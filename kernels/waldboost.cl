@@ -30,7 +30,7 @@
  * this one defines.
  *
  * Build options (all -D): GROUP_SIZE, STEP4_GROUP_SIZE, STEP1_UNSYNC,
- * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, WEAK_COUNT, FIRST_TEST;
+ * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, STEP2_ROUNDS, WEAK_COUNT, FIRST_TEST;
  * STEP4_SEGMENTS (STEP4_ITEMS) where the feature kind asks for it;
  * ROW_SCAN with the row scan (scan_rows.cl).
  */
@@ -142,14 +142,19 @@ typedef struct {
 /* Synchronised rounds: the group evaluates one more segment per round (up
  * to each window's next rejection test: no window can end in between, so
  * counting them there would only cost barriers) until at most
- * GROUP_SIZE / divisor of its windows still need work. Haar stages are up
- * to 211 weak classifiers long, and a round per weak classifier paid three
- * barriers and a local atomic for each (docs/history.md, round 9). */
+ * GROUP_SIZE / divisor of its windows still need work, or after
+ * `max_rounds`. Haar stages are up to 211 weak classifiers long, and a
+ * round per weak classifier paid three barriers and a local atomic for each
+ * (docs/history.md, round 9). A WaldBoost sequence tests after every weak
+ * classifier, so a group of its deepest windows (faces, and backgrounds
+ * like them) would walk hundreds of rounds with the device waiting; the
+ * bound hands them to the next launch and step 4, which spreads a window
+ * over a group (docs/history.md, round 15). */
 static void rounds(const Cascade* c, int origin, GroupState s, __global uchar* first_stage_rejected, uint index,
-                   int divisor, __local uint* live)
+                   int divisor, int max_rounds, __local uint* live)
 {
     const int lid = get_local_id(0);
-    for (;;) {
+    for (int round = 0; round < max_rounds; ++round) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0)
             *live = 0;
@@ -173,15 +178,15 @@ static void rounds(const Cascade* c, int origin, GroupState s, __global uchar* f
 
 /* Runs the rounds on a work-item's private state through local memory. */
 static void synchronised_rounds(const Cascade* c, int origin, uint* t, long* sum, bool* alive, uint* evaluated,
-                                __global uchar* first_stage_rejected, uint index, int divisor, GroupState s,
-                                __local uint* live)
+                                __global uchar* first_stage_rejected, uint index, int divisor, int max_rounds,
+                                GroupState s, __local uint* live)
 {
     const int lid = get_local_id(0);
     s.t[lid] = *t;
     s.sum[lid] = *sum;
     s.alive[lid] = *alive;
     s.evaluated[lid] = *evaluated;
-    rounds(c, origin, s, first_stage_rejected, index, divisor, live);
+    rounds(c, origin, s, first_stage_rejected, index, divisor, max_rounds, live);
     *t = s.t[lid];
     *sum = s.sum[lid];
     *alive = s.alive[lid];
@@ -363,8 +368,9 @@ void step1_scan(CASCADE_ARGS, __global const ScanLevel* levels, int level_count,
 #else
     advance(&c, origin, STEP1_UNSYNC, &t, &sum, &alive, &evaluated, first_stage_rejected, index);
 #if STEP1_DIVISOR > 1 /* with divisor 1 the rounds stop at once */
-    synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, index, STEP1_DIVISOR, state,
-                        &shared[0]);
+    /* Unbounded: step 1's lists are sized for 1/divisor of every group. */
+    synchronised_rounds(&c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, index, STEP1_DIVISOR,
+                        INT_MAX, state, &shared[0]);
 #endif
     if (alive && t == WEAK_COUNT)
         accept(accepted, accepted_capacity, counters, levels, level_count, index, sum, final_threshold);
@@ -380,7 +386,7 @@ static void continue_list(const Cascade* cascade, __global const ScanLevel* leve
                           __global const Candidate* in, uint in_capacity, int in_counter, __global Candidate* out,
                           uint out_capacity, int out_counter, __global Accepted* accepted, uint accepted_capacity,
                           __global uint* counters, __global uchar* first_stage_rejected, long final_threshold,
-                          int unsync, int divisor, GroupState state, __local Candidate* buffer,
+                          int unsync, int divisor, int max_rounds, GroupState state, __local Candidate* buffer,
                           __local uint* shared)
 {
     const uint count = min(counters[in_counter], in_capacity);
@@ -402,7 +408,7 @@ static void continue_list(const Cascade* cascade, __global const ScanLevel* leve
         advance_by(c, origin, (int)t + unsync, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index,
                    true);
         synchronised_rounds(c, origin, &t, &sum, &alive, &evaluated, first_stage_rejected, cand.index, divisor,
-                            state, &shared[0]);
+                            max_rounds, state, &shared[0]);
         if (alive && t == WEAK_COUNT)
             accept(accepted, accepted_capacity, counters, levels, level_count, cand.index, sum, final_threshold);
         compact(alive && t < WEAK_COUNT, cand.index, t, sum, evaluated, out, out_capacity, counters, out_counter,
@@ -426,7 +432,7 @@ void step2_reduce(LIST_STEP_ARGS)
     MAKE_CASCADE();
     continue_list(&c, levels, level_count, in, in_capacity, in_counter, out, out_capacity, out_counter, accepted,
                   accepted_capacity, counters, first_stage_rejected, final_threshold, STEP2_UNSYNC,
-                  STEP2_DIVISOR, state, buffer, shared);
+                  STEP2_DIVISOR, STEP2_ROUNDS, state, buffer, shared);
 }
 
 #ifdef STEP4_SEGMENTS

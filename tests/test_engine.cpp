@@ -277,8 +277,9 @@ std::vector<ReductionParams> parameter_sets()
     p.step2_unsync = 0;
     p.step2_divisor = 16;
     p.step2_repeats = 3;
+    p.step2_rounds = 1;
     p.step4_group_size = 64;
-    sets.push_back(p); /* long unsynchronised start, several step 2 */
+    sets.push_back(p); /* long unsynchronised start, several step 2 of one round each */
     p = {};
     p.group_size = 8;
     p.step1_divisor = 1;
@@ -1875,6 +1876,37 @@ TEST(EngineDeathTest, AFailedAllocationShrinksTheQueueInsteadOfFailing)
         ::testing::ExitedWithCode(0), "shrunk to 1");
 }
 
+/* step2-rounds only moves work: a bounded step-2 launch passes on windows
+ * an unbounded one would have walked further (more candidates after it),
+ * and the windows found stay the reference's. */
+TEST(Engine, BoundedStep2RoundsPassWindowsOnAndFindTheSame)
+{
+    std::mt19937 rng(15);
+    Classifier c = random_classifier(rng, 24, 24, 60, false);
+    const GrayImage img = random_image(rng, 320, 240);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto reference = detect_raw(c, img.view(), params);
+    ReductionParams p;
+    p.group_size = 32;
+    p.step1_unsync = 1;
+    p.step2_unsync = 0;
+    p.step2_divisor = 32; /* unbounded, a group walks until one window is left */
+    p.step2_repeats = 1;
+    const auto unbounded = Engine(c, config_with(p)).detect(img.view(), params);
+    p.step2_rounds = 1;
+    const auto bounded = Engine(c, config_with(p)).detect(img.view(), params);
+    expect_same_windows(unbounded.windows, reference, "unbounded");
+    expect_same_windows(bounded.windows, reference, "one round per launch");
+    ASSERT_EQ(bounded.stats.candidates_after_step.size(), 2u);
+    EXPECT_EQ(bounded.stats.candidates_after_step[0], unbounded.stats.candidates_after_step[0]);
+    EXPECT_GT(bounded.stats.candidates_after_step[1], unbounded.stats.candidates_after_step[1]);
+    std::printf("candidates after step 1 %u, after step 2: %u bounded, %u unbounded\n",
+                static_cast<unsigned>(bounded.stats.candidates_after_step[0]),
+                static_cast<unsigned>(bounded.stats.candidates_after_step[1]),
+                static_cast<unsigned>(unbounded.stats.candidates_after_step[1]));
+}
+
 TEST(Engine, StatisticsDescribeTheReduction)
 {
     std::mt19937 rng(5);
@@ -2012,6 +2044,8 @@ TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
     const ReductionParams trained = waldboost::opencl::default_reduction(gpu, sequence);
     EXPECT_EQ(trained.step1_unsync, 4);
     EXPECT_EQ(trained.step2_repeats, 2);
+    EXPECT_EQ(trained.step2_rounds, 16);
+    EXPECT_EQ(large.step2_rounds, ReductionParams{}.step2_rounds) << "stage cascades keep step 2 unbounded";
     gpu.type = "CPU";
     EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, c) == waldboost::opencl::default_reduction(gpu));
     EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, sequence) == waldboost::opencl::default_reduction(gpu));

@@ -740,7 +740,7 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     const SelectedDevice selected = select_device(waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"));
     const cl::Context context(selected.device);
     const std::string common = "-cl-std=CL1.2 -cl-kernel-arg-info -D GROUP_SIZE=16 -D STEP4_GROUP_SIZE=16 "
-                               "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 "
+                               "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 -D STEP2_ROUNDS=8 "
                                "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
     /* Both layouts and both scans, with each feature kind's file

@@ -92,8 +92,9 @@ TEST(Reduction, TableIsConsistent)
     EXPECT_EQ(find_reduction_param("no-such-parameter"), nullptr);
     /* The table's order is the comma form's, as --reduction has always taken it. */
     EXPECT_EQ(reduction_names(),
-              "group-size,step1-unsync,step1-divisor,step2-unsync,step2-divisor,step2-repeats,step4-group-size");
-    EXPECT_EQ(to_string(ReductionParams{}), "256,7,1,16,4,3,32");
+              "group-size,step1-unsync,step1-divisor,step2-unsync,step2-divisor,step2-repeats,step4-group-size,"
+              "step2-rounds");
+    EXPECT_EQ(to_string(ReductionParams{}), "256,7,1,16,4,3,32,65535");
 }
 
 TEST(Reduction, EqualityComparesEveryParameter)
@@ -209,7 +210,8 @@ TEST(Reduction, BuildDefinesHaveEachDefineOnce)
     EXPECT_EQ(with_define, kReductionParams.size() - 1) << "all but step2-repeats, a launch count";
     EXPECT_EQ(defines.find("REPEATS"), std::string::npos) << defines;
     EXPECT_EQ(build_defines(ReductionParams{}), " -D GROUP_SIZE=256 -D STEP1_UNSYNC=7 -D STEP1_DIVISOR=1 "
-                                                "-D STEP2_UNSYNC=16 -D STEP2_DIVISOR=4 -D STEP4_GROUP_SIZE=32");
+                                                "-D STEP2_UNSYNC=16 -D STEP2_DIVISOR=4 -D STEP4_GROUP_SIZE=32 "
+                                                "-D STEP2_ROUNDS=65535");
 }
 
 TEST(Reduction, CommaFormRoundTrips)
@@ -223,10 +225,11 @@ TEST(Reduction, CommaFormRoundTrips)
             EXPECT_TRUE(v.has_value()) << "the comma form sets every parameter";
         EXPECT_TRUE(o == overrides_of(p));
     }
-    const ReductionParams p = parse_reduction("128, 7, 1, 64, 4, 3, 32");
+    const ReductionParams p = parse_reduction("128, 7, 1, 64, 4, 3, 32, 16");
     EXPECT_EQ(p.group_size, 128);
     EXPECT_EQ(p.step2_unsync, 64);
-    EXPECT_EQ(to_string(p), "128,7,1,64,4,3,32");
+    EXPECT_EQ(p.step2_rounds, 16);
+    EXPECT_EQ(to_string(p), "128,7,1,64,4,3,32,16");
 }
 
 TEST(Reduction, NamedFormOverridesSomeParameters)
@@ -252,14 +255,14 @@ TEST(Reduction, NamedFormOverridesSomeParameters)
 
 TEST(Reduction, ParseRefusesBadTextSayingWhy)
 {
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3"); }).find("7 comma-separated numbers"),
+    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3,32"); }).find("8 comma-separated numbers"),
               std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3,32,1"); }).find("group-size,step1-unsync"),
+    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3,32,16,1"); }).find("group-size,step1-unsync"),
               std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,x,16,4,3,32"); }).find("step1-divisor"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1.5,16,4,3,32"); }).find("step1-divisor"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,17,32"); }).find("step2-repeats"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("100,7,1,16,4,3,32"); }).find("power of two"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_reduction("256,7,x,16,4,3,32,16"); }).find("step1-divisor"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_reduction("256,7,1.5,16,4,3,32,16"); }).find("step1-divisor"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,17,32,16"); }).find("step2-repeats"), std::string::npos);
+    EXPECT_NE(error_of([] { parse_reduction("100,7,1,16,4,3,32,16"); }).find("power of two"), std::string::npos);
     EXPECT_NE(error_of([] { parse_reduction("group-sise=128"); }).find("\"group-sise\""), std::string::npos);
     EXPECT_NE(error_of([] { parse_reduction("group-size=128,group-size=64"); }).find("twice"), std::string::npos);
     EXPECT_NE(error_of([] { parse_reduction("group-size=128,64"); }).find("\"64\" is not name=value"),

@@ -613,6 +613,14 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
+    /**
+     * GstWaldboostDetect:step2-rounds:
+     *
+     * Expert. An alias of the reduction property's step2-rounds field, as the fields above have (the unset
+     * value: the tuned or default parameter).
+     *
+     * Since: 0.1
+     */
     for (size_t i = 0; i < waldboost::opencl::kReductionParams.size(); ++i) {
         const waldboost::opencl::ReductionParam& r = waldboost::opencl::kReductionParams[i];
         g_object_class_install_property(

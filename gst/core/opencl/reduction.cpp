@@ -113,8 +113,16 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
     const bool resets = !classifier.weak.empty() &&
                         std::any_of(classifier.weak.begin(), classifier.weak.end() - 1,
                                     [](const WeakClassifier& w) { return w.reset_sum_after; });
-    if (!haar && !classifier.weak.empty() && !resets)
+    /* Each step-2 launch also stops its groups after 16 synchronised
+     * rounds (a weak classifier each in a sequence), so that a group of deep
+     * windows does not walk them one by one through the whole classifier
+     * while the launch, and the frame, wait for it (docs/history.md,
+     * round 15). A stage cascade's rounds are its stages (20 to 25 in
+     * OpenCV's): they keep no bound, as their defaults were measured. */
+    if (!haar && !classifier.weak.empty() && !resets) {
         p.step2_repeats = 2;
+        p.step2_rounds = 16;
+    }
     if (haar) {
         p.step2_divisor = 2;
         p.step4_group_size = 64;

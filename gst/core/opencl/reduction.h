@@ -5,7 +5,7 @@
  * The parameters of the multi-kernel reduction (kernels/waldboost.cl): one
  * table (kReductionParams) that names each parameter and gives its range,
  * and what is derived from it: comparison, validation, the kernels' build
- * options, the text form ("256,7,1,16,4,3,32" or "group-size=128,...") and
+ * options, the text form ("256,7,1,16,4,3,32,65535" or "group-size=128,...") and
  * partial overrides. The tuner's files and search, the bench's --reduction
  * and the element's `reduction` property and its aliases all go through the
  * table; the defaults per device class are here too.
@@ -38,6 +38,9 @@ struct ReductionParams {
     int step2_divisor = 4;
     int step2_repeats = 3;    /* launches of step 2 */
     int step4_group_size = 32; /* work-items per candidate in step 4 (a power of two) */
+    int step2_rounds = 65535; /* synchronised rounds of each step-2 launch at most: bounds
+                                 how long a group walks its deepest windows one rejection
+                                 test at a time before step 4 takes them (see below) */
 
     bool operator==(const ReductionParams& o) const;
     bool operator!=(const ReductionParams& o) const { return !(*this == o); }
@@ -69,7 +72,7 @@ struct ReductionParam {
  * else (comparison, validation, build options, tuning files, the bench's
  * --reduction, the element's `reduction` field and alias property) follows
  * from the row. */
-inline constexpr std::array<ReductionParam, 7> kReductionParams = {{
+inline constexpr std::array<ReductionParam, 8> kReductionParams = {{
     {"group-size", "Group size", "Work-items per work-group in reduction steps 1 and 2, a power of two",
      8, 4096, true, true, nullptr, &ReductionParams::group_size, "GROUP_SIZE"},
     {"step1-unsync", "Step 1 unsynchronised count",
@@ -88,6 +91,10 @@ inline constexpr std::array<ReductionParam, 7> kReductionParams = {{
      0, 16, false, false, nullptr, &ReductionParams::step2_repeats, nullptr},
     {"step4-group-size", "Step 4 group size", "Work-items per remaining window in reduction step 4, a power of two",
      1, 4096, true, true, nullptr, &ReductionParams::step4_group_size, "STEP4_GROUP_SIZE"},
+    {"step2-rounds", "Step 2 rounds",
+     "Synchronised rounds each step-2 launch runs at most before it passes its survivors on (65535: until "
+     "the divisor's share is left)",
+     0, 65535, false, false, nullptr, &ReductionParams::step2_rounds, "STEP2_ROUNDS"},
 }};
 
 /* The row named `name` (kebab-case), or nullptr. */
@@ -135,7 +142,7 @@ std::string describe_range(const ReductionParam& param);
  * space, to append to the other options). */
 std::string build_defines(const ReductionParams& params);
 
-/* The comma form, every parameter in table order: "256,7,1,16,4,3,32". */
+/* The comma form, every parameter in table order: "256,7,1,16,4,3,32,65535". */
 std::string to_string(const ReductionParams& params);
 /* The set overrides as "name=value" pairs in table order:
  * "group-size=128,step2-unsync=64"; "" when none is set. */

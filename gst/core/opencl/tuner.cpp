@@ -102,6 +102,7 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         {"step2-divisor", {2, 4, 8}},
         {"step2-repeats", {0, 1, 2, 3}},
         {"step4-group-size", {8, 16, 32, 64}},
+        {"step2-rounds", {0, 4, 16, 64, 65535}},
     };
     struct Axis {
         const ReductionParam* param;
