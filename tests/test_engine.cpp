@@ -2044,7 +2044,7 @@ TEST(Engine, GpuDefaultsFollowTheClassifierAndTheDeviceMemory)
     const ReductionParams trained = waldboost::opencl::default_reduction(gpu, sequence);
     EXPECT_EQ(trained.step1_unsync, 4);
     EXPECT_EQ(trained.step2_repeats, 2);
-    EXPECT_EQ(trained.step2_rounds, 16);
+    EXPECT_EQ(trained.step2_rounds, 4);
     EXPECT_EQ(large.step2_rounds, ReductionParams{}.step2_rounds) << "stage cascades keep step 2 unbounded";
     gpu.type = "CPU";
     EXPECT_TRUE(waldboost::opencl::default_reduction(gpu, c) == waldboost::opencl::default_reduction(gpu));
