@@ -27,6 +27,8 @@
 #include "core/opencl/device.h"
 #include "core/opencl/classifier_pack.h"
 #include "core/opencl/engine.h"
+#include "core/opencl/batch_queue.h"
+#include "core/opencl/geometry.h"
 #include "core/opencl/tuner.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
@@ -1415,6 +1417,69 @@ TEST(EngineBatching, AFrameWaitsForCompanionsAtMostItsBudget)
     expect_same_windows(eager.collect()->windows, want, "without a budget");
     EXPECT_LT(std::chrono::steady_clock::now() - eager_start, std::chrono::milliseconds(250))
         << "a frame without a wait budget waited for a companion";
+}
+
+/* batch_max_windows: frames of more window positions are launched alone,
+ * and an engine with such frames leaves the queue, so that a companion's
+ * small frame does not wait for it; when its frames shrink it joins again
+ * and batches from its next frame. The windows are the reference's
+ * throughout. */
+TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
+{
+    std::mt19937 rng(12);
+    const Classifier c = random_classifier(rng, 20, 20, 20, true);
+    const GrayImage small = random_image(rng, 120, 90), large = random_image(rng, 320, 240);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto small_want = detect_raw(c, small.view(), params);
+    const auto large_want = detect_raw(c, large.view(), params);
+    const uint64_t small_positions = opencl::make_geometry({small.width, small.height}, c, params, false).positions;
+    const uint64_t large_positions = opencl::make_geometry({large.width, large.height}, c, params, false).positions;
+    ASSERT_LT(small_positions * 2, large_positions);
+    EngineConfig config;
+    config.device = test_device();
+    config.batching = true;
+    config.batch_wait_ns = 600'000'000; /* a companion on the queue is waited for */
+    config.batch_max_windows = (small_positions + large_positions) / 2;
+    Engine a(c, config), b(c, config), other(c, config);
+    Engine* engines[3] = {&a, &b, &other};
+    /* Each engine submits a frame, then all are collected. want: each
+     * frame's batch size; empty for the round after a rejoin, whose first
+     * frame may go alone or wait for its companion's next one. */
+    auto round = [&](std::vector<const GrayImage*> frames, std::vector<int> want, const std::string& what) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int k = 0; k < 3; ++k)
+            engines[k]->submit(frames[k]->view(), params);
+        for (int k = 0; k < 3; ++k) {
+            const FrameResult r = *engines[k]->collect();
+            const std::string which = what + ", engine " + std::to_string(k);
+            expect_same_windows(r.windows, frames[k] == &small ? small_want : large_want, which);
+            if (!want.empty()) {
+                EXPECT_EQ(r.stats.batch_frames, want[k]) << which;
+            }
+        }
+        if (!want.empty()) {
+            EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500))
+                << what << ": a frame waited for a companion";
+        }
+    };
+    const GrayImage *S = &small, *L = &large;
+    round({S, S, S}, {3, 3, 3}, "all small");
+    round({L, S, S}, {1, 2, 2}, "a large"); /* b and c neither wait for a nor take its frame */
+    round({L, L, S}, {1, 1, 1}, "c alone small");
+    round({S, S, S}, {}, "all small again");
+    round({S, S, S}, {3, 3, 3}, "all small, all joined");
+
+    /* The default: a GPU's limit scales with its compute units; a CPU's is none. */
+    opencl::DeviceInfo gpu, cpu;
+    gpu.type = "GPU";
+    gpu.compute_units = 132;
+    cpu.type = "CPU";
+    cpu.compute_units = 2;
+    EXPECT_EQ(opencl::default_batch_max_windows(gpu), 132 * opencl::kBatchWindowsPerComputeUnit);
+    EXPECT_GT(opencl::default_batch_max_windows(gpu), 1920u * 1080u / 2) << "720p frames batch on an H200";
+    EXPECT_LT(opencl::default_batch_max_windows(gpu), 1920u * 1080u * 2) << "1080p frames go alone on an H200";
+    EXPECT_EQ(opencl::default_batch_max_windows(cpu), UINT64_MAX);
 }
 
 /* A memory budget for fewer frames than max_in_flight: the engine says how

@@ -35,6 +35,13 @@ bool same_shapes(const BatchGeometry& a, const BatchGeometry& b, size_t count)
 
 }  // namespace
 
+uint64_t default_batch_max_windows(const DeviceInfo& device)
+{
+    if (device.type != "GPU")
+        return UINT64_MAX;
+    return kBatchWindowsPerComputeUnit * std::max(device.compute_units, 1u);
+}
+
 struct BatchQueue::Batch {
     std::unique_ptr<FrameSlot> slot;
     std::vector<std::shared_ptr<BatchRequest>> requests;

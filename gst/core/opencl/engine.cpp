@@ -89,10 +89,15 @@ struct Engine::Impl {
      * hand-over to the queue's thread and back. */
     std::vector<bool> batched;
     std::chrono::nanoseconds batch_wait{0};
+    /* EngineConfig::batch_max_windows, resolved; the engine counts on the
+     * queue (joined) only while its frames are no larger. */
+    uint64_t batch_max_windows = UINT64_MAX;
+    bool batch_member = false;
 
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
     void use_geometry(Size size, const DetectParams& params);
+    void follow_batch_limit();
     bool slot_busy(size_t slot) const; /* holds order_lock */
     size_t free_slot() const;
     size_t slot_after_allocation_failure(size_t failed);
@@ -223,7 +228,10 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                                                     m.memory_budget, 2 * config.max_in_flight);
             });
             m.batch->join();
+            m.batch_member = true;
             m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);
+            m.batch_max_windows =
+                config.batch_max_windows ? config.batch_max_windows : default_batch_max_windows(m.selected.info);
         }
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
@@ -239,7 +247,8 @@ Engine::~Engine()
     for (const auto& request : m.requests)
         if (request && !m.batch->withdraw(request))
             m.batch->wait(*request);
-    m.batch->leave();
+    if (m.batch_member)
+        m.batch->leave();
 }
 
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
@@ -303,6 +312,24 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
     limit = static_cast<size_t>(std::clamp<uint64_t>(fit, 1, slots.size()));
     limit_by_failure = false;
     release_idle_slots_above_limit();
+    follow_batch_limit();
+}
+
+/* Frames above batch_max_windows fill the device alone: the engine leaves
+ * the queue while its frames are that large, so that the other engines'
+ * frames do not wait for its companions, and joins again when they shrink. */
+void Engine::Impl::follow_batch_limit()
+{
+    if (!batch)
+        return;
+    const bool member = geometry->positions <= batch_max_windows;
+    if (member == batch_member)
+        return;
+    if (member)
+        batch->join();
+    else
+        batch->leave();
+    batch_member = member;
 }
 
 /* Busy: in flight, or being finished by collect() in another thread. */
@@ -392,7 +419,7 @@ void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectPara
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
     slot.final_threshold = packed.fixed_ceil(final);
     slot.reruns = 0;
-    batched[index] = batch && batch->engines() > 1;
+    batched[index] = batch && batch_member && batch->engines() > 1;
     if (batched[index])
         slot.prepare_staging(context, plan, geometry, image);
     else

@@ -60,6 +60,12 @@ struct EngineConfig {
      * the queue nothing waits. */
     bool batching = false;
     uint64_t batch_wait_ns = 0;
+    /* With batching, frames of more window positions than this (all
+     * levels, Geometry::positions) are launched alone, and the engine
+     * leaves the queue while its frames are that large: such a frame
+     * fills the device by itself, and batching it lost frame rate (
+     * default_batch_max_windows()). 0: the device's default. */
+    uint64_t batch_max_windows = 0;
     /* The feature kind that packs the classifier and gives the kernels
      * their feature code (feature_kind.h); null: the classifier's own.
      * Tests plug in kinds of their own through it. */
