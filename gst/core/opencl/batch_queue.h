@@ -39,14 +39,14 @@ namespace waldboost::opencl {
 
 /* Window positions per compute unit above which a GPU frame is launched
  * alone rather than batched: on the H200 (132 compute units) 1280x720
- * frames (14,500 per unit) gained 1.3x from batching at 16 and 64 streams
+ * frames (14,500 per unit) gained 1.35-1.4x from batching at 16 and 64 streams
  * and 1920x1080 frames (34,200 per unit) lost 15-23%; the limit lies
  * between them (docs/performance.md, Batched launches). */
 inline constexpr uint64_t kBatchWindowsPerComputeUnit = 24000;
 
 /* EngineConfig::batch_max_windows's default on `device`: on a GPU,
- * kBatchWindowsPerComputeUnit per compute unit; elsewhere no limit (on a
- * CPU no frame size was measured to lose from batching). */
+ * kBatchWindowsPerComputeUnit per compute unit; elsewhere no limit, as
+ * before (batching on CPU devices was not measured by frame size). */
 uint64_t default_batch_max_windows(const DeviceInfo& device);
 
 /* One frame handed to a BatchQueue. The engine fills the inputs, keeps the

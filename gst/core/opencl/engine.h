@@ -63,8 +63,8 @@ struct EngineConfig {
     /* With batching, frames of more window positions than this (all
      * levels, Geometry::positions) are launched alone, and the engine
      * leaves the queue while its frames are that large: such a frame
-     * fills the device by itself, and batching it lost frame rate (
-     * default_batch_max_windows()). 0: the device's default. */
+     * fills the device by itself, and batching it lost frame rate.
+     * 0: the device's default, default_batch_max_windows(). */
     uint64_t batch_max_windows = 0;
     /* The feature kind that packs the classifier and gives the kernels
      * their feature code (feature_kind.h); null: the classifier's own.
