@@ -46,7 +46,8 @@ inline constexpr uint64_t kBatchWindowsPerComputeUnit = 24000;
 
 /* EngineConfig::batch_max_windows's default on `device`: on a GPU,
  * kBatchWindowsPerComputeUnit per compute unit; elsewhere no limit, as
- * before (batching on CPU devices was not measured by frame size). */
+ * before (on 2 CPU cores batching neither gained nor lost at 320x240 and
+ * 640x480). */
 uint64_t default_batch_max_windows(const DeviceInfo& device);
 
 /* One frame handed to a BatchQueue. The engine fills the inputs, keeps the
