@@ -510,7 +510,8 @@ void install_properties(GObjectClass* gobject_class)
                              "one set of launches for many cameras. Frames too large to gain (on a GPU, more than "
                              "24,000 window positions per compute unit: 1080p on an H200) are launched alone. "
                              "Detections are the same either way. Turn it on when many streams of 720p or smaller "
-                             "share one GPU (docs/performance.md)",
+                             "share one GPU, but not with eyes-profile or mouth-profile: 16 such streams hung in 4 "
+                             "of 13 runs on an H200, cause not yet found (docs/performance.md)",
                              FALSE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
