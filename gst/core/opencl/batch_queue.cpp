@@ -48,8 +48,7 @@ struct BatchQueue::Batch {
     std::shared_ptr<const BatchGeometry> layout; /* this batch's */
     std::shared_ptr<const BatchGeometry> tables; /* whose tables the slot's buffers hold */
     bool busy = false;     /* launched and not finished */
-    bool complete = false; /* its last read-back is done (event callback) */
-    BatchQueue* queue = nullptr;
+    bool complete = false; /* its last read-back is done (the watcher) */
 };
 
 BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> program,
@@ -62,9 +61,9 @@ BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> 
     for (int i = 0; i < slots; ++i) {
         auto batch = std::make_unique<Batch>();
         batch->slot = std::make_unique<FrameSlot>(device.slot_queue(plan_.profiling), *program_, plan_);
-        batch->queue = this;
         batches_.push_back(std::move(batch));
     }
+    watcher_ = std::thread([this] { watch_launched(); });
     dispatcher_ = std::thread([this] { run(); });
 }
 
@@ -75,7 +74,15 @@ BatchQueue::~BatchQueue()
         stop_ = true;
         wake_.notify_all();
     }
+    /* The dispatcher finishes the batches in flight first: the watcher
+     * must see them complete. */
     dispatcher_.join();
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        stop_watching_ = true;
+        launched_.notify_all();
+    }
+    watcher_.join();
 }
 
 void BatchQueue::join()
@@ -415,22 +422,40 @@ void BatchQueue::run()
         ++batches_launched_;
         frames_launched_ += free_batch->requests.size();
         guard.unlock();
-        const std::exception_ptr error = attempt(*free_batch, "launching a batch of frames", [&] {
-            launch(*free_batch);
-            free_batch->slot->done.setCallback(
-                CL_COMPLETE,
-                [](cl_event, cl_int, void* data) {
-                    Batch* batch = static_cast<Batch*>(data);
-                    /* Notified under the lock: the queue cannot go away in between. */
-                    std::lock_guard<std::mutex> guard(batch->queue->lock_);
-                    batch->complete = true;
-                    batch->queue->wake_.notify_all();
-                },
-                free_batch);
-        });
+        const std::exception_ptr error =
+            attempt(*free_batch, "launching a batch of frames", [&] { launch(*free_batch); });
         guard.lock();
-        if (error)
+        if (error) {
             hand_back(*free_batch, error);
+        } else {
+            watched_.push_back(free_batch);
+            launched_.notify_all();
+        }
+    }
+}
+
+/* The watcher: marks each launched batch complete once its last command
+ * (the read-back of its accepted windows) is done, or failed: finish()
+ * then waits on it again and reports the failure. */
+void BatchQueue::watch_launched()
+{
+    std::unique_lock<std::mutex> guard(lock_);
+    for (;;) {
+        launched_.wait(guard, [this] { return !watched_.empty() || stop_watching_; });
+        if (watched_.empty())
+            return;
+        Batch* batch = watched_.front();
+        /* The dispatcher leaves the slot alone until `complete`. */
+        cl::Event done = batch->slot->done;
+        guard.unlock();
+        try {
+            done.wait();
+        } catch (const cl::Error&) {
+        }
+        guard.lock();
+        watched_.pop_front();
+        batch->complete = true;
+        wake_.notify_all();
     }
 }
 

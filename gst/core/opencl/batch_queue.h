@@ -16,6 +16,14 @@
  * thread reads a finished batch back and hands each frame its accepted
  * windows. A frame whose windows outgrew the accepted list runs again
  * alone (with its fellow overflowing frames), never the whole batch.
+ *
+ * A second thread, the watcher, waits on the launched batches' last
+ * commands in launch order and tells the dispatcher when each is done. It
+ * replaced an event callback (clSetEventCallback): on an NVIDIA H200, with
+ * 16 streams and nested parts, the driver stopped delivering callbacks and
+ * running the queued batches, while the dispatcher sat in its next launch
+ * (4 of 5 runs hung). Waiting on an event is the path every unbatched
+ * frame takes.
  */
 #pragma once
 
@@ -101,6 +109,7 @@ public:
 private:
     struct Batch;
     void run();
+    void watch_launched();
     std::vector<std::shared_ptr<BatchRequest>> take_batch();
     void launch(Batch& batch, size_t min_accepted = 0);
     void finish(Batch& batch);
@@ -120,9 +129,12 @@ private:
 
     mutable std::mutex lock_;
     std::condition_variable wake_;     /* the dispatcher: a frame, a finished batch, stop */
+    std::condition_variable launched_; /* the watcher: a batch launched, stop */
     std::condition_variable finished_; /* engines waiting for their frames */
     std::deque<std::shared_ptr<BatchRequest>> pending_;
     std::vector<std::unique_ptr<Batch>> batches_; /* one per slot */
+    std::deque<Batch*> watched_; /* launched and not yet complete, in launch order */
+    bool stop_watching_ = false;
     long engines_ = 0;
     bool stop_ = false;
     uint64_t batches_launched_ = 0, frames_launched_ = 0;
@@ -130,6 +142,7 @@ private:
      * reuses one. */
     std::vector<std::shared_ptr<const BatchGeometry>> layouts_;
     std::thread dispatcher_;
+    std::thread watcher_;
 };
 
 }  // namespace waldboost::opencl
