@@ -1494,6 +1494,47 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
     EXPECT_EQ(opencl::default_batch_max_windows(cpu), UINT64_MAX);
 }
 
+/* A batch holds frames of at most kBatchWindowsPerFrameLimit times the
+ * frame limit in window positions: four engines' frames at the limit go as
+ * two batches of two, and the two left out of the first batch go without
+ * waiting for companions again. */
+TEST(EngineBatching, ABatchHoldsAtMostTwiceTheFrameLimitAndNothingLeftOutWaits)
+{
+    std::mt19937 rng(13);
+    const Classifier c = random_classifier(rng, 20, 20, 20, true);
+    const GrayImage frame = random_image(rng, 120, 90);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto want = detect_raw(c, frame.view(), params);
+    EngineConfig config;
+    config.device = test_device();
+    config.batching = true;
+    constexpr auto kBudget = std::chrono::seconds(4);
+    config.batch_wait_ns = std::chrono::nanoseconds(kBudget).count();
+    config.batch_max_windows = opencl::make_geometry({frame.width, frame.height}, c, params, false).positions;
+    ASSERT_EQ(opencl::kBatchWindowsPerFrameLimit, 2u);
+    std::vector<std::unique_ptr<Engine>> engines;
+    for (int k = 0; k < 4; ++k)
+        engines.push_back(std::make_unique<Engine>(c, config));
+    for (int round = 0; round < 3; ++round) { /* the first warms up (buffers, kernels' code) */
+        const auto start = std::chrono::steady_clock::now();
+        for (auto& e : engines)
+            e->submit(frame.view(), params);
+        for (size_t k = 0; k < engines.size(); ++k) {
+            const FrameResult r = *engines[k]->collect();
+            const std::string which = "round " + std::to_string(round) + ", engine " + std::to_string(k);
+            expect_same_windows(r.windows, want, which);
+            if (round > 0) {
+                EXPECT_EQ(r.stats.batch_frames, 2) << which;
+            }
+        }
+        if (round > 0) {
+            EXPECT_LT(std::chrono::steady_clock::now() - start, kBudget / 2)
+                << "round " << round << ": the frames left out of the first batch waited for companions";
+        }
+    }
+}
+
 /* A memory budget for fewer frames than max_in_flight: the engine says how
  * many frames of the size submitted last fit, a larger frame lowers that
  * and a smaller one raises it again; a caller that keeps more in flight

@@ -141,25 +141,32 @@ uint64_t BatchQueue::frames_launched() const
 
 /* The oldest waiting frame and those after it with the same final
  * threshold (a kernel argument of the whole batch), as many as fit one
- * slot's share of the memory budget; sorted by shape, so that batches of
- * the same streams reuse a layout. Holds lock_. */
+ * slot's share of the memory budget and the oldest frame's
+ * batch_max_positions; sorted by shape, so that batches of the same
+ * streams reuse a layout. A frame left out goes with the next batch
+ * without waiting for companions again. Holds lock_. */
 std::vector<std::shared_ptr<BatchRequest>> BatchQueue::take_batch()
 {
     std::vector<std::shared_ptr<BatchRequest>> taken;
     std::vector<std::shared_ptr<const Geometry>> members;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, positions = 0;
     const int64_t threshold = pending_.front()->final_threshold;
+    const uint64_t max_positions = pending_.front()->batch_max_positions;
+    const auto now = std::chrono::steady_clock::now();
     for (auto it = pending_.begin(); it != pending_.end() && taken.size() < kMaxBatchFrames;) {
-        const BatchRequest& r = **it;
+        BatchRequest& r = **it;
         members.push_back(r.geometry);
         /* The first frame always goes (alone it fits: it was checked). */
         if (!taken.empty() && (r.final_threshold != threshold || bytes + r.memory_bytes > slot_budget_ ||
+                               r.geometry->positions > max_positions - positions ||
                                !batch_fits(members, plan_.band_layout()))) {
             members.pop_back();
+            r.deadline = std::min(r.deadline, now);
             ++it;
             continue;
         }
         bytes += r.memory_bytes;
+        positions += std::min<uint64_t>(r.geometry->positions, max_positions - positions);
         taken.push_back(*it);
         it = pending_.erase(it);
     }

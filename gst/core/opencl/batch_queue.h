@@ -52,6 +52,14 @@ namespace waldboost::opencl {
  * between them (docs/performance.md, Batched launches). */
 inline constexpr uint64_t kBatchWindowsPerComputeUnit = 24000;
 
+/* A batch holds frames of at most this many times a frame's limit in
+ * window positions together (the first frame always goes): on the H200
+ * batches of up to 64 frames left the device idle between them, and
+ * twice the limit gave 1.9-2.0x the frame rate in total of uncapped
+ * batches with 16 and 64 streams of 640x480, 1.2-1.4x with 720p; three and
+ * four times gave less at 16 streams of 640x480 (history.md, round 17). */
+inline constexpr uint64_t kBatchWindowsPerFrameLimit = 2;
+
 /* EngineConfig::batch_max_windows's default on `device`: on a GPU,
  * kBatchWindowsPerComputeUnit per compute unit; elsewhere no limit, as
  * before (on 2 CPU cores batching neither gained nor lost at 320x240 and
@@ -65,6 +73,7 @@ struct BatchRequest {
     const uint8_t* pixels = nullptr;   /* the frame's tight copy (pinned staging) */
     int64_t final_threshold = 0;       /* fixed point, as the kernels compare */
     uint64_t memory_bytes = 0;         /* slot_sizes() of its geometry */
+    uint64_t batch_max_positions = UINT64_MAX; /* window positions a batch led by this frame may hold */
     std::chrono::steady_clock::time_point deadline; /* launched by then even without companions */
 
     /* Results, set by the dispatcher before `done`. */

@@ -444,6 +444,9 @@ void Engine::Impl::enqueue(size_t index)
     request->pixels = slot.staging_data;
     request->final_threshold = slot.final_threshold;
     request->memory_bytes = frame_memory;
+    request->batch_max_positions = batch_max_windows > UINT64_MAX / kBatchWindowsPerFrameLimit
+                                       ? UINT64_MAX
+                                       : batch_max_windows * kBatchWindowsPerFrameLimit;
     request->deadline = std::chrono::steady_clock::now() + batch_wait;
     requests[index] = request;
     batch->submit(request);
