@@ -509,9 +509,9 @@ void install_properties(GObjectClass* gobject_class)
                              "waldboostdetect elements of the process on the same device with the same classifier: "
                              "one set of launches for many cameras. Frames too large to gain (on a GPU, more than "
                              "24,000 window positions per compute unit: 1080p on an H200) are launched alone. "
-                             "Detections are the same either way. Turn it on when 4 or more streams of 720p or "
-                             "smaller share one GPU (on an H200: 1.6-3x the frames in total at 640x480, 1.4x at "
-                             "720p with 16 streams; two 720p streams lost a quarter; docs/performance.md)",
+                             "Detections are the same either way. Turn it on when 4 or more streams of 900p or "
+                             "smaller share one GPU (on an H200 with 4 to 64 streams: 1.6-5.8x the frames in total "
+                             "at 640x480, 1.5-2.3x at 720p; docs/performance.md)",
                              FALSE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
