@@ -1381,18 +1381,37 @@ TEST(EngineBatching, AFrameThatOverflowsRunsAgainAloneNotTheBatch)
 /* The wait budget: a frame with companions due waits for them at most that
  * long, then goes alone; with no budget it goes at once; an engine going
  * away takes its waiting frame back and leaves the others working. */
+/* A random classifier, a 120x90 frame of it and its reference windows,
+ * and a batching engine configuration waiting `wait` for companions. */
+struct BatchingCase {
+    Classifier c;
+    GrayImage frame;
+    DetectParams params;
+    std::vector<RawWindow> want;
+    EngineConfig config;
+};
+
+static BatchingCase batching_case(unsigned seed, std::chrono::nanoseconds wait)
+{
+    std::mt19937 rng(seed);
+    BatchingCase t{random_classifier(rng, 20, 20, 20, true), {}, {}, {}, {}};
+    t.frame = random_image(rng, 120, 90);
+    t.params.min_neighbors = 0;
+    t.want = detect_raw(t.c, t.frame.view(), t.params);
+    t.config.device = test_device();
+    t.config.batching = true;
+    t.config.batch_wait_ns = static_cast<uint64_t>(wait.count());
+    return t;
+}
+
 TEST(EngineBatching, AFrameWaitsForCompanionsAtMostItsBudget)
 {
-    std::mt19937 rng(8);
-    const Classifier c = random_classifier(rng, 20, 20, 20, true);
-    const GrayImage img = random_image(rng, 120, 90);
-    DetectParams params;
-    params.min_neighbors = 0;
-    const auto want = detect_raw(c, img.view(), params);
-    EngineConfig config;
-    config.device = test_device();
-    config.batching = true;
-    config.batch_wait_ns = 300'000'000;
+    BatchingCase t = batching_case(8, std::chrono::milliseconds(300));
+    const Classifier& c = t.c;
+    const GrayImage& img = t.frame;
+    const DetectParams& params = t.params;
+    const auto& want = t.want;
+    EngineConfig& config = t.config;
     Engine waiting(c, config);
     auto idle = std::make_unique<Engine>(c, config); /* a companion that never submits */
     const auto start = std::chrono::steady_clock::now();
@@ -1500,17 +1519,13 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
  * waiting for companions again. */
 TEST(EngineBatching, ABatchHoldsAtMostTwiceTheFrameLimitAndNothingLeftOutWaits)
 {
-    std::mt19937 rng(13);
-    const Classifier c = random_classifier(rng, 20, 20, 20, true);
-    const GrayImage frame = random_image(rng, 120, 90);
-    DetectParams params;
-    params.min_neighbors = 0;
-    const auto want = detect_raw(c, frame.view(), params);
-    EngineConfig config;
-    config.device = test_device();
-    config.batching = true;
     constexpr auto kBudget = std::chrono::seconds(4);
-    config.batch_wait_ns = std::chrono::nanoseconds(kBudget).count();
+    BatchingCase t = batching_case(13, kBudget);
+    const Classifier& c = t.c;
+    const GrayImage& frame = t.frame;
+    const DetectParams& params = t.params;
+    const auto& want = t.want;
+    EngineConfig& config = t.config;
     config.batch_max_windows = opencl::make_geometry({frame.width, frame.height}, c, params, false).positions;
     ASSERT_EQ(opencl::kBatchWindowsPerFrameLimit, 2u);
     std::vector<std::unique_ptr<Engine>> engines;
