@@ -1508,46 +1508,49 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
     auto positions = [&](Size size) {
         return uint64_t{opencl::make_geometry(size, default_classifier(), defaults, true).positions};
     };
-    EXPECT_LE(positions({1280, 720}), opencl::default_batch_max_windows(gpu)) << "720p frames batch on an H200";
-    EXPECT_GT(positions({1920, 1080}), opencl::default_batch_max_windows(gpu)) << "1080p frames go alone on an H200";
+    EXPECT_LE(positions({1920, 1080}), opencl::default_batch_max_windows(gpu)) << "1080p frames batch on an H200";
+    EXPECT_GT(positions({3840, 2160}), opencl::default_batch_max_windows(gpu)) << "4K frames go alone on an H200";
     EXPECT_EQ(opencl::default_batch_max_windows(cpu), UINT64_MAX);
+    EXPECT_EQ(opencl::default_batch_windows(gpu), 132 * opencl::kBatchWindowsPerBatchPerComputeUnit);
+    EXPECT_EQ(opencl::default_batch_windows(cpu), UINT64_MAX);
 }
 
-/* A batch holds frames of at most kBatchWindowsPerFrameLimit times the
- * frame limit in window positions: four engines' frames at the limit go as
- * two batches of two, and the two left out of the first batch go without
- * waiting for companions again. */
-TEST(EngineBatching, ABatchHoldsAtMostTwiceTheFrameLimitAndNothingLeftOutWaits)
+/* A batch holds frames of at most batch_windows positions, or two frames,
+ * whichever is more: four engines' frames go as three and one with room
+ * for three, as two and two with room for half a frame; the frames left
+ * out of the first batch go without waiting for companions again. */
+TEST(EngineBatching, ABatchHoldsItsWindowsOrTwoFramesAndNothingLeftOutWaits)
 {
     constexpr auto kBudget = std::chrono::seconds(4);
     BatchingCase t = batching_case(13, kBudget);
-    const Classifier& c = t.c;
-    const GrayImage& frame = t.frame;
-    const DetectParams& params = t.params;
-    const auto& want = t.want;
-    EngineConfig& config = t.config;
-    config.batch_max_windows = opencl::make_geometry({frame.width, frame.height}, c, params, false).positions;
-    ASSERT_EQ(opencl::kBatchWindowsPerFrameLimit, 2u);
-    std::vector<std::unique_ptr<Engine>> engines;
-    for (int k = 0; k < 4; ++k)
-        engines.push_back(std::make_unique<Engine>(c, config));
-    for (int round = 0; round < 3; ++round) { /* the first warms up (buffers, kernels' code) */
-        const auto start = std::chrono::steady_clock::now();
-        for (auto& e : engines)
-            e->submit(frame.view(), params);
-        for (size_t k = 0; k < engines.size(); ++k) {
-            const FrameResult r = *engines[k]->collect();
-            const std::string which = "round " + std::to_string(round) + ", engine " + std::to_string(k);
-            expect_same_windows(r.windows, want, which);
+    const uint64_t frame_positions =
+        opencl::make_geometry({t.frame.width, t.frame.height}, t.c, t.params, false).positions;
+    auto check = [&](uint64_t batch_windows, std::vector<int> want, const std::string& what) {
+        EngineConfig config = t.config;
+        config.batch_windows = batch_windows;
+        std::vector<std::unique_ptr<Engine>> engines;
+        for (int k = 0; k < 4; ++k)
+            engines.push_back(std::make_unique<Engine>(t.c, config));
+        for (int round = 0; round < 3; ++round) { /* the first warms up (buffers, kernels' code) */
+            const auto start = std::chrono::steady_clock::now();
+            for (auto& e : engines)
+                e->submit(t.frame.view(), t.params);
+            for (size_t k = 0; k < engines.size(); ++k) {
+                const FrameResult r = *engines[k]->collect();
+                const std::string which = what + ", round " + std::to_string(round) + ", engine " + std::to_string(k);
+                expect_same_windows(r.windows, t.want, which);
+                if (round > 0) {
+                    EXPECT_EQ(r.stats.batch_frames, want[k]) << which;
+                }
+            }
             if (round > 0) {
-                EXPECT_EQ(r.stats.batch_frames, 2) << which;
+                EXPECT_LT(std::chrono::steady_clock::now() - start, kBudget / 2)
+                    << what << ", round " << round << ": the frames left out of the first batch waited";
             }
         }
-        if (round > 0) {
-            EXPECT_LT(std::chrono::steady_clock::now() - start, kBudget / 2)
-                << "round " << round << ": the frames left out of the first batch waited for companions";
-        }
-    }
+    };
+    check(3 * frame_positions, {3, 3, 3, 1}, "room for three frames");
+    check(frame_positions / 2, {2, 2, 2, 2}, "room for half a frame");
 }
 
 /* A memory budget for fewer frames than max_in_flight: the engine says how

@@ -42,6 +42,13 @@ uint64_t default_batch_max_windows(const DeviceInfo& device)
     return kBatchWindowsPerComputeUnit * std::max(device.compute_units, 1u);
 }
 
+uint64_t default_batch_windows(const DeviceInfo& device)
+{
+    if (device.type != "GPU")
+        return UINT64_MAX;
+    return kBatchWindowsPerBatchPerComputeUnit * std::max(device.compute_units, 1u);
+}
+
 struct BatchQueue::Batch {
     std::unique_ptr<FrameSlot> slot;
     std::vector<std::shared_ptr<BatchRequest>> requests;

@@ -46,25 +46,26 @@
 namespace waldboost::opencl {
 
 /* Window positions per compute unit above which a GPU frame is launched
- * alone rather than batched: on the H200 (132 compute units) 1280x720
- * frames (14,500 per unit) gained 1.35-1.4x from batching at 16 and 64 streams
- * and 1920x1080 frames (34,200 per unit) lost 15-23%; the limit lies
- * between them (docs/performance.md, Batched launches). */
-inline constexpr uint64_t kBatchWindowsPerComputeUnit = 24000;
+ * alone rather than batched: on the H200 (132 compute units) 1920x1080
+ * frames (34,200 per unit) gained 11-19% in pairs at 16 and 64 streams
+ * once batches were capped; 4K frames (137,000) lost up to 27% batched
+ * (history.md, rounds 7 and 17). */
+inline constexpr uint64_t kBatchWindowsPerComputeUnit = 36000;
 
-/* A batch holds frames of at most this many times a frame's limit in
- * window positions together (the first frame always goes): on the H200
- * batches of up to 64 frames left the device idle between them, and
- * twice the limit gave 1.9-2.0x the frame rate in total of uncapped
- * batches with 16 and 64 streams of 640x480, 1.2-1.4x with 720p; three and
- * four times gave less at 16 streams of 640x480 (history.md, round 17). */
-inline constexpr uint64_t kBatchWindowsPerFrameLimit = 2;
+/* The window positions per compute unit a GPU batch holds at most, or two
+ * frames, whichever is more: on the H200 batches of up to 64 frames left
+ * the device idle between them; capped at 48,000 per unit, 16 and 64
+ * streams of 640x480 made 1.8-1.9x the frames of uncapped batches, 720p
+ * 1.2-1.4x; 72,000 and 96,000 gave less at 16 streams of 640x480; two
+ * 1080p frames (68,400) together gained over one (history.md, round 17). */
+inline constexpr uint64_t kBatchWindowsPerBatchPerComputeUnit = 48000;
 
-/* EngineConfig::batch_max_windows's default on `device`: on a GPU,
- * kBatchWindowsPerComputeUnit per compute unit; elsewhere no limit, as
- * before (on 2 CPU cores batching neither gained nor lost at 320x240 and
- * 640x480). */
+/* EngineConfig::batch_max_windows's and batch_windows's defaults on
+ * `device`: on a GPU, the constants above per compute unit; elsewhere no
+ * limit, as before (on 2 CPU cores batching neither gained nor lost at
+ * 320x240 and 640x480). */
 uint64_t default_batch_max_windows(const DeviceInfo& device);
+uint64_t default_batch_windows(const DeviceInfo& device);
 
 /* One frame handed to a BatchQueue. The engine fills the inputs, keeps the
  * pixels alive until `done`, and reads the results after. */

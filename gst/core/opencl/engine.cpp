@@ -92,6 +92,7 @@ struct Engine::Impl {
     /* EngineConfig::batch_max_windows, resolved; the engine counts on the
      * queue (joined) only while its frames are no larger. */
     uint64_t batch_max_windows = UINT64_MAX;
+    uint64_t batch_windows = UINT64_MAX; /* EngineConfig::batch_windows, resolved */
     bool batch_member = false;
 
     void choose_plan(const EngineConfig& config);
@@ -232,6 +233,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);
             m.batch_max_windows =
                 config.batch_max_windows ? config.batch_max_windows : default_batch_max_windows(m.selected.info);
+            m.batch_windows = config.batch_windows ? config.batch_windows : default_batch_windows(m.selected.info);
         }
     } catch (const cl::Error& e) {
         throw to_error(e, "setting up the OpenCL engine on " + m.selected.info.device_name);
@@ -444,9 +446,7 @@ void Engine::Impl::enqueue(size_t index)
     request->pixels = slot.staging_data;
     request->final_threshold = slot.final_threshold;
     request->memory_bytes = frame_memory;
-    request->batch_max_positions = batch_max_windows > UINT64_MAX / kBatchWindowsPerFrameLimit
-                                       ? UINT64_MAX
-                                       : batch_max_windows * kBatchWindowsPerFrameLimit;
+    request->batch_max_positions = std::max<uint64_t>(batch_windows, 2 * uint64_t{slot.geometry->positions});
     request->deadline = std::chrono::steady_clock::now() + batch_wait;
     requests[index] = request;
     batch->submit(request);

@@ -66,6 +66,10 @@ struct EngineConfig {
      * fills the device by itself, and batching it lost frame rate.
      * 0: the device's default, default_batch_max_windows(). */
     uint64_t batch_max_windows = 0;
+    /* With batching, the window positions a batch holds at most, or two
+     * of its oldest frame, whichever is more (the first frame always
+     * goes). 0: the device's default, default_batch_windows(). */
+    uint64_t batch_windows = 0;
     /* The feature kind that packs the classifier and gives the kernels
      * their feature code (feature_kind.h); null: the classifier's own.
      * Tests plug in kinds of their own through it. */
