@@ -508,10 +508,11 @@ void install_properties(GObjectClass* gobject_class)
                              "Expert: launch this element's frames on the device together with those of the other "
                              "waldboostdetect elements of the process on the same device with the same classifier: "
                              "one set of launches for many cameras. Frames too large to gain (on a GPU, more than "
-                             "24,000 window positions per compute unit: 1080p on an H200) are launched alone. "
-                             "Detections are the same either way. Turn it on when 4 or more streams of 900p or "
-                             "smaller share one GPU (on an H200 with 4 to 64 streams: 1.6-5.8x the frames in total "
-                             "at 640x480, 1.5-2.3x at 720p; docs/performance.md)",
+                             "36,000 window positions per compute unit: 4K on an H200) are launched alone. "
+                             "Detections are the same either way. Turn it on when 4 or more streams of 720p or "
+                             "smaller, or 16 or more of 1080p, share one GPU (on an H200 with 4 to 64 streams: "
+                             "1.4-5.7x the frames in total at 640x480, 1.2-2.2x at 720p, 1.04-1.11x at 1080p; "
+                             "docs/performance.md)",
                              FALSE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
