@@ -188,7 +188,10 @@ static void collect_sharing_lines(GstDebugCategory* category, GstDebugLevel leve
  * instance stopping and restarting leaves the others streaming. */
 /* Four instances of different sizes, classifiers and max-inflight run side
  * by side, one stops and starts again while the others stream: every frame
- * gives the boxes of the core detector on that frame alone. `extra`: more
+ * gives the boxes of the core detector on that frame alone (the one with a
+ * roi: on its rectangle, moved to frame coordinates; with batching its
+ * frames go with the whole frames of the other instances of its
+ * classifier). `extra`: more
  * properties for every instance. Returns the most frames any instance saw
  * launched together (stats batch-frames). */
 static int run_side_by_side_instances(const Props& extra)
@@ -201,16 +204,19 @@ static int run_side_by_side_instances(const Props& extra)
         int width, height, x0;
         const Classifier* classifier;
         DetectParams params;
+        waldboost::Rect roi{};   /* empty: the whole frame */
         GstHarness* h = nullptr;
     };
     std::vector<Instance> instances = {
         {{{"max-inflight", "2"}}, 200, 160, 110, &waldboost::default_classifier(), DetectParams{}},
-        {{{"max-inflight", "3"}}, 320, 240, 40, &waldboost::default_classifier(), DetectParams{}},
+        {{{"max-inflight", "3"}, {"roi", "<50, 20, 230, 200>"}}, 320, 240, 40, &waldboost::default_classifier(),
+         DetectParams{}, waldboost::Rect{50, 20, 230, 200}},
         {{{"classifier", profile_path}, {"min-neighbors", "0"}, {"max-inflight", "1"}}, 256, 256, 60, &profile,
          params_mn(0)},
         {{{"max-inflight", "2"}}, 160, 200, 150, &waldboost::default_classifier(), DetectParams{}},
     };
     auto frame_of = [](const Instance& in, int k) { return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height); };
+    bool roi_changes_boxes = false;
     auto start = [&](Instance& in) {
         Props props = in.props;
         props.emplace_back("draw", "none");
@@ -232,9 +238,16 @@ static int run_side_by_side_instances(const Props& extra)
             for (int k = 0; k < count; ++k) {
                 const Instance& in = instances[i];
                 const std::string what = "instance " + std::to_string(i) + " frame " + std::to_string(first + k);
-                CHECK_BOXES(out[k], expected_boxes(core(frame_of(in, first + k), in.params, *in.classifier),
-                                                   in.classifier->label),
-                            what.c_str());
+                const waldboost::Rect& r = in.roi;
+                const GrayImage searched = r.width ? crop(frame_of(in, first + k), r.x, r.y, r.width, r.height)
+                                                   : frame_of(in, first + k);
+                const std::vector<Box> want =
+                    expected_boxes(core(searched, in.params, *in.classifier), in.classifier->label, r.x, r.y);
+                CHECK_BOXES(out[k], want, what.c_str());
+                if (r.width)
+                    roi_changes_boxes |= want != expected_boxes(core(frame_of(in, first + k), in.params,
+                                                                     *in.classifier),
+                                                                in.classifier->label);
             }
             unref_all(out);
             GstStructure* stats = nullptr;
@@ -256,6 +269,8 @@ static int run_side_by_side_instances(const Props& extra)
     run_frames(6, 2, {0, 1, 2, 3});
     for (Instance& in : instances)
         gst_harness_teardown(in.h);
+    /* Else the roi's boxes would pass for the whole frame's. */
+    fail_unless(roi_changes_boxes, "the roi changed no frame's boxes");
     return most_batched;
 }
 
