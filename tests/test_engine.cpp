@@ -1494,23 +1494,33 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
     round({S, S, S}, {}, "all small again");
     round({S, S, S}, {3, 3, 3}, "all small, all joined");
 
-    /* The default: a GPU's limit scales with its compute units; a CPU's is none. */
+    /* The default: a GPU's limit scales with its compute units and, up to
+     * kBatchWindowsPerComputeUnit, with the engines on the queue; a CPU's is
+     * none. */
     opencl::DeviceInfo gpu, cpu;
     gpu.type = "GPU";
     gpu.compute_units = 132;
     cpu.type = "CPU";
     cpu.compute_units = 2;
-    EXPECT_EQ(opencl::default_batch_max_windows(gpu), 132 * opencl::kBatchWindowsPerComputeUnit);
+    EXPECT_EQ(opencl::default_batch_max_windows(gpu, 64), 132 * opencl::kBatchWindowsPerComputeUnit);
     /* Where it was measured (docs/performance.md, Batched launches): on the
-     * H200, with the default classifier and parameters, 720p frames gained
-     * from batching and 1080p frames lost. */
+     * H200, with the default classifier and parameters, batching gained for
+     * 2 streams of 640x480, 4 of 720p, 16 and 64 of 1080p, and lost for 2
+     * of 720p and 1080p, 4 of 1080p and any number of 4K frames. */
     const DetectParams defaults;
-    auto positions = [&](Size size) {
-        return uint64_t{opencl::make_geometry(size, default_classifier(), defaults, true).positions};
+    auto batched = [&](Size size, long engines) {
+        return uint64_t{opencl::make_geometry(size, default_classifier(), defaults, true).positions} <=
+               opencl::default_batch_max_windows(gpu, engines);
     };
-    EXPECT_LE(positions({1920, 1080}), opencl::default_batch_max_windows(gpu)) << "1080p frames batch on an H200";
-    EXPECT_GT(positions({3840, 2160}), opencl::default_batch_max_windows(gpu)) << "4K frames go alone on an H200";
-    EXPECT_EQ(opencl::default_batch_max_windows(cpu), UINT64_MAX);
+    EXPECT_TRUE(batched({640, 480}, 2));
+    EXPECT_FALSE(batched({1280, 720}, 2));
+    EXPECT_TRUE(batched({1280, 720}, 4));
+    EXPECT_FALSE(batched({1920, 1080}, 2));
+    EXPECT_FALSE(batched({1920, 1080}, 4));
+    EXPECT_TRUE(batched({1920, 1080}, 16));
+    EXPECT_TRUE(batched({1920, 1080}, 64));
+    EXPECT_FALSE(batched({3840, 2160}, 64));
+    EXPECT_EQ(opencl::default_batch_max_windows(cpu, 2), UINT64_MAX);
     EXPECT_EQ(opencl::default_batch_windows(gpu), 132 * opencl::kBatchWindowsPerBatchPerComputeUnit);
     EXPECT_EQ(opencl::default_batch_windows(cpu), UINT64_MAX);
 }

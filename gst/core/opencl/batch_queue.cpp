@@ -35,11 +35,13 @@ bool same_shapes(const BatchGeometry& a, const BatchGeometry& b, size_t count)
 
 }  // namespace
 
-uint64_t default_batch_max_windows(const DeviceInfo& device)
+uint64_t default_batch_max_windows(const DeviceInfo& device, long engines)
 {
     if (device.type != "GPU")
         return UINT64_MAX;
-    return kBatchWindowsPerComputeUnit * std::max(device.compute_units, 1u);
+    const uint64_t per_unit = std::min<uint64_t>(
+        kBatchWindowsPerComputeUnit, kBatchWindowsPerEnginePerComputeUnit * static_cast<uint64_t>(std::max(engines, 1L)));
+    return per_unit * std::max(device.compute_units, 1u);
 }
 
 uint64_t default_batch_windows(const DeviceInfo& device)
@@ -109,6 +111,24 @@ long BatchQueue::engines() const
 {
     std::lock_guard<std::mutex> guard(lock_);
     return engines_;
+}
+
+void BatchQueue::attach()
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    ++attached_;
+}
+
+void BatchQueue::detach()
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    --attached_;
+}
+
+long BatchQueue::attached() const
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    return attached_;
 }
 
 void BatchQueue::submit(const std::shared_ptr<BatchRequest>& request)

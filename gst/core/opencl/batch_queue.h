@@ -60,11 +60,19 @@ inline constexpr uint64_t kBatchWindowsPerComputeUnit = 36000;
  * 1080p frames (68,400) together gained over one (history.md, round 17). */
 inline constexpr uint64_t kBatchWindowsPerBatchPerComputeUnit = 48000;
 
+/* Below that, a GPU frame is batched only while its window positions per
+ * compute unit are at most this many times the engines using its queue:
+ * a few engines' own launches overlap well on the device. On the H200,
+ * two streams of 640x480 (4,600 per unit) gained 1.24x from batching and
+ * two of 720p (14,500) and 1080p lost 13-15%; four of 720p gained 1.19x and
+ * four of 1080p lost 6%; 16 and 64 of 1080p gained (history.md, round 18). */
+inline constexpr uint64_t kBatchWindowsPerEnginePerComputeUnit = 5000;
+
 /* EngineConfig::batch_max_windows's and batch_windows's defaults on
- * `device`: on a GPU, the constants above per compute unit; elsewhere no
- * limit, as before (on 2 CPU cores batching neither gained nor lost at
- * 320x240 and 640x480). */
-uint64_t default_batch_max_windows(const DeviceInfo& device);
+ * `device` with `engines` engines using the queue: on a GPU, the constants
+ * above per compute unit; elsewhere no limit, as before (on 2 CPU cores
+ * batching neither gained nor lost at 320x240 and 640x480). */
+uint64_t default_batch_max_windows(const DeviceInfo& device, long engines);
 uint64_t default_batch_windows(const DeviceInfo& device);
 
 /* One frame handed to a BatchQueue. The engine fills the inputs, keeps the
@@ -104,6 +112,11 @@ public:
     void join();
     void leave();
     long engines() const;
+    /* Engines holding the queue, using it or not (their frames too large
+     * for it for now): what the default batch_max_windows scales with. */
+    void attach();
+    void detach();
+    long attached() const;
 
     void submit(const std::shared_ptr<BatchRequest>& request);
     /* Blocks until `request` is done. */
@@ -146,6 +159,7 @@ private:
     std::deque<Batch*> watched_; /* launched and not yet complete, in launch order */
     bool stop_watching_ = false;
     long engines_ = 0;
+    long attached_ = 0;
     bool stop_ = false;
     uint64_t batches_launched_ = 0, frames_launched_ = 0;
     /* Recently used layouts, newest last: a batch of the same frame shapes

@@ -89,9 +89,10 @@ struct Engine::Impl {
      * hand-over to the queue's thread and back. */
     std::vector<bool> batched;
     std::chrono::nanoseconds batch_wait{0};
-    /* EngineConfig::batch_max_windows, resolved; the engine counts on the
-     * queue (joined) only while its frames are no larger. */
-    uint64_t batch_max_windows = UINT64_MAX;
+    /* EngineConfig::batch_max_windows; 0: the device's default for the
+     * engines attached to the queue, looked up per frame. The engine counts
+     * on the queue (joined) only while its frames are no larger. */
+    uint64_t batch_max_windows = 0;
     uint64_t batch_windows = UINT64_MAX; /* EngineConfig::batch_windows, resolved */
     bool batch_member = false;
 
@@ -228,11 +229,11 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                 return std::make_shared<BatchQueue>(*m.shared, m.program, m.device_classifier, m.plan,
                                                     m.memory_budget, 2 * config.max_in_flight);
             });
+            m.batch->attach();
             m.batch->join();
             m.batch_member = true;
             m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);
-            m.batch_max_windows =
-                config.batch_max_windows ? config.batch_max_windows : default_batch_max_windows(m.selected.info);
+            m.batch_max_windows = config.batch_max_windows;
             m.batch_windows = config.batch_windows ? config.batch_windows : default_batch_windows(m.selected.info);
         }
     } catch (const cl::Error& e) {
@@ -251,6 +252,7 @@ Engine::~Engine()
             m.batch->wait(*request);
     if (m.batch_member)
         m.batch->leave();
+    m.batch->detach();
 }
 
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
@@ -319,12 +321,15 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
 
 /* Frames above batch_max_windows fill the device alone: the engine leaves
  * the queue while its frames are that large, so that the other engines'
- * frames do not wait for its companions, and joins again when they shrink. */
+ * frames do not wait for its companions, and joins again when they shrink
+ * (or, with the default limit, when more engines attach). */
 void Engine::Impl::follow_batch_limit()
 {
     if (!batch)
         return;
-    const bool member = geometry->positions <= batch_max_windows;
+    const uint64_t limit = batch_max_windows ? batch_max_windows
+                                             : default_batch_max_windows(selected.info, batch->attached());
+    const bool member = geometry->positions <= limit;
     if (member == batch_member)
         return;
     if (member)
@@ -421,6 +426,7 @@ void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectPara
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
     slot.final_threshold = packed.fixed_ceil(final);
     slot.reruns = 0;
+    follow_batch_limit();
     batched[index] = batch && batch_member && batch->engines() > 1;
     if (batched[index])
         slot.prepare_staging(context, plan, geometry, image);
