@@ -498,7 +498,7 @@ void install_properties(GObjectClass* gobject_class)
      * GstWaldboostDetect:batching:
      *
      * Expert. Launch the frames together with those of the other waldboostdetect elements of the process
-     * on the same device and classifier. Detections are the same either way.
+     * on the same device and classifier (on by default). Detections are the same either way.
      *
      * Since: 0.1
      */
@@ -507,13 +507,14 @@ void install_properties(GObjectClass* gobject_class)
         g_param_spec_boolean("batching", "Batching",
                              "Expert: launch this element's frames on the device together with those of the other "
                              "waldboostdetect elements of the process on the same device with the same classifier: "
-                             "one set of launches for many cameras. Frames too large to gain (on a GPU, more than "
-                             "36,000 window positions per compute unit: 4K on an H200) are launched alone. "
-                             "Detections are the same either way. Turn it on when 4 or more streams of 720p or "
-                             "smaller, or 16 or more of 1080p, share one GPU (on an H200 with 4 to 64 streams: "
-                             "1.4-5.7x the frames in total at 640x480, 1.2-2.2x at 720p, 1.04-1.11x at 1080p; "
-                             "docs/performance.md)",
-                             FALSE, rw));
+                             "one set of launches for many cameras. Detections are the same either way, and no frame "
+                             "waits for others unless batch-wait is set. An element alone on its device and "
+                             "classifier launches its own frames, and on a GPU so do frames that a few elements' own "
+                             "launches keep busy (more than 5,000 window positions per compute unit per element, or "
+                             "36,000: on an H200 720p is batched from 3 streams on, 1080p from 7, 4K never). On an "
+                             "H200 with 2 to 64 streams: up to 5x the frames in total at 640x480, 2x at 720p, 1.07x "
+                             "at 1080p, and no loss measured; no difference on CPU devices (docs/performance.md)",
+                             TRUE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
      *
