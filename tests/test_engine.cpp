@@ -1525,6 +1525,56 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
     EXPECT_EQ(opencl::default_batch_windows(cpu), UINT64_MAX);
 }
 
+/* The default limit's rule (a GPU's): positions per engine attached to the
+ * queue, looked up per frame. With a rate of a third of a frame, three
+ * engines batch their frames; when one goes, the two left launch theirs
+ * alone, without waiting for companions; when a third attaches again,
+ * they batch again. The windows are the reference's throughout. */
+TEST(EngineBatching, TheLimitFollowsTheEnginesAttached)
+{
+    std::mt19937 rng(14);
+    const Classifier c = random_classifier(rng, 20, 20, 20, true);
+    const GrayImage frame = random_image(rng, 240, 180);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto want = detect_raw(c, frame.view(), params);
+    const uint64_t positions = opencl::make_geometry({frame.width, frame.height}, c, params, false).positions;
+    EngineConfig config;
+    config.device = test_device();
+    config.batching = true;
+    constexpr auto kBudget = std::chrono::seconds(4);
+    config.batch_wait_ns = std::chrono::nanoseconds(kBudget).count();
+    config.batch_windows_per_engine = (positions + 2) / 3; /* 2 engines: below a frame; 3: a frame or more */
+    ASSERT_LT(2 * config.batch_windows_per_engine, positions);
+    std::vector<std::unique_ptr<Engine>> engines;
+    for (int k = 0; k < 3; ++k)
+        engines.push_back(std::make_unique<Engine>(c, config));
+    /* Every engine submits a frame, then all are collected. */
+    auto round = [&](int want_batch, const std::string& what) {
+        const auto start = std::chrono::steady_clock::now();
+        for (auto& e : engines)
+            e->submit(frame.view(), params);
+        for (size_t k = 0; k < engines.size(); ++k) {
+            const FrameResult r = *engines[k]->collect();
+            const std::string which = what + ", engine " + std::to_string(k);
+            expect_same_windows(r.windows, want, which);
+            if (want_batch) {
+                EXPECT_EQ(r.stats.batch_frames, want_batch) << which;
+            }
+        }
+        if (want_batch) {
+            EXPECT_LT(std::chrono::steady_clock::now() - start, kBudget / 2) << what << ": a frame waited";
+        }
+    };
+    round(0, "warm-up");
+    round(3, "three engines");
+    engines.pop_back();
+    round(1, "two engines");
+    engines.push_back(std::make_unique<Engine>(c, config));
+    round(0, "a third again"); /* the new engine's first frame may go alone */
+    round(3, "three engines again");
+}
+
 /* A batch holds frames of at most batch_windows positions, or two frames,
  * whichever is more: four engines' frames go as three and one with room
  * for three, as two and two with room for half a frame; the frames left

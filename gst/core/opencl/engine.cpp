@@ -93,6 +93,7 @@ struct Engine::Impl {
      * engines attached to the queue, looked up per frame. The engine counts
      * on the queue (joined) only while its frames are no larger. */
     uint64_t batch_max_windows = 0;
+    uint64_t batch_windows_per_engine = 0; /* EngineConfig's */
     uint64_t batch_windows = UINT64_MAX; /* EngineConfig::batch_windows, resolved */
     bool batch_member = false;
 
@@ -234,6 +235,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             m.batch_member = true;
             m.batch_wait = std::chrono::nanoseconds(config.batch_wait_ns);
             m.batch_max_windows = config.batch_max_windows;
+            m.batch_windows_per_engine = config.batch_windows_per_engine;
             m.batch_windows = config.batch_windows ? config.batch_windows : default_batch_windows(m.selected.info);
         }
     } catch (const cl::Error& e) {
@@ -327,8 +329,10 @@ void Engine::Impl::follow_batch_limit()
 {
     if (!batch)
         return;
-    const uint64_t limit = batch_max_windows ? batch_max_windows
-                                             : default_batch_max_windows(selected.info, batch->attached());
+    const long attached = batch->attached();
+    const uint64_t limit = batch_max_windows           ? batch_max_windows
+                           : batch_windows_per_engine ? batch_windows_per_engine * static_cast<uint64_t>(attached)
+                                                      : default_batch_max_windows(selected.info, attached);
     const bool member = geometry->positions <= limit;
     if (member == batch_member)
         return;

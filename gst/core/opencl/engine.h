@@ -64,8 +64,13 @@ struct EngineConfig {
      * levels, Geometry::positions) are launched alone, and the engine
      * leaves the queue while its frames are that large: such a frame
      * fills the device by itself, and batching it lost frame rate.
-     * 0: the device's default, default_batch_max_windows(). */
+     * 0: the device's default, default_batch_max_windows(), which on a
+     * GPU grows with the engines attached to the queue. */
     uint64_t batch_max_windows = 0;
+    /* When batch_max_windows is 0 and this is not: the limit is this many
+     * positions per engine attached to the queue, on any device (the GPU
+     * default's rule, with another rate; for tests). */
+    uint64_t batch_windows_per_engine = 0;
     /* With batching, the window positions a batch holds at most, or two
      * of its oldest frame, whichever is more (the first frame always
      * goes). 0: the device's default, default_batch_windows(). */
