@@ -20,6 +20,17 @@
 namespace waldboost_element {
 
 namespace wcl = waldboost::opencl;
+
+GstFlowReturn downstream_answer(GstPad* src, GstFlowReturn ret)
+{
+    if (ret >= GST_FLOW_EOS)
+        return ret;
+    GstPad* peer = gst_pad_get_peer(src);
+    const bool peer_flushing = peer && GST_PAD_IS_FLUSHING(peer);
+    if (peer)
+        gst_object_unref(peer);
+    return GST_PAD_IS_FLUSHING(src) || peer_flushing ? GST_FLOW_FLUSHING : ret;
+}
 using waldboost::ErrorKind;
 
 FrameQueue::FrameQueue(GstBaseTransform* element, const SettingsStore& settings, SharedStats& stats)
@@ -803,7 +814,7 @@ void FrameQueue::run_worker()
     const std::shared_ptr<wcl::Engine> engine = engine_;
     lock.unlock();
     GstBuffer* buffer = finisher_.finish(pending, result ? &*result : nullptr, info_, engine);
-    const GstFlowReturn ret = gst_pad_push(src, buffer);
+    const GstFlowReturn ret = downstream_answer(src, gst_pad_push(src, buffer));
     lock.lock();
     leaving_ = false;
     leaving_pool_ = nullptr;

@@ -29,6 +29,18 @@
 
 namespace waldboost_element {
 
+/* Downstream's answer to what the source pad `src` sent (a buffer, or an
+ * event upstream sent on): an error class answer (NOT_NEGOTIATED, ERROR,
+ * NOT_SUPPORTED) becomes FLUSHING while `src` or its peer is flushing.
+ * A pipeline stops from its sink: basesink refuses a serialized event with
+ * FALSE once it is flushing, and GStreamer makes that an error for the
+ * push that carried the event (a sticky event resent before a buffer).
+ * Passed upstream as it is, a source would stop the pipeline with
+ * "Internal data stream error" while nothing was wrong. The peer's flag
+ * stays set until the pipeline's stop has passed this element, which
+ * joins the worker first, so the check after the push is not too late. */
+GstFlowReturn downstream_answer(GstPad* src, GstFlowReturn ret);
+
 class FrameQueue {
 public:
     FrameQueue(GstBaseTransform* element, const SettingsStore& settings, SharedStats& stats);

@@ -249,28 +249,20 @@ static gboolean src_activate_mode(GstPad* pad, GstObject* parent, GstPadMode mod
 /* An event that cannot go on downstream because the source pad is
  * flushing (a flush, or a stop: the source pad is deactivated, and the
  * worker joined, before the sink pad), or because downstream's pad is
- * flushing, is answered FLUSHING, as a buffer is
- * at that moment. Through a plain event function the refusal would become
- * GST_FLOW_ERROR for upstream (GStreamer resends sticky events before the
- * next buffer, and a refused one is an error there), and a source would
- * stop the pipeline with "Internal data stream error" while nothing was
- * wrong: a state-change storm did that. */
+ * flushing (downstream stops first), is answered FLUSHING, as a buffer is
+ * at that moment (downstream_answer). Through a plain event function the
+ * refusal would become GST_FLOW_ERROR for upstream (GStreamer resends
+ * sticky events before the next buffer, and a refused one is an error
+ * there), and a source would stop the pipeline with "Internal data stream
+ * error" while nothing was wrong: a state-change storm did that. */
 static GstFlowReturn sink_event_full(GstPad* pad, GstObject* parent, GstEvent* event)
 {
     WaldboostDetectPrivate* p = GST_WALDBOOST_DETECT(parent)->priv;
     const GstEventType type = GST_EVENT_TYPE(event);
     if (p->parent_sink_event(pad, parent, event))
         return GST_FLOW_OK;
-    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(parent);
-    /* Downstream changes state first: its sink pad may already be flushing
-     * while ours is not yet (a storm under ASan showed it). */
-    GstPad* peer = gst_pad_get_peer(src);
-    const bool peer_flushing = peer && GST_PAD_IS_FLUSHING(peer);
-    if (peer)
-        gst_object_unref(peer);
-    if (GST_PAD_IS_FLUSHING(src) || peer_flushing)
-        return GST_FLOW_FLUSHING;
-    return type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR;
+    return wel::downstream_answer(GST_BASE_TRANSFORM_SRC_PAD(parent),
+                                  type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR);
 }
 
 /* ------------------------------------------------------------------------ */

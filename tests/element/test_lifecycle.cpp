@@ -5,8 +5,12 @@
  * Element tests, lifecycle: twenty cycles through every state, with frames
  * in flight dropped by the state change, each cycle's detections, messages
  * and stats counted afresh; a storm of state changes on four pipelines, and
- * the event refused while the element stops that turned into an error.
+ * the events refused while the element or downstream stops that turned
+ * into errors.
  */
+#include <gst/base/gstbasesink.h>
+
+#include <condition_variable>
 #include <mutex>
 #include <random>
 #include <string>
@@ -117,6 +121,138 @@ GST_START_TEST(test_lifecycle_event_while_stopping_is_flushing)
 }
 GST_END_TEST;
 
+/* A pipeline stops from its sink: fakesink's sink pad is deactivated while
+ * this element still streams. When the worker's buffer push resends a
+ * sticky event (one refused earlier stays pending on the source pad) in
+ * that moment, basesink refuses it with FALSE once its own flushing flag is
+ * set, and GStreamer makes that GST_FLOW_ERROR for the push. Passed on to
+ * upstream as it is, the source posts "Internal data stream error" with
+ * nothing from this element (the storm below, once in about 300 changes
+ * under ASan with batching). Downstream's pad is flushing by then: the
+ * answer upstream must be FLUSHING, as for a buffer. Here the moment is
+ * made exact: on the element's source pad a probe drops every segment the
+ * streaming thread pushes (it stays pending there), so that the worker's
+ * first buffer push resends it; fakesink holds that one until, set to
+ * READY meanwhile, it has set its flushing flags. */
+struct DownstreamStop {
+    std::mutex lock;
+    std::condition_variable changed;
+    GThread* streaming = nullptr;
+    bool held = false, released = false, refused_while_flushing = false;
+    GstElement* sink = nullptr;
+};
+
+static GstPadProbeReturn note_streaming_thread(GstPad*, GstPadProbeInfo*, gpointer data)
+{
+    auto* stop = static_cast<DownstreamStop*>(data);
+    std::lock_guard<std::mutex> guard(stop->lock);
+    stop->streaming = g_thread_self();
+    return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn keep_segment_pending(GstPad*, GstPadProbeInfo* info, gpointer data)
+{
+    auto* stop = static_cast<DownstreamStop*>(data);
+    if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) != GST_EVENT_SEGMENT)
+        return GST_PAD_PROBE_OK;
+    std::lock_guard<std::mutex> guard(stop->lock);
+    return g_thread_self() == stop->streaming ? GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn hold_resent_segment(GstPad* pad, GstPadProbeInfo* info, gpointer data)
+{
+    auto* stop = static_cast<DownstreamStop*>(data);
+    if (GST_EVENT_TYPE(GST_PAD_PROBE_INFO_EVENT(info)) != GST_EVENT_SEGMENT)
+        return GST_PAD_PROBE_OK;
+    {
+        std::lock_guard<std::mutex> guard(stop->lock);
+        if (stop->held)
+            return GST_PAD_PROBE_OK;
+        stop->held = true;
+    }
+    stop->changed.notify_all();
+    /* fakesink's deactivation sets the pad's flag, then basesink's own,
+     * then waits for this (the worker's) thread to leave. */
+    GstBaseSink* sink = GST_BASE_SINK(stop->sink);
+    bool flushing = false;
+    for (int waited = 0; waited < 5000 && !flushing; ++waited) {
+        GST_BASE_SINK_PREROLL_LOCK(sink);
+        flushing = GST_PAD_IS_FLUSHING(pad) && sink->flushing;
+        GST_BASE_SINK_PREROLL_UNLOCK(sink);
+        if (!flushing)
+            g_usleep(1000);
+    }
+    std::lock_guard<std::mutex> guard(stop->lock);
+    stop->refused_while_flushing = flushing;
+    stop->released = true;
+    return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST(test_lifecycle_downstream_stopping_is_flushing)
+{
+    GError* error = nullptr;
+    GstElement* pipeline = gst_parse_launch("videotestsrc name=in ! video/x-raw,format=GRAY8,width=96,height=96 ! "
+                                            "waldboostdetect name=detect draw=none post-messages=false ! "
+                                            "fakesink name=out sync=false",
+                                            &error);
+    fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
+    DownstreamStop stop;
+    stop.sink = gst_bin_get_by_name(GST_BIN(pipeline), "out");
+    GstElement* detect = gst_bin_get_by_name(GST_BIN(pipeline), "detect");
+    GstElement* in = gst_bin_get_by_name(GST_BIN(pipeline), "in");
+    GstPad* detect_sink = gst_element_get_static_pad(detect, "sink");
+    GstPad* detect_src = gst_element_get_static_pad(detect, "src");
+    GstPad* sink_pad = gst_element_get_static_pad(stop.sink, "sink");
+    GstPad* in_src = gst_element_get_static_pad(in, "src");
+    gst_pad_add_probe(detect_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, note_streaming_thread, &stop, nullptr);
+    gst_pad_add_probe(detect_src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, keep_segment_pending, &stop, nullptr);
+    gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, hold_resent_segment, &stop, nullptr);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
+    {
+        std::unique_lock<std::mutex> lock(stop.lock);
+        fail_unless(stop.changed.wait_for(lock, std::chrono::seconds(20), [&] { return stop.held; }),
+                    "the worker's buffer push never resent the dropped segment");
+    }
+    /* The sink stops, as the pipeline's stop begins; the held segment
+     * goes on once basesink is flushing. */
+    gst_element_set_state(stop.sink, GST_STATE_READY);
+    {
+        std::lock_guard<std::mutex> guard(stop.lock);
+        fail_unless(stop.released && stop.refused_while_flushing, "fakesink never became flushing");
+    }
+    /* Upstream's next push gets the element's answer, and stops on it. */
+    GstFlowReturn upstream = GST_FLOW_OK;
+    for (int waited = 0; waited < 500 && upstream == GST_FLOW_OK; ++waited) {
+        g_usleep(10000);
+        upstream = gst_pad_get_last_flow_return(in_src);
+    }
+    GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+    std::string text;
+    if (m) {
+        GError* e = nullptr;
+        gchar* debug = nullptr;
+        gst_message_parse_error(m, &e, &debug);
+        text = std::string(GST_OBJECT_NAME(GST_MESSAGE_SRC(m))) + ": " + e->message + " | " + (debug ? debug : "");
+        g_error_free(e);
+        g_free(debug);
+        gst_message_unref(m);
+    }
+    fail_unless(text.empty(), "an error while downstream stopped: %s", text.c_str());
+    fail_unless(upstream == GST_FLOW_FLUSHING, "upstream got %s, not flushing", gst_flow_get_name(upstream));
+    fail_unless(gst_element_set_state(pipeline, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    gst_object_unref(bus);
+    gst_object_unref(in_src);
+    gst_object_unref(sink_pad);
+    gst_object_unref(detect_src);
+    gst_object_unref(detect_sink);
+    gst_object_unref(in);
+    gst_object_unref(detect);
+    gst_object_unref(stop.sink);
+    gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
 /* The storm of the issue "What trying to break it found": four pipelines
  * in one process, each videotestsrc ! waldboostdetect ! fakesink, their
  * states changed at random from another thread. Every error posted is a
@@ -211,6 +347,7 @@ TCase* element_case()
     TCase* tc = tcase_create("lifecycle");
     tcase_add_test(tc, test_lifecycle_state_cycles);
     tcase_add_test(tc, test_lifecycle_event_while_stopping_is_flushing);
+    tcase_add_test(tc, test_lifecycle_downstream_stopping_is_flushing);
     tcase_add_test(tc, test_lifecycle_state_storm);
     return tc;
 }
