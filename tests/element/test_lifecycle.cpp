@@ -193,7 +193,7 @@ GST_START_TEST(test_lifecycle_downstream_stopping_is_flushing)
     GError* error = nullptr;
     GstElement* pipeline = gst_parse_launch("videotestsrc name=in ! video/x-raw,format=GRAY8,width=96,height=96 ! "
                                             "waldboostdetect name=detect draw=none post-messages=false ! "
-                                            "fakesink name=out sync=false",
+                                            "fakesink name=out sync=false async=false",
                                             &error);
     fail_unless(pipeline != nullptr, "%s", error ? error->message : "");
     DownstreamStop stop;
@@ -215,7 +215,10 @@ GST_START_TEST(test_lifecycle_downstream_stopping_is_flushing)
                     "the worker's buffer push never resent the dropped segment");
     }
     /* The sink stops, as the pipeline's stop begins; the held segment
-     * goes on once basesink is flushing. */
+     * goes on once basesink is flushing. The sink's state is locked so
+     * that nothing sets it going again meanwhile (the pipeline does not
+     * wait for a preroll: async=false). */
+    gst_element_set_locked_state(stop.sink, TRUE);
     gst_element_set_state(stop.sink, GST_STATE_READY);
     {
         std::lock_guard<std::mutex> guard(stop.lock);
@@ -240,6 +243,7 @@ GST_START_TEST(test_lifecycle_downstream_stopping_is_flushing)
     }
     fail_unless(text.empty(), "an error while downstream stopped: %s", text.c_str());
     fail_unless(upstream == GST_FLOW_FLUSHING, "upstream got %s, not flushing", gst_flow_get_name(upstream));
+    gst_element_set_locked_state(stop.sink, FALSE);
     fail_unless(gst_element_set_state(pipeline, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
     gst_object_unref(bus);
     gst_object_unref(in_src);
