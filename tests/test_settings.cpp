@@ -70,7 +70,7 @@ void expect_same_detection(const DetectParams& a, const DetectParams& b)
 
 /* Unset settings are the detectors' own defaults (waldboost-detect and the
  * benches started from DetectParams{}), and the element's engine: two
- * frames in flight, no batching, profiling off, the engine's own scan and
+ * frames in flight, batching (no wait), profiling off, the engine's own scan and
  * reduction parameters. */
 TEST_F(Settings, DefaultsAreTheDetectorsAndTheElements)
 {
@@ -81,7 +81,7 @@ TEST_F(Settings, DefaultsAreTheDetectorsAndTheElements)
     EXPECT_EQ(p.detect.max_windows, kDefaultMaxWindows);
     EXPECT_EQ(p.engine.device, "auto");
     EXPECT_EQ(p.engine.max_in_flight, 2);
-    EXPECT_FALSE(p.engine.batching);
+    EXPECT_TRUE(p.engine.batching);
     EXPECT_EQ(p.engine.batch_wait_ns, 0u);
     EXPECT_FALSE(p.engine.profiling);
     EXPECT_EQ(p.engine.scan, ScanMethod::Auto);

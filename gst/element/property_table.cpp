@@ -498,7 +498,7 @@ void install_properties(GObjectClass* gobject_class)
      * GstWaldboostDetect:batching:
      *
      * Expert. Launch the frames together with those of the other waldboostdetect elements of the process
-     * on the same device and classifier. Detections are the same either way.
+     * on the same device and classifier (on by default). Detections are the same either way.
      *
      * Since: 0.1
      */
@@ -513,9 +513,8 @@ void install_properties(GObjectClass* gobject_class)
                              "launches keep busy (more than 5,000 window positions per compute unit per element, or "
                              "36,000: on an H200 720p is batched from 3 streams on, 1080p from 7, 4K never). On an "
                              "H200 with 2 to 64 streams: up to 5x the frames in total at 640x480, 2x at 720p, 1.07x "
-                             "at 1080p, and no loss measured; no difference on CPU devices (docs/performance.md). "
-                             "Turn it on when several streams share one GPU",
-                             FALSE, rw));
+                             "at 1080p, and no loss measured; no difference on CPU devices (docs/performance.md)",
+                             TRUE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
      *

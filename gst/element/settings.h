@@ -60,7 +60,7 @@ struct EngineSettings {
     std::string classifier_path; /* empty: the embedded default */
     std::string device = "auto";
     int max_inflight = kDefaultMaxInflight;
-    gboolean batching = FALSE;
+    gboolean batching = TRUE;
     GstClockTime batch_wait = 0;
     gboolean profiling = FALSE;
     /* Reduction overrides (the `reduction` property and its aliases); each

@@ -50,7 +50,7 @@ struct DetectorSettings {
     /* The engine */
     std::string device = "auto";
     int max_inflight = 2;
-    bool batching = false;
+    bool batching = true;
     uint64_t batch_wait_ns = 0;
     bool profiling = false;
     /* Unset: the reduction when there are reduction overrides (they would
