@@ -49,7 +49,7 @@
 #   WB_DIR=/tmp/wb    where it is unpacked;  WB_TMP=/tmp/wb-run: registry, caches, frames
 #   WB_TAG            logs go to $OUT/$WB_TAG/ (two builds in one call, e.g. WB_TAG=baseline)
 #   NVIDIA_OPENCL     the NVIDIA OpenCL library (default /usr/local/nvidia/lib64/libnvidia-opencl.so.1)
-#   TEST_FILTER       --gtest_filter for test-engine;  TEST_TIMEOUT=240 [1200]
+#   TEST_FILTER       --gtest_filter for test-engine;  TEST_TIMEOUT=480 [1200] (cold caches: ~250 s on the H200)
 #   BENCH_RUNS=5 [1]  BENCH_SIZES=1920x1080,3840x2160 [640x480]  BENCH_ARGS (more options)
 #   BENCH_CLASSIFIERS the -c options (default the two LBP face cascades; the
 #                     packed Haar ones are in data/haar, e.g.
@@ -76,7 +76,7 @@ archive=${WB_ARCHIVE:-$repo/.device/waldboost-device.tar.xz}
 base=${WB_BASE:-$repo/.device/baseline.tar.xz}
 if [ $DEVICE = gpu ]; then light=no; else light=yes; fi
 pick() { if [ $light = yes ]; then echo "$2"; else echo "$1"; fi; }
-TEST_TIMEOUT=${TEST_TIMEOUT:-$(pick 240 1200)}
+TEST_TIMEOUT=${TEST_TIMEOUT:-$(pick 480 1200)}
 BENCH_RUNS=${BENCH_RUNS:-$(pick 5 1)}
 BENCH_SIZES=${BENCH_SIZES:-$(pick 1920x1080,3840x2160 640x480)}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-$(pick 300 1200)}
