@@ -277,6 +277,12 @@ void FrameQueue::hint_draw_meta()
                       "the boxes may not be shown; draw=burn draws them into the frames"));
 }
 
+std::shared_ptr<wcl::Engine> FrameQueue::current_engine()
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    return engine_;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Submitting                                                               */
 

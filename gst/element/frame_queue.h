@@ -53,6 +53,9 @@ public:
      * every frame dropped. */
     bool start();
     void stop();
+    /* The engine frames go to now (null when stopped); PROTOTYPE, for the
+     * pinned pool of propose_allocation. */
+    std::shared_ptr<waldboost::opencl::Engine> current_engine();
     /* The negotiated caps (streaming thread). */
     void set_info(const GstVideoInfo& info);
     /* The stream's frame rate, once negotiated (any thread). */

@@ -34,6 +34,7 @@
 
 #include "debug.h"
 #include "frame_queue.h"
+#include "pinned_pool.h"
 #include "properties.h"
 #include "property_table.h"
 #include "settings.h"
@@ -215,8 +216,26 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
     const auto held = static_cast<guint>(
         wel::frames_held(static_cast<size_t>(settings.engine.max_inflight), settings.detection.interval));
     const guint n = gst_query_get_n_allocation_pools(query);
-    if (n == 0)
-        gst_query_add_allocation_pool(query, nullptr, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
+    if (n == 0) {
+        /* PROTOTYPE: on a GPU, memory it reads directly, so that upstream's
+         * frames need no copy here (pinned_pool.h). */
+        GstBufferPool* pinned = nullptr;
+        const auto engine = self->priv->queue.current_engine();
+        if (engine && (engine->device().type == "GPU" || g_getenv("WALDBOOST_PINNED_POOL_ANY")) && !g_getenv("WALDBOOST_NO_PINNED_POOL")) {
+            pinned = waldboost_pinned_pool_new(engine->shared_device());
+            GstStructure* config = gst_buffer_pool_get_config(pinned);
+            gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
+            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+            if (!gst_buffer_pool_set_config(pinned, config))
+                gst_clear_object(&pinned);
+        }
+        gst_query_add_allocation_pool(query, pinned, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
+        if (pinned) {
+            gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+            GST_DEBUG_OBJECT(self, "allocation: offering a pool of pinned memory on %s", engine->device().device_name.c_str());
+            gst_object_unref(pinned);
+        }
+    }
     for (guint i = 0; i < n; ++i) {
         GstBufferPool* pool = nullptr;
         guint size, min, max;

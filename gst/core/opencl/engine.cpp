@@ -31,6 +31,7 @@
 #include "core/opencl/program_cache.h"
 #include "core/opencl/queue_waits.h"
 #include "core/opencl/shared_device.h"
+#include "core/opencl/pinned_memory.h"
 #include "core/opencl/tuning_cache.h"
 
 namespace waldboost::opencl {
@@ -260,6 +261,10 @@ Engine::~Engine()
 const DeviceInfo& Engine::device() const { return impl_->selected.info; }
 
 std::shared_ptr<SharedDevice> Engine::shared_device() const { return impl_->shared; }
+std::shared_ptr<PinnedBlock> Engine::allocate_pinned(size_t bytes) const
+{
+    return std::make_shared<PinnedBlock>(impl_->shared, bytes);
+}
 const ReductionParams& Engine::reduction() const { return impl_->plan.reduction; }
 ScanMethod Engine::scan_method() const { return impl_->plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction; }
 const BuildReport& Engine::build_report() const { return impl_->build_report; }
@@ -453,7 +458,7 @@ void Engine::Impl::enqueue(size_t index)
     }
     auto request = std::make_shared<BatchRequest>();
     request->geometry = slot.geometry;
-    request->pixels = slot.staging_data;
+    request->pixels = slot.upload_from ? slot.upload_from : slot.staging_data;
     request->final_threshold = slot.final_threshold;
     request->memory_bytes = frame_memory;
     request->batch_max_positions = std::max<uint64_t>(batch_windows, 2 * uint64_t{slot.geometry->positions});

@@ -27,6 +27,8 @@
 
 namespace waldboost::opencl {
 
+class PinnedBlock;
+
 /* How the windows are scanned. The reduction (kernels/waldboost.cl) suits
  * GPUs; CPU devices run a work-group as a loop, and there a row-by-row walk
  * with SIMD over neighbouring windows and OpenCV's early exits is faster
@@ -185,6 +187,12 @@ public:
     /* The memory one frame in flight of the size submitted last takes
      * (device buffers and the host staging copy; 0 before the first). */
     uint64_t frame_memory_bytes() const;
+
+    /* Host memory the device reads directly (pinned_memory.h, PROTOTYPE). A
+     * frame submitted from inside such a block (stride equal to its width)
+     * is uploaded from there, not copied: the caller keeps it unchanged
+     * until the frame is collected. */
+    std::shared_ptr<PinnedBlock> allocate_pinned(size_t bytes) const;
 
     /* The oldest frame in flight, waiting for it; nullopt when none is. */
     std::optional<FrameResult> collect();

@@ -11,6 +11,7 @@
 
 #include "core/opencl/device.h"
 #include "core/opencl/environment.h"
+#include "core/opencl/pinned_memory.h"
 #include "core/opencl/queue_waits.h"
 
 namespace waldboost::opencl {
@@ -116,7 +117,11 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         allocation_failed = true;
         throw;
     }
-    copy_frame(staging_data, image);
+    upload_from = nullptr;
+    if (!plan.device_is_cpu && image.stride == image.width && find_pinned(context, image.data, frame_bytes))
+        upload_from = image.data;
+    else
+        copy_frame(staging_data, image);
 }
 
 void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& plan,
@@ -133,7 +138,11 @@ void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& pl
         allocation_failed = true;
         throw;
     }
-    copy_frame(staging_data, image);
+    upload_from = nullptr;
+    if (!plan.device_is_cpu && image.stride == image.width && find_pinned(context, image.data, frame_bytes))
+        upload_from = image.data;
+    else
+        copy_frame(staging_data, image);
 }
 
 void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan,

@@ -109,6 +109,9 @@ struct FrameSlot {
      * second copy. */
     cl::Buffer staging;
     uint8_t* staging_data = nullptr; /* valid while staging_mapped */
+    /* A frame in pinned memory the caller keeps until collect (PROTOTYPE):
+     * uploaded from there by DMA instead of through the staging copy. */
+    const uint8_t* upload_from = nullptr;
     bool staging_mapped = false;
     cl::Event staging_map;           /* a pending non-blocking map */
     size_t staging_capacity = 0;

@@ -106,7 +106,8 @@ private:
             q.enqueueUnmapMemObject(slot_.staging, slot_.staging_data, nullptr, transfer("upload"));
             slot_.staging_mapped = false;
         } else if (slot_.uploads.empty()) {
-            q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes, slot_.staging_data, nullptr,
+            q.enqueueWriteBuffer(slot_.source, CL_FALSE, 0, slot_.frame_bytes,
+                                 slot_.upload_from ? slot_.upload_from : slot_.staging_data, nullptr,
                                  transfer("upload"));
         }
         /* A batch: each frame from its engine's staging copy into its rows

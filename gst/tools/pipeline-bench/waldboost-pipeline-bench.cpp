@@ -586,6 +586,16 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     }
     gst_caps_unref(caps);
 
+    std::vector<std::thread> feeders; /* PROTOTYPE: WALDBOOST_BENCH_FEED_THREAD */
+    struct JoinFeeders {
+        std::vector<std::thread>& t;
+        ~JoinFeeders()
+        {
+            for (std::thread& f : t)
+                if (f.joinable())
+                    f.join();
+        }
+    } join_feeders{feeders};
     const gint64 deadline = g_get_monotonic_time() + static_cast<gint64>(s.timeout_s * G_USEC_PER_SEC);
     auto left = [&] { return static_cast<GstClockTime>(std::max<gint64>(0, deadline - g_get_monotonic_time())) * 1000; };
     for (auto& stream : list) {
@@ -598,6 +608,72 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
         /* The whole stream, round-robin over the frames: new buffers that
          * share the frames' memory, each with its own timestamp. */
         const size_t distinct = set.buffers.size();
+        if (g_getenv("WALDBOOST_BENCH_FEED_THREAD")) {
+            /* PROTOTYPE: a decoder-like source on a thread of its own,
+             * writing each frame into a buffer of the pool downstream
+             * proposes (or of a plain video pool), during the run. */
+            g_object_set(stream->src, "max-bytes", static_cast<guint64>(set.images[0].pixels.size() * 4), "block",
+                         TRUE, nullptr);
+            feeders.emplace_back([&set, &s, st = stream.get()] {
+                const size_t distinct = set.images.size();
+                auto stamp = [&](GstBuffer* b, int k) {
+                    GST_BUFFER_PTS(b) = gst_util_uint64_scale(static_cast<guint64>(k), GST_SECOND, kFps);
+                    GST_BUFFER_DURATION(b) = gst_util_uint64_scale(1, GST_SECOND, kFps);
+                    GST_BUFFER_OFFSET(b) = static_cast<guint64>(k);
+                };
+                /* The first frame as a plain buffer: the caps go down with it. */
+                GstBuffer* first = gst_buffer_copy(set.buffers[0]);
+                stamp(first, 0);
+                if (gst_app_src_push_buffer(GST_APP_SRC(st->src), first) != GST_FLOW_OK)
+                    return;
+                GstPad* pad = gst_element_get_static_pad(st->src, "src");
+                GstCaps* caps = nullptr;
+                g_object_get(st->src, "caps", &caps, nullptr);
+                GstBufferPool* pool = nullptr;
+                guint size = 0, min = 0, max = 0;
+                /* Negotiated first: the element answers for its caps. */
+                GstPad* peer = gst_pad_get_peer(pad);
+                for (int tries = 0; tries < 5000 && peer && !gst_pad_has_current_caps(peer); ++tries)
+                    g_usleep(200);
+                if (peer)
+                    gst_object_unref(peer);
+                bool answered = false;
+                for (int tries = 0; tries < 2000 && !answered; ++tries) {
+                    GstQuery* q = gst_query_new_allocation(caps, TRUE);
+                    answered = gst_pad_peer_query(pad, q);
+                    if (answered && gst_query_get_n_allocation_pools(q) > 0)
+                        gst_query_parse_nth_allocation_pool(q, 0, &pool, &size, &min, &max);
+                    gst_query_unref(q);
+                    if (!answered)
+                        g_usleep(1000);
+                }
+                std::fprintf(stderr, "feeder %zu: %s pool\n", st->index, pool ? G_OBJECT_TYPE_NAME(pool) : "no");
+                if (!pool) {
+                    pool = gst_video_buffer_pool_new();
+                    size = static_cast<guint>(set.images[0].pixels.size());
+                }
+                GstStructure* config = gst_buffer_pool_get_config(pool);
+                gst_buffer_pool_config_set_params(config, caps, size, std::max(min, 8u), 0);
+                gst_buffer_pool_set_config(pool, config);
+                gst_buffer_pool_set_active(pool, TRUE);
+                for (int k = 1; k < s.frames; ++k) {
+                    GstBuffer* b = nullptr;
+                    if (gst_buffer_pool_acquire_buffer(pool, &b, nullptr) != GST_FLOW_OK)
+                        break;
+                    const GrayImage& image = set.images[static_cast<size_t>(k) % distinct];
+                    gst_buffer_fill(b, 0, image.pixels.data(), image.pixels.size());
+                    stamp(b, k);
+                    if (gst_app_src_push_buffer(GST_APP_SRC(st->src), b) != GST_FLOW_OK)
+                        break;
+                }
+                gst_app_src_end_of_stream(GST_APP_SRC(st->src));
+                gst_buffer_pool_set_active(pool, FALSE);
+                gst_object_unref(pool);
+                gst_caps_unref(caps);
+                gst_object_unref(pad);
+            });
+            continue;
+        }
         for (int k = 0; k < s.frames; ++k) {
             GstBuffer* b = gst_buffer_copy(set.buffers[static_cast<size_t>(k) % distinct]);
             GST_BUFFER_PTS(b) = gst_util_uint64_scale(static_cast<guint64>(k), GST_SECOND, kFps);
@@ -655,6 +731,9 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     }
     for (auto& stream : list)
         gst_element_set_state(stream->pipeline, GST_STATE_NULL);
+    for (std::thread& f : feeders)
+        f.join();
+    feeders.clear();
     if (part.error.empty() && with_detector) {
         HostTime host;
         for (auto& stream : list)
