@@ -217,11 +217,12 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
         wel::frames_held(static_cast<size_t>(settings.engine.max_inflight), settings.detection.interval));
     const guint n = gst_query_get_n_allocation_pools(query);
     if (n == 0) {
-        /* PROTOTYPE: on a GPU, memory it reads directly, so that upstream's
-         * frames need no copy here (pinned_pool.h). */
+        /* Memory the device reads directly: on a GPU upstream's frames then
+         * need no copy here (pinned_pool.h); on CPU devices they are copied
+         * as any frame is. */
         GstBufferPool* pinned = nullptr;
         const auto engine = self->priv->queue.current_engine();
-        if (engine && (engine->device().type == "GPU" || g_getenv("WALDBOOST_PINNED_POOL_ANY")) && !g_getenv("WALDBOOST_NO_PINNED_POOL")) {
+        if (engine && !g_getenv("WALDBOOST_NO_PINNED_POOL")) {
             pinned = waldboost_pinned_pool_new(engine->shared_device());
             GstStructure* config = gst_buffer_pool_get_config(pinned);
             gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);

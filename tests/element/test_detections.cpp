@@ -57,6 +57,61 @@ GST_START_TEST(test_rois_padded_rows)
 GST_END_TEST;
 
 /* Every format's luma plane is the image. */
+/* Upstream that allocates from the pool the element proposes (as decoders
+ * and videotestsrc do) gets memory the device reads directly; frames written
+ * there give the reference's detections, the same as frames of its own. */
+GST_START_TEST(test_rois_from_the_proposed_pool)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty());
+    GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    GstQuery* query = gst_query_new_allocation(caps, TRUE);
+    fail_unless(gst_pad_peer_query(h->srcpad, query), "the element did not answer the allocation query");
+    fail_unless(gst_query_get_n_allocation_pools(query) > 0);
+    GstBufferPool* pool = nullptr;
+    guint size = 0, min = 0, max = 0;
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+    fail_unless(pool != nullptr, "no pool proposed");
+    fail_unless_equals_string(G_OBJECT_TYPE_NAME(pool), "WaldboostPinnedPool");
+    fail_unless(gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr));
+    gst_query_unref(query);
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, size, min, 0);
+    fail_unless(gst_buffer_pool_set_config(pool, config));
+    fail_unless(gst_buffer_pool_set_active(pool, TRUE));
+    constexpr int kFrames = 6; /* more than max-inflight: buffers go back to the pool and come again */
+    for (int k = 0; k < kFrames; ++k) {
+        GstBuffer* b = nullptr;
+        fail_unless_equals_int(gst_buffer_pool_acquire_buffer(pool, &b, nullptr), GST_FLOW_OK);
+        GstVideoInfo info;
+        fail_unless(gst_video_info_from_caps(&info, caps));
+        GstVideoFrame frame;
+        fail_unless(gst_video_frame_map(&frame, &info, b, GST_MAP_WRITE));
+        for (int y = 0; y < img.height; ++y)
+            std::copy(img.view().row(y), img.view().row(y) + img.width,
+                      static_cast<uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) +
+                          static_cast<size_t>(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
+        gst_video_frame_unmap(&frame);
+        GST_BUFFER_PTS(b) = pts_of(k);
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), kFrames);
+    for (int k = 0; k < kFrames; ++k)
+        CHECK_BOXES(out[k], want, ("frame " + std::to_string(k) + " from the proposed pool").c_str());
+    unref_all(out);
+    gst_harness_teardown(h);
+    /* The pool outlives the element: its blocks keep the device's context. */
+    fail_unless(gst_buffer_pool_set_active(pool, FALSE));
+    gst_object_unref(pool);
+    gst_caps_unref(caps);
+}
+GST_END_TEST;
+
 GST_START_TEST(test_rois_every_format)
 {
     const GrayImage img = face_frame(0);
@@ -280,6 +335,7 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_astronaut_i420);
     tcase_add_test(tc, test_rois_padded_rows);
     tcase_add_test(tc, test_rois_every_format);
+    tcase_add_test(tc, test_rois_from_the_proposed_pool);
     tcase_add_test(tc, test_rois_odd_width);
     tcase_add_test(tc, test_rois_chained_detectors_unique_ids);
     return tc;

@@ -172,6 +172,11 @@ struct Settings {
      * tracking (confirmation, followed boxes) or interval > 1 (frames
      * without detection). Otherwise only lost frames are mismatches. */
     bool compare_boxes = true;
+    /* How the source gives its frames (--source-writes): "none", buffers
+     * made up front; "own" or "proposed", a thread per stream writing each
+     * frame during the run into a buffer of a pool of its own, or of the
+     * pool the element proposes, as a decoder does. */
+    std::string source_writes = "none";
 };
 
 /* The frames of one size: images, GRAY8 buffers that wrap them (no copy),
@@ -586,7 +591,7 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     }
     gst_caps_unref(caps);
 
-    std::vector<std::thread> feeders; /* PROTOTYPE: WALDBOOST_BENCH_FEED_THREAD */
+    std::vector<std::thread> feeders; /* --source-writes */
     struct JoinFeeders {
         std::vector<std::thread>& t;
         ~JoinFeeders()
@@ -608,10 +613,10 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
         /* The whole stream, round-robin over the frames: new buffers that
          * share the frames' memory, each with its own timestamp. */
         const size_t distinct = set.buffers.size();
-        if (g_getenv("WALDBOOST_BENCH_FEED_THREAD")) {
-            /* PROTOTYPE: a decoder-like source on a thread of its own,
-             * writing each frame into a buffer of the pool downstream
-             * proposes (or of a plain video pool), during the run. */
+        if (s.source_writes != "none") {
+            /* A decoder-like source on a thread of its own, writing each
+             * frame during the run into a buffer of the pool downstream
+             * proposes ("proposed") or of a video pool of its own. */
             g_object_set(stream->src, "max-bytes", static_cast<guint64>(set.images[0].pixels.size() * 4), "block",
                          TRUE, nullptr);
             feeders.emplace_back([&set, &s, st = stream.get()] {
@@ -637,17 +642,15 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
                     g_usleep(200);
                 if (peer)
                     gst_object_unref(peer);
-                bool answered = false;
-                for (int tries = 0; tries < 2000 && !answered; ++tries) {
+                if (s.source_writes == "proposed") {
                     GstQuery* q = gst_query_new_allocation(caps, TRUE);
-                    answered = gst_pad_peer_query(pad, q);
-                    if (answered && gst_query_get_n_allocation_pools(q) > 0)
+                    if (gst_pad_peer_query(pad, q) && gst_query_get_n_allocation_pools(q) > 0)
                         gst_query_parse_nth_allocation_pool(q, 0, &pool, &size, &min, &max);
                     gst_query_unref(q);
-                    if (!answered)
-                        g_usleep(1000);
                 }
-                std::fprintf(stderr, "feeder %zu: %s pool\n", st->index, pool ? G_OBJECT_TYPE_NAME(pool) : "no");
+                if (st->index == 0)
+                    std::fprintf(stderr, "%s: the source writes into %s\n", kTool,
+                                 pool ? G_OBJECT_TYPE_NAME(pool) : "a video pool of its own");
                 if (!pool) {
                     pool = gst_video_buffer_pool_new();
                     size = static_cast<guint>(set.images[0].pixels.size());
@@ -905,6 +908,7 @@ int main(int argc, char** argv)
     gint frames = 300;
     gdouble timeout = 300;
     gboolean no_engine = FALSE, no_source = FALSE;
+    g_autofree gchar* source_writes = nullptr;
     const GOptionEntry entries[] = {
         {"streams", 'n', 0, G_OPTION_ARG_STRING, &streams_text, "Numbers of streams, one row each (default 1,4,16,64)",
          "N,..."},
@@ -937,6 +941,11 @@ int main(int argc, char** argv)
         {"markdown", 'm', 0, G_OPTION_ARG_FILENAME, &markdown_path, "Write the table as markdown to this file",
          "FILE"},
         {"no-engine", 0, 0, G_OPTION_ARG_NONE, &no_engine, "Do not time the engines alone", nullptr},
+        {"source-writes", 0, 0, G_OPTION_ARG_STRING, &source_writes,
+         "How the source gives frames: none (buffers made up front, the default), own (a thread per stream writes "
+         "each frame into a pool of its own during the run, as a decoder), proposed (into the pool the element "
+         "proposes)",
+         "MODE"},
         {"no-source", 0, 0, G_OPTION_ARG_NONE, &no_source, "Do not time the pipelines without the detector",
          nullptr},
         {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
@@ -977,6 +986,12 @@ int main(int argc, char** argv)
     s.classifier_path = classifier_path ? classifier_path : "";
     s.frames = frames;
     s.timeout_s = timeout;
+    s.source_writes = source_writes ? source_writes : "none";
+    if (s.source_writes != "none" && s.source_writes != "own" && s.source_writes != "proposed") {
+        std::fprintf(stderr, "%s: --source-writes takes none, own or proposed, not '%s'\n", kTool,
+                     s.source_writes.c_str());
+        return 2;
+    }
     if (frames < 1 || timeout <= 0) {
         std::fprintf(stderr, "%s: --frames and --timeout must be positive\n", kTool);
         return 2;
@@ -1070,8 +1085,10 @@ int main(int argc, char** argv)
         char line[1024];
         std::snprintf(line, sizeof line,
                       "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
-                      "max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; commit %s%s\n\n",
+                      "source writes %s; max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; "
+                      "commit %s%s\n\n",
                       device_name.c_str(), s.device.c_str(), classifier_name.c_str(), s.frames,
+                      s.source_writes.c_str(),
                       s.element.max_inflight, s.element.batching ? "on" : "off",
                       static_cast<double>(s.element.batch_wait_ns) * 1e-6,
                       s.element.profiling ? "on" : "off",
