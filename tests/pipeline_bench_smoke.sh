@@ -87,3 +87,18 @@ d, o, m = e["host_ms_per_detected_frame"], e["host_ms_per_other_frame"], e["host
 assert d > 0 and o > 0 and min(d, o) <= m <= max(d, o), e
 print("pipeline-bench smoke with tracking: ok")
 PY
+# A decoder-like source that writes each frame, during the run, into the
+# pool the element proposes (--source-writes proposed): the element's
+# boxes are still the engine's on every frame, and the source says it used
+# the element's pool.
+"$tool" --streams 1,2 --sizes 320x240 --frames 6 --device cpu --timeout 60 --no-source --no-engine \
+  --source-writes proposed --json "$out/proposed.json" "$data/astronaut.png" "$data/messi5.jpg" 2> "$out/proposed.err"
+grep -q "the source writes into WaldboostPinnedPool" "$out/proposed.err" ||
+  { echo "the source did not get the element's pool:"; cat "$out/proposed.err"; exit 1; }
+python3 - "$out/proposed.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [r["streams"] for r in rows] == [1, 2], rows
+assert all(r["element"]["ok"] and r["element"]["mismatches"] == 0 and r["element"]["frames"] > 0 for r in rows), rows
+print("pipeline-bench smoke with the source writing into the proposed pool: ok")
+PY
