@@ -53,8 +53,8 @@ public:
      * every frame dropped. */
     bool start();
     void stop();
-    /* The engine frames go to now (null when stopped); PROTOTYPE, for the
-     * pinned pool of propose_allocation. */
+    /* The engine frames go to now (null when stopped), for the pool that
+     * propose_allocation offers (pinned_pool.h). */
     std::shared_ptr<waldboost::opencl::Engine> current_engine();
     /* The negotiated caps (streaming thread). */
     void set_info(const GstVideoInfo& info);

@@ -188,7 +188,7 @@ public:
      * (device buffers and the host staging copy; 0 before the first). */
     uint64_t frame_memory_bytes() const;
 
-    /* Host memory the device reads directly (pinned_memory.h, PROTOTYPE). A
+    /* Host memory the device reads directly (pinned_memory.h). A
      * frame submitted from inside such a block (stride equal to its width)
      * is uploaded from there, not copied: the caller keeps it unchanged
      * until the frame is collected. */

@@ -109,7 +109,7 @@ struct FrameSlot {
      * second copy. */
     cl::Buffer staging;
     uint8_t* staging_data = nullptr; /* valid while staging_mapped */
-    /* A frame in pinned memory the caller keeps until collect (PROTOTYPE):
+    /* A frame in pinned memory the caller keeps until collect:
      * uploaded from there by DMA instead of through the staging copy. */
     const uint8_t* upload_from = nullptr;
     bool staging_mapped = false;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Host memory that the engine's device reads directly (PROTOTYPE).
+/* Host memory that the engine's device reads directly.
  *
  * A block is a CL_MEM_ALLOC_HOST_PTR buffer of the device's context, mapped
  * for as long as the block lives: on GPUs that memory is pinned, so a frame
