@@ -482,7 +482,7 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
 
 /* The rank features learn the same object; what they make runs in the
  * reference after the XML round trip (the engine's exactness on rank
- * classifiers is test-engine's EngineRank). */
+ * classifiers is tests/engine/test_rank.cpp). */
 /* Background windows from a fixed pool: those that pass the classifier so
  * far, in the pool's order (the test's own miner, no images to scan). */
 class PoolMiner final : public NegativeMiner {

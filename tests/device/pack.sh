@@ -12,7 +12,8 @@
 #
 # The archive holds (its root becomes /tmp/wb there):
 #   bin/          waldboost-bench, waldboost-detect, waldboost-devices,
-#                 waldboost-pipeline-bench, test-engine, test-engine-parts, test-template-search,
+#                 waldboost-pipeline-bench, the engine tests (test-engine-CASE,
+#                 one per concern), test-engine-parts, test-template-search,
 #                 waldboost-train, waldboost-evaluate, test-training-opencl, test-engine-miner,
 #                 the element tests (test-element-CASE, element-fault-helper;
 #                 stripped), gst-launch-1.0, gst-inspect-1.0
@@ -28,11 +29,13 @@
 #                 (data/classifiers), the Haar cascades the engine tests and
 #                 the bench read (data/haar), the six bench frames and two raw GRAY8
 #                 files of Megamind frames (1920x1080 and 3840x2160)
+#   ENGINE_TESTS  the engine test programs in bin/, one a line (run.sh test
+#                 runs these: bin/ holds other test-engine-* programs too)
 #   MANIFEST      commit, build and contents
 #
 # Environment:
 #   JOBS=2            ninja's parallelism
-#   WB_PACK=full      "bins" packs only bin/, plugin/, data/classifiers and data/haar: an
+#   WB_PACK=full      "bins" packs only bin/, ENGINE_TESTS, plugin/, data/classifiers and data/haar: an
 #                     overlay of a couple of MiB that run.sh unpacks over a
 #                     full archive (WB_BASE, default .device/baseline.tar.xz),
 #                     so that a second build fits beside the first in the
@@ -87,10 +90,16 @@ copy_strip() {  # SRC DESTDIR
   cp -L "$1" "$2/"
   strip --strip-unneeded "$2/$(basename "$1")"
 }
-for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect tests/test-engine; do
+for rel in gst/tools/bench/waldboost-bench gst/tools/detect/waldboost-detect; do
   [ -x "$build/$rel" ] || die "$build/$rel was not built (is gtest/OpenCV installed?)"
   copy_strip "$build/$rel" "$stage/bin"
 done
+# the engine tests: one program per concern (tests/engine/meson.build), and
+# their names in ENGINE_TESTS, which run.sh runs
+engine_tests=$(find "$build/tests/engine" -maxdepth 1 -type f -perm -u+x -name 'test-engine-*' 2>/dev/null | sort)
+[ -n "$engine_tests" ] || die "$build/tests/engine/test-engine-* were not built (is gtest/OpenCV installed?)"
+for f in $engine_tests; do copy_strip "$f" "$stage/bin"; done
+for f in $engine_tests; do echo "${f##*/}"; done > "$stage/ENGINE_TESTS"
 for rel in gst/tools/devices/waldboost-devices gst/tools/pipeline-bench/waldboost-pipeline-bench \
     tests/test-engine-parts tests/test-template-search gst/tools/train/waldboost-train \
     gst/tools/evaluate/waldboost-evaluate tests/test-training-opencl tests/test-engine-miner; do
@@ -155,7 +164,7 @@ if [ "$kind" = full ]; then
     done
   [ -f "$stage/lib/libOpenCL.so.1" ] || die "libOpenCL.so.1 is not in the closure"
   if command -v dpkg >/dev/null; then
-    ocl_path=$(readlink -f "$(ldd "$stage/bin/test-engine" | awk '$1 == "libOpenCL.so.1" {print $3}')")
+    ocl_path=$(readlink -f "$(ldd "$stage/bin/$(head -n 1 "$stage/ENGINE_TESTS")" | awk '$1 == "libOpenCL.so.1" {print $3}')")
     ocl_pkg=$(dpkg -S "$ocl_path" 2>/dev/null | cut -d: -f1 || true)
     say "libOpenCL.so.1 from ${ocl_pkg:-an unknown package}"
   fi
@@ -206,7 +215,7 @@ CONF
       pngenc ! multifilesink location="$testdata/megamind-%03d.png" ||
       die "could not decode Megamind.avi (needs GStreamer's avi and an MPEG-4 decoder here)"
   fi
-  # building.jpg and fruits.jpg: test-engine's rank features on real images;
+  # building.jpg and fruits.jpg: test-engine-rank's rank features on real images;
   # board.jpg, brick.png, gravel.png and coffee.png: backgrounds of the
   # trainer's tests and timings (run.sh train)
   for f in messi5.jpg astronaut.png building.jpg fruits.jpg board.jpg brick.png gravel.png coffee.png; do

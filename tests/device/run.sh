@@ -15,7 +15,9 @@
 #                 plugin as GStreamer sees it, and a check that every packed
 #                 program and library resolves its libraries inside /tmp/wb
 #                 or from the base system (glibc, libstdc++, libgcc_s)
-#   test          test-engine on the device
+#   test          the engine tests on the device: every test-engine-CASE program
+#                 (one per concern) that the archive's ENGINE_TESTS names, and
+#                 test-template-search
 #   bench         waldboost-bench: the engine and OpenCV's CPU detectMultiScale
 #                 on the six real frames at 1920x1080 and 3840x2160
 #   element       multifilesrc ! rawvideoparse ! waldboostdetect ! fakesink at
@@ -49,7 +51,9 @@
 #   WB_DIR=/tmp/wb    where it is unpacked;  WB_TMP=/tmp/wb-run: registry, caches, frames
 #   WB_TAG            logs go to $OUT/$WB_TAG/ (two builds in one call, e.g. WB_TAG=baseline)
 #   NVIDIA_OPENCL     the NVIDIA OpenCL library (default /usr/local/nvidia/lib64/libnvidia-opencl.so.1)
-#   TEST_FILTER       --gtest_filter for test-engine;  TEST_TIMEOUT=480 [1200] (cold caches: ~250 s on the H200)
+#   TEST_FILTER       --gtest_filter for each engine test program (and no test-template-search)
+#   TEST_TIMEOUT=480 [1200]  for the engine test programs together (cold caches: ~250 s on the H200),
+#                     and for each other test program
 #   BENCH_RUNS=5 [1]  BENCH_SIZES=1920x1080,3840x2160 [640x480]  BENCH_ARGS (more options)
 #   BENCH_CLASSIFIERS the -c options (default the two LBP face cascades; the
 #                     packed Haar ones are in data/haar, e.g.
@@ -215,10 +219,24 @@ part_info() {
 }
 
 part_test() {
-  WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data \
-  WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_HAAR_DIR=$data/haar WALDBOOST_REQUIRE_TEST_DATA=1 \
-    timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-engine" ${TEST_FILTER:+--gtest_filter=$TEST_FILTER}
-  local status=$?
+  # The engine tests: one program per concern (tests/engine/meson.build),
+  # named in ENGINE_TESTS by pack.sh, in turn, all within TEST_TIMEOUT.
+  local exe left rc status=0 engine_tests=()
+  local deadline=$(($(date +%s) + TEST_TIMEOUT))
+  [ -f "$wb/ENGINE_TESTS" ] || { echo "no ENGINE_TESTS in the archive (packed before the engine tests were split?)"; return 1; }
+  mapfile -t engine_tests < "$wb/ENGINE_TESTS"
+  [ ${#engine_tests[@]} -gt 0 ] || { echo "ENGINE_TESTS names no program"; return 1; }
+  for exe in "${engine_tests[@]}"; do
+    [ -x "$wb/bin/$exe" ] || { echo "$exe was not packed"; status=1; continue; }
+    left=$((deadline - $(date +%s)))
+    [ $left -gt 0 ] || { echo "--- $exe: not run, TEST_TIMEOUT ($TEST_TIMEOUT s) spent"; status=124; continue; }
+    echo "--- $exe"
+    WALDBOOST_TEST_DEVICE=$DEV_SPEC WALDBOOST_TEST_DATA=$data WALDBOOST_CASCADE_DIR=$data \
+    WALDBOOST_CONVERTED_DIR=$data/classifiers WALDBOOST_HAAR_DIR=$data/haar WALDBOOST_REQUIRE_TEST_DATA=1 \
+      timeout -k 10 "$left" "${wbenv[@]}" "$wb/bin/$exe" ${TEST_FILTER:+--gtest_filter=$TEST_FILTER}
+    rc=$?
+    [ $rc = 0 ] || { echo "--- $exe: FAILED rc $rc"; status=$rc; }
+  done
   # The tracker's template search, several streams' in one launch included.
   if [ -z "${TEST_FILTER:-}" ] && [ -x "$wb/bin/test-template-search" ]; then
     WALDBOOST_TEST_DEVICE=$DEV_SPEC timeout -k 10 "$TEST_TIMEOUT" "${wbenv[@]}" "$wb/bin/test-template-search" || status=1

@@ -29,8 +29,8 @@ std::string kernel_dir();
  * "CALL:N+" (device.cpp); empty when unset. */
 std::string cl_fault();
 /* WALDBOOST_KERNEL_LAYOUT: "rows" or "bands" forces the integral image's
- * layout (e.g. the GPU kernels on PoCL, as the engine-band-layout test
- * does); empty when unset. */
+ * layout (e.g. the GPU kernels on PoCL, as the engine-CASE-bands tests
+ * do); empty when unset. */
 std::string kernel_layout();
 /* WALDBOOST_CL_OPTIONS: extra OpenCL compiler options, e.g. -cl-opt-disable. */
 std::string extra_cl_options();

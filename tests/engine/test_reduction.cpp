@@ -1,0 +1,230 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The reduction's parameters and the limits of the engine's fixed point,
+ * against the CPU reference: every parameter set gives the same windows, so
+ * does a classifier scaled by 2^-50, responses spanning more than a double
+ * are refused or exact, nothing is lost when every window is accepted, the
+ * window cap keeps the reference's first windows, and bounded step-2
+ * rounds only move work. Exactness only: these may share the machine.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/reference/detector.h"
+#include "support.h"
+
+using namespace waldboost;
+using namespace waldboost_test;
+using waldboost::opencl::Engine;
+using waldboost::opencl::EngineConfig;
+using waldboost::opencl::ReductionParams;
+
+TEST(Engine, EveryReductionParameterSetGivesTheSameWindows)
+{
+    std::mt19937 rng(7);
+    const Classifier c = random_classifier(rng, 16, 16, 40, true);
+    const GrayImage img = random_image(rng, 301, 203);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto reference = detect_raw(c, img.view(), params);
+    for (const ReductionParams& p : parameter_sets()) {
+        Engine engine(c, config_with(p));
+        expect_same_windows(engine.detect(img.view(), params).windows, reference,
+                            "group " + std::to_string(p.group_size));
+    }
+    EXPECT_GT(reference.size(), 10u);
+}
+
+TEST(Engine, AClassifierScaledByTwoToTheMinus50GivesTheSameWindows)
+{
+    /* Scaling by a power of two changes no comparison, so neither may the
+     * engine's answer change (2^-62 is the finest bit then). */
+    std::mt19937 rng(250);
+    const Classifier c = random_classifier(rng, 16, 16, 40, true);
+    const Classifier small = with_values(c, [](float v) { return std::ldexp(v, -50); });
+    const GrayImage img = random_image(rng, 301, 203);
+    DetectParams params;
+    params.min_neighbors = 0;
+    for (const EngineConfig& config : {config_with(parameter_sets()[2]), rows_config()}) {
+        const auto unscaled = Engine(c, config).detect(img.view(), params).windows;
+        const auto result = Engine(small, config).detect(img.view(), params).windows;
+        expect_same_windows(scores_times(result, std::ldexp(1.0, 50)), unscaled, "scaled by 2^-50");
+        expect_same_windows(result, detect_raw(small, img.view(), params), "scaled by 2^-50, reference");
+        EXPECT_GT(unscaled.size(), 10u);
+    }
+}
+
+/* Responses spanning 53 bits or more: the reference's double sums round
+ * (2^H + 2^L - 2^H is 0 in double for H - L > 52) where the engine's
+ * integers do not. The engine either refuses the classifier or gives the
+ * reference's windows, never others; spans the reference sums exactly run. */
+TEST(Engine, ResponsesSpanningMoreThanADoubleAreRefusedOrMatchTheReference)
+{
+    std::mt19937 rng(36);
+    const GrayImage img = random_image(rng, 48, 40);
+    DetectParams params;
+    params.min_neighbors = 0;
+    struct Span {
+        int high, low;
+    };
+    /* L = -40 needs no scale, L = -45 a scale of 2^5. */
+    for (const Span span : {Span{10, -40}, Span{11, -40}, Span{13, -40}, Span{16, -40}, Span{20, -40},
+                            Span{5, -45}, Span{8, -45}, Span{15, -45}}) {
+        const int bits = span.high - span.low;
+        SCOPED_TRACE("responses 2^" + std::to_string(span.high) + " and 2^" + std::to_string(span.low));
+        Classifier c = random_classifier(rng, 16, 16, 3, false);
+        const float values[3] = {std::ldexp(1.0f, span.high), std::ldexp(1.0f, span.low),
+                                 -std::ldexp(1.0f, span.high)};
+        for (size_t t = 0; t < 3; ++t) {
+            lbp_table(c.weak[t]).fill(values[t]);
+            c.weak[t].reject_threshold = kNoRejection;
+        }
+        c.final_threshold = std::ldexp(1.0f, span.low);
+        validate(c, "<wide>");
+        const std::vector<RawWindow> reference = detect_raw(c, img.view(), params);
+        std::optional<Engine> engine;
+        try {
+            engine.emplace(c, rows_config());
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::UnsupportedClassifier) << e.what();
+            EXPECT_NE(std::string(e.what()).find("2^53"), std::string::npos) << e.what();
+            /* Only where the double sums could round. */
+            EXPECT_GE(bits + 1, 53) << e.what();
+            continue;
+        }
+        EXPECT_LE(bits + 1, 52) << "a span the reference rounds was run";
+        expect_same_windows(engine->detect(img.view(), params).windows, reference,
+                            std::to_string(bits) + "-bit span");
+    }
+}
+
+TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
+{
+    /* A classifier that accepts every window, with a threshold after every
+     * weak classifier so every step has to carry everything. */
+    std::mt19937 rng(3);
+    Classifier c = random_classifier(rng, 12, 12, 20, false);
+    for (WeakClassifier& w : c.weak) {
+        lbp_table(w).fill(0.25f);
+        w.reject_threshold = -1.0f;
+    }
+    c.final_threshold = 0.0f;
+    const GrayImage img = random_image(rng, 257, 190);
+    DetectParams params;
+    params.min_neighbors = 0;
+    params.stride = 1;
+    params.max_windows = 0; /* every window, past the default cap */
+    const auto reference = detect_raw(c, img.view(), params);
+    for (const ReductionParams& p : parameter_sets()) {
+        Engine engine(c, config_with(p));
+        const auto result = engine.detect(img.view(), params);
+        expect_same_windows(result.windows, reference, "accept-all, group " + std::to_string(p.group_size));
+        EXPECT_EQ(result.stats.cut, 0u);
+        EXPECT_EQ(result.stats.accepted, result.stats.windows);
+    }
+    expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, "accept-all, rows");
+    EXPECT_GT(reference.size(), static_cast<size_t>(kDefaultMaxWindows)) << "past the default cap";
+}
+
+/* max_windows keeps the first windows in scan order on both detectors:
+ * the same windows, the same count cut, the same detections. The skip rule
+ * hides some accepted windows, which must not count. */
+TEST(Engine, CapKeepsTheReferencesFirstWindows)
+{
+    std::mt19937 rng(11);
+    Classifier c = random_classifier(rng, 12, 12, 12, true, true);
+    c.final_threshold = -100.0f; /* whatever survives the stages is accepted */
+    const GrayImage img = random_image(rng, 200, 150);
+    DetectParams params;
+    params.max_windows = 0;
+    DetectStats all_stats;
+    const std::vector<RawWindow> all = detect_raw(c, img.view(), params, &all_stats);
+    ASSERT_GT(all.size(), 1000u);
+    ASSERT_EQ(all_stats.cut, 0u);
+    EXPECT_LT(all.size(), all_stats.windows) << "the classifier should reject some windows";
+    Engine reduction(c, config_with(parameter_sets().front()));
+    Engine rows(c, rows_config());
+    const int n = static_cast<int>(all.size());
+    for (int cap : {1, 7, 1000, n - 1, n, n + 1, 0}) {
+        params.max_windows = cap;
+        DetectStats stats;
+        const std::vector<RawWindow> reference = detect_raw(c, img.view(), params, &stats);
+        const uint64_t want_cut = cap > 0 && cap < n ? static_cast<uint64_t>(n - cap) : 0;
+        EXPECT_EQ(stats.cut, want_cut) << "cap " << cap;
+        ASSERT_EQ(reference.size(), std::min<size_t>(all.size(), cap > 0 ? cap : all.size())) << "cap " << cap;
+        EXPECT_TRUE(std::equal(reference.begin(), reference.end(), all.begin(),
+                               [](const RawWindow& a, const RawWindow& b) {
+                                   return a.rect == b.rect && a.level == b.level && a.x == b.x && a.y == b.y;
+                               }))
+            << "cap " << cap << ": not the first windows";
+        for (Grouping grouping : {Grouping::OpenCv, Grouping::None}) {
+            params.grouping = grouping;
+            const std::vector<Detection> detections = detect(c, img.view(), params);
+            for (Engine* engine : {&reduction, &rows}) {
+                const std::string what = std::string(engine == &rows ? "rows" : "reduction") + ", cap " +
+                                         std::to_string(cap);
+                const auto result = engine->detect(img.view(), params);
+                expect_same_windows(result.windows, reference, what);
+                EXPECT_EQ(result.stats.cut, want_cut) << what;
+                ASSERT_EQ(result.detections.size(), detections.size()) << what;
+                for (size_t i = 0; i < detections.size(); ++i)
+                    EXPECT_EQ(result.detections[i].rect, detections[i].rect) << what << ", detection " << i;
+            }
+        }
+    }
+    params.max_windows = -1;
+    EXPECT_THROW(reduction.detect(img.view(), params), Error);
+    EXPECT_THROW(detect_raw(c, img.view(), params), Error);
+}
+
+/* step2-rounds only moves work: a bounded step-2 launch passes on windows
+ * an unbounded one would have walked further (more candidates after it),
+ * and the windows found stay the reference's, for a WaldBoost sequence (a
+ * round per weak classifier) and a stage cascade (a round per stage), with
+ * one launch and with several. (Its own test rather than a row of
+ * parameter_sets(): most windows then reach step 4, slow on PoCL.) */
+TEST(Engine, BoundedStep2RoundsPassWindowsOnAndFindTheSame)
+{
+    std::mt19937 rng(15);
+    for (const bool stages : {false, true}) {
+        for (const int repeats : {1, 3}) {
+            SCOPED_TRACE(std::string(stages ? "stage cascade" : "sequence") + ", step-2 launches " +
+                         std::to_string(repeats));
+            const Classifier c = random_classifier(rng, 24, 24, 60, stages);
+            const GrayImage img = random_image(rng, 320 - 37 * repeats, 240);
+            DetectParams params;
+            params.min_neighbors = 0;
+            const auto reference = detect_raw(c, img.view(), params);
+            ReductionParams p;
+            p.group_size = 32;
+            p.step1_unsync = 1;
+            p.step2_unsync = 0;
+            p.step2_divisor = 32; /* unbounded, a group walks until one window is left */
+            p.step2_repeats = repeats;
+            const auto unbounded = Engine(c, config_with(p)).detect(img.view(), params);
+            p.step2_rounds = 1;
+            const auto bounded = Engine(c, config_with(p)).detect(img.view(), params);
+            expect_same_windows(unbounded.windows, reference, "unbounded");
+            expect_same_windows(bounded.windows, reference, "one round per launch");
+            ASSERT_EQ(bounded.stats.candidates_after_step.size(), 1u + repeats);
+            EXPECT_EQ(bounded.stats.candidates_after_step[0], unbounded.stats.candidates_after_step[0]);
+            EXPECT_GT(bounded.stats.candidates_after_step[1], unbounded.stats.candidates_after_step[1]);
+            std::printf("%s, %d launches: candidates after step 1 %u, after the first step 2: %u bounded, %u "
+                        "unbounded\n",
+                        stages ? "stages" : "sequence", repeats,
+                        static_cast<unsigned>(bounded.stats.candidates_after_step[0]),
+                        static_cast<unsigned>(bounded.stats.candidates_after_step[1]),
+                        static_cast<unsigned>(unbounded.stats.candidates_after_step[1]));
+        }
+    }
+}
