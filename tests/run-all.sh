@@ -4,42 +4,90 @@
 # installs the missing packages, builds, fetches the real test images from
 # Debian packages and runs every test through the Meson test harness.
 #   tests/run-all.sh [extra meson test arguments]
+# What each phase runs, and where each suite runs, is in
+# docs/reliability.md ("The suites and where they run"). At the end it
+# prints each phase's time and the 10 slowest tests, then one closing line
+# "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")/.."
 
-build-aux/prepare.sh --tests
+# Phase times, one "name seconds exit-status" line each.
+times=$(mktemp)
+trap 'rm -f "$times"' EXIT
+phase() {  # NAME COMMAND...: runs COMMAND, records its time, returns its status
+  name=$1
+  shift
+  start=$(date +%s)
+  rc=0
+  "$@" || rc=$?
+  echo "$name $(($(date +%s) - start)) $rc" >> "$times"
+  return $rc
+}
+build() {
+  if [ -f build/build.ninja ]; then
+    meson setup --reconfigure build >/dev/null
+  else
+    meson setup build
+  fi
+  ninja -C build
+}
+
+phase install build-aux/install-deps.sh --tests
+phase build build
+phase test-data tests/fetch-test-data.sh build/testdata
 
 status=0
-WALDBOOST_REQUIRE_TEST_DATA=1 meson test -C build --print-errorlogs "$@" || status=$?
+export WALDBOOST_REQUIRE_TEST_DATA=1
+phase plain-suite meson test -C build --print-errorlogs "$@" || status=$?
 
 # The classifier loaders and the checkpoint decoder under libFuzzer (clang,
 # ASan + UBSan), a bounded time per target (WALDBOOST_FUZZ_SECONDS, default
 # 48: five targets in the 240 s that four took at 60 s).
 fuzz_status=0
-tests/fuzz/run-fuzzers.sh "${WALDBOOST_FUZZ_SECONDS:-48}" build-fuzz || fuzz_status=$?
+phase fuzzers tests/fuzz/run-fuzzers.sh "${WALDBOOST_FUZZ_SECONDS:-48}" build-fuzz || fuzz_status=$?
 
-# The whole suite again in a second build under ASan + UBSan (valgrind and
-# ASan do not mix: the valgrind suite runs in the plain build above).
+# The suite again in a second build under ASan + UBSan (valgrind and ASan do
+# not mix: the valgrind suite runs in the plain build above).
 sanitizer_status=0
-tests/sanitizers.sh build-asan --no-suite valgrind || sanitizer_status=$?
+phase sanitizer-build tests/sanitizers.sh --build-only build-asan || sanitizer_status=$?
+if [ $sanitizer_status -eq 0 ]; then
+  phase sanitizer-suite tests/sanitizers.sh build-asan || sanitizer_status=$?
+fi
 
-# One closing line in the plain "N passed, N failed" form: both meson runs,
-# plus the fuzzing run as one more test.
-python3 - "$fuzz_status" "$sanitizer_status" <<'PY'
+# The phase table, the slowest tests, and one closing line in the plain
+# "N passed, N failed" form: both meson runs, plus the fuzzing run as one
+# more test.
+python3 - "$fuzz_status" "$sanitizer_status" "$times" <<'PY'
 import glob, json, sys
+fuzz_status, sanitizer_status, times_path = sys.argv[1:4]
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
-counts["OK" if sys.argv[1] == "0" else "FAIL"] += 1
+counts["OK" if fuzz_status == "0" else "FAIL"] += 1
 # The sanitizer script may split its run into several meson logs.
 asan_logs = sorted(glob.glob("build-asan/meson-logs/*.json"))
 if not asan_logs:
     counts["FAIL"] += 1
-elif sys.argv[2] != "0":
+elif sanitizer_status != "0":
     counts["FAIL"] += 1  # e.g. the plugin check after the tests
+durations = []
 for path in ["build/meson-logs/testlog.json"] + asan_logs:
+    run = "sanitizers" if path.startswith("build-asan") else "plain"
     for line in open(path):
-        result = json.loads(line).get("result", "")
+        test = json.loads(line)
+        result = test.get("result", "")
         key = "OK" if result in ("OK", "EXPECTEDFAIL") else "SKIP" if result == "SKIP" else "FAIL"
         counts[key] += 1
+        durations.append((test.get("duration", 0.0), run, test.get("name", "?")))
+
+print("\nrun-all: time per phase")
+total = 0
+for line in open(times_path):
+    name, seconds, rc = line.split()
+    total += int(seconds)
+    print(f"  {name:<16} {int(seconds):>6} s{'' if rc == '0' else '  (exit ' + rc + ')'}")
+print(f"  {'total':<16} {total:>6} s ({total / 60:.1f} min)")
+print("run-all: the 10 slowest tests")
+for seconds, run, name in sorted(durations, reverse=True)[:10]:
+    print(f"  {seconds:>8.1f} s  {run:<10} {name}")
 print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
 PY
 [ $fuzz_status -eq 0 ] || { echo "run-all: the fuzzers found a problem (build-fuzz/logs)" >&2; status=1; }
