@@ -3,8 +3,9 @@
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The whole test suite under AddressSanitizer, LeakSanitizer and
-# UndefinedBehaviorSanitizer (docs/reliability.md, "Sanitizers"):
+# The test suite under AddressSanitizer, LeakSanitizer and
+# UndefinedBehaviorSanitizer (docs/reliability.md, "Sanitizers"; "The
+# suites and where they run" says which suites run here):
 #   tests/sanitizers.sh [--build-only] [BUILD_DIR] [extra meson test options]
 # configures BUILD_DIR (default build-asan) with
 #   meson setup -Db_sanitize=address,undefined -Db_lundef=false
@@ -14,9 +15,10 @@
 # instrumented waldboost-convert), runs every `meson test` test there but
 # the suites listed below, then loads the instrumented plugin into
 # gst-inspect-1.0. With --build-only it stops after the build. Extra
-# arguments go to `meson test` (test names, --suite, --repeat ...). Real test images come from build/testdata
-# (fetched when missing, as tests/run-all.sh does). Exit status 0 only when
-# everything passed with no sanitizer report.
+# arguments go to `meson test` (test names, --suite, --repeat ...). Real
+# test images come from build/testdata (fetched when missing, as
+# tests/run-all.sh does). Exit status 0 only when everything passed with no
+# sanitizer report.
 #
 # Dependencies: those of tests/run-all.sh (build-aux/install-deps.sh
 # --tests); GCC's libasan and libubsan come with g++.
