@@ -1694,25 +1694,27 @@ TEST(ErrorKinds, ValidClassifiersThisBuildCannotRunAreUnsupportedClassifier)
     const std::string name = "lbpcascade_frontalface.xml";
     const std::string first_nodes =
         "0 -1 46 -67130709 -21569 -1426120013 -1275125205 -21585\r\n            -16385 587145899 -24005";
-    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto& edit : std::vector<std::pair<std::string, std::string>>{
              {"<featureType>LBP", "<featureType>HOG"},
              {"<stageType>BOOST", "<stageType>CASCADE"},
              {"<maxCatCount>256", "<maxCatCount>0"},
              {first_nodes, "1 -1 46 1 2 3 4 5 6 7 8\n 0 -2 13 1 2 3 4 5 6 7 8"},
              {"-0.6543210148811340 0.8888888955116272", "-0.65 0.88 0.5"},
          }) {
+        const std::string &from = edit.first, &to = edit.second; /* lambdas capture no bindings in C++17 */
         SCOPED_TRACE(to);
         expect_kind([&] { load_classifier_memory(replace_once(text, from, to), name); },
                     ErrorKind::UnsupportedClassifier);
     }
 
     const std::string base = valid_waldboost();
-    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto& edit : std::vector<std::pair<std::string, std::string>>{
              {"type=\"LBP\"", "type=\"HOG\""},
              {"minStdDev=\"0\"", "minStdDev=\"1.5\""},
              {"binMappingType=\"NONE\"", "binMappingType=\"UNIFORM\""},
              {"posT=\"1e+50\" negT=\"-0.5\"", "posT=\"5\" negT=\"-0.5\""},
          }) {
+        const std::string &from = edit.first, &to = edit.second;
         SCOPED_TRACE(to);
         expect_kind([&] { load_classifier_memory(replace_once(base, from, to), "wb.xml"); },
                     ErrorKind::UnsupportedClassifier);

@@ -242,8 +242,12 @@ TEST(Devices, SelectsByTypeAnyCase)
 {
     SKIP_WITHOUT_DEVICES();
     const auto devices = list_devices();
-    for (const auto& [spec, type] : std::vector<std::pair<std::string, std::string>>{
+    for (const auto& spec_and_type : std::vector<std::pair<std::string, std::string>>{
              {"cpu", "CPU"}, {"CPU", "CPU"}, {"gpu", "GPU"}, {"Gpu", "GPU"}, {"accelerator", "accelerator"}}) {
+        /* Named copies, not a structured binding: lambdas may capture
+         * those only from C++20 on (clang refuses them in C++17). */
+        const std::string& spec = spec_and_type.first;
+        const std::string& type = spec_and_type.second;
         SCOPED_TRACE(spec);
         const bool present =
             std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.type == type; });

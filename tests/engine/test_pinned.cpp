@@ -50,8 +50,8 @@ TEST(Engine, FramesInPinnedBlocksMatchTheReference)
             frames.push_back(random_image(rng, 120 + 16 * (i % 3), 90 + 6 * (i % 3)));
             const GrayImage& f = frames.back();
             const bool strided = i == 5;
-            const int stride = strided ? f.width + 8 : f.width;
-            blocks.push_back(a.allocate_pinned(static_cast<size_t>(stride) * f.height));
+            const size_t stride = static_cast<size_t>(strided ? f.width + 8 : f.width);
+            blocks.push_back(a.allocate_pinned(stride * f.height));
             uint8_t* data = blocks.back()->data();
             for (int y = 0; y < f.height; ++y)
                 std::copy(f.view().row(y), f.view().row(y) + f.width, data + static_cast<size_t>(y) * stride);
