@@ -23,11 +23,15 @@ phase() {  # NAME COMMAND...: runs COMMAND, records its time, returns its status
   echo "$name $(($(date +%s) - start)) $rc" >> "$times"
   return $rc
 }
+# A new build folder gets line tables only (-g1) in place of full debug
+# information: stack traces, valgrind and gdb still name file and line, and
+# GCC compiles the tests about a quarter faster. A folder that exists keeps
+# its options.
 build() {
   if [ -f build/build.ninja ]; then
     meson setup --reconfigure build >/dev/null
   else
-    meson setup build
+    meson setup build -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1
   fi
   ninja -C build
 }
