@@ -185,8 +185,9 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     case PROP_CLASSIFIER: e.classifier_path = string_or_empty(value); break;
     case PROP_LABEL: {
         /* The rules of labels from classifier files: the label reaches
-         * metas, messages, logs and box-text tags (an 80 KB one cost 38 s a
-         * frame). Empty still means the classifier's label. */
+         * metas, messages, logs and box-text tags, where a huge one slows
+         * every frame badly (docs/history.md, "Figures behind the code's
+         * choices"). Empty still means the classifier's label. */
         const std::string label = string_or_empty(value);
         const std::string why = label.empty() ? std::string() : waldboost::label_problem(label);
         if (why.empty()) {

@@ -46,9 +46,9 @@ inline constexpr int kDefaultConfirmWindow = 3;
  * with interval > 1, the frames that skip detection queued between them
  * (they take no device memory), up to kHeldPerDetectionFrame frames per
  * frame on the device. Held to max-inflight frames in all, a skipped frame
- * kept the next detection frame off the device: interval=3 ran at 1.6x the
- * frame rate of interval=1 on one stream (H200, 1080p) instead of nearly
- * 3x. The latency the element reports follows this count. */
+ * kept the next detection frame off the device, and interval=3 gained
+ * far less than it should (docs/history.md, "Figures behind the
+ * code's choices"). The latency the element reports follows this count. */
 inline constexpr int kHeldPerDetectionFrame = 4;
 inline size_t frames_held(size_t max_inflight, int interval)
 {

@@ -40,11 +40,9 @@ struct ReportedObject {
 };
 
 /* The searches of a frame that run on the CPU rather than the device: two
- * 16 x 16 templates with radius 8 take 148k comparisons, 0.09 ms on one
- * core of the 2-core machine, less than an OpenCL round trip (on the H200
- * 1080p followed frames took 0.2 ms more host time with the device's
- * search than frames without tracking); a crowd of ten goes to the
- * device. */
+ * 16 x 16 templates with radius 8 take 148k comparisons, which one core
+ * does in less time than an OpenCL round trip takes; a crowd of ten goes
+ * to the device (docs/history.md, "Figures behind the code's choices"). */
 inline constexpr uint64_t kHostSearchWork = uint64_t{1} << 18;
 
 /* The objects of a frame without tracking: its detections, ids 0..n-1. */

@@ -191,7 +191,8 @@ struct ModelLimits {
     /* libxml2 2.9 checks each attribute of a start tag against all the
      * others, and looks each namespace prefix up in a flat list of the
      * declarations in scope: its time grows with the square of these counts
-     * (100,000 attributes on one element: about 15 s). Real files use a
+     * (slow even for a file under the size limit; docs/history.md,
+     * "Figures behind the code's choices"). Real files use a
      * handful of attributes and no namespace declarations; xml::Document
      * counts both before libxml2 sees the buffer. */
     static constexpr size_t kMaxXmlAttributesPerElement = 256;  // namespace declarations included

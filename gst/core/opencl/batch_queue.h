@@ -21,8 +21,9 @@
  * commands in launch order and tells the dispatcher when each is done. It
  * replaced an event callback (clSetEventCallback): on an NVIDIA H200, with
  * 16 streams and nested parts, the driver stopped delivering callbacks and
- * running the queued batches, while the dispatcher sat in its next launch
- * (4 of 5 runs hung). Waiting on an event is the path every unbatched
+ * running the queued batches, while the dispatcher sat in its next launch,
+ * and most runs hung (docs/history.md, "Figures behind the code's
+ * choices"). Waiting on an event is the path every unbatched
  * frame takes.
  */
 #pragma once
@@ -46,26 +47,28 @@
 namespace waldboost::opencl {
 
 /* Window positions per compute unit above which a GPU frame is launched
- * alone rather than batched: on the H200 (132 compute units) 1920x1080
- * frames (34,200 per unit) gained 11-19% in pairs at 16 and 64 streams
- * once batches were capped; 4K frames (137,000) lost up to 27% batched
- * (history.md, rounds 7 and 17). */
+ * alone rather than batched: such a frame fills the device by itself. On
+ * the H200 (132 compute units) 1920x1080 frames (34,200 per unit) gained
+ * in pairs at 16 and 64 streams once batches were capped, and 4K frames
+ * (137,000) lost batched (docs/history.md, "Figures behind the code's
+ * choices"). */
 inline constexpr uint64_t kBatchWindowsPerComputeUnit = 36000;
 
 /* The window positions per compute unit a GPU batch holds at most, or two
  * frames, whichever is more: on the H200 batches of up to 64 frames left
- * the device idle between them; capped at 48,000 per unit, 16 and 64
- * streams of 640x480 made 1.8-1.9x the frames of uncapped batches, 720p
- * 1.2-1.4x; 72,000 and 96,000 gave less at 16 streams of 640x480; two
- * 1080p frames (68,400) together gained over one (history.md, round 17). */
+ * the device idle between them; capped at 48,000 per unit, many streams of
+ * small frames made far more frames than uncapped, and higher caps less;
+ * two 1080p frames (68,400) together gained over one (docs/history.md,
+ * "Figures behind the code's choices"). */
 inline constexpr uint64_t kBatchWindowsPerBatchPerComputeUnit = 48000;
 
 /* Below that, a GPU frame is batched only while its window positions per
  * compute unit are at most this many times the engines using its queue:
  * a few engines' own launches overlap well on the device. On the H200,
- * two streams of 640x480 (4,600 per unit) gained 1.24x from batching and
- * two of 720p (14,500) and 1080p lost 13-15%; four of 720p gained 1.19x and
- * four of 1080p lost 6%; 16 and 64 of 1080p gained (history.md, round 18). */
+ * two streams of 640x480 (4,600 per unit) gained from batching and two of
+ * 720p (14,500) and 1080p lost; four of 720p gained and four of 1080p
+ * lost; 16 and 64 of 1080p gained (docs/history.md, "Figures behind the
+ * code's choices"). */
 inline constexpr uint64_t kBatchWindowsPerEnginePerComputeUnit = 5000;
 
 /* EngineConfig::batch_max_windows's and batch_windows's defaults on

@@ -104,22 +104,21 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
      * reset as a stage cascade's is; waldboost-train writes them): two
      * step-2 launches, then step 4. Their deepest windows run hundreds of
      * weak classifiers, which step 4 spreads over a group while step 2 walks
-     * them one by one. At the element on the H200 (1080p) this took the
-     * trained face detectors of docs/performance.md from 1,022-1,048 to
-     * 1,374-1,383 fps (LRD) and from 1,345-1,366 to 1,912-1,958 (fast LBP)
-     * at one stream, and kept 16 streams' throughput; one launch was faster
-     * still at one stream and lost 15% of the LRD detector's throughput
-     * (docs/history.md, round 14). */
+     * them one by one. At the element on the H200 this made the trained
+     * face detectors of docs/performance.md much faster at one stream and
+     * kept 16 streams' throughput; one launch was faster still at one
+     * stream and lost throughput with the LRD detector (docs/history.md,
+     * "Figures behind the code's choices"). */
     const bool resets = !classifier.weak.empty() &&
                         std::any_of(classifier.weak.begin(), classifier.weak.end() - 1,
                                     [](const WeakClassifier& w) { return w.reset_sum_after; });
     /* Each step-2 launch also stops its groups after 4 synchronised rounds
      * (a weak classifier each in a sequence), so that a group of deep
      * windows does not walk them one by one through the whole classifier
-     * while the launch, and the frame, wait for it: on the H200 (1080p) the
-     * kernels of a frame took 0.289 against 0.317 ms (fast LBP) and 0.636
-     * against 0.711 ms (LRD); 16 rounds gave 0.304 and 0.667
-     * (docs/history.md, round 15). A stage cascade's rounds are its stages
+     * while the launch, and the frame, wait for it: on the H200 a frame's
+     * kernels took less time with 4 rounds than unbounded or with 16, for
+     * both trained face detectors (docs/history.md, "Figures behind the
+     * code's choices"). A stage cascade's rounds are its stages
      * (20 to 25 in OpenCV's): they keep no bound, as their defaults were
      * measured. */
     if (!haar && !classifier.weak.empty() && !resets) {

@@ -93,8 +93,9 @@ WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals&
 
 /* LBP and rank classifiers need only the sums; throws std::logic_error for
  * Haar. It copies `integral` into a LevelIntegrals on every call: for a few
- * windows only, a scan builds the LevelIntegrals once (a test scanning whole
- * images through this spent 36 s in the copies). */
+ * windows only, a scan builds the LevelIntegrals once (whole images through
+ * this spend most of their time in the copies; docs/history.md, "Figures
+ * behind the code's choices"). */
 WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& integral, int wx, int wy,
                              float final_threshold);
 

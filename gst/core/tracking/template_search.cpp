@@ -116,9 +116,9 @@ SearchResult search_template(const GrayView& frame, const SearchRequest& request
         return result;
     Best best;
     /* The expected position first: the best is usually near it, so its SAD
-     * lets most other offsets stop after a few rows: on consecutive
-     * Megamind frames a 16 x 16 search of radius 8 took 21 us instead of
-     * 51 (2-core machine). Offer() keeps the tie rule. */
+     * lets most other offsets stop after a few rows, which makes a search on
+     * real video much faster (docs/history.md, "Figures behind the code's
+     * choices"). Offer() keeps the tie rule. */
     const bool expected_in_range = rx.lo <= 0 && 0 <= rx.hi && ry.lo <= 0 && 0 <= ry.hi;
     if (expected_in_range)
         best.offer(0, 0, template_sad(frame, *t, request.x, request.y));

@@ -19,10 +19,9 @@ namespace waldboost::tracking {
 
 /* A template holds at most kTemplateSide x kTemplateSide samples: a large
  * object is sampled on a coarser grid, so a search costs the same for a
- * 40-pixel face and a 400-pixel one. 16 rather than 32: on Megamind.avi
- * (PoCL, 2 cores) it follows the faces as well (mean IoU 0.849 against
- * 0.848 with the per-frame detections between detections) at a quarter
- * of the cost. */
+ * 40-pixel face and a 400-pixel one. 16 rather than 32: it follows faces
+ * as well at a quarter of the cost (docs/history.md, "Figures behind the
+ * code's choices"). */
 constexpr int kTemplateSide = 16;
 
 /* Pixels of a frame on a grid: sample (i, j) is the pixel

@@ -61,8 +61,9 @@ struct TrackerConfig {
      * matched is still reported (at its predicted box); then it coasts
      * unreported. 0: a frame with detection shows exactly the detections
      * that continue confirmed tracks (1 would bridge a detector's single
-     * miss, at the price of a stale box when the object is gone: 41 extra
-     * boxes against 345 matched at interval 1 on Megamind.avi, 0 with 0). */
+     * miss, at the price of a stale box when the object is gone, and on
+     * real video it showed many boxes beyond the detections;
+     * docs/history.md, "Figures behind the code's choices"). */
     int report_misses = 0;
     /* Second round: a track missed for k frames reaches a detection whose
      * centre lies within (reid_gate + reid_growth * k) times the track's
@@ -79,8 +80,8 @@ struct TrackerConfig {
      * tries (2 r + 1)^2 positions of up to kTemplateSide^2 samples each).
      * Around the Kalman prediction 8% and 8 pixels keep every ground-truth
      * measure of 15% and 16 (around the last motion) at a quarter of the
-     * work; on Megamind.avi the followed boxes' mean IoU with the
-     * detections goes from 0.864 to 0.847 (docs/history.md, tracking). */
+     * work, the followed boxes a little looser (docs/history.md, "Figures
+     * behind the code's choices"). */
     float search_share = 0.08f;
     int min_radius = 4;
     int max_radius = 8;

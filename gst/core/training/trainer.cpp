@@ -650,8 +650,9 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
     /* Every k-th positive calibrates the thresholds and is not fitted: the
      * running sums of fitted samples are biased upwards (a table of 256
      * responses fits a few hundred positives closely), and thresholds
-     * set on them lost 38% of held-out positives at alpha 0.05 in
-     * test-training; set on unfitted ones the loss is near alpha. */
+     * set on them lost far more than alpha of held-out positives in
+     * test-training; set on unfitted ones the loss is near alpha
+     * (docs/history.md, "Figures behind the code's choices"). */
     size_t n_cal_initial = 0;
     for (size_t i = 0; i < m.positives.size(); ++i)
         n_cal_initial += m.calibrates(i);

@@ -57,8 +57,8 @@ struct TrainerConfig {
      * (above 0, at most 1). All of it (1) rejects the most windows at the
      * first weak classifier, but then the later ones can reject only below
      * every calibrating positive; on the face set of docs/performance.md
-     * 0.7 at alpha 0.2 gave fewer weak classifiers per window (2.33
-     * against 2.68). */
+     * 0.7 at alpha 0.2 gave fewer weak classifiers per window than 1
+     * (docs/history.md, "Figures behind the code's choices"). */
     double first_share = 1.0;
     /* The share of the positives (every k-th) that is not fitted but
      * sets the rejection thresholds; 0: the thresholds from the fitted
@@ -188,8 +188,9 @@ protected:
  * region may hold at most `positives_allowed` of the sampled positives:
  * the trainer passes what is left of alpha times the calibrating positives
  * it started with, so that the thresholds together never reject more than
- * that share of them (per-step ratios alone let the losses add up,
- * 12% after three weak classifiers at alpha 0.05 in test-training).
+ * that share of them (per-step ratios alone let the losses add up well
+ * beyond alpha; docs/history.md, "Figures behind the code's
+ * choices").
  * Returns the largest admissible threshold (the running sum of some
  * sample, rounded down to a float), or kNoRejection when none is. The miss
  * rate on held-out positives is measured, not guaranteed (test-training

@@ -36,7 +36,8 @@ using training::FeatureFamily;
 /* Work-items per work-group: GPUs hide latency with many, which share
  * the group's histograms through local atomics; a CPU device runs a
  * work-group on one core, where one work-item sums without atomics (PoCL's
- * local atomics made 64 work-items 10 times slower than the CPU backend). */
+ * local atomics made many work-items far slower than the CPU backend;
+ * docs/history.md, "Figures behind the code's choices"). */
 constexpr size_t kGpuGroupSize = 256;
 /* Local memory a work-group's histograms may use: on a GPU small enough
  * for several groups per core; on a CPU, where the one work-item takes the
