@@ -511,9 +511,9 @@ void install_properties(GObjectClass* gobject_class)
                              "waits for others unless batch-wait is set. An element alone on its device and "
                              "classifier launches its own frames, and on a GPU so do frames that a few elements' own "
                              "launches keep busy (more than 5,000 window positions per compute unit per element, or "
-                             "36,000: on an H200 720p is batched from 3 streams on, 1080p from 7, 4K never). On an "
-                             "H200 with 2 to 64 streams: up to 5x the frames in total at 640x480, 2x at 720p, 1.07x "
-                             "at 1080p, and no loss measured; no difference on CPU devices (docs/performance.md)",
+                             "36,000: on an H200 720p is batched from 3 streams on, 1080p from 7, 4K never). Many "
+                             "streams of small frames gain the most, frames that nearly fill the GPU little, and CPU "
+                             "devices neither gain nor lose (docs/performance.md, Batched launches)",
                              TRUE, rw));
     /**
      * GstWaldboostDetect:batch-wait:
