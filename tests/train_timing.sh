@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # The time per weak classifier of waldboost-train on each --device, for
-# docs/performance.md ("Training"): a 24x24 window, positives from the
+# docs/training.md ("Training time"): a 24x24 window, positives from the
 # three annotated faces of the test data varied (COPIES copies each, with
 # mirrors: 6 x COPIES positives, as many negatives), every LBP block size
 # and LRD's default ones, WEAK weak classifiers. Prints per device and

@@ -2,7 +2,7 @@
 # waldboost-gst — OpenCL WaldBoost object detection
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Writes the face set of docs/performance.md ("Trained face detector") from
+"""Writes the face set of docs/quality.md ("Trained face detector") from
 Debian's packages: a fixed training / held-out split for waldboost-train
 and waldboost-evaluate.
 

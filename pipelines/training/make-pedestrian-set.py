@@ -2,7 +2,7 @@
 # waldboost-gst — OpenCL WaldBoost object detection
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Writes the pedestrian set of docs/performance.md ("Pedestrians
+"""Writes the pedestrian set of docs/quality.md ("Pedestrians
 (vtest.avi)") from opencv-doc's vtest.avi: a training / held-out split by
 time for waldboost-train and waldboost-evaluate.
 

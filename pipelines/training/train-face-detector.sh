@@ -3,7 +3,7 @@
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The face detector of docs/performance.md ("Trained face detector"), made
+# The face detector of docs/quality.md ("Trained face detector"), made
 # and measured from Debian's packages in one command: writes the face set
 # (make-face-set.py: LFW faces of python3-skimage, face-free photos of
 # opencv-doc and python3-skimage, a fixed split), trains a 24x24 LRD
@@ -11,7 +11,7 @@
 # training data (0), then measures it beside lbpcascade_frontalface on the
 # held-out faces and face-free images with waldboost-evaluate.
 #
-# With --fast it trains the fast detector of performance.md instead: LBP,
+# With --fast it trains the fast detector of docs/quality.md instead: LBP,
 # alpha 0.2 of which the first weak classifier may spend 70% (the first
 # weak classifiers reject most windows, for fewer weak classifiers per
 # window at some held-out faces' cost), final threshold -40 (chosen on

@@ -3,7 +3,7 @@
 # Copyright (C) 2026 The waldboost-gst authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The pedestrian detector of docs/performance.md ("Pedestrians
+# The pedestrian detector of docs/quality.md ("Pedestrians
 # (vtest.avi)"), made and measured in one command: writes the pedestrian set
 # (make-pedestrian-set.py: opencv-doc's vtest.avi machine-labelled by
 # OpenCV's HOG people detector confirmed by foreground, split by time),

@@ -20,7 +20,7 @@ table. It fails when:
   sequence.
 Exits 77 (skipped, for meson) without PyGObject or the test data, unless
 WALDBOOST_REQUIRE_TEST_DATA=1. --table prints the tables (Markdown, for
-docs/performance.md) without the checks. The frames (NAME.gray) are removed
+docs/quality.md) without the checks. The frames (NAME.gray) are removed
 at the end unless WALDBOOST_KEEP_SEQUENCES=1; the truth (NAME.truth.csv) and
 the tracks (NAME.detections.csv, NAME.intervalN.csv) stay.
 """
@@ -41,8 +41,8 @@ DATA = ("astronaut.png", "messi5.jpg", "Megamind.avi", "building.jpg", "leuvenA.
 
 # The issue's targets (default properties), checked on every sequence but
 # the empty one. The element is exact and the inputs fixed, so the measures
-# are the same on every run and device (docs/performance.md, Tracking
-# quality, has today's values).
+# are the same on every run and device (docs/quality.md, "Tracking against
+# ground truth", has today's values).
 TARGETS = {
     1: {"idf1": 0.97, "mota": 0.95, "motp": 0.85, "switches": 1},
     3: {"idf1": 0.95, "mota": 0.93, "motp": 0.85, "switches": 1},

@@ -56,7 +56,7 @@ struct TrainerConfig {
     /* The share of that miss budget the first weak classifier may spend
      * (above 0, at most 1). All of it (1) rejects the most windows at the
      * first weak classifier, but then the later ones can reject only below
-     * every calibrating positive; on the face set of docs/performance.md
+     * every calibrating positive; on the face set of docs/quality.md
      * 0.7 at alpha 0.2 gave fewer weak classifiers per window than 1
      * (docs/history.md, "Figures behind the code's choices"). */
     double first_share = 1.0;
