@@ -50,6 +50,7 @@
 #include "core/model/classifier_io.h"
 #include "core/opencl/detector_settings.h"
 #include "core/opencl/engine.h"
+#include "options.h"
 #include "pipeline_bench_version.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
@@ -60,53 +61,11 @@ using Clock = std::chrono::steady_clock;
 using waldboost::GrayImage;
 namespace wcl = waldboost::opencl;
 using Boxes = std::vector<std::array<int, 4>>;
-
-constexpr const char* kTool = "waldboost-pipeline-bench";
-constexpr int kFps = 30; /* the frames' timestamps (the sinks do not sync) */
+using pipeline_bench::kFps;
+using pipeline_bench::kTool;
+using pipeline_bench::Settings;
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-/* WIDTHxHEIGHT, decimal digits only, each side 1 to 65535. */
-std::optional<waldboost::Size> parse_size(const std::string& item)
-{
-    const size_t x = item.find('x');
-    auto side = [](const std::string& digits, int* out) {
-        if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos)
-            return false;
-        *out = std::stoi(digits);
-        return *out >= 1 && *out <= 65535;
-    };
-    waldboost::Size size;
-    if (x == std::string::npos || !side(item.substr(0, x), &size.width) || !side(item.substr(x + 1), &size.height))
-        return std::nullopt;
-    return size;
-}
-
-std::vector<std::string> split(const std::string& text, char separator)
-{
-    std::vector<std::string> items;
-    for (size_t pos = 0; pos <= text.size();) {
-        const size_t end = text.find(separator, pos);
-        items.push_back(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
-        pos = end == std::string::npos ? text.size() + 1 : end + 1;
-    }
-    return items;
-}
-
-/* Stream counts: comma-separated, each 1 to 1024. */
-std::optional<std::vector<int>> parse_counts(const std::string& text)
-{
-    std::vector<int> counts;
-    for (const std::string& item : split(text, ',')) {
-        if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
-            return std::nullopt;
-        const int n = std::stoi(item);
-        if (n < 1 || n > 1024)
-            return std::nullopt;
-        counts.push_back(n);
-    }
-    return counts;
-}
 
 using waldboost::tools::json_string;
 
@@ -154,30 +113,6 @@ std::string boxes_text(const Boxes& boxes)
                 std::to_string(b[2]) + "x" + std::to_string(b[3]);
     return text + "]";
 }
-
-/* What every part of every row shares. */
-struct Settings {
-    std::string device = "auto";
-    std::string classifier_path; /* empty: the embedded default */
-    std::vector<std::pair<std::string, std::string>> props;
-    int frames = 300;            /* per stream */
-    /* The element's settings as --props leave them: the engines alone
-     * follow them (max-inflight, batching and profiling included; without
-     * profiling no device busy figure), resolved as the element does. */
-    wcl::DetectorSettings element;
-    waldboost::DetectParams params;
-    wcl::EngineConfig engine;
-    double timeout_s = 300;
-    /* Whether the element's boxes are one engine's on each frame: not with
-     * tracking (confirmation, followed boxes) or interval > 1 (frames
-     * without detection). Otherwise only lost frames are mismatches. */
-    bool compare_boxes = true;
-    /* How the source gives its frames (--source-writes): "none", buffers
-     * made up front; "own" or "proposed", a thread per stream writing each
-     * frame during the run into a buffer of a pool of its own, or of the
-     * pool the element proposes, as a decoder does. */
-    std::string source_writes = "none";
-};
 
 /* The frames of one size: images, GRAY8 buffers that wrap them (no copy),
  * and the boxes one engine gives for each. */
@@ -872,11 +807,11 @@ void prepare_frames(FrameSet& set, const std::vector<GrayImage>& sources, const 
 /* Loads the plugin: GST_PLUGIN_PATH when set (gst_init reads it), else the
  * build tree it was built in, else --plugin-dir; the registry may also hold
  * an installed one. */
-bool find_plugin(const char* plugin_dir)
+bool find_plugin(const std::optional<std::string>& plugin_dir)
 {
     GstRegistry* registry = gst_registry_get();
     if (plugin_dir)
-        gst_registry_scan_path(registry, plugin_dir);
+        gst_registry_scan_path(registry, plugin_dir->c_str());
 #ifdef WALDBOOST_PLUGIN_BUILD_DIR
     else if (!g_getenv("GST_PLUGIN_PATH") && !g_getenv("GST_PLUGIN_PATH_1_0") &&
              g_file_test(WALDBOOST_PLUGIN_BUILD_DIR, G_FILE_TEST_IS_DIR))
@@ -893,175 +828,12 @@ bool find_plugin(const char* plugin_dir)
 
 int main(int argc, char** argv)
 {
-    g_autofree gchar* device = nullptr;
-    g_autofree gchar* classifier_path = nullptr;
-    g_autofree gchar* sizes_text = nullptr;
-    g_autofree gchar* streams_text = nullptr;
-    g_auto(GStrv) streams_for = nullptr;
-    g_auto(GStrv) props_texts = nullptr;
-    g_autofree gchar* json_path = nullptr;
-    g_autofree gchar* markdown_path = nullptr;
-    g_auto(GStrv) raw_files = nullptr;
-    g_auto(GStrv) raw_sizes = nullptr;
-    g_autofree gchar* plugin_dir = nullptr;
-    g_auto(GStrv) images = nullptr;
-    gint frames = 300;
-    gdouble timeout = 300;
-    gboolean no_engine = FALSE, no_source = FALSE;
-    g_autofree gchar* source_writes = nullptr;
-    const GOptionEntry entries[] = {
-        {"streams", 'n', 0, G_OPTION_ARG_STRING, &streams_text, "Numbers of streams, one row each (default 1,4,16,64)",
-         "N,..."},
-        {"streams-for", 0, 0, G_OPTION_ARG_STRING_ARRAY, &streams_for,
-         "Numbers of streams at one size instead of --streams (repeatable; e.g. 3840x2160=1,4,16 where 64 "
-         "engines of 4K frames would not fit the device)",
-         "WxH=N,..."},
-        {"sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_text, "Frame sizes (default 1920x1080,3840x2160)", "WxH,..."},
-        {"frames", 'f', 0, G_OPTION_ARG_INT, &frames,
-         "Frames per stream in every part (default 300). The pipelines preroll before the start, which takes "
-         "each stream's first frames into the element; the frames counted are those the source sends after it",
-         "N"},
-        {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
-         "OpenCL device: the element's device property and the engines' (default auto)", "SPEC"},
-        {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &classifier_path,
-         "Classifier file for the element and the engines (default: the embedded face classifier)", "FILE"},
-        {"props", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props_texts,
-         "More waldboostdetect properties, \"name=value ...\", repeatable (the tool sets draw=none post-messages=false, "
-         "which these may override; the engines follow max-inflight and the detection parameters, not "
-         "reduction overrides; roi is refused)",
-         "PROPS"},
-        {"raw", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &raw_files,
-         "A raw GRAY8 file of concatenated frames (repeatable), beside or instead of images. A size with "
-         "frames of its own size among the images and raw files gets only those; any other size gets all of "
-         "them stretched",
-         "FILE"},
-        {"raw-size", 0, 0, G_OPTION_ARG_STRING_ARRAY, &raw_sizes,
-         "The frame size of the --raw files: once for all, or once per --raw in their order", "WxH"},
-        {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
-        {"markdown", 'm', 0, G_OPTION_ARG_FILENAME, &markdown_path, "Write the table as markdown to this file",
-         "FILE"},
-        {"no-engine", 0, 0, G_OPTION_ARG_NONE, &no_engine, "Do not time the engines alone", nullptr},
-        {"source-writes", 0, 0, G_OPTION_ARG_STRING, &source_writes,
-         "How the source gives frames: none (buffers made up front, the default), own (a thread per stream writes "
-         "each frame into a pool of its own during the run, as a decoder), proposed (into the pool the element "
-         "proposes)",
-         "MODE"},
-        {"no-source", 0, 0, G_OPTION_ARG_NONE, &no_source, "Do not time the pipelines without the detector",
-         nullptr},
-        {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
-         "Seconds a pipeline part may take, preroll included, before its row is reported as failed (default 300)",
-         "S"},
-        {"plugin-dir", 0, 0, G_OPTION_ARG_FILENAME, &plugin_dir,
-         "Folder with libgstwaldboost.so (default: GST_PLUGIN_PATH when set, else the build tree)", "DIR"},
-        {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &images, nullptr, "IMAGE..."},
-        {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
-    g_autoptr(GOptionContext) context = g_option_context_new("- many streams through waldboostdetect");
-    g_option_context_add_main_entries(context, entries, nullptr);
-    g_option_context_add_group(context, gst_init_get_option_group());
-    g_option_context_set_description(
-        context,
-        "For every size and number of streams N, one row: the engines alone (N engines, one thread each, "
-        "max-inflight frames in flight), N pipelines appsrc ! fakesink sync=false (the source's cost), and N "
-        "pipelines appsrc ! waldboostdetect ! fakesink sync=false started together, timed from PLAYING (after "
-        "the preroll, which sets the engines up) to the last EOS. Each appsrc is given its whole stream before "
-        "the start: buffers sharing the frames' memory, round-robin over the frames. Printed: fps per stream "
-        "(min and mean) and in total, ms per frame in total, the element's host time per frame (its stats' "
-        "host-total-ms over frames, all instances: CPU time of the streaming thread and the worker), the "
-        "element's total as a percentage of the "
-        "engines', the device's busy fraction during the element run (the union of the kernel intervals of all "
-        "instances over the wall time, from the element's device-busy-ms; only with --props profiling=true, "
-        "which the engines then follow too), and the frames whose boxes differ "
-        "from one engine's on that frame alone (or never came out; with --props tracking=true or interval above "
-        "1, whose boxes differ by design, only the frames that never came out).\n\n"
-        "Exit status: 0; 1 when some frame mismatched; 3 when some part failed (an error, a timeout) and none "
-        "mismatched; 2 for bad options.");
-    g_autoptr(GError) error = nullptr;
-    if (!g_option_context_parse(context, &argc, &argv, &error)) {
-        std::fprintf(stderr, "%s: %s\n", kTool, error->message);
+    pipeline_bench::Options options;
+    if (!pipeline_bench::parse_options(&argc, &argv, &options))
         return 2;
-    }
+    Settings& s = options.settings;
 
-    Settings s;
-    s.device = device ? device : "auto";
-    s.classifier_path = classifier_path ? classifier_path : "";
-    s.frames = frames;
-    s.timeout_s = timeout;
-    s.source_writes = source_writes ? source_writes : "none";
-    if (s.source_writes != "none" && s.source_writes != "own" && s.source_writes != "proposed") {
-        std::fprintf(stderr, "%s: --source-writes takes none, own or proposed, not '%s'\n", kTool,
-                     s.source_writes.c_str());
-        return 2;
-    }
-    if (frames < 1 || timeout <= 0) {
-        std::fprintf(stderr, "%s: --frames and --timeout must be positive\n", kTool);
-        return 2;
-    }
-    std::vector<waldboost::Size> sizes;
-    for (const std::string& item : split(sizes_text ? sizes_text : "1920x1080,3840x2160", ',')) {
-        const auto size = parse_size(item);
-        if (!size) {
-            std::fprintf(stderr, "%s: --sizes: bad size '%s' (WIDTHxHEIGHT, each side 1 to 65535)\n", kTool,
-                         item.c_str());
-            return 2;
-        }
-        sizes.push_back(*size);
-    }
-    const auto default_streams = parse_counts(streams_text ? streams_text : "1,4,16,64");
-    if (!default_streams) {
-        std::fprintf(stderr, "%s: --streams: comma-separated numbers from 1 to 1024\n", kTool);
-        return 2;
-    }
-    std::vector<std::vector<int>> streams_at(sizes.size(), *default_streams);
-    for (int i = 0; streams_for && streams_for[i]; ++i) {
-        const std::string item = streams_for[i];
-        const size_t eq = item.find('=');
-        const auto size = parse_size(item.substr(0, eq == std::string::npos ? 0 : eq));
-        const auto counts = eq == std::string::npos ? std::nullopt : parse_counts(item.substr(eq + 1));
-        if (!size || !counts) {
-            std::fprintf(stderr, "%s: --streams-for: '%s' is not WIDTHxHEIGHT=N,...\n", kTool, item.c_str());
-            return 2;
-        }
-        for (size_t k = 0; k < sizes.size(); ++k)
-            if (sizes[k] == *size)
-                streams_at[k] = *counts;
-    }
-    for (int t = 0; props_texts && props_texts[t]; ++t) {
-        const gchar* props_text = props_texts[t];
-        g_auto(GStrv) words = nullptr;
-        if (!g_shell_parse_argv(props_text, nullptr, &words, nullptr) && *props_text) {
-            std::fprintf(stderr, "%s: --props: cannot parse '%s'\n", kTool, props_text);
-            return 2;
-        }
-        for (int i = 0; words && words[i]; ++i) {
-            const std::string word = words[i];
-            const size_t eq = word.find('=');
-            if (eq == std::string::npos || eq == 0) {
-                std::fprintf(stderr, "%s: --props: '%s' is not name=value\n", kTool, word.c_str());
-                return 2;
-            }
-            const std::string name = word.substr(0, eq);
-            if (name == "roi" || name == "device" || name == "classifier") {
-                std::fprintf(stderr, "%s: --props: %s\n", kTool,
-                             name == "roi" ? "roi is not supported (the check compares whole frames)"
-                                           : "use --device and --classifier, which the engines follow too");
-                return 2;
-            }
-            s.props.emplace_back(name, word.substr(eq + 1));
-        }
-    }
-    const guint raw_count = raw_files ? g_strv_length(raw_files) : 0;
-    const guint raw_size_count = raw_sizes ? g_strv_length(raw_sizes) : 0;
-    if (raw_count ? raw_size_count != 1 && raw_size_count != raw_count : raw_size_count != 0) {
-        std::fprintf(stderr, "%s: --raw needs --raw-size, once or once per --raw\n", kTool);
-        return 2;
-    }
-    if ((!images || !images[0]) && !(raw_files && raw_files[0])) {
-        std::fprintf(stderr, "%s: give images (e.g. build/testdata/messi5.jpg) or --raw FILE --raw-size WxH\n",
-                     kTool);
-        return 2;
-    }
-
-    if (!find_plugin(plugin_dir)) {
+    if (!find_plugin(options.plugin_dir)) {
         std::fprintf(stderr, "%s: the waldboostdetect element was not found: set GST_PLUGIN_PATH to the folder "
                              "with libgstwaldboost.so, or give --plugin-dir\n", kTool);
         return 1;
@@ -1149,18 +921,18 @@ int main(int argc, char** argv)
                           " x" + std::to_string(r.streams) + ": " + p->first_mismatch + "\n";
         if (print)
             std::fputs(md.c_str(), stdout);
-        if (markdown_path) {
-            FILE* f = std::fopen(markdown_path, "w");
+        if (options.markdown_path) {
+            FILE* f = std::fopen(options.markdown_path->c_str(), "w");
             if (!f || std::fputs(md.c_str(), f) < 0 || std::fclose(f) != 0) {
-                std::fprintf(stderr, "%s: cannot write %s\n", kTool, markdown_path);
+                std::fprintf(stderr, "%s: cannot write %s\n", kTool, options.markdown_path->c_str());
                 return false;
             }
         }
 
-        if (json_path) {
-            FILE* f = std::fopen(json_path, "w");
+        if (options.json_path) {
+            FILE* f = std::fopen(options.json_path->c_str(), "w");
             if (!f) {
-                std::fprintf(stderr, "%s: cannot write %s\n", kTool, json_path);
+                std::fprintf(stderr, "%s: cannot write %s\n", kTool, options.json_path->c_str());
                 return false;
             }
             auto part_json = [&](const Part& p) {
@@ -1212,7 +984,7 @@ int main(int argc, char** argv)
             }
             std::fprintf(f, "]}\n");
             if (std::fclose(f) != 0) {
-                std::fprintf(stderr, "%s: cannot write %s\n", kTool, json_path);
+                std::fprintf(stderr, "%s: cannot write %s\n", kTool, options.json_path->c_str());
                 return false;
             }
         }
@@ -1242,22 +1014,22 @@ int main(int argc, char** argv)
             gst_object_unref(probe);
         }
         std::vector<GrayImage> sources;
-        for (int i = 0; images && images[i]; ++i)
-            sources.push_back(waldboost::tools::load_gray_image(images[i]));
-        for (guint i = 0; i < raw_count; ++i) {
-            const char* text = raw_sizes[raw_size_count == 1 ? 0 : i];
-            const auto raw_size = parse_size(text);
+        for (const std::string& image : options.images)
+            sources.push_back(waldboost::tools::load_gray_image(image));
+        for (size_t i = 0; i < options.raw_files.size(); ++i) {
+            const std::string& text = options.raw_sizes[options.raw_sizes.size() == 1 ? 0 : i];
+            const auto raw_size = pipeline_bench::parse_size(text);
             if (!raw_size) {
-                std::fprintf(stderr, "%s: --raw-size: bad size '%s'\n", kTool, text);
+                std::fprintf(stderr, "%s: --raw-size: bad size '%s'\n", kTool, text.c_str());
                 return 2;
             }
-            for (GrayImage& f : load_raw(raw_files[i], *raw_size))
+            for (GrayImage& f : load_raw(options.raw_files[i], *raw_size))
                 sources.push_back(std::move(f));
         }
 
-        for (size_t k = 0; k < sizes.size(); ++k) {
+        for (size_t k = 0; k < options.sizes.size(); ++k) {
             FrameSet set;
-            set.size = sizes[k];
+            set.size = options.sizes[k];
             prepare_frames(set, sources, s, classifier);
             device_name = set.device;
             size_t faces = 0;
@@ -1265,14 +1037,14 @@ int main(int argc, char** argv)
                 faces += b.size();
             std::fprintf(stderr, "%s: %dx%d: %zu frames, %zu boxes in all (reference: one engine on %s)\n", kTool,
                          set.size.width, set.size.height, set.images.size(), faces, set.device.c_str());
-            for (const int n : streams_at[k]) {
+            for (const int n : options.streams_at[k]) {
                 Row row;
                 row.size = set.size;
                 row.streams = n;
                 row.distinct = set.images.size();
-                if (!no_engine)
+                if (options.time_engines)
                     row.engine = run_engines(s, classifier, set, n);
-                if (!no_source)
+                if (options.time_source)
                     row.source = run_pipelines(s, set, n, false);
                 row.element = run_pipelines(s, set, n, true);
                 for (const Part* p : {&row.engine, &row.source, &row.element})
