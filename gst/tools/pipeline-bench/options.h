@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,15 +18,21 @@ namespace pipeline_bench {
 
 struct Options {
     /* device, classifier, props, frames, timeout and source-writes; the
-     * rest of it comes from the element. */
+     * rest of it comes from the element (configure_from_element). */
     Settings settings;
     std::vector<waldboost::Size> sizes;
     std::vector<std::vector<int>> streams_at; /* the numbers of streams, one list per size */
     std::vector<std::string> images;
     std::vector<std::string> raw_files;
-    std::vector<std::string> raw_sizes; /* as given: read with the files */
+    std::vector<std::string> raw_sizes; /* as given: read with the files (load_sources) */
     std::optional<std::string> json_path, markdown_path, plugin_dir;
     bool time_engines = true, time_source = true;
+};
+
+/* A usage error found after the options were read (a property the element
+ * does not have, a bad --raw-size): the tool prints it and exits 2. */
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 /* Reads argv (GStreamer's options included, which initialises it) into
