@@ -425,16 +425,18 @@ void install_properties(GObjectClass* gobject_class)
                          "track's first, in which it must collect confirm-hits detections (taken as at least "
                          "confirm-hits)",
                          1, 1000, kDefaultConfirmWindow, rw));
+    /* Each blurb in parentheses: one string made of several literals, not
+     * a missing comma (clang's -Wstring-concatenation). */
     static const char* const nested_blurbs[] = {
-        "Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
-        "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "
-        "region-of-interest metas of type \"eyes\" whose parent_id is the detection's id, and an \"eyes\" list "
-        "in the detection's message structure. Empty = none",
-        "Cascade file searched in the centre of each detection (the middle half of its width, from a quarter of "
-        "its height down to three quarters), as facedetect's nose-profile; metas and list \"nose\", as "
-        "eyes-profile. Empty = none",
-        "Cascade file searched in the lower half of each detection, as facedetect's mouth-profile (e.g. "
-        "haarcascade_smile.xml); metas and list \"mouth\", as eyes-profile. Empty = none",
+        ("Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
+         "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "
+         "region-of-interest metas of type \"eyes\" whose parent_id is the detection's id, and an \"eyes\" list "
+         "in the detection's message structure. Empty = none"),
+        ("Cascade file searched in the centre of each detection (the middle half of its width, from a quarter of "
+         "its height down to three quarters), as facedetect's nose-profile; metas and list \"nose\", as "
+         "eyes-profile. Empty = none"),
+        ("Cascade file searched in the lower half of each detection, as facedetect's mouth-profile (e.g. "
+         "haarcascade_smile.xml); metas and list \"mouth\", as eyes-profile. Empty = none"),
     };
     /**
      * GstWaldboostDetect:eyes-profile:

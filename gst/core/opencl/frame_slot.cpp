@@ -118,7 +118,7 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         throw;
     }
     upload_from = nullptr;
-    if (!plan.device_is_cpu && image.stride == image.width && find_pinned(context, image.data, frame_bytes))
+    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) && find_pinned(context, image.data, frame_bytes))
         upload_from = image.data;
     else
         copy_frame(staging_data, image);
@@ -139,7 +139,7 @@ void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& pl
         throw;
     }
     upload_from = nullptr;
-    if (!plan.device_is_cpu && image.stride == image.width && find_pinned(context, image.data, frame_bytes))
+    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) && find_pinned(context, image.data, frame_bytes))
         upload_from = image.data;
     else
         copy_frame(staging_data, image);
