@@ -5,9 +5,9 @@
  * The classifier as the scans see it, and the seam between the scans and
  * the feature types. The engine builds one feature file after this one
  * (kernels/<feature>.cl, chosen by the classifier's feature kind,
- * gst/core/opencl/feature_kind.h), then the reduction (waldboost.cl) and on
- * CPU devices the row scan (scan_rows.cl), which call the feature only
- * through these entry points:
+ * gst/core/opencl/features/feature_kind.h), then the reduction
+ * (waldboost.cl) and on CPU devices the row scan (scan_rows.cl), which call
+ * the feature only through these entry points:
  *
  *   FEATURE_NORMALISES  1 when the feature takes a factor per window
  *                       (feature_window_norm), else 0

@@ -9,7 +9,7 @@
  * variance) and, with tilted features, OpenCV's tilted integral; every
  * integral image is then 32 bits.
  *
- * Build defines (gst/core/opencl/haar_kind.cpp): WINDOW_WIDTH and
+ * Build defines (gst/core/opencl/features/haar_kind.cpp): WINDOW_WIDTH and
  * WINDOW_HEIGHT; HAAR_STUMPS when every tree is one node; HAAR_TILTED when
  * some feature is tilted; STEP4_SEGMENTS for long stages (waldboost.cl).
  *

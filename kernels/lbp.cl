@@ -15,8 +15,8 @@
  * The same macros build one window's code (scalars) and 16 windows' codes
  * at once (vectors, the row scan in scan_rows.cl).
  *
- * Build defines (gst/core/opencl/lbp_kind.cpp): STUMPS when every table
- * holds at most two values (OpenCV's stumps).
+ * Build defines (gst/core/opencl/features/lbp_kind.cpp): STUMPS when every
+ * table holds at most two values (OpenCV's stumps).
  */
 
 #define FEATURE_NORMALISES 0

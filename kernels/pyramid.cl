@@ -397,8 +397,8 @@ void integral_bands(__global const uchar* canvas, int canvas_pitch, int width, i
 #endif
 
 /* The integral images some feature kinds read besides the plain one
- * (gst/core/opencl/feature_kind.h), in uint whatever INTEGRAL_BITS: of the
- * squared pixels, and OpenCV's tilted integral (the Haar features of
+ * (gst/core/opencl/features/feature_kind.h), in uint whatever INTEGRAL_BITS:
+ * of the squared pixels, and OpenCV's tilted integral (the Haar features of
  * kernels/haar.cl read both).
  *
  * The squared integral on GPUs reuses the band passes above over the

@@ -14,9 +14,9 @@
  * features[t] (rank_kind.cpp): x, y, block width | block a << 16, block
  * height | block b << 16.
  *
- * Build defines (gst/core/opencl/rank_kind.cpp): RANK_TABLE, responses per
- * weak classifier (17 or 81); RANK_PAIRS for LRP (9 R_a + R_b), else LRD
- * (R_a - R_b + 8).
+ * Build defines (gst/core/opencl/features/rank_kind.cpp): RANK_TABLE,
+ * responses per weak classifier (17 or 81); RANK_PAIRS for LRP
+ * (9 R_a + R_b), else LRD (R_a - R_b + 8).
  */
 
 #define FEATURE_NORMALISES 0

@@ -5,7 +5,7 @@
  * Template search for the tracker (OpenCL C 1.2): the searches of one or
  * more frames (several streams' at once) in one launch, one work-group per
  * request. The CPU reference is
- * gst/core/tracking/template_search.cpp; the host (core/opencl/
+ * gst/core/tracking/template_search.cpp; the host (core/opencl/search/
  * template_search.cpp) gives each request the range of offsets the
  * reference tries (axis_range()), so that the device only has to score
  * them all and pick the same best. This file is a program of its own, not
@@ -23,7 +23,7 @@
 #define TRACK_LOCAL_SAMPLES 1024
 #endif
 
-/* One request, as the host packs it (TrackRequest in core/opencl/
+/* One request, as the host packs it (TrackRequest in core/opencl/search/
  * template_search.cpp has the same fields in the same order). Offsets are
  * relative to the expected position (x, y) of the template's top-left
  * sample. */

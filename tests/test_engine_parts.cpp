@@ -19,15 +19,15 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/model/classifier_io.h"
-#include "core/opencl/classifier_pack.h"
-#include "core/opencl/device.h"
-#include "core/opencl/engine.h"
-#include "core/opencl/feature_kinds.h"
-#include "core/opencl/geometry.h"
-#include "core/opencl/kernel_args.h"
-#include "core/opencl/template_search.h"
+#include "core/opencl/features/classifier_pack.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/engine.h"
+#include "core/opencl/features/feature_kinds.h"
+#include "core/opencl/engine/geometry.h"
+#include "core/opencl/device/kernel_args.h"
+#include "core/opencl/search/template_search.h"
 #include "core/training/opencl/training_histograms.h"
-#include "core/opencl/tuning_cache.h"
+#include "core/opencl/engine/tuning_cache.h"
 #include "test_support.h"
 
 using namespace waldboost;

@@ -23,9 +23,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/opencl/device.h"
-#include "core/opencl/engine.h"
-#include "core/opencl/program_cache.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/engine.h"
+#include "core/opencl/device/program_cache.h"
 #include "test_support.h"
 
 using namespace waldboost;

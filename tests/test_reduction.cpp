@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The reduction parameter table (core/opencl/reduction.h) and what is
+ * The reduction parameter table (core/opencl/engine/reduction.h) and what is
  * derived from it: validation, build options, the text forms, overrides and
  * the defaults per device class. No OpenCL device needed.
  */
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/opencl/reduction.h"
+#include "core/opencl/engine/reduction.h"
 
 using namespace waldboost;
 using namespace waldboost::opencl;

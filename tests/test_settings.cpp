@@ -2,12 +2,13 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * resolve_settings() (core/opencl/detector_settings.h): the settings users
- * give the element and the tools, turned into detection parameters and an
- * engine configuration. The expectations are what the element
- * (detect_params(), engine_config()), waldboost-detect, waldboost-bench
- * and waldboost-pipeline-bench each computed by hand before they shared
- * the function. No OpenCL device needed, except by the last test.
+ * resolve_settings() (core/opencl/settings/detector_settings.h): the
+ * settings users give the element and the tools, turned into detection
+ * parameters and an engine configuration. The expectations are what the
+ * element (detect_params(), engine_config()), waldboost-detect,
+ * waldboost-bench and waldboost-pipeline-bench each computed by hand before
+ * they shared the function. No OpenCL device needed, except by the last
+ * test.
  */
 #include <gtest/gtest.h>
 
@@ -16,8 +17,8 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/error.h"
-#include "core/opencl/detector_settings.h"
-#include "core/opencl/tuning_cache.h"
+#include "core/opencl/settings/detector_settings.h"
+#include "core/opencl/engine/tuning_cache.h"
 
 using namespace waldboost;
 using namespace waldboost::opencl;

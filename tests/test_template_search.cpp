@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/opencl/device.h"
-#include "core/opencl/program_cache.h"
-#include "core/opencl/shared_device.h"
-#include "core/opencl/template_search.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/device/program_cache.h"
+#include "core/opencl/engine/shared_device.h"
+#include "core/opencl/search/template_search.h"
 #include "core/tracking/template_search.h"
 #include "test_support.h"
 

@@ -26,7 +26,7 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
-#include "core/opencl/classifier_pack.h"
+#include "core/opencl/features/classifier_pack.h"
 #include "core/training/opencl/training_histograms.h"
 #include "core/training/histograms.h"
 #include "core/training/trainer.h"

@@ -8,7 +8,7 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/model/classifier_io.h"
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 #include "core/text.h"
 #include "debug.h"
 #include "errors.h"

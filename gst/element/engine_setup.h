@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "core/model/model.h"
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "nested_cascades.h"
 #include "settings.h"
 #include "stats.h"

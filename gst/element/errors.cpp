@@ -7,7 +7,7 @@
 #include <new>
 #include <vector>
 
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 #include "core/text.h"
 #include "debug.h"
 

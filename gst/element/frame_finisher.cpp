@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/opencl/template_search.h"
+#include "core/opencl/search/template_search.h"
 #include "debug.h"
 #include "frame_bounds.h"
 

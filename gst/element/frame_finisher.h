@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "drawing.h"
 #include "frame_access.h"
 #include "output.h"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/detection/image.h"
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 #include "core/text.h"
 #include "debug.h"
 #include "frame_access.h"

@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "engine_setup.h"
 #include "errors.h"
 #include "frame_finisher.h"

@@ -3,7 +3,7 @@
 
 #include <gst/video/video.h>
 
-#include "core/opencl/pinned_memory.h"
+#include "core/opencl/engine/pinned_memory.h"
 
 namespace wcl = waldboost::opencl;
 

@@ -13,7 +13,7 @@
 
 #include <string>
 
-#include "core/opencl/reduction.h"
+#include "core/opencl/engine/reduction.h"
 #include "settings.h"
 
 namespace waldboost_element {

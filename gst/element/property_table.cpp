@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "core/opencl/reduction.h"
+#include "core/opencl/engine/reduction.h"
 #include "properties.h"
 #include "settings.h"
 
@@ -550,7 +550,7 @@ void install_properties(GObjectClass* gobject_class)
 
     /* The reduction's parameters: one structure property, and the separate
      * properties of earlier versions as aliases of its fields, both from
-     * the table (core/opencl/reduction.h). */
+     * the table (core/opencl/engine/reduction.h). */
     /**
      * GstWaldboostDetect:reduction:
      *

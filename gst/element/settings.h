@@ -21,10 +21,10 @@
 
 #include "core/detection/types.h"
 #include "core/model/model.h"
-#include "core/opencl/detector_settings.h"
-#include "core/opencl/device.h"
-#include "core/opencl/engine.h"
-#include "core/opencl/reduction.h"
+#include "core/opencl/settings/detector_settings.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/engine.h"
+#include "core/opencl/engine/reduction.h"
 #include "gstwaldboostdetect.h"
 #include "nested_cascades.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 
 namespace waldboost_element {
 

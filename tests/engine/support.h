@@ -20,8 +20,8 @@
 #include "core/detection/image.h"
 #include "core/detection/types.h"
 #include "core/model/model.h"
-#include "core/opencl/engine.h"
-#include "core/opencl/reduction.h"
+#include "core/opencl/engine/engine.h"
+#include "core/opencl/engine/reduction.h"
 #include "../test_support.h"
 
 namespace waldboost_test {

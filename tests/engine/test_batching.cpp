@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "core/embedded/default_classifier.h"
-#include "core/opencl/batch_queue.h"
-#include "core/opencl/device.h"
-#include "core/opencl/geometry.h"
+#include "core/opencl/engine/batch_queue.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/geometry.h"
 #include "core/reference/detector.h"
 #include "support.h"
 

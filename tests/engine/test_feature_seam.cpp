@@ -2,7 +2,7 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The engine's feature seam (gst/core/opencl/feature_kind.h,
+ * The engine's feature seam (gst/core/opencl/features/feature_kind.h,
  * kernels/cascade.cl): a feature type the model does not have, defined here
  * as a kind with its kernel source and its reference, runs on the reduction
  * and the row scan unchanged and matches its reference exactly; a kind
@@ -22,8 +22,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/opencl/classifier_pack.h"
-#include "core/opencl/feature_kind.h"
+#include "core/opencl/features/classifier_pack.h"
+#include "core/opencl/features/feature_kind.h"
 #include "core/reference/detector.h"
 #include "support.h"
 
@@ -36,10 +36,10 @@ using waldboost::opencl::ReductionParams;
 namespace {
 
 /* A feature type the model does not have, plugged in as the engine's seam
- * allows (gst/core/opencl/feature_kind.h, kernels/cascade.cl): the centre
- * block of an LBP feature's grid against a constant mean, whose bit picks
- * response 0 or 1 of the table. It shows that a feature type is a kind and
- * one kernel file: the reduction and the row scan run it unchanged. */
+ * allows (gst/core/opencl/features/feature_kind.h, kernels/cascade.cl): the
+ * centre block of an LBP feature's grid against a constant mean, whose bit
+ * picks response 0 or 1 of the table. It shows that a feature type is a kind
+ * and one kernel file: the reduction and the row scan run it unchanged. */
 constexpr int kCentreMean = 128;
 
 const char* const kCentreBlockKernels = R"CL(

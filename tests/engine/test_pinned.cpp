@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/opencl/pinned_memory.h"
-#include "core/opencl/shared_device.h"
+#include "core/opencl/engine/pinned_memory.h"
+#include "core/opencl/engine/shared_device.h"
 #include "core/reference/detector.h"
 #include "support.h"
 

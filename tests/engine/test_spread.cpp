@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 #include "core/reference/detector.h"
 #include "support.h"
 

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "core/embedded/default_classifier.h"
-#include "core/opencl/device.h"
-#include "core/opencl/reduction.h"
-#include "core/opencl/shared_device.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/reduction.h"
+#include "core/opencl/engine/shared_device.h"
 #include "core/reference/detector.h"
 #include "support.h"
 

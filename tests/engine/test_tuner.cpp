@@ -15,10 +15,10 @@
 #include <string>
 
 #include "core/embedded/default_classifier.h"
-#include "core/opencl/device.h"
-#include "core/opencl/reduction.h"
-#include "core/opencl/tuner.h"
-#include "core/opencl/tuning_cache.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/engine/reduction.h"
+#include "core/opencl/tuning/tuner.h"
+#include "core/opencl/engine/tuning_cache.h"
 #include "support.h"
 
 using namespace waldboost;

@@ -83,7 +83,7 @@ float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integra
 /* A weak classifier's response for the window at (wx, wy), given the
  * window's Haar norm factor (0 for other classifiers). The reference
  * evaluates the model's own feature types itself; tests of the engine's
- * feature seam (gst/core/opencl/feature_kind.h) give one for a feature
+ * feature seam (gst/core/opencl/features/feature_kind.h) give one for a feature
  * type the model does not have. */
 using FeatureResponse =
     std::function<float(const WeakClassifier& weak, const LevelIntegrals& integrals, int wx, int wy, float norm_factor)>;

@@ -5,8 +5,8 @@
  * Template search: where an object's image fragment (its template) fits best
  * in a new frame, near where it is expected. The score is the sum of
  * absolute differences (SAD) over the template's samples, an integer, so the
- * OpenCL search (core/opencl/template_search.h) and this CPU reference find
- * the same position bit for bit.
+ * OpenCL search (core/opencl/search/template_search.h) and this CPU
+ * reference find the same position bit for bit.
  */
 #pragma once
 

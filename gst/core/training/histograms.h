@@ -96,9 +96,9 @@ double real_adaboost_z(const uint64_t* negatives, const uint64_t* positives, siz
  * rounded to a multiple of 2^-kResponseFractionBits: the OpenCL engine
  * sums responses in fixed point and runs a classifier only when its finest
  * response bit is within 2^53 of the sum of its largest responses
- * (gst/core/opencl/classifier_pack.cpp). Unrounded, a bin whose classes
- * nearly balance gets a response like 1e-10, and the engine refused the
- * classifier. 2^-24 is far below any response that changes a decision. */
+ * (gst/core/opencl/features/classifier_pack.cpp). Unrounded, a bin whose
+ * classes nearly balance gets a response like 1e-10, and the engine refused
+ * the classifier. 2^-24 is far below any response that changes a decision. */
 constexpr int kResponseFractionBits = 24;
 float real_adaboost_response(double positive_weight, double negative_weight, double eps);
 

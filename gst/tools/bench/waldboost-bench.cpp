@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "core/model/classifier_io.h"
-#include "core/opencl/detector_settings.h"
-#include "core/opencl/engine.h"
-#include "core/opencl/throughput.h"
-#include "core/opencl/tuner.h"
+#include "core/opencl/settings/detector_settings.h"
+#include "core/opencl/engine/engine.h"
+#include "core/opencl/tuning/throughput.h"
+#include "core/opencl/tuning/tuner.h"
 #include "tools/common/image_file.h"
 
 #ifdef HAVE_OPENCV

@@ -20,8 +20,8 @@
 
 #include "core/model/classifier_io.h"
 #include "core/embedded/default_classifier.h"
-#include "core/opencl/detector_settings.h"
-#include "core/opencl/engine.h"
+#include "core/opencl/settings/detector_settings.h"
+#include "core/opencl/engine/engine.h"
 #include "core/reference/detector.h"
 #include "tools/common/command_line.h"
 #include "tools/common/image_file.h"

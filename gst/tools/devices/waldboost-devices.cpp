@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <thread>
 
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "timing.h"
 
 namespace pipeline_bench {

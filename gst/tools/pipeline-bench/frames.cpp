@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "core/error.h"
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "options.h"
 #include "tools/common/image_file.h"
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/opencl/detector_settings.h"
-#include "core/opencl/engine.h"
+#include "core/opencl/settings/detector_settings.h"
+#include "core/opencl/engine/engine.h"
 
 namespace pipeline_bench {
 

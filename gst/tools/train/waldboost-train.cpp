@@ -23,7 +23,7 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 #include "core/training/opencl/training_histograms.h"
 #include "core/training/opencl/engine_miner.h"
 #include "core/training/samples.h"

@@ -12,7 +12,7 @@
 #include <variant>
 
 #include "core/error.h"
-#include "core/opencl/device.h"
+#include "core/opencl/device/device.h"
 
 namespace waldboost::training {
 

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Hard-negative mining on the OpenCL engine: the trainer's ScanningMiner
- * with each pyramid level scanned by an Engine (core/opencl/engine.h)
+ * with each pyramid level scanned by an Engine (core/opencl/engine/engine.h)
  * instead of the CPU reference. The engine's windows equal the
  * reference's, and the levels, positions and the random choice among the
  * windows that pass are ScanningMiner's, so for the same rng it mines the
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "core/opencl/engine.h"
+#include "core/opencl/engine/engine.h"
 #include "core/training/trainer.h"
 
 namespace waldboost::training {

@@ -13,12 +13,12 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/opencl/device.h"
-#include "core/opencl/environment.h"
-#include "core/opencl/kernel_args.h"
-#include "core/opencl/program_cache.h"
-#include "core/opencl/queue_waits.h"
-#include "core/opencl/shared_device.h"
+#include "core/opencl/device/device.h"
+#include "core/opencl/device/environment.h"
+#include "core/opencl/device/kernel_args.h"
+#include "core/opencl/device/program_cache.h"
+#include "core/opencl/engine/queue_waits.h"
+#include "core/opencl/engine/shared_device.h"
 
 namespace waldboost::opencl {
 

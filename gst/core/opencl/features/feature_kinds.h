@@ -1,0 +1,17 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The feature kinds of the model's feature types (feature_kind.h).
+ */
+#pragma once
+
+#include "core/opencl/features/feature_kind.h"
+
+namespace waldboost::opencl {
+
+const FeatureKind& lbp_feature_kind();  /* lbp_kind.cpp, kernels/lbp.cl */
+const FeatureKind& haar_feature_kind(); /* haar_kind.cpp, kernels/haar.cl */
+const FeatureKind& rank_feature_kind(RankFeature::Kind kind); /* LRD, LRP: rank_kind.cpp, kernels/rank.cl */
+
+}  // namespace waldboost::opencl
