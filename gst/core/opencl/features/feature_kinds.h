@@ -2,7 +2,10 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The feature kinds of the model's feature types (feature_kind.h).
+ * The feature kinds of the model's feature types (feature_kind.h). Only
+ * here are they all known: feature_kind(), declared with the seam so that
+ * the engine picks a classifier's kind without naming any, is defined in
+ * feature_kinds.cpp.
  */
 #pragma once
 

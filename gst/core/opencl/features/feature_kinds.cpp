@@ -2,11 +2,9 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "core/opencl/features/feature_kind.h"
+#include "core/opencl/features/feature_kinds.h"
 
 #include <stdexcept>
-
-#include "core/opencl/features/feature_kinds.h"
 
 namespace waldboost::opencl {
 
