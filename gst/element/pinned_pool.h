@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A buffer pool whose memory the engine's device reads directly
- * (core/opencl/pinned_memory.h), offered upstream in the allocation query:
+ * (core/opencl/engine/pinned_memory.h), offered upstream in the allocation query:
  * a decoder writing its frames there saves the element its frame copy. */
 #pragma once
 

@@ -6,7 +6,7 @@
  * size and every number of streams N it times, in one run on the same real
  * frames, classifier and device:
  *
- *   engine   N engines (core/opencl/engine.h) on the device, one thread
+ *   engine   N engines (core/opencl/engine/engine.h) on the device, one thread
  *            each, with as many frames in flight as the element keeps
  *   source   N pipelines appsrc ! fakesink sync=false: what feeding the
  *            frames costs without detection
