@@ -737,7 +737,7 @@ TEST(ClassifierPack, ResponsesSpanningTooManyBinadesAreRefused)
  * compiler reports for the same source (-cl-kernel-arg-info). */
 TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
 {
-    const SelectedDevice selected = select_device(waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"));
+    const SelectedDevice selected = select_device(waldboost_test::test_device());
     const cl::Context context(selected.device);
     const std::string common = "-cl-std=CL1.2 -cl-kernel-arg-info -D GROUP_SIZE=16 -D STEP4_GROUP_SIZE=16 "
                                "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 -D STEP2_ROUNDS=8 "
@@ -929,7 +929,7 @@ TEST(TuningKey, AnEngineRunsAModelOfFiveThousandWeakClassifiers)
     std::mt19937 rng(7);
     const Classifier big = random_classifier(rng, 24, 5000);
     EngineConfig config;
-    config.device = waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto");
+    config.device = waldboost_test::test_device();
     Engine engine(big, config);
     const GrayImage frame(64, 48, 128);
     const FrameResult result = engine.detect(frame.view(), DetectParams{});

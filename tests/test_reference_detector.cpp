@@ -13,16 +13,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
-
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
@@ -797,61 +791,27 @@ TEST(Detect, DefaultClassifierFindsNothingOnFlatAndNoiseImages)
 namespace {
 
 /* A tool's path from the test environment (tests/meson.build). */
-std::string tool_path(const char* variable)
-{
-    const char* value = std::getenv(variable);
-    return value ? value : "";
-}
+std::string tool_path(const char* variable) { return waldboost_test::env_or(variable, ""); }
 
-std::string shell_quote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-/* Runs a shell command; its exit status (-1 when it did not exit). */
-int run_status(const std::string& command)
-{
-    const int status = std::system(command.c_str());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_all(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using waldboost_test::run_status;
+using waldboost_test::shell_quote;
 
 class ToolOptions : public ::testing::Test {
 protected:
     void SetUp() override
     {
-        char name[] = "/tmp/waldboost-tool-test-XXXXXX";
-        ASSERT_NE(::mkdtemp(name), nullptr);
-        dir_ = name;
         /* A small grey PGM: the detect tool reads it through gdk-pixbuf. */
-        image_ = dir_ + "/image.pgm";
-        std::ofstream out(image_, std::ios::binary);
-        out << "P5\n64 48\n255\n" << std::string(64 * 48, '\x80');
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        std::filesystem::remove_all(dir_, ec);
+        image_ = dir_.write("image.pgm", "P5\n64 48\n255\n" + std::string(64 * 48, '\x80'));
     }
     /* `timeout`: a tool that hangs fails the test instead of hanging it. */
     int run_tool(const std::string& tool, const std::string& args, std::string* messages)
     {
-        const std::string log = dir_ + "/log.txt";
+        const std::string log = dir_.file("log.txt");
         const int status = run_status("timeout 20 " + shell_quote(tool) + " " + args + " >/dev/null 2>" + shell_quote(log));
-        *messages = read_all(log);
+        *messages = waldboost_test::read_text(log);
         return status;
     }
-    std::string dir_;
+    waldboost_test::TempDir dir_; /* removed with its files after each test */
     std::string image_;
 };
 
@@ -942,7 +902,7 @@ TEST_F(ToolOptions, BenchRefusesBadNumbersAsUsageErrors)
     };
     /* The options are checked before the image is read: a missing one
      * must not be what fails. */
-    const std::string missing = shell_quote(dir_ + "/missing.png");
+    const std::string missing = shell_quote(dir_.file("missing.png"));
     for (const BadOption& option : bad) {
         SCOPED_TRACE(option.args);
         std::string messages;

@@ -122,7 +122,8 @@ std::string describe(const GrayView& frame, const SearchRequest& r)
     return s;
 }
 
-std::string test_device() { return waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"); }
+/* The device under test: WALDBOOST_TEST_DEVICE, else "auto". */
+using waldboost_test::test_device;
 
 }  // namespace
 

@@ -37,7 +37,8 @@ using namespace waldboost::training;
 
 namespace {
 
-std::string test_device() { return waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"); }
+/* The device under test: WALDBOOST_TEST_DEVICE, else "auto". */
+using waldboost_test::test_device;
 
 /* Random windows: most uniform noise, some of few grey levels, so that
  * blocks tie (equal ranks, LBP bits set on equality). */

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include <gst/video/gstvideometa.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,42 +25,11 @@ namespace element_test {
 /* ------------------------------------------------------------------------ */
 /* Environment and data                                                     */
 
-std::string env_or(const char* name, const std::string& fallback)
-{
-    const char* value = g_getenv(name);
-    return value && *value ? value : fallback;
-}
-
-bool file_exists(const std::string& path)
-{
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string data_file(const char* name) { return env_or("WALDBOOST_TEST_DATA", "build/testdata") + "/" + name; }
-
-bool have_test_data() { return file_exists(data_file("astronaut.png")); }
-
-bool test_data_required() { return env_or("WALDBOOST_REQUIRE_TEST_DATA", "0") == "1"; }
-
-std::string converted_classifier(const char* stem)
-{
-    return env_or("WALDBOOST_CONVERTED_DIR", "build/classifiers") + "/" + stem + ".xml";
-}
-
-std::string opencv_cascade(const char* stem)
-{
-    return env_or("WALDBOOST_CASCADE_DIR", "/usr/share/opencv4/lbpcascades") + "/" + stem + ".xml";
-}
-
-std::string haar_cascade(const char* stem)
-{
-    return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades") + "/" + stem + ".xml";
-}
+bool have_test_data() { return file_exists(test_data("astronaut.png")); }
 
 const GrayImage& astronaut()
 {
-    static const GrayImage image = waldboost::tools::load_gray_image(data_file("astronaut.png"));
+    static const GrayImage image = waldboost::tools::load_gray_image(test_data("astronaut.png"));
     return image;
 }
 

@@ -31,6 +31,7 @@
 
 #include "core/embedded/default_classifier.h"
 #include "core/reference/detector.h"
+#include "support/environment.h"
 
 /* Defined by each concern's file: its tests, as one test case. */
 TCase* element_case();
@@ -53,18 +54,22 @@ inline constexpr GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_
 /* ------------------------------------------------------------------------ */
 /* Environment and data                                                     */
 
-std::string env_or(const char* name, const std::string& fallback);
-bool file_exists(const std::string& path);
-/* A file of the real test images (WALDBOOST_TEST_DATA, tests/fetch-test-data.sh). */
-std::string data_file(const char* name);
-std::string converted_classifier(const char* stem);
-std::string opencv_cascade(const char* stem);
-std::string haar_cascade(const char* stem);
+/* The environment as every test reads it (tests/support/environment.h):
+ * the test images (test_data), Debian's LBP and Haar cascades
+ * (cascade_path, haar_cascade), this build's converted copies
+ * (converted_classifier), and whether the run requires the images
+ * (WALDBOOST_REQUIRE_TEST_DATA=1). */
+using waldboost_test::cascade_path;
+using waldboost_test::converted_classifier;
+using waldboost_test::env_or;
+using waldboost_test::file_exists;
+using waldboost_test::haar_cascade;
+using waldboost_test::test_data;
+using waldboost_test::test_data_required;
 
 /* The test images are there (astronaut.png, which every case that needs
- * them reads), and the run requires them (WALDBOOST_REQUIRE_TEST_DATA=1). */
+ * them reads). */
 bool have_test_data();
-bool test_data_required();
 
 const GrayImage& astronaut();
 /* A w x h window of `src` at (x, y); outside the source it is `fill`. */

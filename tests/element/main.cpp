@@ -19,7 +19,7 @@ using namespace element_test;
 GST_START_TEST(test_missing_test_data)
 {
     fail("missing test data %s (run tests/fetch-test-data.sh); WALDBOOST_REQUIRE_TEST_DATA=1 requires it",
-         data_file("astronaut.png").c_str());
+         test_data("astronaut.png").c_str());
 }
 GST_END_TEST;
 
@@ -31,7 +31,7 @@ int main(int argc, char** argv)
     TCase* tc;
     if (case_needs_test_data() && !have_test_data()) {
         if (!test_data_required()) {
-            g_print("SKIP: missing test data %s (run tests/fetch-test-data.sh)\n", data_file("astronaut.png").c_str());
+            g_print("SKIP: missing test data %s (run tests/fetch-test-data.sh)\n", test_data("astronaut.png").c_str());
             return 77;
         }
         /* Only here when the data is required: the case fails. */

@@ -409,7 +409,7 @@ GST_START_TEST(test_prop_classifier_files)
     check_props({{"classifier", profile}, {"min-neighbors", "0"}}, img, want, "converted profile-face classifier");
 
     /* An OpenCV LBP cascade, read directly. */
-    const std::string improved = opencv_cascade("lbpcascade_frontalface_improved");
+    const std::string improved = cascade_path("lbpcascade_frontalface_improved");
     fail_unless(file_exists(improved), "%s is missing", improved.c_str());
     const Classifier ic = waldboost::load_classifier_file(improved);
     want = expected_boxes(core(img, DetectParams{}, ic), ic.label);
@@ -418,7 +418,7 @@ GST_START_TEST(test_prop_classifier_files)
     check_props({{"classifier", improved}}, img, want, "OpenCV lbpcascade_frontalface_improved.xml");
 
     /* The same default classifier as a file equals the embedded one. */
-    const std::string frontal = opencv_cascade("lbpcascade_frontalface");
+    const std::string frontal = cascade_path("lbpcascade_frontalface");
     const Classifier fc = waldboost::load_classifier_file(frontal);
     const std::vector<Box> from_file = expected_boxes(core(img, DetectParams{}, fc), fc.label);
     fail_unless(from_file == expected_boxes(core(img), fc.label));
@@ -434,14 +434,14 @@ GST_START_TEST(test_prop_classifier_file_labels)
     const GrayImage& img = astronaut();
     const std::vector<Box> embedded = expected_boxes(core(img), "face");
     fail_unless(!embedded.empty());
-    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface")}}, img, embedded,
+    check_props({{"classifier", cascade_path("lbpcascade_frontalface")}}, img, embedded,
                 "lbpcascade_frontalface.xml labels as the embedded classifier");
-    const Classifier improved = waldboost::load_classifier_file(opencv_cascade("lbpcascade_frontalface_improved"));
-    check_props({{"classifier", opencv_cascade("lbpcascade_frontalface_improved")}}, img,
+    const Classifier improved = waldboost::load_classifier_file(cascade_path("lbpcascade_frontalface_improved"));
+    check_props({{"classifier", cascade_path("lbpcascade_frontalface_improved")}}, img,
                 expected_boxes(core(img, DetectParams{}, improved), "face"),
                 "lbpcascade_frontalface_improved.xml labels as its converted copy");
     const Classifier profile = waldboost::load_classifier_file(converted_classifier("lbpcascade_profileface"));
-    check_props({{"classifier", opencv_cascade("lbpcascade_profileface")}, {"min-neighbors", "0"}}, img,
+    check_props({{"classifier", cascade_path("lbpcascade_profileface")}, {"min-neighbors", "0"}}, img,
                 expected_boxes(core(img, params_mn(0), profile), profile.label),
                 "lbpcascade_profileface.xml labels as its converted copy");
     fail_unless_equals_string(profile.label.c_str(), "profile-face");
@@ -543,7 +543,7 @@ GST_END_TEST;
  * filtered here by their confidence. */
 GST_START_TEST(test_prop_min_confidence)
 {
-    const GrayImage img = waldboost::tools::load_gray_image(data_file("messi5.jpg"));
+    const GrayImage img = waldboost::tools::load_gray_image(test_data("messi5.jpg"));
     const std::vector<Detection> all = core(img);
     std::vector<Detection> sure;
     for (const Detection& d : all)

@@ -20,8 +20,6 @@ using waldboost::opencl::ScanMethod;
 
 namespace waldboost_test {
 
-std::string test_device() { return waldboost_test::env_or("WALDBOOST_TEST_DEVICE", "auto"); }
-
 float grid_value(std::mt19937& rng, float lo, float hi)
 {
     std::uniform_real_distribution<float> u(lo, hi);

@@ -3,9 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The shared helpers of the engine tests (tests/engine/test_*.cpp, one
- * program per concern): the device under test, random classifiers (LBP,
- * Haar) and images whose values make every difference from the CPU
- * reference a bug rather than rounding, the comparison of the engine's
+ * program per concern): random classifiers (LBP, Haar) and images whose
+ * values make every difference from the CPU reference a bug rather than
+ * rounding, the comparison of the engine's
  * windows with the reference's, and the reduction parameter sets and
  * engine configurations the comparisons run. Compiled once (support.cpp)
  * for every program; helpers of one concern stay in its file. The one table
@@ -25,9 +25,6 @@
 #include "../test_support.h"
 
 namespace waldboost_test {
-
-/* The device the engines run on: WALDBOOST_TEST_DEVICE, else "auto". */
-std::string test_device();
 
 /* A value on a 2^-12 grid: exact in the reference's double sums and in the
  * engine's fixed point, so any difference is a bug, not rounding. */
