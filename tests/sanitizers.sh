@@ -78,12 +78,13 @@ fi
 # fast_unwind_on_malloc=1 (the default, written out): allocation stacks by
 #   frame pointers, which our code keeps (meson adds
 #   -fno-omit-frame-pointer with the sanitizers). The full unwinder costs a
-#   DWARF walk per allocation: classifier-io, which parses megabytes of XML,
-#   took 273 s with it and under 70 s without. Programs that load GStreamer
-#   set fast_unwind_on_malloc=0 in their meson environment (tests/meson.build,
-#   element_test_env): GObject's type registrations, which tests/lsan.supp
-#   names, are allocated through g_malloc, which keeps no frame pointer, and
-#   only the full unwinder reaches them (with the fast one, load-and-soak
+#   DWARF walk per allocation: classifier-io (one program then), which
+#   parses megabytes of XML, took 273 s with it and under 70 s without.
+#   Programs that load GStreamer set fast_unwind_on_malloc=0 in their meson
+#   environment (tests/meson.build, element_test_env): GObject's type
+#   registrations, which tests/lsan.supp names, are allocated through
+#   g_malloc, which keeps no frame pointer, and only the full unwinder
+#   reaches them (with the fast one, load-and-soak
 #   reports "16384 bytes leaked ... in g_malloc" with no caller). The
 #   suppressions by library (PoCL, LLVM, the ICD loader) match either way.
 # quarantine_size_mb=64 (default 256): freed blocks are kept from reuse for
