@@ -200,9 +200,10 @@ export WALDBOOST_SOAK_FRAMES="${WALDBOOST_SOAK_FRAMES:-20000}"
 # of 800 bytes a frame still fails it. The plain build keeps 1 MB.
 export WALDBOOST_SOAK_GROWTH_LIMIT_KIB="${WALDBOOST_SOAK_GROWTH_LIMIT_KIB:-8192}"
 export WALDBOOST_REQUIRE_TEST_DATA=1
-# The comparisons with the reference at their small size (test_support.h,
-# cases() and sample()): the same code paths on fewer random classifiers,
-# frames and cascades; the plain run compares them all.
+# The comparisons with the reference at their small size
+# (tests/support/environment.h, cases() and sample()): the same code paths
+# on fewer random classifiers, frames and cascades; the plain run compares
+# them all.
 export WALDBOOST_TEST_SIZE=small
 no_suites=""
 for suite in $skip_suites; do no_suites="$no_suites --no-suite $suite"; done
