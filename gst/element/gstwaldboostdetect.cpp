@@ -222,14 +222,8 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
          * as any frame is. */
         GstBufferPool* pinned = nullptr;
         const auto engine = self->priv->queue.current_engine();
-        if (engine && !g_getenv("WALDBOOST_NO_PINNED_POOL")) {
-            pinned = waldboost_pinned_pool_new(engine->shared_device());
-            GstStructure* config = gst_buffer_pool_get_config(pinned);
-            gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
-            gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-            if (!gst_buffer_pool_set_config(pinned, config))
-                gst_clear_object(&pinned);
-        }
+        if (engine && !g_getenv("WALDBOOST_NO_PINNED_POOL"))
+            pinned = waldboost_pinned_pool_new_for_frames(engine->shared_device(), caps, held);
         gst_query_add_allocation_pool(query, pinned, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
         if (pinned) {
             gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);

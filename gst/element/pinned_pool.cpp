@@ -84,10 +84,25 @@ static void waldboost_pinned_pool_init(WaldboostPinnedPool* self)
     self->video_meta = FALSE;
 }
 
-GstBufferPool* waldboost_pinned_pool_new(std::shared_ptr<wcl::SharedDevice> device)
+static GstBufferPool* pinned_pool_new(std::shared_ptr<wcl::SharedDevice> device)
 {
     auto* pool = static_cast<WaldboostPinnedPool*>(g_object_new(waldboost_pinned_pool_get_type(), nullptr));
     pool->device = new std::shared_ptr<wcl::SharedDevice>(std::move(device));
     gst_object_ref_sink(pool);
     return GST_BUFFER_POOL(pool);
+}
+
+GstBufferPool* waldboost_pinned_pool_new_for_frames(std::shared_ptr<wcl::SharedDevice> device, GstCaps* caps,
+                                                    guint min_buffers)
+{
+    GstVideoInfo info;
+    if (!gst_video_info_from_caps(&info, caps))
+        return nullptr;
+    GstBufferPool* pool = pinned_pool_new(std::move(device));
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), min_buffers, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config))
+        gst_clear_object(&pool);
+    return pool;
 }

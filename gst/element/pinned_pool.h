@@ -12,5 +12,10 @@ namespace waldboost::opencl {
 class SharedDevice;
 }
 
-/* A new pool (full reference) of pinned blocks on `device`'s context. */
-GstBufferPool* waldboost_pinned_pool_new(std::shared_ptr<waldboost::opencl::SharedDevice> device);
+/* The pool the element offers upstream: a new pool (full reference) of
+ * pinned blocks on `device`'s context, configured for frames of `caps`:
+ * buffers of one frame, at least `min_buffers` of them (those the element
+ * holds) and no most, with GstVideoMeta. nullptr when `caps` are not video
+ * or the pool refuses that config. */
+GstBufferPool* waldboost_pinned_pool_new_for_frames(std::shared_ptr<waldboost::opencl::SharedDevice> device,
+                                                    GstCaps* caps, guint min_buffers);
