@@ -32,6 +32,7 @@
 
 #include <mutex>
 
+#include "core/opencl/environment.h"
 #include "debug.h"
 #include "frame_queue.h"
 #include "pinned_pool.h"
@@ -222,7 +223,7 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
          * as any frame is. */
         GstBufferPool* pinned = nullptr;
         const auto engine = self->priv->queue.current_engine();
-        if (engine && !g_getenv("WALDBOOST_NO_PINNED_POOL"))
+        if (engine && !waldboost::opencl::environment::pinned_pool_disabled())
             pinned = waldboost_pinned_pool_new_for_frames(engine->shared_device(), caps, held);
         gst_query_add_allocation_pool(query, pinned, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
         if (pinned) {

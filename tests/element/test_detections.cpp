@@ -5,7 +5,9 @@
  * Element tests, detections: the region-of-interest metas on astronaut.png
  * against the core library's CPU reference detector, in every format, with
  * padded rows (GstVideoMeta strides) and odd widths; a GstVideoCropMeta
- * against the same frame cropped for real.
+ * against the same frame cropped for real; frames from the pool of pinned
+ * memory the element proposes upstream, and the switch that stops the
+ * element proposing it.
  */
 #include <algorithm>
 #include <map>
@@ -56,7 +58,24 @@ GST_START_TEST(test_rois_padded_rows)
 }
 GST_END_TEST;
 
-/* Every format's luma plane is the image. */
+/* The pool the element proposes upstream for `caps` (full reference), with
+ * the size and minimum it proposes; checked to be its pool of pinned memory,
+ * with GstVideoMeta. */
+static GstBufferPool* proposed_pool(GstHarness* h, GstCaps* caps, guint* size, guint* min)
+{
+    GstQuery* query = gst_query_new_allocation(caps, TRUE);
+    fail_unless(gst_pad_peer_query(h->srcpad, query), "the element did not answer the allocation query");
+    fail_unless(gst_query_get_n_allocation_pools(query) > 0);
+    GstBufferPool* pool = nullptr;
+    guint max = 0;
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, size, min, &max);
+    fail_unless(pool != nullptr, "no pool proposed");
+    fail_unless_equals_string(G_OBJECT_TYPE_NAME(pool), "WaldboostPinnedPool");
+    fail_unless(gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr));
+    gst_query_unref(query);
+    return pool;
+}
+
 /* Upstream that allocates from the pool the element proposes (as decoders
  * and videotestsrc do) gets memory the device reads directly; frames written
  * there give the reference's detections, the same as frames of its own. */
@@ -68,16 +87,8 @@ GST_START_TEST(test_rois_from_the_proposed_pool)
     GstHarness* h = harness_with({{"draw", "none"}, {"max-inflight", "3"}});
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
     GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
-    GstQuery* query = gst_query_new_allocation(caps, TRUE);
-    fail_unless(gst_pad_peer_query(h->srcpad, query), "the element did not answer the allocation query");
-    fail_unless(gst_query_get_n_allocation_pools(query) > 0);
-    GstBufferPool* pool = nullptr;
-    guint size = 0, min = 0, max = 0;
-    gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
-    fail_unless(pool != nullptr, "no pool proposed");
-    fail_unless_equals_string(G_OBJECT_TYPE_NAME(pool), "WaldboostPinnedPool");
-    fail_unless(gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr));
-    gst_query_unref(query);
+    guint size = 0, min = 0;
+    GstBufferPool* pool = proposed_pool(h, caps, &size, &min);
     GstStructure* config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, size, min, 0);
     fail_unless(gst_buffer_pool_set_config(pool, config));
@@ -112,6 +123,28 @@ GST_START_TEST(test_rois_from_the_proposed_pool)
 }
 GST_END_TEST;
 
+/* WALDBOOST_NO_PINNED_POOL: the element proposes its minimum without a
+ * pool of its own, and upstream makes its own. */
+GST_START_TEST(test_no_pinned_pool_switch)
+{
+    g_setenv("WALDBOOST_NO_PINNED_POOL", "1", TRUE);
+    GstHarness* h = harness_with({{"draw", "none"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 160, 120);
+    GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, 160, 120);
+    GstQuery* query = gst_query_new_allocation(caps, TRUE);
+    fail_unless(gst_pad_peer_query(h->srcpad, query), "the element did not answer the allocation query");
+    fail_unless_equals_int(gst_query_get_n_allocation_pools(query), 1);
+    GstBufferPool* pool = nullptr;
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+    fail_unless(pool == nullptr, "a pool was proposed with WALDBOOST_NO_PINNED_POOL set");
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    g_unsetenv("WALDBOOST_NO_PINNED_POOL");
+}
+GST_END_TEST;
+
+/* Every format's luma plane is the image. */
 GST_START_TEST(test_rois_every_format)
 {
     const GrayImage img = face_frame(0);
@@ -336,6 +369,7 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_padded_rows);
     tcase_add_test(tc, test_rois_every_format);
     tcase_add_test(tc, test_rois_from_the_proposed_pool);
+    tcase_add_test(tc, test_no_pinned_pool_switch);
     tcase_add_test(tc, test_rois_odd_width);
     tcase_add_test(tc, test_rois_chained_detectors_unique_ids);
     return tc;

@@ -38,6 +38,8 @@ std::string kernel_layout() { return text("WALDBOOST_KERNEL_LAYOUT"); }
 
 std::string extra_cl_options() { return text("WALDBOOST_CL_OPTIONS"); }
 
+bool pinned_pool_disabled() { return std::getenv("WALDBOOST_NO_PINNED_POOL") != nullptr; }
+
 int copy_threads(int fallback)
 {
     const std::string value = text("WALDBOOST_COPY_THREADS");

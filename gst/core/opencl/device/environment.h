@@ -2,11 +2,11 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Every environment variable the core reads, in one place (docs/engine.md
- * lists them). They are for development, tests and measurements, not for
- * users' configuration. Each is read when it is used, so that a test may
- * change one between two engines; the fault plan and the copy threads,
- * which per-frame paths consult, are read once per process.
+ * Every environment variable the core and the element read, in one place
+ * (docs/engine.md lists them). They are for development, tests and
+ * measurements, not for users' configuration. Each is read when it is used,
+ * so that a test may change one between two engines; the fault plan and the
+ * copy threads, which per-frame paths consult, are read once per process.
  */
 #pragma once
 
@@ -34,6 +34,9 @@ std::string cl_fault();
 std::string kernel_layout();
 /* WALDBOOST_CL_OPTIONS: extra OpenCL compiler options, e.g. -cl-opt-disable. */
 std::string extra_cl_options();
+/* WALDBOOST_NO_PINNED_POOL: set, to any value: the element offers upstream
+ * no pool of pinned memory (gst/element/pinned_pool.h). */
+bool pinned_pool_disabled();
 /* WALDBOOST_COPY_THREADS: the most threads copying one large frame;
  * `fallback` when unset. */
 int copy_threads(int fallback);
