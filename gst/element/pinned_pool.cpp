@@ -11,6 +11,7 @@ struct WaldboostPinnedPool {
     GstBufferPool parent;
     std::shared_ptr<wcl::SharedDevice>* device;
     GstVideoInfo info;
+    gsize block_size; /* a frame's size, or more when upstream asked for more */
     gboolean video_meta;
 };
 struct WaldboostPinnedPoolClass {
@@ -25,28 +26,52 @@ static const gchar** pinned_pool_get_options(GstBufferPool*)
     return options;
 }
 
+/* gst_buffer_pool_set_config's contract: TRUE for a config taken as it is,
+ * else FALSE with the config changed to what the pool can do, for upstream
+ * to read back, validate (gst_buffer_pool_config_validate_params) and set
+ * again. A size of at least a frame is honoured: each block is that long,
+ * so an upstream that asks for more (padding, trailing data) and is told
+ * TRUE writes inside it, as in a GstVideoBufferPool. Refusing it would cost
+ * that upstream the pool: a frame's size is less than it asked for, which
+ * does not validate, and it would drop the pool and its zero-copy path. A
+ * smaller size cannot hold a frame: refused, with the config's size raised
+ * to a frame's. The pool takes that raised config as its state all the
+ * same: gst_buffer_pool_set_config keeps a refused config, and a pool
+ * configured before takes a second config equal to it as set without
+ * asking the pool, so the retry must find the pool already so. */
 static gboolean pinned_pool_set_config(GstBufferPool* pool, GstStructure* config)
 {
     auto* self = reinterpret_cast<WaldboostPinnedPool*>(pool);
     GstCaps* caps = nullptr;
     guint size, min, max;
+    GstVideoInfo info;
     if (!gst_buffer_pool_config_get_params(config, &caps, &size, &min, &max) || !caps ||
-        !gst_video_info_from_caps(&self->info, caps))
+        !gst_video_info_from_caps(&info, caps))
         return FALSE;
+    const auto frame_size = static_cast<guint>(GST_VIDEO_INFO_SIZE(&info));
+    const gboolean honoured = size >= frame_size;
+    if (!honoured) {
+        GST_DEBUG_OBJECT(pool, "refusing buffers of %u bytes: a frame takes %u", size, frame_size);
+        size = frame_size;
+        gst_buffer_pool_config_set_params(config, caps, size, min, max);
+    }
+    if (!GST_BUFFER_POOL_CLASS(waldboost_pinned_pool_parent_class)->set_config(pool, config))
+        return FALSE;
+    self->info = info;
+    self->block_size = size;
     self->video_meta = gst_buffer_pool_config_has_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&self->info)), min, max);
-    return GST_BUFFER_POOL_CLASS(waldboost_pinned_pool_parent_class)->set_config(pool, config);
+    return honoured;
 }
 
 static GstFlowReturn pinned_pool_alloc_buffer(GstBufferPool* pool, GstBuffer** buffer, GstBufferPoolAcquireParams*)
 {
     auto* self = reinterpret_cast<WaldboostPinnedPool*>(pool);
-    const gsize size = GST_VIDEO_INFO_SIZE(&self->info);
+    const gsize size = self->block_size;
     std::shared_ptr<wcl::PinnedBlock> block;
     try {
         block = std::make_shared<wcl::PinnedBlock>(*self->device, size);
     } catch (const std::exception& e) {
-        GST_WARNING_OBJECT(pool, "no pinned memory for a frame of %" G_GSIZE_FORMAT " bytes: %s", size, e.what());
+        GST_WARNING_OBJECT(pool, "no pinned memory for a buffer of %" G_GSIZE_FORMAT " bytes: %s", size, e.what());
         return GST_FLOW_ERROR;
     }
     uint8_t* data = block->data();
@@ -81,6 +106,7 @@ static void waldboost_pinned_pool_class_init(WaldboostPinnedPoolClass* klass)
 static void waldboost_pinned_pool_init(WaldboostPinnedPool* self)
 {
     self->device = nullptr;
+    self->block_size = 0;
     self->video_meta = FALSE;
 }
 

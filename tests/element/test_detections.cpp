@@ -6,8 +6,8 @@
  * against the core library's CPU reference detector, in every format, with
  * padded rows (GstVideoMeta strides) and odd widths; a GstVideoCropMeta
  * against the same frame cropped for real; frames from the pool of pinned
- * memory the element proposes upstream, and the switch that stops the
- * element proposing it.
+ * memory the element proposes upstream, that pool's config, and the switch
+ * that stops the element proposing it.
  */
 #include <algorithm>
 #include <map>
@@ -118,6 +118,77 @@ GST_START_TEST(test_rois_from_the_proposed_pool)
     gst_harness_teardown(h);
     /* The pool outlives the element: its blocks keep the device's context. */
     fail_unless(gst_buffer_pool_set_active(pool, FALSE));
+    gst_object_unref(pool);
+    gst_caps_unref(caps);
+}
+GST_END_TEST;
+
+/* The size upstream sets on the proposed pool (issue 55, item 3). More than
+ * a frame (padding, trailing data) is accepted only if the buffers hold it:
+ * upstream writes that much once told TRUE. Less than a frame is refused,
+ * with the config raised to a frame's, which validates against the request
+ * and is then accepted, as GstVideoDecoder and GstBaseSrc retry. */
+GST_START_TEST(test_proposed_pool_honours_the_size_asked)
+{
+    GstHarness* h = harness_with({{"draw", "none"}});
+    const int width = 171, height = 133; /* odd: the rows are padded to 172 */
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, width, height);
+    GstCaps* caps = caps_for(GST_VIDEO_FORMAT_GRAY8, width, height);
+    GstVideoInfo info;
+    fail_unless(gst_video_info_from_caps(&info, caps));
+    const auto frame_size = static_cast<guint>(GST_VIDEO_INFO_SIZE(&info));
+    guint size = 0, min = 0;
+    GstBufferPool* pool = proposed_pool(h, caps, &size, &min);
+    fail_unless_equals_int(size, frame_size);
+
+    const guint larger = frame_size + 4096;
+    GstStructure* config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, larger, min, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    fail_unless(gst_buffer_pool_set_config(pool, config), "a size larger than a frame was refused");
+    config = gst_buffer_pool_get_config(pool);
+    guint accepted = 0;
+    fail_unless(gst_buffer_pool_config_get_params(config, nullptr, &accepted, nullptr, nullptr));
+    gst_structure_free(config);
+    fail_unless_equals_int(accepted, larger);
+    fail_unless(gst_buffer_pool_set_active(pool, TRUE));
+    GstBuffer* b = nullptr;
+    fail_unless_equals_int(gst_buffer_pool_acquire_buffer(pool, &b, nullptr), GST_FLOW_OK);
+    fail_unless(gst_buffer_get_size(b) >= larger, "the pool accepted %u bytes a buffer and gave %" G_GSIZE_FORMAT,
+                larger, gst_buffer_get_size(b));
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(b, &map, GST_MAP_WRITE));
+    std::fill(map.data, map.data + larger, uint8_t{128}); /* the frame and the trailing bytes upstream asked for */
+    gst_buffer_unmap(b, &map);
+    /* Such a buffer is a frame to the element like any other. */
+    GST_BUFFER_PTS(b) = pts_of(0);
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 1);
+    unref_all(out);
+    fail_unless(gst_buffer_pool_set_active(pool, FALSE));
+
+    const guint smaller = frame_size - 1;
+    config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, smaller, min, 0);
+    fail_if(gst_buffer_pool_set_config(pool, config), "a size smaller than a frame was accepted");
+    config = gst_buffer_pool_get_config(pool);
+    fail_unless(gst_buffer_pool_config_get_params(config, nullptr, &accepted, nullptr, nullptr));
+    fail_unless_equals_int(accepted, frame_size);
+    fail_unless(gst_buffer_pool_config_validate_params(config, caps, smaller, min, 0),
+                "the refused config, raised to a frame, does not validate");
+    /* The pool was configured before (the larger size), so GstBufferPool
+     * takes this config, equal to the one it kept, without asking the pool:
+     * the buffers must be a frame long all the same. */
+    fail_unless(gst_buffer_pool_set_config(pool, config), "the raised config was refused");
+    fail_unless(gst_buffer_pool_set_active(pool, TRUE));
+    fail_unless_equals_int(gst_buffer_pool_acquire_buffer(pool, &b, nullptr), GST_FLOW_OK);
+    fail_unless_equals_int(gst_buffer_get_size(b), frame_size);
+    gst_buffer_unref(b);
+    fail_unless(gst_buffer_pool_set_active(pool, FALSE));
+
+    gst_harness_teardown(h);
     gst_object_unref(pool);
     gst_caps_unref(caps);
 }
@@ -369,6 +440,7 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_padded_rows);
     tcase_add_test(tc, test_rois_every_format);
     tcase_add_test(tc, test_rois_from_the_proposed_pool);
+    tcase_add_test(tc, test_proposed_pool_honours_the_size_asked);
     tcase_add_test(tc, test_no_pinned_pool_switch);
     tcase_add_test(tc, test_rois_odd_width);
     tcase_add_test(tc, test_rois_chained_detectors_unique_ids);
