@@ -32,7 +32,7 @@
 
 #include <mutex>
 
-#include "core/opencl/environment.h"
+#include "core/opencl/device/environment.h"
 #include "debug.h"
 #include "frame_queue.h"
 #include "pinned_pool.h"
