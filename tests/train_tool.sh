@@ -9,7 +9,8 @@
 # writes a classifier that waldboost-detect loads and runs, the same for a
 # folder of crops, and progress as JSON lines; a run stopped and resumed
 # from a checkpoint, and one mining on the OpenCL engine, give the same
-# file as one that never stopped.
+# file as one that never stopped; -o and --checkpoint write through links
+# and into devices, keep a file's mode and never open a guessable name.
 #   tests/train_tool.sh WALDBOOST_TRAIN WALDBOOST_DETECT
 set -eu
 train=$1
@@ -165,4 +166,83 @@ grep -q 'finalThreshold="1.25"' "$work/lrd.xml" || { echo "FAILED: --final-thres
   --negative-count 200 2> /dev/null
 ! grep -q 'finalThreshold="1.25"' "$work/lrd-own.xml" || { echo "FAILED: the trained final threshold is 1.25"; exit 1; }
 "$detect" -c "$work/lrd.xml" "$data/messi5.jpg" > /dev/null
+
+# What -o and --checkpoint name stays what it is (core/io/output_file.h).
+# Both used to be written to NAME.part, opened with truncation, and renamed
+# over NAME. Runs of 2 weak classifiers on 2x2 blocks, a second each; every
+# check is made, and the failures counted, so that a failure shows them all.
+tiny="-a $work/faces.txt -n $work/bg.txt --weak 2 --negative-count 100 --block-sizes 2x2 --position-step 4
+  --device cpu -j 1"
+# runs OPTIONS...: a tiny run that must succeed.
+runs() {
+  # shellcheck disable=SC2086
+  "$train" $tiny "$@" 2> "$work/err" || { echo "FAILED: waldboost-train $*"; cat "$work/err"; exit 1; }
+}
+failures=0
+bad() {
+  echo "FAILED: $*"
+  failures=$((failures + 1))
+}
+# A symbolic link planted as NAME.part in a shared folder: the run wrote
+# into the link's target, then moved the link to NAME.
+mkdir "$work/shared"
+for f in out.xml ck; do
+  echo precious > "$work/victim-of-$f"
+  ln -s "$work/victim-of-$f" "$work/shared/$f.part"
+done
+runs -o "$work/shared/out.xml" --checkpoint "$work/shared/ck"
+for f in out.xml ck; do
+  [ "$(cat "$work/victim-of-$f")" = precious ] || bad "the link planted as $f.part was written through"
+  if [ ! -f "$work/shared/$f" ] || [ -L "$work/shared/$f" ]; then bad "$f is not a file of its own"; fi
+done
+# A character device (as /dev/null, as root) was replaced by a regular
+# file. The device nodes are made here, with /dev/null's numbers, so that a
+# writer that went wrong again replaces nothing of the machine's; without
+# the right to make them, /dev/null itself (which a user cannot replace).
+null_out="$work/null-out" null_ck="$work/null-ck"
+if ! mknod "$null_out" c 1 3 2> /dev/null || ! mknod "$null_ck" c 1 3 2> /dev/null; then
+  [ "$(id -u)" != 0 ] || { echo "FAILED: root cannot make a device node in $work"; exit 1; }
+  null_out=/dev/null null_ck=/dev/null
+fi
+runs -o "$null_out" --checkpoint "$null_ck"
+[ -c "$null_out" ] || bad "-o $null_out was replaced by a $(stat -c %F "$null_out")"
+[ -c "$null_ck" ] || bad "--checkpoint $null_ck was replaced by a $(stat -c %F "$null_ck")"
+# A symbolic link was replaced by a file, and a 0600 file became 0644: a
+# link stays a link and its target gets the text, a file keeps its mode.
+mkdir "$work/kept"
+for f in out-target ck-target out-private ck-private; do
+  echo old > "$work/kept/$f"
+  chmod 600 "$work/kept/$f"
+done
+ln -s out-target "$work/kept/out-link"
+ln -s ck-target "$work/kept/ck-link"
+runs -o "$work/kept/out-link" --checkpoint "$work/kept/ck-link"
+runs -o "$work/kept/out-private" --checkpoint "$work/kept/ck-private"
+for f in out-link ck-link; do
+  [ -L "$work/kept/$f" ] || bad "the link $f was replaced by a $(stat -c %F "$work/kept/$f")"
+done
+for f in out-target ck-target out-private ck-private; do
+  mode=$(stat -c %a "$work/kept/$f")
+  [ "$mode" = 600 ] || bad "$f was 0600, is 0$mode"
+done
+for f in out-target out-private; do
+  cmp -s "$work/shared/out.xml" "$work/kept/$f" || bad "$f did not get the classifier"
+done
+for f in ck-target ck-private; do
+  cmp -s "$work/shared/ck" "$work/kept/$f" || bad "$f did not get the checkpoint"
+done
+# No temporary file is left behind.
+for f in "$work/shared"/*.tmp-* "$work/kept"/*.tmp-*; do
+  if [ -e "$f" ]; then bad "the temporary file $f was left"; fi
+done
+# A file that cannot be written: what, where and why.
+# shellcheck disable=SC2086
+expect 1 "cannot write the classifier: $work/missing/x.xml: cannot create a temporary file: No such file or directory" \
+  "$train" $tiny -o "$work/missing/x.xml"
+# shellcheck disable=SC2086
+expect 1 "cannot write the checkpoint: $work/missing/ck: cannot create a temporary file: No such file or directory" \
+  "$train" $tiny -o "$work/x.xml" --checkpoint "$work/missing/ck"
+[ ! -e "$work/x.xml" ] || bad "a run that could not write its checkpoint wrote a classifier"
+[ $failures = 0 ] || { ls -l "$work/shared" "$work/kept"; exit 1; }
+echo "train tool: -o and --checkpoint keep devices, links and modes"
 echo "train tool: ok"

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/training/checkpoint.h"
 #include "core/reference/detector.h"
 #include "core/training/histograms.h"
@@ -368,18 +369,12 @@ void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt1
         s.running_sum = sums[i];
         state.samples.push_back(std::move(s));
     }
-    const std::string bytes = encode_checkpoint(state);
     /* A crash while writing leaves the last checkpoint as it was. */
-    const std::string partial = checkpoint_path + ".part";
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        out.close();
-        if (!out)
-            throw Error(ErrorKind::Io, "cannot write the checkpoint " + partial);
+    try {
+        io::write_output_file(checkpoint_path, encode_checkpoint(state));
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Io, std::string("cannot write the checkpoint: ") + e.what());
     }
-    if (std::rename(partial.c_str(), checkpoint_path.c_str()) != 0)
-        throw Error(ErrorKind::Io, "cannot move " + partial + " to " + checkpoint_path);
 }
 
 void Trainer::Impl::add(const GrayImage& window, bool is_positive, const Classifier& so_far, bool calibrates)

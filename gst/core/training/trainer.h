@@ -215,9 +215,10 @@ public:
      * set of negatives. Deterministic for a given seed, positives and miner. */
     Classifier train(const std::function<void(const Progress&)>& progress = {});
 
-    /* Writes the training state to `path` (atomically: path.part, then a
-     * rename) after every `every` weak classifiers, after the last one,
-     * and when a stop was requested. */
+    /* Writes the training state to `path` (with io::write_output_file: a
+     * file is replaced atomically, a link or device stays what it is) after
+     * every `every` weak classifiers, after the last one, and when a stop
+     * was requested. */
     void set_checkpoint(const std::string& path, int every = 1);
     /* Loads the state that set_checkpoint() wrote, so that train() goes on
      * from it and returns, byte for byte, the classifier of a run that never

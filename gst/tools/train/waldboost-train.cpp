@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/model/classifier_io.h"
 #include "core/opencl/device/device.h"
 #include "core/training/opencl/training_histograms.h"
@@ -442,16 +442,11 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "%s: final threshold %g instead of the trained one\n", kTool, o.final_threshold);
         }
         const std::string xml = waldboost::write_waldboost_xml(classifier);
-        const std::string temporary = std::string(o.output) + ".part";
-        {
-            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-            out << xml;
-            out.close();
-            if (!out)
-                throw Error(ErrorKind::Io, "cannot write " + temporary);
+        try {
+            waldboost::io::write_output_file(o.output, xml);
+        } catch (const Error& e) {
+            throw Error(e.kind(), std::string("cannot write the classifier: ") + e.what());
         }
-        if (std::rename(temporary.c_str(), o.output) != 0)
-            throw Error(ErrorKind::Io, std::string("cannot move ") + temporary + " to " + o.output);
         std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, o.output, classifier.weak.size());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", kTool, e.what());
