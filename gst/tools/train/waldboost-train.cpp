@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -173,11 +174,10 @@ int usage_error(const std::string& message)
     return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv)
+/* Parses the command line into `o` (GLib prints --help and exits).
+ * Returns the message of a usage error, or nothing. */
+std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
 {
-    Options o;
     const GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the classifier here (WaldBoost XML)", "FILE"},
         {"annotations", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.annotations,
@@ -243,18 +243,29 @@ int main(int argc, char** argv)
                  "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130). "
                  "Exit status: 0 done (or stopped by --stop-after), 1 the training data or a file could not be "
                  "used, 2 a usage error.");
-    if (const auto error = waldboost::tools::parse_command_line(context, entries, &o, &argc, &argv))
-        return usage_error(*error);
-    if (!o.output)
-        return usage_error("--output is required");
-    if (!o.negatives)
-        return usage_error("--negatives is required");
-    if ((!o.annotations || !o.annotations[0]) && (!o.positive_dirs || !o.positive_dirs[0]))
-        return usage_error("give positives with --annotations or --positives");
+    return waldboost::tools::parse_command_line(context, entries, &o, argc, argv);
+}
 
+/* What the command line asks for, checked. */
+struct Settings {
     wt::TrainerConfig config;
+    wt::Augmentation augmentation;
+    std::string device; /* auto, cpu or opencl */
+};
+
+/* Checks every option once and turns them into settings. Returns the
+ * message of a usage error, or nothing. */
+std::optional<std::string> read_settings(const Options& o, Settings* s)
+{
+    if (!o.output)
+        return "--output is required";
+    if (!o.negatives)
+        return "--negatives is required";
+    if ((!o.annotations || !o.annotations[0]) && (!o.positive_dirs || !o.positive_dirs[0]))
+        return "give positives with --annotations or --positives";
+    wt::TrainerConfig& config = s->config;
     if (o.window && !parse_size(o.window, &config.window))
-        return usage_error("--window must be WxH, e.g. 24x24");
+        return "--window must be WxH, e.g. 24x24";
     if (o.label)
         config.label = o.label;
     if (o.feature) {
@@ -266,41 +277,41 @@ int main(int argc, char** argv)
         else if (f == "lrp")
             config.family = wt::FeatureFamily::Lrp;
         else
-            return usage_error("--feature must be lbp, lrd or lrp");
+            return "--feature must be lbp, lrd or lrp";
     }
     if (o.block_sizes) {
         std::istringstream list(o.block_sizes);
         for (std::string item; std::getline(list, item, ',');) {
-            waldboost::Size s;
-            if (!parse_size(item, &s))
-                return usage_error("--block-sizes must be a list of WxH, e.g. 1x1,2x2,2x4,4x2");
-            config.block_sizes.push_back(s);
+            waldboost::Size size;
+            if (!parse_size(item, &size))
+                return "--block-sizes must be a list of WxH, e.g. 1x1,2x2,2x4,4x2";
+            config.block_sizes.push_back(size);
         }
     }
     if (o.weak < 1)
-        return usage_error("--weak must be 1 or more");
+        return "--weak must be 1 or more";
     if (!(o.alpha > 0.0 && o.alpha < 1.0))
-        return usage_error("--alpha must be above 0 and below 1");
+        return "--alpha must be above 0 and below 1";
     if (!(o.first_share > 0.0 && o.first_share <= 1.0))
-        return usage_error("--first-share must be above 0 and at most 1");
+        return "--first-share must be above 0 and at most 1";
     if (o.position_step < 1 || o.stride < 1 || o.threads < 0 || o.negative_count < 0 || o.copies < 1)
-        return usage_error("--position-step, --mining-stride and --copies must be 1 or more, --threads and "
-                           "--negative-count 0 or more");
+        return "--position-step, --mining-stride and --copies must be 1 or more, --threads and "
+               "--negative-count 0 or more";
     for (double v : {o.shift, o.scale, o.rotate, o.brightness, o.contrast})
         if (!std::isfinite(v) || v < 0)
-            return usage_error("--shift, --scale, --rotate, --brightness and --contrast must be 0 or more");
+            return "--shift, --scale, --rotate, --brightness and --contrast must be 0 or more";
     if (o.shift > 0.5 || o.scale > 0.5 || o.rotate > 90 || o.contrast > 1)
-        return usage_error("--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1");
+        return "--shift and --scale at most 0.5, --rotate at most 90, --contrast at most 1";
     if (!std::isnan(o.final_threshold) &&
         !(std::isfinite(o.final_threshold) && std::fabs(o.final_threshold) <= std::numeric_limits<float>::max()))
-        return usage_error("--final-threshold must be a finite number");
+        return "--final-threshold must be a finite number";
     if (o.checkpoint_every < 1 || o.stop_after < 0)
-        return usage_error("--checkpoint-every must be 1 or more, --stop-after 0 or more");
+        return "--checkpoint-every must be 1 or more, --stop-after 0 or more";
     if ((o.resume || o.stop_after > 0) && !o.checkpoint)
-        return usage_error("--resume and --stop-after need --checkpoint FILE");
-    const std::string device = o.device ? o.device : "auto";
-    if (device != "auto" && device != "cpu" && device != "opencl")
-        return usage_error("--device must be auto, cpu or opencl");
+        return "--resume and --stop-after need --checkpoint FILE";
+    s->device = o.device ? o.device : "auto";
+    if (s->device != "auto" && s->device != "cpu" && s->device != "opencl")
+        return "--device must be auto, cpu or opencl";
     config.weak_count = o.weak;
     config.alpha = o.alpha;
     config.first_share = o.first_share;
@@ -308,7 +319,7 @@ int main(int argc, char** argv)
     config.negatives = o.negative_count;
     config.seed = static_cast<uint64_t>(o.seed);
     config.threads = static_cast<unsigned>(o.threads);
-    wt::Augmentation augmentation;
+    wt::Augmentation& augmentation = s->augmentation;
     augmentation.copies = o.copies;
     augmentation.mirror = o.mirror;
     augmentation.shift = o.shift;
@@ -316,141 +327,162 @@ int main(int argc, char** argv)
     augmentation.rotation_deg = o.rotate;
     augmentation.brightness = o.brightness;
     augmentation.contrast = o.contrast;
+    return std::nullopt;
+}
 
-    try {
-        /* The device first: a missing one shows before any image is read. */
-        std::string where = "the CPU";
-        if (device == "opencl") {
+/* Chooses, once, the OpenCL device that computes the feature values and
+ * histograms and mines negatives (both the same one), sets the trainer's
+ * histograms on it and says so. Returns its spec for select_device(), or
+ * "" for the CPU: --device=cpu, or auto without a GPU. */
+std::string choose_device(const std::string& device, wt::TrainerConfig* config)
+{
+    std::string spec = device == "opencl" ? "auto" : device == "auto" ? "gpu" : "";
+    std::string where = "the CPU";
+    if (!spec.empty()) {
+        try {
             std::string name;
-            try {
-                config.histograms = waldboost::opencl::opencl_histograms("auto", &name);
-            } catch (const Error& e) {
-                throw Error(e.kind(), std::string("--device=opencl: ") + e.what());
-            }
+            config->histograms = waldboost::opencl::opencl_histograms(spec, &name);
             where = name + " (OpenCL)";
-        } else if (device == "auto") {
-            try {
-                std::string name;
-                config.histograms = waldboost::opencl::opencl_histograms("gpu", &name);
-                where = name + " (OpenCL)";
-            } catch (const Error& e) {
-                if (e.kind() != ErrorKind::NoDevice)
-                    throw;
+        } catch (const Error& e) {
+            if (device == "opencl")
+                throw Error(e.kind(), std::string("--device=opencl: ") + e.what());
+            if (e.kind() != ErrorKind::NoDevice)
+                throw;
+            spec.clear(); /* auto without a GPU */
+        }
+    }
+    std::fprintf(stderr, "%s: feature values and histograms on %s\n", kTool, where.c_str());
+    return spec;
+}
+
+/* The positives: every annotated box, then every crop of the folders, as
+ * varied copies of the window's size. */
+std::vector<GrayImage> load_positives(const Options& o, const Settings& s)
+{
+    std::mt19937_64 rng(s.config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
+    std::vector<GrayImage> positives;
+    for (gchar** a = o.annotations; a && *a; ++a) {
+        const std::string path = *a;
+        const std::vector<wt::Annotation> lines =
+            wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path));
+        if (lines.empty())
+            throw Error(ErrorKind::BadParameter, path + ": no annotated image");
+        for (const wt::Annotation& line : lines) {
+            const GrayImage image = waldboost::tools::load_gray_image(line.path);
+            for (const waldboost::Rect& box : line.boxes) {
+                wt::check_box(box, waldboost::Size{image.width, image.height},
+                              path + ":" + std::to_string(line.line) + " (" + line.path + ")");
+                for (GrayImage& p : wt::positive_samples(image.view(), box, s.config.window, s.augmentation, rng))
+                    positives.push_back(std::move(p));
             }
         }
-        std::fprintf(stderr, "%s: feature values and histograms on %s\n", kTool, where.c_str());
-        /* The lists first: a mistake there shows before any image is read. */
-        const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
-        std::mt19937_64 rng(config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
-        std::vector<GrayImage> positives;
-        for (gchar** a = o.annotations; a && *a; ++a) {
-            const std::string path = *a;
-            const std::vector<wt::Annotation> lines =
-                wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path));
-            if (lines.empty())
-                throw Error(ErrorKind::BadParameter, path + ": no annotated image");
-            for (const wt::Annotation& line : lines) {
-                const GrayImage image = waldboost::tools::load_gray_image(line.path);
-                for (const waldboost::Rect& box : line.boxes) {
-                    wt::check_box(box, waldboost::Size{image.width, image.height},
-                                  path + ":" + std::to_string(line.line) + " (" + line.path + ")");
-                    for (GrayImage& s : wt::positive_samples(image.view(), box, config.window, augmentation, rng))
-                        positives.push_back(std::move(s));
-                }
-            }
+    }
+    for (gchar** d = o.positive_dirs; d && *d; ++d)
+        for (const std::string& file : image_files(*d)) {
+            const GrayImage image = waldboost::tools::load_gray_image(file);
+            const waldboost::Rect whole{0, 0, image.width, image.height};
+            for (GrayImage& p : wt::positive_samples(image.view(), whole, s.config.window, s.augmentation, rng))
+                positives.push_back(std::move(p));
         }
-        for (gchar** d = o.positive_dirs; d && *d; ++d)
-            for (const std::string& file : image_files(*d)) {
-                const GrayImage image = waldboost::tools::load_gray_image(file);
-                const waldboost::Rect whole{0, 0, image.width, image.height};
-                for (GrayImage& s : wt::positive_samples(image.view(), whole, config.window, augmentation, rng))
-                    positives.push_back(std::move(s));
-            }
-        std::vector<GrayImage> backgrounds;
-        for (const std::string& path : background_paths)
-            backgrounds.push_back(waldboost::tools::load_gray_image(path));
-        std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(),
-                     backgrounds.size());
-        /* Both miners mine the same windows; the engine's only faster. */
-        std::string engine_device;
-        if (device == "opencl") {
-            engine_device = "auto";
-        } else if (device == "auto") {
-            try {
-                waldboost::opencl::select_device("gpu");
-                engine_device = "gpu";
-            } catch (const Error&) {
-                /* no GPU: the CPU reference */
-            }
-        }
-        std::shared_ptr<wt::NegativeMiner> miner;
-        std::shared_ptr<wt::EngineMiner> engine_miner;
-        if (!engine_device.empty()) {
-            waldboost::opencl::EngineConfig engine_config;
-            engine_config.device = engine_device;
-            engine_miner =
-                std::make_shared<wt::EngineMiner>(std::move(backgrounds), config.window, engine_config, o.stride);
-            miner = engine_miner;
-            std::fprintf(stderr, "%s: mining on %s\n", kTool, engine_miner->device().device_name.c_str());
-        } else {
-            miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), config.window, o.stride);
-            std::fprintf(stderr, "%s: mining on the CPU\n", kTool);
-        }
-        wt::Trainer trainer(config, std::move(positives), miner);
-        std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
-        if (o.checkpoint)
-            trainer.set_checkpoint(o.checkpoint, o.checkpoint_every);
+    return positives;
+}
+
+void print_mining_stats(const wt::EngineMiner::Stats& st)
+{
+    std::fprintf(stderr,
+                 "%s: mining: %llu engines (%llu programs compiled, %llu from the cache) in %.2f s, %llu "
+                 "levels scanned in %llu calls, %.2f s, %llu mining calls on the CPU instead\n",
+                 kTool, static_cast<unsigned long long>(st.engines_built),
+                 static_cast<unsigned long long>(st.programs_compiled),
+                 static_cast<unsigned long long>(st.programs_from_cache), st.build_seconds,
+                 static_cast<unsigned long long>(st.levels_scanned), static_cast<unsigned long long>(st.detect_calls),
+                 st.scan_seconds, static_cast<unsigned long long>(st.cpu_fallbacks));
+}
+
+/* Trains and writes the classifier (or, stopped, only the checkpoint).
+ * Returns the exit status; throws what stops the run. */
+int train(const Options& o, Settings& s)
+{
+    /* The device first: a missing one shows before any image is read. */
+    const std::string opencl_device = choose_device(s.device, &s.config);
+    /* The lists first: a mistake there shows before any image is read. */
+    const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
+    std::vector<GrayImage> positives = load_positives(o, s);
+    std::vector<GrayImage> backgrounds;
+    for (const std::string& path : background_paths)
+        backgrounds.push_back(waldboost::tools::load_gray_image(path));
+    std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(), backgrounds.size());
+    /* Both miners mine the same windows; the engine's only faster. */
+    std::shared_ptr<wt::NegativeMiner> miner;
+    std::shared_ptr<wt::EngineMiner> engine_miner;
+    if (!opencl_device.empty()) {
+        waldboost::opencl::EngineConfig engine_config;
+        engine_config.device = opencl_device;
+        engine_miner =
+            std::make_shared<wt::EngineMiner>(std::move(backgrounds), s.config.window, engine_config, o.stride);
+        miner = engine_miner;
+        std::fprintf(stderr, "%s: mining on %s\n", kTool, engine_miner->device().device_name.c_str());
+    } else {
+        miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), s.config.window, o.stride);
+        std::fprintf(stderr, "%s: mining on the CPU\n", kTool);
+    }
+    wt::Trainer trainer(s.config, std::move(positives), miner);
+    std::fprintf(stderr, "%s: %zu candidate features\n", kTool, trainer.candidate_count());
+    if (o.checkpoint) {
+        trainer.set_checkpoint(o.checkpoint, o.checkpoint_every);
         if (o.resume) {
             trainer.resume(o.checkpoint);
             std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool, o.checkpoint,
                          trainer.resumed_weak());
         }
-        if (o.checkpoint) {
-            std::signal(SIGINT, on_interrupt);
-            std::signal(SIGTERM, on_interrupt);
+        std::signal(SIGINT, on_interrupt);
+        std::signal(SIGTERM, on_interrupt);
+    }
+    const bool json = o.json;
+    const int stop_after = o.stop_after;
+    int stopped_at = 0;
+    waldboost::Classifier classifier = trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
+        print_progress(p, json);
+        if (p.weak == stop_after || interrupted) {
+            trainer.request_stop();
+            stopped_at = p.weak;
         }
-        const bool json = o.json;
-        const int stop_after = o.stop_after;
-        int stopped_at = 0;
-        waldboost::Classifier classifier =
-            trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
-                print_progress(p, json);
-                if (p.weak == stop_after || interrupted) {
-                    trainer.request_stop();
-                    stopped_at = p.weak;
-                }
-            });
-        if (engine_miner) {
-            const wt::EngineMiner::Stats& st = engine_miner->stats();
-            std::fprintf(stderr,
-                         "%s: mining: %llu engines (%llu programs compiled, %llu from the cache) in %.2f s, %llu "
-                         "levels scanned in %llu calls, %.2f s, %llu mining calls on the CPU instead\n",
-                         kTool, static_cast<unsigned long long>(st.engines_built),
-                         static_cast<unsigned long long>(st.programs_compiled),
-                         static_cast<unsigned long long>(st.programs_from_cache), st.build_seconds,
-                         static_cast<unsigned long long>(st.levels_scanned),
-                         static_cast<unsigned long long>(st.detect_calls), st.scan_seconds,
-                         static_cast<unsigned long long>(st.cpu_fallbacks));
-        }
-        if (trainer.stopped()) {
-            std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
-                         interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
-            return interrupted ? 130 : 0;
-        }
-        if (!std::isnan(o.final_threshold)) {
-            classifier.final_threshold = static_cast<float>(o.final_threshold);
-            std::fprintf(stderr, "%s: final threshold %g instead of the trained one\n", kTool, o.final_threshold);
-        }
-        const std::string xml = waldboost::write_waldboost_xml(classifier);
-        try {
-            waldboost::io::write_output_file(o.output, xml);
-        } catch (const Error& e) {
-            throw Error(e.kind(), std::string("cannot write the classifier: ") + e.what());
-        }
-        std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, o.output, classifier.weak.size());
+    });
+    if (engine_miner)
+        print_mining_stats(engine_miner->stats());
+    if (trainer.stopped()) {
+        std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
+                     interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
+        return interrupted ? 130 : 0;
+    }
+    if (!std::isnan(o.final_threshold)) {
+        classifier.final_threshold = static_cast<float>(o.final_threshold);
+        std::fprintf(stderr, "%s: final threshold %g instead of the trained one\n", kTool, o.final_threshold);
+    }
+    const std::string xml = waldboost::write_waldboost_xml(classifier);
+    try {
+        waldboost::io::write_output_file(o.output, xml);
+    } catch (const Error& e) {
+        throw Error(e.kind(), std::string("cannot write the classifier: ") + e.what());
+    }
+    std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, o.output, classifier.weak.size());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Options o;
+    if (const auto error = parse_options(o, &argc, &argv))
+        return usage_error(*error);
+    Settings settings;
+    if (const auto error = read_settings(o, &settings))
+        return usage_error(*error);
+    try {
+        return train(o, settings);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s\n", kTool, e.what());
         return 1;
     }
-    return 0;
 }
