@@ -28,7 +28,7 @@ namespace waldboost::opencl::shared {
 /* One level of the pyramid in the pyramid and integral kernels' index space
  * (kernels/pyramid.cl). */
 typedef struct {
-    WB_UINT first;        /* first row of the level (row-per-work-item layout) */
+    WB_UINT first; /* first row of the level (row-per-work-item layout) */
     WB_INT width;
     WB_INT height;
     WB_INT canvas_offset; /* of the level's top-left pixel in the canvas */
@@ -41,21 +41,21 @@ typedef struct {
 /* One level's window positions in the scan kernels' index space
  * (kernels/waldboost.cl, kernels/scan_rows.cl). */
 typedef struct {
-    WB_UINT first;     /* first linear scan index of the level */
-    WB_INT columns;    /* scan positions per row */
+    WB_UINT first;  /* first linear scan index of the level */
+    WB_INT columns; /* scan positions per row */
     WB_INT rows;
-    WB_INT step;       /* pixels between positions */
-    WB_INT origin;     /* integral-image offset of the level's top-left pixel */
-    WB_INT skip_rule;  /* OpenCV's "skip the next position after a first-stage rejection" */
-    WB_INT first_row;  /* first row of the level in a numbering of all levels' rows (scan_rows.cl) */
-    WB_INT frame;      /* the level's frame in a batch of frames launched together (0 alone) */
+    WB_INT step;      /* pixels between positions */
+    WB_INT origin;    /* integral-image offset of the level's top-left pixel */
+    WB_INT skip_rule; /* OpenCV's "skip the next position after a first-stage rejection" */
+    WB_INT first_row; /* first row of the level in a numbering of all levels' rows (scan_rows.cl) */
+    WB_INT frame;     /* the level's frame in a batch of frames launched together (0 alone) */
 } ScanLevel;
 
 /* A window still alive between two steps of the reduction. */
 typedef struct {
-    WB_UINT index;  /* linear scan index */
-    WB_UINT next;   /* next weak classifier to evaluate */
-    WB_LONG sum;    /* running sum so far */
+    WB_UINT index; /* linear scan index */
+    WB_UINT next;  /* next weak classifier to evaluate */
+    WB_LONG sum;   /* running sum so far */
 } Candidate;
 
 /* An accepted window. */
@@ -71,9 +71,9 @@ typedef struct {
  * node table, a side < 0 the leaf -1 - side of the response table. An
  * absent rectangle is all zeros with weight 0. */
 typedef struct {
-    WB_INT rects[12];     /* x, y, width, height of rectangles 0, 1, 2 */
+    WB_INT rects[12]; /* x, y, width, height of rectangles 0, 1, 2 */
     WB_FLOAT weights[3];
-    WB_FLOAT threshold;   /* the feature's value (times the window's norm factor) below it: left */
+    WB_FLOAT threshold; /* the feature's value (times the window's norm factor) below it: left */
     WB_INT left;
     WB_INT right;
     WB_INT tilted;

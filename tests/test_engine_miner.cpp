@@ -80,9 +80,9 @@ Classifier trained_classifier(FeatureFamily family, int weak_count)
     config.threads = 2;
     if (family == FeatureFamily::Lbp)
         config.block_sizes = {Size{1, 1}, Size{2, 2}, Size{3, 3}};
-    Trainer trainer(config, positives,
-                    std::make_shared<CpuMiner>(std::vector<GrayImage>{halved("building.jpg"), halved("board.jpg")},
-                                               config.window));
+    Trainer trainer(
+        config, positives,
+        std::make_shared<CpuMiner>(std::vector<GrayImage>{halved("building.jpg"), halved("board.jpg")}, config.window));
     return trainer.train();
 }
 
@@ -136,22 +136,20 @@ TEST(EngineMiner, MinesTheSameWindowsAsTheCpuMiner)
                 for (const GrayImage& w : b.windows) {
                     LevelIntegrals li;
                     li.sum = integral_image(w.view());
-                    ASSERT_TRUE(
-                        evaluate_window(c, li, 0, 0, -std::numeric_limits<float>::infinity()).accepted)
-                        << what;
+                    ASSERT_TRUE(evaluate_window(c, li, 0, 0, -std::numeric_limits<float>::infinity()).accepted) << what;
                 }
                 if (weak > 0) {
                     EXPECT_EQ(engine.stats().engines_built, 1u) << what;
                     EXPECT_EQ(engine.stats().cpu_fallbacks, 0u) << what << ": the engine did not scan";
                     EXPECT_GT(engine.stats().levels_scanned, 0u) << what;
                 }
-                std::cout << "[ mining    ] " << what << ", stride " << stride << ": " << b.windows.size()
-                          << " mined, " << b.passed << " of " << b.scanned << " windows pass; CPU " << cpu_seconds
-                          << " s, engine " << seconds << " s (build " << engine.stats().build_seconds << " s, "
+                std::cout << "[ mining    ] " << what << ", stride " << stride << ": " << b.windows.size() << " mined, "
+                          << b.passed << " of " << b.scanned << " windows pass; CPU " << cpu_seconds << " s, engine "
+                          << seconds << " s (build " << engine.stats().build_seconds << " s, "
                           << engine.stats().programs_compiled << " compiled, " << engine.stats().programs_from_cache
-                          << " from the cache; "
-                          << engine.stats().levels_scanned << " levels in " << engine.stats().detect_calls << " calls, " << engine.stats().scan_seconds
-                          << " s) on " << engine.device().device_name << std::endl;
+                          << " from the cache; " << engine.stats().levels_scanned << " levels in "
+                          << engine.stats().detect_calls << " calls, " << engine.stats().scan_seconds << " s) on "
+                          << engine.device().device_name << std::endl;
             }
         }
     }
@@ -181,7 +179,9 @@ TEST(EngineMiner, TrainingGivesTheSameClassifierWithEitherMiner)
     config.threads = 2;
     uint64_t mined_cpu = 0;
     Trainer on_cpu(config, positives, std::make_shared<CpuMiner>(backgrounds, config.window));
-    const std::string expected = write_waldboost_xml(on_cpu.train([&](const Progress& p) { mined_cpu += p.mined; }));
+    const std::string expected = write_waldboost_xml(on_cpu.train([&](const Progress& p) {
+        mined_cpu += p.mined;
+    }));
     ASSERT_GT(mined_cpu, 0u) << "no mining round after the first: the engine would not be used";
     auto engine = std::make_shared<EngineMiner>(backgrounds, config.window, engine_config());
     Trainer on_engine(config, positives, engine);
@@ -189,8 +189,8 @@ TEST(EngineMiner, TrainingGivesTheSameClassifierWithEitherMiner)
     EXPECT_GT(engine->stats().engines_built, 0u);
     EXPECT_EQ(engine->stats().cpu_fallbacks, 0u);
     std::cout << "[ mining    ] training: " << engine->stats().engines_built << " engines built in "
-              << engine->stats().build_seconds << " s, " << engine->stats().levels_scanned << " levels scanned in " << engine->stats().detect_calls << " calls, "
-              << engine->stats().scan_seconds << " s" << std::endl;
+              << engine->stats().build_seconds << " s, " << engine->stats().levels_scanned << " levels scanned in "
+              << engine->stats().detect_calls << " calls, " << engine->stats().scan_seconds << " s" << std::endl;
 }
 
 TEST(EngineMiner, NoSuchDeviceIsAClearError)

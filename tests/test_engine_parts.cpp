@@ -45,7 +45,7 @@ struct GeometryCase {
 };
 
 const GeometryCase kGeometryCases[] = {
-    {{640, 480}, 1.1, 0, true},   {{640, 480}, 1.1, 0, false}, {{1920, 1080}, 1.1, 0, true},
+    {{640, 480}, 1.1, 0, true},     {{640, 480}, 1.1, 0, false}, {{1920, 1080}, 1.1, 0, true},
     {{1920, 1080}, 1.25, 3, false}, {{333, 97}, 1.05, 1, true},  {{24, 24}, 1.1, 0, true},
     {{25, 400}, 1.2, 2, false},
 };
@@ -203,8 +203,7 @@ const std::vector<BatchMember> kBatches[] = {
      {{5, 5}, 1.1, 0, {}}},
 };
 
-std::vector<std::shared_ptr<const Geometry>> member_geometries(const std::vector<BatchMember>& batch,
-                                                               bool band_layout)
+std::vector<std::shared_ptr<const Geometry>> member_geometries(const std::vector<BatchMember>& batch, bool band_layout)
 {
     std::vector<std::shared_ptr<const Geometry>> members;
     for (const BatchMember& m : batch) {
@@ -221,7 +220,9 @@ std::vector<std::shared_ptr<const Geometry>> member_geometries(const std::vector
 /* resize_pixel of kernels/pyramid.cl; at() also catches taps outside the source. */
 uint8_t resize_pixel(const std::vector<uint8_t>& src, int src_pitch, const cl_int4& xt, const cl_int4& yt)
 {
-    auto at = [&](int y, int x) -> int { return src.at(static_cast<size_t>(y) * src_pitch + x); };
+    auto at = [&](int y, int x) -> int {
+        return src.at(static_cast<size_t>(y) * src_pitch + x);
+    };
     const int h0 = at(yt.s[0], xt.s[0]) * xt.s[2] + at(yt.s[0], xt.s[1]) * xt.s[3];
     const int h1 = at(yt.s[1], xt.s[0]) * xt.s[2] + at(yt.s[1], xt.s[1]) * xt.s[3];
     return static_cast<uint8_t>((h0 * yt.s[2] + h1 * yt.s[3] + (1 << 15)) >> 16);
@@ -395,8 +396,8 @@ TEST(Geometry, BatchPyramidReadsEveryMembersFrameFromTheStackedSource)
                         for (int x = 0; x < r.width; ++x) {
                             const uint8_t p =
                                 resize_pixel(source, c.image.width, c.taps.at(static_cast<size_t>(r.xtap + x)), yt);
-                            ASSERT_EQ(p, want.at(x, y)) << "member " << m << " level " << level << " at " << x << ","
-                                                        << y;
+                            ASSERT_EQ(p, want.at(x, y))
+                                << "member " << m << " level " << level << " at " << x << "," << y;
                             const size_t at = static_cast<size_t>(r.canvas_y + y) * c.canvas_width + r.canvas_x + x;
                             ASSERT_EQ(owner[at], -1) << "levels " << owner[at] << " and " << level << " overlap";
                             owner[at] = static_cast<int>(level);
@@ -476,8 +477,8 @@ TEST(Geometry, BatchPyramidReadsEveryMembersFrameFromTheStackedSource)
                     if (column > 0 && column + 1 < s.columns && scan_row > 0 && scan_row + 1 < s.rows && i % 53 != 0)
                         continue; /* a sample, the level's edges always */
                     const size_t o = static_cast<size_t>(s.origin + scan_row * s.step * p + column * s.step);
-                    const uint32_t sum = integral.at(o) - integral.at(o + ww) - integral.at(o + wh * p) +
-                                         integral.at(o + wh * p + ww);
+                    const uint32_t sum =
+                        integral.at(o) - integral.at(o + ww) - integral.at(o + wh * p) + integral.at(o + wh * p + ww);
                     ASSERT_EQ(sum, own.block_sum(column * s.step, scan_row * s.step, ww, wh))
                         << "scan level " << k << " of frame " << s.frame << " window " << column << "," << scan_row;
                 }
@@ -739,9 +740,10 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
 {
     const SelectedDevice selected = select_device(waldboost_test::test_device());
     const cl::Context context(selected.device);
-    const std::string common = "-cl-std=CL1.2 -cl-kernel-arg-info -D GROUP_SIZE=16 -D STEP4_GROUP_SIZE=16 "
-                               "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 -D STEP2_ROUNDS=8 "
-                               "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
+    const std::string common =
+        "-cl-std=CL1.2 -cl-kernel-arg-info -D GROUP_SIZE=16 -D STEP4_GROUP_SIZE=16 "
+        "-D STEP1_UNSYNC=4 -D STEP1_DIVISOR=8 -D STEP2_UNSYNC=4 -D STEP2_DIVISOR=4 -D STEP2_ROUNDS=8 "
+        "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
     /* Both layouts and both scans, with each feature kind's file
      * (kernels/lbp.cl, kernels/haar.cl); the tracker's template search is a
@@ -758,8 +760,7 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
         const bool row_scan = std::string(layout).find("ROW_SCAN") != std::string::npos;
         programs.emplace_back(kernel_program_source(*kind, row_scan), common + layout);
     }
-    programs.emplace_back(track_program_source(),
-                          "-cl-std=CL1.2 -cl-kernel-arg-info -D TRACK_GROUP_SIZE=16");
+    programs.emplace_back(track_program_source(), "-cl-std=CL1.2 -cl-kernel-arg-info -D TRACK_GROUP_SIZE=16");
     /* The trainer's program (kernels/train.cl), with its defaults but LRD's bins. */
     programs.emplace_back(train_program_source(),
                           "-cl-std=CL1.2 -cl-kernel-arg-info -D TRAIN_FAMILY=1 -D TRAIN_BINS=17");
@@ -807,8 +808,8 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
     program.build({selected.device}, (common + " -D PYRAMID_BY_ROWS").c_str());
     BoundKernel rows(program, "integral_band_rows");
     EXPECT_THROW(rows.set("no_such_parameter", cl_int{1}), std::logic_error);
-    EXPECT_THROW(rows.set("width", cl_uint{1}), std::logic_error);         /* declared int */
-    EXPECT_THROW(rows.set("canvas", cl_int{1}), std::logic_error);         /* declared a buffer */
+    EXPECT_THROW(rows.set("width", cl_uint{1}), std::logic_error); /* declared int */
+    EXPECT_THROW(rows.set("canvas", cl_int{1}), std::logic_error); /* declared a buffer */
     const cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
     rows.set("canvas", buffer).set("width", cl_int{4}).set("band_sums", buffer).set("band_pitch", cl_int{5});
     rows.set("integral", buffer).set("squares", buffer).set("integral_pitch", cl_int{5}).set("with_squares", cl_int{0});
@@ -880,18 +881,54 @@ TEST(TuningKey, KeysLargeModelsAndFollowsEveryFieldThatDetects)
         change(c);
         return tuning_key(device, c);
     };
-    EXPECT_NE(changed([](Classifier& c) { lbp_table(c.weak[4321])[17] += 0.5f; }), key);
-    EXPECT_NE(changed([](Classifier& c) { lbp_table(c.weak[0])[255] = -lbp_table(c.weak[0])[255]; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.weak[4999].reject_threshold = 0.25f; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.weak[2500].reset_sum_after = !c.weak[2500].reset_sum_after; }), key);
-    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).x ^= 1; }), key);
-    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).y += 1; }), key);
-    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).block_width += 1; }), key);
-    EXPECT_NE(changed([](Classifier& c) { lbp(c.weak[3]).block_height += 1; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.final_threshold += 1.0f; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.window_width += 1; }), key);
-    EXPECT_NE(changed([](Classifier& c) { c.weak.pop_back(); }), key);
-    EXPECT_NE(changed([](Classifier& c) { std::swap(c.weak[10], c.weak[11]); }), key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp_table(c.weak[4321])[17] += 0.5f;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp_table(c.weak[0])[255] = -lbp_table(c.weak[0])[255];
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  c.weak[4999].reject_threshold = 0.25f;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  c.weak[2500].reset_sum_after = !c.weak[2500].reset_sum_after;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp(c.weak[3]).x ^= 1;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp(c.weak[3]).y += 1;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp(c.weak[3]).block_width += 1;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  lbp(c.weak[3]).block_height += 1;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  c.final_threshold += 1.0f;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  c.window_width += 1;
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  c.weak.pop_back();
+              }),
+              key);
+    EXPECT_NE(changed([](Classifier& c) {
+                  std::swap(c.weak[10], c.weak[11]);
+              }),
+              key);
 
     /* And so does the device or its driver. */
     DeviceInfo other = device;
@@ -913,12 +950,30 @@ TEST(TuningKey, KeysLargeModelsAndFollowsEveryFieldThatDetects)
         return tuning_key(device, c);
     };
     EXPECT_NE(tuning_key(device, rank_classifier(RankFeature::Kind::Pair)), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.kind = RankFeature::Kind::Pair; }), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_a ^= 1; }), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_b ^= 1; }), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.x += 1; }), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.block_height += 1; }), lrd_key);
-    EXPECT_NE(rank_changed([](RankFeature& f) { f.responses[16] = 0.5f; }), lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.kind = RankFeature::Kind::Pair;
+              }),
+              lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.block_a ^= 1;
+              }),
+              lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.block_b ^= 1;
+              }),
+              lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.x += 1;
+              }),
+              lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.block_height += 1;
+              }),
+              lrd_key);
+    EXPECT_NE(rank_changed([](RankFeature& f) {
+                  f.responses[16] = 0.5f;
+              }),
+              lrd_key);
 }
 
 /* What the key is for: an engine (which looks its tuned parameters up by

@@ -75,10 +75,11 @@ Boxes meta_boxes(GstBuffer* buffer)
 {
     Boxes boxes;
     gpointer state = nullptr;
-    while (GstMeta* meta = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    while (GstMeta* meta =
+               gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
         auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(meta);
-        boxes.push_back({static_cast<int>(roi->x), static_cast<int>(roi->y), static_cast<int>(roi->w),
-                         static_cast<int>(roi->h)});
+        boxes.push_back(
+            {static_cast<int>(roi->x), static_cast<int>(roi->y), static_cast<int>(roi->w), static_cast<int>(roi->h)});
     }
     return boxes;
 }
@@ -94,7 +95,8 @@ struct Pipeline {
         GError* error = nullptr;
         const std::string description =
             "appsrc name=src format=time is-live=false block=true max-bytes=200000 "
-            "caps=video/x-raw,format=GRAY8,width=" + std::to_string(kWidth) + ",height=" + std::to_string(kHeight) +
+            "caps=video/x-raw,format=GRAY8,width=" +
+            std::to_string(kWidth) + ",height=" + std::to_string(kHeight) +
             ",framerate=30/1 ! waldboostdetect draw=none post-messages=false max-inflight=" +
             std::to_string(max_inflight) + " " + extra_properties + " ! appsink name=sink sync=false max-buffers=64";
         pipeline = gst_parse_launch(description.c_str(), &error);
@@ -221,14 +223,16 @@ TEST_F(Load, EightPipelinesShareOneDeviceAndEachMatchesTheReference)
     std::vector<guint64> checked(kPipelines, 0);
     std::vector<std::thread> threads;
     for (int i = 0; i < kPipelines; ++i)
-        threads.emplace_back([&, i] { checked[i] = run_pipeline(frames_, expected_, count, 1 + i % 4, &mismatches); });
+        threads.emplace_back([&, i] {
+            checked[i] = run_pipeline(frames_, expected_, count, 1 + i % 4, &mismatches);
+        });
     for (std::thread& t : threads)
         t.join();
     for (int i = 0; i < kPipelines; ++i)
         EXPECT_EQ(checked[i], count) << "pipeline " << i;
     EXPECT_EQ(mismatches.load(), 0);
-    std::printf("load: %d pipelines x %llu frames, %d mismatches\n", kPipelines,
-                static_cast<unsigned long long>(count), mismatches.load());
+    std::printf("load: %d pipelines x %llu frames, %d mismatches\n", kPipelines, static_cast<unsigned long long>(count),
+                mismatches.load());
 }
 
 TEST_F(Load, SoakKeepsResidentMemoryFlat)

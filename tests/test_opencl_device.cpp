@@ -36,7 +36,9 @@ namespace {
 
 std::string lower(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
     return s;
 }
 
@@ -66,10 +68,10 @@ std::string kind_of(F&& f)
     return "";
 }
 
-#define SKIP_WITHOUT_DEVICES()                                                                  \
-    do {                                                                                        \
-        if (list_devices().empty())                                                             \
-            GTEST_SKIP() << "no OpenCL device (install pocl-opencl-icd for the CPU)";           \
+#define SKIP_WITHOUT_DEVICES()                                                        \
+    do {                                                                              \
+        if (list_devices().empty())                                                   \
+            GTEST_SKIP() << "no OpenCL device (install pocl-opencl-icd for the CPU)"; \
     } while (0)
 
 std::string read_file(const std::string& path)
@@ -129,7 +131,8 @@ std::string nonce()
 /* out[i] = in[i] * FACTOR + 1 */
 std::string scale_source()
 {
-    return "/* " + nonce() + " */\n"
+    return "/* " + nonce() +
+           " */\n"
            "#ifndef FACTOR\n#define FACTOR 2\n#endif\n"
            "__kernel void scale(__global const int* in, __global int* out)\n"
            "{\n"
@@ -231,7 +234,9 @@ TEST(Devices, AutoPrefersGpuThenAcceleratorThenCpu)
     const auto devices = list_devices();
     std::string expected_type = devices.front().type;
     for (const char* type : {"CPU", "accelerator", "GPU"})
-        if (std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.type == type; }))
+        if (std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) {
+                return d.type == type;
+            }))
             expected_type = type;
     EXPECT_EQ(select_device("auto").info.type, expected_type);
     EXPECT_EQ(select_device("").info.type, expected_type);
@@ -249,13 +254,16 @@ TEST(Devices, SelectsByTypeAnyCase)
         const std::string& spec = spec_and_type.first;
         const std::string& type = spec_and_type.second;
         SCOPED_TRACE(spec);
-        const bool present =
-            std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.type == type; });
+        const bool present = std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& d) {
+            return d.type == type;
+        });
         if (present) {
             EXPECT_EQ(select_device(spec).info.type, type);
         } else {
             /* A clear message that lists what there is. */
-            const std::string message = error_of([&] { select_device(spec); });
+            const std::string message = error_of([&] {
+                select_device(spec);
+            });
             EXPECT_NE(message.find("no OpenCL device matches '" + spec + "'"), std::string::npos) << message;
             EXPECT_NE(message.find("there is no " + type + " device"), std::string::npos) << message;
             EXPECT_NE(message.find("available: 0:0 " + devices.front().device_name), std::string::npos) << message;
@@ -272,7 +280,9 @@ TEST(Devices, SelectsByIndex)
     EXPECT_EQ(chosen.device.getInfo<CL_DEVICE_NAME>(), list_devices().front().device_name);
     EXPECT_EQ(chosen.platform.getInfo<CL_PLATFORM_NAME>(), chosen.info.platform_name);
 
-    const std::string message = error_of([] { select_device("9:9"); });
+    const std::string message = error_of([] {
+        select_device("9:9");
+    });
     EXPECT_NE(message.find("no OpenCL device matches '9:9' (there is no device 9:9); available: 0:0 "),
               std::string::npos)
         << message;
@@ -317,7 +327,9 @@ TEST(Devices, SelectsDlStreamerFormsAndDriverNames)
             EXPECT_EQ(s.info.device_index, of_type[i].device_index) << type << "." << i;
         }
         const std::string past = lower(type) + "." + std::to_string(of_type.size());
-        const std::string message = error_of([&] { select_device(past); });
+        const std::string message = error_of([&] {
+            select_device(past);
+        });
         EXPECT_NE(message.find("no OpenCL device matches '" + past + "'"), std::string::npos) << message;
         EXPECT_NE(message.find(of_type.empty() ? std::string("there is no ") + type + " device" : "numbered from 0"),
                   std::string::npos)
@@ -333,7 +345,9 @@ TEST(Devices, SelectsDlStreamerFormsAndDriverNames)
 TEST(Devices, UnknownNameListsWhatIsAvailable)
 {
     SKIP_WITHOUT_DEVICES();
-    const std::string message = error_of([] { select_device("no-such-device"); });
+    const std::string message = error_of([] {
+        select_device("no-such-device");
+    });
     EXPECT_EQ(message.rfind("no OpenCL device matches 'no-such-device'; available: 0:0 ", 0), 0u) << message;
     for (const DeviceInfo& d : list_devices())
         EXPECT_NE(message.find(d.device_name), std::string::npos) << message;
@@ -381,8 +395,8 @@ TEST(Errors, NamesOpenClErrorCodes)
 /* The kinds callers report by (the element's GStreamer error codes). */
 TEST(Errors, OpenClCodesMapToKinds)
 {
-    for (cl_int code : {CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                        CL_INVALID_BUFFER_SIZE})
+    for (cl_int code :
+         {CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY, CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_INVALID_BUFFER_SIZE})
         EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::OutOfResources)) << error_name(code);
     for (cl_int code : {CL_BUILD_PROGRAM_FAILURE, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUILD_OPTIONS})
         EXPECT_STREQ(to_string(error_kind(code)), to_string(ErrorKind::KernelBuild)) << error_name(code);
@@ -401,7 +415,10 @@ TEST(Errors, NoMatchingDeviceIsNoDevice)
 {
     for (const char* spec : {"no-such-device", "99:99"}) {
         SCOPED_TRACE(spec);
-        EXPECT_EQ(kind_of([&] { select_device(spec); }), to_string(ErrorKind::NoDevice));
+        EXPECT_EQ(kind_of([&] {
+                      select_device(spec);
+                  }),
+                  to_string(ErrorKind::NoDevice));
     }
 }
 
@@ -549,11 +566,31 @@ TEST(FaultPlan, ParsesTheValidForms)
 TEST(FaultPlan, RefusesInvalidValues)
 {
     const char* bad[] = {
-        "bogus",          "enqueu",         "Enqueue",          "buffer_create", "enqueue ",    " enqueue",
-        "enqueue\t",      ":3",             ":",                ":3+",           "enqueue:",    "enqueue:+",
-        "enqueue:0",      "enqueue:0+",     "enqueue:-1",       "enqueue:+3",    "enqueue: 3",  "enqueue:3 ",
-        "enqueue:3+ ",    "enqueue:3++",    "enqueue:x",        "enqueue:3:4",   "enqueue:0x10",
-        "enqueue:99999999999999999999",     "enqueue:9223372036854775808+",
+        "bogus",
+        "enqueu",
+        "Enqueue",
+        "buffer_create",
+        "enqueue ",
+        " enqueue",
+        "enqueue\t",
+        ":3",
+        ":",
+        ":3+",
+        "enqueue:",
+        "enqueue:+",
+        "enqueue:0",
+        "enqueue:0+",
+        "enqueue:-1",
+        "enqueue:+3",
+        "enqueue: 3",
+        "enqueue:3 ",
+        "enqueue:3+ ",
+        "enqueue:3++",
+        "enqueue:x",
+        "enqueue:3:4",
+        "enqueue:0x10",
+        "enqueue:99999999999999999999",
+        "enqueue:9223372036854775808+",
     };
     for (const char* value : bad) {
         SCOPED_TRACE(std::string("\"") + value + "\"");
@@ -646,8 +683,8 @@ TEST_F(ProgramCache, DamagedEntriesAreRebuiltFromSourceAndReplaced)
     const std::string garbage_payload = good.substr(0, kHeaderSize) + std::string(payload.size(), '\x42');
     /* Garbage with a matching checksum: reaches the driver, which must refuse it. */
     const std::string garbage(payload.size(), '\x42');
-    gchar* garbage_sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
-                                                     reinterpret_cast<const guchar*>(garbage.data()), garbage.size());
+    gchar* garbage_sum =
+        g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar*>(garbage.data()), garbage.size());
     const std::string garbage_checksummed = good.substr(0, kChecksumOffset) + garbage_sum + garbage;
     g_free(garbage_sum);
 
@@ -710,14 +747,19 @@ TEST_F(ProgramCache, OptionsArePartOfTheKey)
 
 TEST_F(ProgramCache, BuildErrorNamesTheDeviceAndTheCompilerMessage)
 {
-    const std::string source = "/* " + nonce() +
-                               " */\n__kernel void broken(__global int* out) { out[0] = undeclared_thing; }\n";
-    const std::string message = error_of([&] { build(source, "", nullptr); });
+    const std::string source =
+        "/* " + nonce() + " */\n__kernel void broken(__global int* out) { out[0] = undeclared_thing; }\n";
+    const std::string message = error_of([&] {
+        build(source, "", nullptr);
+    });
     EXPECT_NE(message.find("OpenCL program build failed on " + selected_.info.device_name + ":"), std::string::npos)
         << message;
     EXPECT_NE(message.find("undeclared_thing"), std::string::npos) << message;
     EXPECT_TRUE(files_in(dir_.path).empty());
-    EXPECT_EQ(kind_of([&] { build(source, "", nullptr); }), to_string(ErrorKind::KernelBuild));
+    EXPECT_EQ(kind_of([&] {
+                  build(source, "", nullptr);
+              }),
+              to_string(ErrorKind::KernelBuild));
 }
 
 TEST_F(ProgramCache, UnwritableDirectoryIsANoteNotAnError)
@@ -799,8 +841,13 @@ TEST(KernelSource, EmbeddedUnlessKernelDirIsSet)
     g_setenv("WALDBOOST_KERNEL_DIR", dir.path.c_str(), TRUE);
     EXPECT_EQ(kernel_source("embedded text", "detect.cl"), "from the file");
 
-    const std::string message = error_of([] { kernel_source("embedded text", "missing.cl"); });
+    const std::string message = error_of([] {
+        kernel_source("embedded text", "missing.cl");
+    });
     EXPECT_NE(message.find(dir.path + "/missing.cl"), std::string::npos) << message;
-    EXPECT_EQ(kind_of([] { kernel_source("embedded text", "missing.cl"); }), to_string(ErrorKind::Io));
+    EXPECT_EQ(kind_of([] {
+                  kernel_source("embedded text", "missing.cl");
+              }),
+              to_string(ErrorKind::Io));
     g_unsetenv("WALDBOOST_KERNEL_DIR");
 }

@@ -47,8 +47,8 @@ using waldboost_test::haar_dir;
 
 namespace {
 
-const char* const kCascades[] = {"lbpcascade_frontalface", "lbpcascade_frontalface_improved",
-                                 "lbpcascade_profileface", "lbpcascade_silverware", "lbpcascade_frontalcatface"};
+const char* const kCascades[] = {"lbpcascade_frontalface", "lbpcascade_frontalface_improved", "lbpcascade_profileface",
+                                 "lbpcascade_silverware", "lbpcascade_frontalcatface"};
 
 /* Every haarcascade_*.xml Debian ships, sorted. */
 std::vector<std::string> haar_cascades()
@@ -71,10 +71,7 @@ struct NamedImage {
     cv::Mat gray;
 };
 
-GrayView view_of(const cv::Mat& gray)
-{
-    return GrayView{gray.data, gray.cols, gray.rows, gray.step[0]};
-}
+GrayView view_of(const cv::Mat& gray) { return GrayView{gray.data, gray.cols, gray.rows, gray.step[0]}; }
 
 /* The real images, read and converted to gray by OpenCV (the same pixels go
  * to both detectors). Empty when the data is missing. */
@@ -236,8 +233,8 @@ TEST_F(OpenCvAgreement, GroupedDetectionsReachF1OfAtLeast099)
         const double f1 = per_cascade.ours + per_cascade.theirs == 0
                               ? 1.0
                               : 2.0 * per_cascade.true_positives / (per_cascade.ours + per_cascade.theirs);
-        std::printf("%-34s ours %3d  opencv %3d  matched %3d  F1 %.4f\n", stem, per_cascade.ours,
-                    per_cascade.theirs, per_cascade.true_positives, f1);
+        std::printf("%-34s ours %3d  opencv %3d  matched %3d  F1 %.4f\n", stem, per_cascade.ours, per_cascade.theirs,
+                    per_cascade.true_positives, f1);
         EXPECT_GE(f1, 0.99) << stem;
         overall.true_positives += per_cascade.true_positives;
         overall.ours += per_cascade.ours;
@@ -440,11 +437,17 @@ TEST_F(OpenCvAgreement, NestedCascadesInFaceAreasEqualOpenCvOnMatRois)
     };
     const Part parts[] = {
         {"haarcascade_eye.xml", PartArea::UpperHalf,
-         [](const cv::Rect& r) { return cv::Rect(r.x, r.y, r.width, r.height / 2); }},
+         [](const cv::Rect& r) {
+             return cv::Rect(r.x, r.y, r.width, r.height / 2);
+         }},
         {"haarcascade_eye_tree_eyeglasses.xml", PartArea::Centre,
-         [](const cv::Rect& r) { return cv::Rect(r.x + r.width / 4, r.y + r.height / 4, r.width / 2, r.height / 2); }},
+         [](const cv::Rect& r) {
+             return cv::Rect(r.x + r.width / 4, r.y + r.height / 4, r.width / 2, r.height / 2);
+         }},
         {"haarcascade_smile.xml", PartArea::LowerHalf,
-         [](const cv::Rect& r) { return cv::Rect(r.x, r.y + r.height / 2, r.width, r.height / 2); }},
+         [](const cv::Rect& r) {
+             return cv::Rect(r.x, r.y + r.height / 2, r.width, r.height / 2);
+         }},
     };
     const int min_face = 30;
     size_t faces_total = 0, parts_total = 0;

@@ -238,7 +238,9 @@ TEST(OutputFile, AFifoIsWrittenTo)
     const std::string fifo = dir.file("fifo");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     std::string received;
-    std::thread reader([&] { received = read_text(fifo); });
+    std::thread reader([&] {
+        received = read_text(fifo);
+    });
     write_output_file(fifo, "through the pipe");
     reader.join();
     EXPECT_EQ(received, "through the pipe");

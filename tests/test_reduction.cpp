@@ -128,20 +128,27 @@ TEST(Reduction, ValidateRefusesEachParameterOutOfRangeByName)
         for (int bad : {r.min - 1, r.max + 1}) {
             ReductionParams p;
             r.set(p, bad);
-            const std::string what = error_of([&] { validate(p, gpu(8192)); });
+            const std::string what = error_of([&] {
+                validate(p, gpu(8192));
+            });
             EXPECT_NE(what.find(std::string("reduction parameter ") + r.name + " "), std::string::npos) << what;
             EXPECT_NE(what.find("not " + std::to_string(bad)), std::string::npos) << what;
             EXPECT_NE(what.find(std::to_string(r.min) + " to " + std::to_string(r.max)), std::string::npos) << what;
             EXPECT_FALSE(is_valid(p, gpu(8192)));
             /* The same value is refused without a device. */
-            EXPECT_NE(error_of([&] { check_reduction_value(r, bad); }).find(r.name), std::string::npos);
+            EXPECT_NE(error_of([&] {
+                          check_reduction_value(r, bad);
+                      }).find(r.name),
+                      std::string::npos);
         }
         EXPECT_NO_THROW(check_reduction_value(r, r.min));
         EXPECT_NO_THROW(check_reduction_value(r, r.max));
         if (r.power_of_two) {
             ReductionParams p;
             r.set(p, r.min * 3);
-            const std::string what = error_of([&] { validate(p, gpu()); });
+            const std::string what = error_of([&] {
+                validate(p, gpu());
+            });
             EXPECT_NE(what.find(r.name), std::string::npos) << what;
             EXPECT_NE(what.find("power of two"), std::string::npos) << what;
         }
@@ -149,7 +156,9 @@ TEST(Reduction, ValidateRefusesEachParameterOutOfRangeByName)
     /* The message keeps the words users and the element tests look for. */
     ReductionParams p;
     p.group_size = 100;
-    const std::string what = error_of([&] { validate(p, gpu()); });
+    const std::string what = error_of([&] {
+        validate(p, gpu());
+    });
     EXPECT_NE(what.find("group size"), std::string::npos) << what;
 }
 
@@ -163,7 +172,9 @@ TEST(Reduction, ValidateAppliesTheDeviceLimitAndTheRulesBetweenParameters)
         p.group_size = 64;
         p.step4_group_size = 32;
         r.set(p, 128);
-        const std::string what = error_of([&] { validate(p, gpu(64)); });
+        const std::string what = error_of([&] {
+            validate(p, gpu(64));
+        });
         EXPECT_NE(what.find(r.name), std::string::npos) << what;
         EXPECT_NE(what.find("to 64,"), std::string::npos) << what;
         EXPECT_NO_THROW(validate(p, gpu(128)));
@@ -177,7 +188,9 @@ TEST(Reduction, ValidateAppliesTheDeviceLimitAndTheRulesBetweenParameters)
         r.set(p, 32);
         EXPECT_NO_THROW(validate(p, gpu()));
         r.set(p, 64);
-        const std::string what = error_of([&] { validate(p, gpu()); });
+        const std::string what = error_of([&] {
+            validate(p, gpu());
+        });
         EXPECT_NE(what.find(std::string("reduction parameter ") + r.name), std::string::npos) << what;
         EXPECT_NE(what.find("at most group-size (32), not 64"), std::string::npos) << what;
     }
@@ -255,18 +268,48 @@ TEST(Reduction, NamedFormOverridesSomeParameters)
 
 TEST(Reduction, ParseRefusesBadTextSayingWhy)
 {
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3,32"); }).find("8 comma-separated numbers"),
+    EXPECT_NE(error_of([] {
+                  parse_reduction("256,7,1,16,4,3,32");
+              }).find("8 comma-separated numbers"),
               std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,3,32,16,1"); }).find("group-size,step1-unsync"),
+    EXPECT_NE(error_of([] {
+                  parse_reduction("256,7,1,16,4,3,32,16,1");
+              }).find("group-size,step1-unsync"),
               std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,x,16,4,3,32,16"); }).find("step1-divisor"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1.5,16,4,3,32,16"); }).find("step1-divisor"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("256,7,1,16,4,17,32,16"); }).find("step2-repeats"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("100,7,1,16,4,3,32,16"); }).find("power of two"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("group-sise=128"); }).find("\"group-sise\""), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("group-size=128,group-size=64"); }).find("twice"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("group-size=128,64"); }).find("\"64\" is not name=value"),
+    EXPECT_NE(error_of([] {
+                  parse_reduction("256,7,x,16,4,3,32,16");
+              }).find("step1-divisor"),
               std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("step2-unsync=70000"); }).find("step2-unsync"), std::string::npos);
-    EXPECT_NE(error_of([] { parse_reduction("step4-group-size="); }).find("step4-group-size"), std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("256,7,1.5,16,4,3,32,16");
+              }).find("step1-divisor"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("256,7,1,16,4,17,32,16");
+              }).find("step2-repeats"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("100,7,1,16,4,3,32,16");
+              }).find("power of two"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("group-sise=128");
+              }).find("\"group-sise\""),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("group-size=128,group-size=64");
+              }).find("twice"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("group-size=128,64");
+              }).find("\"64\" is not name=value"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("step2-unsync=70000");
+              }).find("step2-unsync"),
+              std::string::npos);
+    EXPECT_NE(error_of([] {
+                  parse_reduction("step4-group-size=");
+              }).find("step4-group-size"),
+              std::string::npos);
 }

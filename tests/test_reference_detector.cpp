@@ -96,8 +96,8 @@ TEST(LbpCode, RectangularBlocksAndOffsetsWorkedByHand)
      * top-left pixel is (1, 0), so the grid starts at pixel (2, 1). */
     const GrayImage img = image_from_rows({
         {0, 0, 0, 0, 0, 0, 0, 0, 0},
-        {0, 0, 1, 2, 9, 9, 0, 0, 0},  /* TL = 3,  T = 18, TR = 0  */
-        {0, 0, 5, 5, 4, 6, 7, 3, 0},  /* L  = 10, C = 10, R  = 10 */
+        {0, 0, 1, 2, 9, 9, 0, 0, 0},   /* TL = 3,  T = 18, TR = 0  */
+        {0, 0, 5, 5, 4, 6, 7, 3, 0},   /* L  = 10, C = 10, R  = 10 */
         {0, 0, 0, 0, 20, 0, 11, 0, 0}, /* BL = 0, B = 20, BR = 11 */
     });
     const IntegralImage ii = integral_image(img.view());
@@ -236,7 +236,7 @@ TEST(EvaluateWindow, RejectsAtTheFirstThresholdTheSumFallsBelow)
     const Classifier c = classifier_of({constant_weak(1.0f, 0.5f), constant_weak(-2.0f, -0.5f), constant_weak(5.0f)});
     const WindowResult r = evaluate_window(c, ii, 0, 0, 0.0f);
     EXPECT_FALSE(r.accepted);
-    EXPECT_EQ(r.rejected_at, 1u);   /* 1 - 2 = -1 < -0.5 */
+    EXPECT_EQ(r.rejected_at, 1u); /* 1 - 2 = -1 < -0.5 */
     EXPECT_EQ(r.weak_evaluated, 2);
     EXPECT_FALSE(r.rejected_in_first_stage);
     EXPECT_DOUBLE_EQ(r.score, -1.0);
@@ -273,7 +273,7 @@ TEST(EvaluateWindow, FinalThresholdDecidesAcceptance)
     const GrayImage img(3, 3, 0);
     const IntegralImage ii = integral_image(img.view());
     const Classifier c = classifier_of({constant_weak(0.5f), constant_weak(0.25f)});
-    EXPECT_TRUE(evaluate_window(c, ii, 0, 0, 0.75f).accepted);   /* equal is enough */
+    EXPECT_TRUE(evaluate_window(c, ii, 0, 0, 0.75f).accepted); /* equal is enough */
     EXPECT_FALSE(evaluate_window(c, ii, 0, 0, 0.76f).accepted);
     EXPECT_EQ(evaluate_window(c, ii, 0, 0, 0.76f).rejected_at, 2u);
 }
@@ -476,7 +476,7 @@ TEST(GroupOpenCv, SeparateObjectsStaySeparate)
     }
     const std::vector<Detection> d = group_opencv(w, 2);
     ASSERT_EQ(d.size(), 2u);
-    EXPECT_EQ(d[0].rect.x, 12); /* (10+11+12+13)/4 = 11.5 -> 12 (ties to even) */
+    EXPECT_EQ(d[0].rect.x, 12);  /* (10+11+12+13)/4 = 11.5 -> 12 (ties to even) */
     EXPECT_EQ(d[1].rect.x, 102); /* 101.5 -> 102 */
 }
 
@@ -545,14 +545,16 @@ std::vector<Detection> all_pairs_opencv(const std::vector<RawWindow>& w, int min
     std::vector<size_t> label(n);
     for (size_t i = 0; i < n; ++i)
         label[i] = i;
-    std::function<size_t(size_t)> root = [&](size_t i) { return label[i] == i ? i : label[i] = root(label[i]); };
+    std::function<size_t(size_t)> root = [&](size_t i) {
+        return label[i] == i ? i : label[i] = root(label[i]);
+    };
     for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j) {
             const Rect& a = w[i].rect;
             const Rect& b = w[j].rect;
             const double d = eps * (std::min(a.width, b.width) + std::min(a.height, b.height)) * 0.5;
-            if (std::abs(a.x - b.x) <= d && std::abs(a.y - b.y) <= d &&
-                std::abs(a.x + a.width - b.x - b.width) <= d && std::abs(a.y + a.height - b.y - b.height) <= d)
+            if (std::abs(a.x - b.x) <= d && std::abs(a.y - b.y) <= d && std::abs(a.x + a.width - b.x - b.width) <= d &&
+                std::abs(a.y + a.height - b.y - b.height) <= d)
                 label[root(i)] = root(j);
         }
     struct Sum {
@@ -607,7 +609,9 @@ std::vector<Detection> all_pairs_nms(const std::vector<RawWindow>& w, float iou,
     std::vector<size_t> order(w.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return w[a].score > w[b].score; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return w[a].score > w[b].score;
+    });
     std::vector<bool> taken(w.size(), false);
     std::vector<Detection> out;
     for (size_t a = 0; a < order.size(); ++a) {
@@ -657,7 +661,9 @@ std::vector<RawWindow> accept_all_scan(int width, int height)
 std::vector<RawWindow> random_windows(unsigned seed, size_t count)
 {
     std::srand(seed);
-    auto uniform = [](int lo, int hi) { return lo + std::rand() % (hi - lo + 1); };
+    auto uniform = [](int lo, int hi) {
+        return lo + std::rand() % (hi - lo + 1);
+    };
     std::vector<RawWindow> w;
     while (w.size() < count) {
         const int size = uniform(0, 3) == 0 ? uniform(1, 12) : uniform(12, 300);
@@ -666,8 +672,8 @@ std::vector<RawWindow> random_windows(unsigned seed, size_t count)
         for (int m = 0; m < members && w.size() < count; ++m) {
             const int j = std::max(1, size / 6);
             const int bw = std::max(1, size + uniform(-j, j)), bh = std::max(1, bw * uniform(8, 12) / 10);
-            w.push_back(raw(cx + uniform(-j, j), cy + uniform(-j, j), bw, bh,
-                            static_cast<float>(uniform(0, 40)) / 4.0f));
+            w.push_back(
+                raw(cx + uniform(-j, j), cy + uniform(-j, j), bw, bh, static_cast<float>(uniform(0, 40)) / 4.0f));
             if (uniform(0, 9) == 0)
                 w.push_back(w.back()); /* the same rectangle twice */
         }
@@ -687,8 +693,7 @@ TEST(GroupingAtScale, OpenCvMatchesAllPairsOnDenseAndRandomWindows)
     const std::vector<RawWindow> dense = accept_all_scan(160, 120);
     ASSERT_GT(dense.size(), 15000u);
     for (int mn : {1, 3})
-        expect_same(group_opencv(dense, mn), all_pairs_opencv(dense, mn),
-                    "dense, min_neighbors " + std::to_string(mn));
+        expect_same(group_opencv(dense, mn), all_pairs_opencv(dense, mn), "dense, min_neighbors " + std::to_string(mn));
     for (unsigned seed = 1; seed <= 6; ++seed) {
         const std::vector<RawWindow> w = random_windows(seed, 3000);
         for (int mn : {1, 2, 3, 5})
@@ -732,9 +737,8 @@ TEST(GroupingAtScale, AcceptAllFrameComparesABoundedNumberOfPairsPerWindow)
     EXPECT_LT(nms.pairs_tested, 2000 * w.size()) << w.size() << " windows";
     group_nms(w, 0.0f, 3, &any_overlap); /* nms-iou=0: every size class may overlap */
     EXPECT_LT(any_overlap.pairs_tested, 2000 * w.size()) << w.size() << " windows";
-    std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms (%llu with IoU 0)\n",
-                w.size(), static_cast<unsigned long long>(opencv.pairs_tested),
-                static_cast<unsigned long long>(nms.pairs_tested),
+    std::printf("%zu windows: %llu pairs compared by group_opencv, %llu by group_nms (%llu with IoU 0)\n", w.size(),
+                static_cast<unsigned long long>(opencv.pairs_tested), static_cast<unsigned long long>(nms.pairs_tested),
                 static_cast<unsigned long long>(any_overlap.pairs_tested));
 }
 
@@ -807,7 +811,8 @@ protected:
     int run_tool(const std::string& tool, const std::string& args, std::string* messages)
     {
         const std::string log = dir_.file("log.txt");
-        const int status = run_status("timeout 20 " + shell_quote(tool) + " " + args + " >/dev/null 2>" + shell_quote(log));
+        const int status =
+            run_status("timeout 20 " + shell_quote(tool) + " " + args + " >/dev/null 2>" + shell_quote(log));
         *messages = waldboost_test::read_text(log);
         return status;
     }

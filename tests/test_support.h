@@ -43,11 +43,11 @@ inline const std::array<float, waldboost::LbpFeature::kTableSize>& lbp_table(con
 
 /* Skips the test when a data file is missing, or fails it when the run
  * promised the data (tests/run-all.sh fetches it and sets the variable). */
-#define WALDBOOST_REQUIRE_FILE(path)                                                                   \
-    do {                                                                                               \
-        if (!waldboost_test::file_exists(path)) {                                                      \
-            if (waldboost_test::test_data_required())                                                  \
-                FAIL() << "missing test data " << (path) << " (run tests/fetch-test-data.sh)";         \
-            GTEST_SKIP() << "missing test data " << (path) << " (run tests/fetch-test-data.sh)";       \
-        }                                                                                              \
+#define WALDBOOST_REQUIRE_FILE(path)                                                             \
+    do {                                                                                         \
+        if (!waldboost_test::file_exists(path)) {                                                \
+            if (waldboost_test::test_data_required())                                            \
+                FAIL() << "missing test data " << (path) << " (run tests/fetch-test-data.sh)";   \
+            GTEST_SKIP() << "missing test data " << (path) << " (run tests/fetch-test-data.sh)"; \
+        }                                                                                        \
     } while (0)

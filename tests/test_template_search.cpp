@@ -65,7 +65,9 @@ void fill_smooth(Frame& f, int cell, int noise, std::mt19937& rng)
     for (int y = 0; y < f.height; ++y)
         for (int x = 0; x < f.width; ++x) {
             const int gx = x / cell, gy = y / cell, fx = x % cell, fy = y % cell;
-            auto g = [&](int i, int j) { return grid[static_cast<size_t>(gy + j) * gw + gx + i]; };
+            auto g = [&](int i, int j) {
+                return grid[static_cast<size_t>(gy + j) * gw + gx + i];
+            };
             const int top = g(0, 0) * (cell - fx) + g(1, 0) * fx, bottom = g(0, 1) * (cell - fx) + g(1, 1) * fx;
             int v = (top * (cell - fy) + bottom * fy) / (cell * cell);
             if (noise > 0)
@@ -161,9 +163,9 @@ TEST(ReferenceSearch, FindsShiftedContentExactly)
         fill_smooth(before, cell, 20, rng);
         /* Steps of 1 (small boxes) and larger, with shifts on and
          * off the multiples of the grid step. */
-        for (const Case& c : {Case{{60, 50, 20, 16}, 7, -4, 10}, Case{{60, 50, 32, 32}, -10, 10, 10},
-                              Case{{40, 30, 64, 64}, 4, -6, 12}, Case{{40, 30, 64, 64}, 3, -5, 12},
-                              Case{{50, 40, 90, 70}, 7, 2, 15}, Case{{10, 20, 1, 1}, 0, 0, 0}}) {
+        for (const Case& c :
+             {Case{{60, 50, 20, 16}, 7, -4, 10}, Case{{60, 50, 32, 32}, -10, 10, 10}, Case{{40, 30, 64, 64}, 4, -6, 12},
+              Case{{40, 30, 64, 64}, 3, -5, 12}, Case{{50, 40, 90, 70}, 7, 2, 15}, Case{{10, 20, 1, 1}, 0, 0, 0}}) {
             shift_into(before, after, c.dx, c.dy, 0);
             Rect sampled;
             const Template t = sample_template(before.view(), c.box, &sampled);
@@ -211,8 +213,9 @@ TEST(ReferenceSearch, TiesGoToTheTopLeftOffset)
     fill_flat(flat, 100);
     Frame source(120, 100, 120, rng);
     fill_flat(source, 90);
-    const Template small = sample_template(source.view(), Rect{0, 0, 10, 10});    /* step 1, 100 samples */
-    const Template large = sample_template(source.view(), Rect{0, 0, 2 * kTemplateSide, 2 * kTemplateSide}); /* step 2 */
+    const Template small = sample_template(source.view(), Rect{0, 0, 10, 10}); /* step 1, 100 samples */
+    const Template large =
+        sample_template(source.view(), Rect{0, 0, 2 * kTemplateSide, 2 * kTemplateSide}); /* step 2 */
     ASSERT_EQ(small.step_x, 1);
     ASSERT_EQ(large.step_x, 2);
     SearchResult r = search_template(flat.view(), SearchRequest{&small, 20, 30, 5});
@@ -304,9 +307,9 @@ size_t expect_same(OpenClSearcher& device, const GrayView& frame, const std::vec
         const bool same = got[i].found == want[i].found && got[i].x == want[i].x && got[i].y == want[i].y &&
                           got[i].sad == want[i].sad;
         if (!same && ++mismatches <= 10)
-            ADD_FAILURE() << "request " << i << ": " << describe(frame, requests[i]) << ": reference "
-                          << want[i].found << " " << want[i].x << "," << want[i].y << " sad " << want[i].sad
-                          << ", device " << got[i].found << " " << got[i].x << "," << got[i].y << " sad " << got[i].sad;
+            ADD_FAILURE() << "request " << i << ": " << describe(frame, requests[i]) << ": reference " << want[i].found
+                          << " " << want[i].x << "," << want[i].y << " sad " << want[i].sad << ", device "
+                          << got[i].found << " " << got[i].x << "," << got[i].y << " sad " << got[i].sad;
         if (found && want[i].found)
             ++*found;
     }
@@ -531,8 +534,7 @@ struct StreamCase {
     std::vector<std::unique_ptr<Template>> templates;
     std::vector<SearchRequest> requests;
 
-    StreamCase(int w, int h, size_t stride, std::mt19937& rng)
-        : previous(w, h, w, rng), frame(w, h, stride, rng)
+    StreamCase(int w, int h, size_t stride, std::mt19937& rng) : previous(w, h, w, rng), frame(w, h, stride, rng)
     {
         fill_smooth(previous, random_in(rng, 3, 16), random_in(rng, 0, 4), rng);
         shift_into(previous, frame, random_in(rng, -6, 6), random_in(rng, -6, 6), static_cast<uint8_t>(rng()));

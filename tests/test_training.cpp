@@ -68,8 +68,8 @@ void draw_object(GrayImage& image, const Rect& box, std::mt19937_64& rng)
 /* Face-free photographs from opencv-doc (tests/fetch-test-data.sh). */
 std::vector<std::string> background_files()
 {
-    return {"brick.png", "gravel.png", "building.jpg", "board.jpg", "coffee.png", "fruits.jpg", "aero3.jpg",
-            "leuvenA.jpg"};
+    return {"brick.png",  "gravel.png", "building.jpg", "board.jpg",
+            "coffee.png", "fruits.jpg", "aero3.jpg",    "leuvenA.jpg"};
 }
 
 bool have_backgrounds()
@@ -264,8 +264,12 @@ double brute_force_threshold(const std::vector<double>& pos, const std::vector<d
     values.insert(values.end(), neg.begin(), neg.end());
     double best = -std::numeric_limits<double>::infinity();
     for (double v : values) {
-        const double np = static_cast<double>(std::count_if(pos.begin(), pos.end(), [&](double h) { return h < v; }));
-        const double nn = static_cast<double>(std::count_if(neg.begin(), neg.end(), [&](double h) { return h < v; }));
+        const double np = static_cast<double>(std::count_if(pos.begin(), pos.end(), [&](double h) {
+            return h < v;
+        }));
+        const double nn = static_cast<double>(std::count_if(neg.begin(), neg.end(), [&](double h) {
+            return h < v;
+        }));
         if (nn > 0 && np <= allowed && nn / neg.size() >= (1.0 / alpha) * (np + 1) / (pos.size() + 1))
             best = std::max(best, v);
     }
@@ -378,26 +382,60 @@ TEST(Trainer, RefusesBadTrainingInput)
             EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
         }
     };
-    says([&] { Trainer(small_config(), {}, miner); }, "no positive");
-    says([&] { Trainer(small_config(), {GrayImage(20, 24)}, miner); }, "not the window's 24x24");
-    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, nullptr); }, "no source of negatives");
+    says(
+        [&] {
+            Trainer(small_config(), {}, miner);
+        },
+        "no positive");
+    says(
+        [&] {
+            Trainer(small_config(), {GrayImage(20, 24)}, miner);
+        },
+        "not the window's 24x24");
+    says(
+        [&] {
+            Trainer(small_config(), {GrayImage(24, 24)}, nullptr);
+        },
+        "no source of negatives");
     TrainerConfig c = small_config();
     c.alpha = 0;
-    says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "alpha");
+    says(
+        [&] {
+            Trainer(c, {GrayImage(24, 24)}, miner);
+        },
+        "alpha");
     for (double share : {0.0, 1.5}) {
         c = small_config();
         c.first_share = share;
-        says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "share of alpha");
+        says(
+            [&] {
+                Trainer(c, {GrayImage(24, 24)}, miner);
+            },
+            "share of alpha");
     }
     c = small_config();
     c.block_sizes = {Size{9, 9}};
-    says([&] { Trainer(c, {GrayImage(24, 24)}, miner); }, "no 3x3 grid");
+    says(
+        [&] {
+            Trainer(c, {GrayImage(24, 24)}, miner);
+        },
+        "no 3x3 grid");
     /* Backgrounds smaller than the window give no negative at all, one
      * small one too few. */
-    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(20, 20)}, Size{24, 24})).train(); },
-         "gave 0 windows");
-    says([&] { Trainer(small_config(), {GrayImage(24, 24)}, std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(30, 30)}, Size{24, 24})).train(); },
-         "needs 2000 negatives");
+    says(
+        [&] {
+            Trainer(small_config(), {GrayImage(24, 24)},
+                    std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(20, 20)}, Size{24, 24}))
+                .train();
+        },
+        "gave 0 windows");
+    says(
+        [&] {
+            Trainer(small_config(), {GrayImage(24, 24)},
+                    std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(30, 30)}, Size{24, 24}))
+                .train();
+        },
+        "needs 2000 negatives");
 }
 
 TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
@@ -416,8 +454,8 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
         steps.push_back(p);
         if (p.weak <= 3 || p.weak % 8 == 0)
             std::cout << "[ training  ] " << p.weak << " " << p.feature << ": rejects " << p.negatives_rejected
-                  << " of the negatives, " << p.positives_rejected << " of the positives, " << p.mined << " mined"
-                  << std::endl;
+                      << " of the negatives, " << p.positives_rejected << " of the positives, " << p.mined << " mined"
+                      << std::endl;
     });
     ASSERT_EQ(steps.size(), c.weak.size());
     ASSERT_GE(c.weak.size(), 1u);
@@ -460,7 +498,8 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
     find.min_neighbors = 0;
     bool found = false;
     for (const Detection& d : detect(loaded, scene.view(), find)) {
-        const int ix = std::max(0, std::min(d.rect.x + d.rect.width, drawn.x + drawn.width) - std::max(d.rect.x, drawn.x));
+        const int ix =
+            std::max(0, std::min(d.rect.x + d.rect.width, drawn.x + drawn.width) - std::max(d.rect.x, drawn.x));
         const int iy =
             std::max(0, std::min(d.rect.y + d.rect.height, drawn.y + drawn.height) - std::max(d.rect.y, drawn.y));
         const double inter = static_cast<double>(ix) * iy;
@@ -472,7 +511,8 @@ TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
         LevelIntegrals li;
         li.sum = integral_image(crop.view());
         const WindowResult wr = evaluate_window(loaded, li, 0, 0, loaded.final_threshold);
-        std::cout << "direct crop accepted " << wr.accepted << " at " << wr.rejected_at << " score " << wr.score << std::endl;
+        std::cout << "direct crop accepted " << wr.accepted << " at " << wr.rejected_at << " score " << wr.score
+                  << std::endl;
         for (const Detection& d : detect(loaded, scene.view(), find))
             if (std::abs(d.rect.x - 60) < 40 && std::abs(d.rect.y - 40) < 40)
                 std::cout << d.rect.x << "," << d.rect.y << " " << d.rect.width << std::endl;
@@ -536,8 +576,9 @@ TEST(Trainer, FirstShareLimitsTheFirstWeakClassifiersMisses)
     ASSERT_EQ(all.size(), 2u);
     ASSERT_EQ(quarter.size(), 2u);
     std::cout << "[ training  ] first weak classifier, share 1: rejects " << all[0].positives_rejected
-              << " of the positives, " << all[0].negatives_rejected << " of the negatives; share 0.25: "
-              << quarter[0].positives_rejected << ", " << quarter[0].negatives_rejected << std::endl;
+              << " of the positives, " << all[0].negatives_rejected
+              << " of the negatives; share 0.25: " << quarter[0].positives_rejected << ", "
+              << quarter[0].negatives_rejected << std::endl;
     /* The same feature (the choice does not depend on thresholds), a
      * lower threshold. Fitted positives are rejected less often than the
      * calibrating ones that set the budget, so the share of all positives
@@ -578,8 +619,8 @@ TEST(Trainer, SeparableDataReachesZeroTrainingError)
     config.window = Size{24, 24};
     config.label = "square";
     config.weak_count = 4;
-    config.alpha = 0.001;            /* a budget of no positive */
-    config.calibration_share = 0.0;  /* every positive fitted: the training error is on all of them */
+    config.alpha = 0.001;           /* a budget of no positive */
+    config.calibration_share = 0.0; /* every positive fitted: the training error is on all of them */
     config.negatives = 500;
     config.block_sizes = {Size{8, 8}};
     config.threads = 2;
@@ -628,8 +669,8 @@ TEST(Trainer, RankFeaturesLearnTheObjectToo)
         EXPECT_EQ(trainer.candidate_count() % 36, 0u);
         const Classifier trained = trainer.train([](const Progress& p) {
             if (p.weak <= 3 || p.weak % 10 == 0)
-                std::cout << "[ training  ] " << p.weak << " " << p.feature << ": rejects "
-                          << p.negatives_rejected << " of the negatives, " << p.mined << " mined" << std::endl;
+                std::cout << "[ training  ] " << p.weak << " " << p.feature << ": rejects " << p.negatives_rejected
+                          << " of the negatives, " << p.mined << " mined" << std::endl;
         });
         const Classifier c = load_classifier_memory(write_waldboost_xml(trained), "trained");
         ASSERT_TRUE(std::holds_alternative<RankFeature>(c.weak[0].feature));
@@ -728,10 +769,12 @@ TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
         c.negatives = 300;
         Trainer whole(c, positives, std::make_shared<CpuMiner>(bg, c.window));
         std::vector<uint64_t> mined;
-        const std::string expected =
-            write_waldboost_xml(whole.train([&](const Progress& p) { mined.push_back(p.mined); }));
-        ASSERT_TRUE(std::any_of(mined.begin(), mined.end(), [](uint64_t n) { return n > 0; }))
-            << "no mining round: the test would not cover the miner's random state";
+        const std::string expected = write_waldboost_xml(whole.train([&](const Progress& p) {
+            mined.push_back(p.mined);
+        }));
+        ASSERT_TRUE(std::any_of(mined.begin(), mined.end(), [](uint64_t n) {
+            return n > 0;
+        })) << "no mining round: the test would not cover the miner's random state";
         const std::string path = temporary_path(std::string(family_name(family)) + ".ckpt");
         for (int stop_at : {1, 3, 7}) {
             Trainer first(c, positives, std::make_shared<CpuMiner>(bg, c.window));
@@ -951,9 +994,9 @@ TEST(TrainerCheckpoint, FramingIsTheDocumentedOne)
         EXPECT_EQ(frame_checkpoint_payload(payload), framed_by_hand(payload, payload.size()));
     /* The smallest sound state: no weak classifier, no random state, no sample. */
     std::string empty = payload_head(0);
-    put_le(empty, 0, 4);                       /* random state: 0 bytes */
-    put_le(empty, 0x3ff0000000000000ull, 8);   /* negative survival 1.0 */
-    put_le(empty, 0, 8);                       /* no sample */
+    put_le(empty, 0, 4);                     /* random state: 0 bytes */
+    put_le(empty, 0x3ff0000000000000ull, 8); /* negative survival 1.0 */
+    put_le(empty, 0, 8);                     /* no sample */
     const CheckpointState state = decode_checkpoint(framed_by_hand(empty, empty.size()), Size{12, 12}, "empty");
     EXPECT_EQ(state.settings, 1u);
     EXPECT_EQ(state.positives, 2u);
@@ -981,8 +1024,7 @@ TEST(TrainerCheckpoint, RefusesHugeLengthsBeforeAllocating)
     /* A random state of 4 GiB - 1 bytes. */
     p = payload_head(0);
     put_le(p, 0xffffffffu, 4);
-    EXPECT_NE(decode_error(framed_by_hand(p, p.size())).find("a random state of 4294967295 bytes"),
-              std::string::npos);
+    EXPECT_NE(decode_error(framed_by_hand(p, p.size())).find("a random state of 4294967295 bytes"), std::string::npos);
     /* 2^60 samples, and 2^32 samples in 9 bytes (each takes at least 9). */
     for (uint64_t count : {1ull << 60, 1ull << 32}) {
         p = payload_head(0);

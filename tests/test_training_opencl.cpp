@@ -67,8 +67,8 @@ size_t plain_bin(FeatureFamily family, const Grid& g, int a, int b, const GrayIm
     int64_t sums[9];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            sums[3 * r + c] = block_sum(w, g.x + c * g.block_width, g.y + r * g.block_height, g.block_width,
-                                        g.block_height);
+            sums[3 * r + c] =
+                block_sum(w, g.x + c * g.block_width, g.y + r * g.block_height, g.block_width, g.block_height);
     if (family == FeatureFamily::Lbp) {
         /* Bit 7 the top-left block, then clockwise; set when >= the centre. */
         const int clockwise[8] = {0, 1, 2, 5, 8, 7, 6, 3};
@@ -122,8 +122,8 @@ std::vector<uint64_t> plain_sums(const CandidateSet& set, const std::vector<Samp
     std::vector<uint64_t> sums(candidates.size() * 2 * bins, 0);
     for (size_t c = 0; c < candidates.size(); ++c)
         for (size_t i = 0; i < samples.size(); ++i) {
-            const size_t bin = plain_bin(set.family, candidates[c].grid, candidates[c].a, candidates[c].b,
-                                         samples[i].window);
+            const size_t bin =
+                plain_bin(set.family, candidates[c].grid, candidates[c].a, candidates[c].b, samples[i].window);
             sums[c * 2 * bins + (samples[i].positive ? bins : 0) + bin] += weights[i];
         }
     return sums;
@@ -204,7 +204,8 @@ TEST_P(TrainingHistograms, DeviceAndCpuSumsEqualThePlainComputation)
         const size_t first = total / 3 + 1, n = std::min<size_t>(total - first, 50);
         std::vector<uint64_t> part(n * 2 * bins);
         device->histograms(weights, first, n, part.data());
-        EXPECT_TRUE(std::equal(part.begin(), part.end(), expected.begin() + static_cast<std::ptrdiff_t>(first * 2 * bins)));
+        EXPECT_TRUE(
+            std::equal(part.begin(), part.end(), expected.begin() + static_cast<std::ptrdiff_t>(first * 2 * bins)));
         /* The choice: the lowest Z of the plain sums, ties to the lowest index. */
         Choice plain;
         for (size_t c = 0; c < total; ++c) {
@@ -379,15 +380,35 @@ TEST(TrainingHistogramsInput, MismatchedCallsAreRefusedOnEitherBackend)
             return ErrorKind::Io; /* nothing thrown */
         };
         std::vector<uint64_t> sums(2 * set.layout().bins);
-        EXPECT_EQ(kind_of([&] { backend->add(random_window(Size{8, 9}, rng), true); }), ErrorKind::BadParameter);
-        EXPECT_EQ(kind_of([&] { backend->best({1, 2}); }), ErrorKind::BadParameter);
-        EXPECT_EQ(kind_of([&] { backend->histograms({1, 2, 3}, set.count(), 1, sums.data()); }),
+        EXPECT_EQ(kind_of([&] {
+                      backend->add(random_window(Size{8, 9}, rng), true);
+                  }),
                   ErrorKind::BadParameter);
-        EXPECT_EQ(kind_of([&] { backend->bins(set.count()); }), ErrorKind::BadParameter);
-        EXPECT_EQ(kind_of([&] { backend->keep({true}); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      backend->best({1, 2});
+                  }),
+                  ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      backend->histograms({1, 2, 3}, set.count(), 1, sums.data());
+                  }),
+                  ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      backend->bins(set.count());
+                  }),
+                  ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      backend->keep({true});
+                  }),
+                  ErrorKind::BadParameter);
         EXPECT_EQ(backend->count(), 3u);
-        EXPECT_EQ(kind_of([&] { quantise_weights({0.5, -0.1}); }), ErrorKind::BadParameter);
-        EXPECT_EQ(kind_of([&] { quantise_weights({std::nan("")}); }), ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      quantise_weights({0.5, -0.1});
+                  }),
+                  ErrorKind::BadParameter);
+        EXPECT_EQ(kind_of([&] {
+                      quantise_weights({std::nan("")});
+                  }),
+                  ErrorKind::BadParameter);
     }
 }
 
@@ -482,8 +503,8 @@ TEST(TrainedResponses, NearlyBalancedBinsStillRunOnTheEngine)
     std::vector<std::pair<double, double>> bins; /* (W+, W-) */
     for (int k = 0; k < 256; ++k)
         bins.emplace_back(0.001 * (k % 7), 0.001 * (k % 7) * (1.0 + 1e-9 * k)); /* nearly balanced */
-    bins[3] = {0.2, 0.0};                                                        /* a strong positive bin */
-    bins[4] = {0.0, 0.3};                                                        /* a strong negative bin */
+    bins[3] = {0.2, 0.0};                                                       /* a strong positive bin */
+    bins[4] = {0.0, 0.3};                                                       /* a strong negative bin */
     auto classifier_of = [&](const std::function<float(double, double)>& response) {
         Classifier c;
         c.label = "balanced";
@@ -503,16 +524,19 @@ TEST(TrainedResponses, NearlyBalancedBinsStillRunOnTheEngine)
         validate(c, "<test>");
         return c;
     };
-    const Classifier plain = classifier_of(
-        [&](double p, double n) { return static_cast<float>(0.5 * std::log((p + eps) / (n + eps))); });
+    const Classifier plain = classifier_of([&](double p, double n) {
+        return static_cast<float>(0.5 * std::log((p + eps) / (n + eps)));
+    });
     EXPECT_THROW(waldboost::opencl::pack_classifier(plain), Error) << "the plain responses should be refused";
-    const Classifier rounded =
-        classifier_of([&](double p, double n) { return real_adaboost_response(p, n, eps); });
+    const Classifier rounded = classifier_of([&](double p, double n) {
+        return real_adaboost_response(p, n, eps);
+    });
     EXPECT_NO_THROW(waldboost::opencl::pack_classifier(rounded));
     /* The rounding moves no response by more than 2^-24 beyond a float's
      * own rounding (half a unit in the last place). */
     for (const auto& [p, n] : bins) {
         const double exact = 0.5 * std::log((p + eps) / (n + eps));
-        EXPECT_NEAR(real_adaboost_response(p, n, eps), exact, std::ldexp(1.0, -24) + std::fabs(exact) * std::ldexp(1.0, -24));
+        EXPECT_NEAR(real_adaboost_response(p, n, eps), exact,
+                    std::ldexp(1.0, -24) + std::fabs(exact) * std::ldexp(1.0, -24));
     }
 }

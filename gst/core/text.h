@@ -26,7 +26,9 @@ struct Utf8Char {
  * overlong form, a surrogate, or beyond U+10FFFF). */
 inline Utf8Char decode_utf8(std::string_view text, size_t i)
 {
-    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const auto byte = [&](size_t k) {
+        return static_cast<unsigned char>(text[k]);
+    };
     const unsigned char c = byte(i);
     if (c < 0x80)
         return {c, 1};

@@ -71,8 +71,8 @@ GstVideoOverlayRectangle* render_tag(const std::string& text, int pixels, int x,
         return nullptr;
     Surface surface(cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h));
     Cairo cr(cairo_create(surface.get()));
-    const double a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0,
-                 g = ((argb >> 8) & 0xff) / 255.0, b = (argb & 0xff) / 255.0;
+    const double a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0, g = ((argb >> 8) & 0xff) / 255.0,
+                 b = (argb & 0xff) / 255.0;
     cairo_set_source_rgba(cr.get(), r, g, b, a);
     cairo_paint(cr.get());
     const bool light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.55;
@@ -100,11 +100,10 @@ GstVideoOverlayRectangle* render_tag(const std::string& text, int pixels, int x,
         std::memcpy(map.data + static_cast<size_t>(row) * w * 4, data + static_cast<size_t>(row) * stride,
                     static_cast<size_t>(w) * 4);
     gst_buffer_unmap(pixels_buffer, &map);
-    gst_buffer_add_video_meta(pixels_buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w,
-                              h);
-    GstVideoOverlayRectangle* rect = gst_video_overlay_rectangle_new_raw(
-        pixels_buffer, x, y, static_cast<guint>(w), static_cast<guint>(h),
-        GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA);
+    gst_buffer_add_video_meta(pixels_buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w, h);
+    GstVideoOverlayRectangle* rect =
+        gst_video_overlay_rectangle_new_raw(pixels_buffer, x, y, static_cast<guint>(w), static_cast<guint>(h),
+                                            GST_VIDEO_OVERLAY_FORMAT_FLAG_PREMULTIPLIED_ALPHA);
     gst_buffer_unref(pixels_buffer);
     return rect;
 }

@@ -28,8 +28,7 @@ struct Bar {
 
 /* The four bars of each box outline (line width at most half the box),
  * clipped to the frame. */
-static std::vector<Bar> outline_bars(const std::vector<Detection>& detections, int frame_w, int frame_h,
-                                     int line_width)
+static std::vector<Bar> outline_bars(const std::vector<Detection>& detections, int frame_w, int frame_h, int line_width)
 {
     std::vector<Bar> bars;
     bars.reserve(detections.size() * 4);
@@ -39,8 +38,8 @@ static std::vector<Bar> outline_bars(const std::vector<Detection>& detections, i
         const int64_t x1 = std::clamp<int64_t>(int64_t{x} + w, 0, frame_w);
         const int64_t y1 = std::clamp<int64_t>(int64_t{y} + h, 0, frame_h);
         if (x1 > x0 && y1 > y0)
-            bars.push_back(Bar{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0),
-                               static_cast<int>(y1 - y0)});
+            bars.push_back(
+                Bar{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0)});
     };
     for (const Detection& d : detections) {
         const int lw = std::min({line_width, d.rect.width / 2, d.rect.height / 2});
@@ -85,17 +84,17 @@ static void add_rectangle(GstVideoOverlayComposition** comp, GstVideoOverlayRect
 }
 
 /* Adds the box outlines to an overlay composition (draw=meta). */
-static void add_box_rectangles(GstVideoOverlayComposition** comp, const std::vector<Detection>& detections,
-                               int frame_w, int frame_h, int line_width, guint argb)
+static void add_box_rectangles(GstVideoOverlayComposition** comp, const std::vector<Detection>& detections, int frame_w,
+                               int frame_h, int line_width, guint argb)
 {
     const std::vector<Bar> bars = outline_bars(detections, frame_w, frame_h, line_width);
     if (bars.empty())
         return;
     if (detections.size() <= kMaxBoxesAsBars) {
         for (const Bar& b : bars)
-            add_rectangle(comp, argb_rectangle(b.x, b.y, b.w, b.h,
-                                               std::vector<guint32>(static_cast<size_t>(b.w) * b.h,
-                                                                    static_cast<guint32>(argb))));
+            add_rectangle(
+                comp, argb_rectangle(b.x, b.y, b.w, b.h,
+                                     std::vector<guint32>(static_cast<size_t>(b.w) * b.h, static_cast<guint32>(argb))));
         return;
     }
     int x0 = frame_w, y0 = frame_h, x1 = 0, y1 = 0;
@@ -148,7 +147,9 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
         for (const Bar& bar : bars) {
             /* A subsampled sample takes the colour when the bar covers the
              * first pixel of its block (as the overlay blending did). */
-            auto first_sample = [](int luma, int sub) { return (luma + (1 << sub) - 1) >> sub; };
+            auto first_sample = [](int luma, int sub) {
+                return (luma + (1 << sub) - 1) >> sub;
+            };
             const int cx0 = first_sample(bar.x, w_sub), cy0 = first_sample(bar.y, h_sub);
             const int cx1 = std::min(comp_w, first_sample(bar.x + bar.w, w_sub));
             const int cy1 = std::min(comp_h, first_sample(bar.y + bar.h, h_sub));
@@ -242,7 +243,9 @@ public:
         const int x = std::clamp(box.x, 0, frame_w_ - size.width);
         for (const int wanted_y : {box.y - size.height, box.y, box.y + box.height}) {
             const waldboost::Rect at{x, std::clamp(wanted_y, 0, frame_h_ - size.height), size.width, size.height};
-            if (std::none_of(placed_.begin(), placed_.end(), [&](const waldboost::Rect& p) { return overlap(p, at); })) {
+            if (std::none_of(placed_.begin(), placed_.end(), [&](const waldboost::Rect& p) {
+                    return overlap(p, at);
+                })) {
                 placed_.push_back(at);
                 return render_tag(*text, pixels, at.x, at.y, color);
             }

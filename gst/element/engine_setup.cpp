@@ -38,15 +38,15 @@ std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
             });
             const wcl::BuildReport& build = engine->build_report();
             const wcl::SharingReport sharing = engine->sharing();
-            GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s",
-                            wcl::describe(engine->device()).c_str(),
+            GST_INFO_OBJECT(self, "engine on %s; kernels %s in %.1f ms%s%s", wcl::describe(engine->device()).c_str(),
                             sharing.program_shared ? "shared with another instance"
                             : build.cache_hit      ? "from the cache"
                                                    : "built",
                             build.milliseconds, build.log.empty() ? "" : "; build log: ", build.log.c_str());
             /* One context, program and classifier upload per device and
              * process, whatever the number of instances (cameras). */
-            GST_INFO_OBJECT(self, "%ld engines in this process on this device; OpenCL context %s, program %s, "
+            GST_INFO_OBJECT(self,
+                            "%ld engines in this process on this device; OpenCL context %s, program %s, "
                             "classifier %s",
                             sharing.engines_on_device, sharing.context_shared ? "shared" : "new",
                             sharing.program_shared ? "shared" : "built here",
@@ -71,8 +71,9 @@ std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
 bool EngineSetup::load_nested(const Settings& s)
 {
     const NestedPaths& paths = s.detection.nested_paths;
-    const bool none = std::all_of(paths.begin(), paths.end(),
-                                  [](const std::string& path) { return path.empty(); });
+    const bool none = std::all_of(paths.begin(), paths.end(), [](const std::string& path) {
+        return path.empty();
+    });
     if (none) {
         nested_.reset();
         return true;
@@ -86,8 +87,8 @@ bool EngineSetup::load_nested(const Settings& s)
         nested_.reset();
         const std::string& path = paths[failed];
         post_load_error(element_,
-                        std::string(kNestedParts[failed].property) + " \"" + waldboost::printable(path) + "\"",
-                        path, e.what());
+                        std::string(kNestedParts[failed].property) + " \"" + waldboost::printable(path) + "\"", path,
+                        e.what());
         return false;
     }
     return true;

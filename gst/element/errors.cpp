@@ -37,15 +37,12 @@ bool another_device_may_help(ErrorKind kind, Phase phase)
     case ErrorKind::NoDevice:
     case ErrorKind::KernelBuild:
     case ErrorKind::OutOfResources:
-    case ErrorKind::Device:
-        return true;
-    case ErrorKind::BadParameter:
-        return phase == Phase::Setup;
+    case ErrorKind::Device: return true;
+    case ErrorKind::BadParameter: return phase == Phase::Setup;
     case ErrorKind::ClassifierFile:
     case ErrorKind::UnsupportedClassifier:
     case ErrorKind::FrameTooLarge:
-    case ErrorKind::Io:
-        return false;
+    case ErrorKind::Io: return false;
     }
     return false;
 }
@@ -127,8 +124,7 @@ static std::string without_path(const std::string& reason, const std::string& pa
  *   Device                 RESOURCE FAILED: an OpenCL call failed.
  *   Io                     RESOURCE OPEN_READ: a file detection needs (the
  *                          kernel sources of WALDBOOST_KERNEL_DIR). */
-void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path,
-                     const std::string& what)
+void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path, const std::string& what)
 {
     const std::string why = without_path(reason_of(what), waldboost::printable(path));
     if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
@@ -154,9 +150,7 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     const std::string shown_device = waldboost::printable(device_spec);
     const char* device = shown_device.c_str();
     switch (kind) {
-    case ErrorKind::ClassifierFile:
-        post_load_error(self, "the classifier " + classifier, path, what);
-        break;
+    case ErrorKind::ClassifierFile: post_load_error(self, "the classifier " + classifier, path, what); break;
     case ErrorKind::UnsupportedClassifier: {
         const std::string why = without_path(reason, shown_path);
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
@@ -173,8 +167,7 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     case ErrorKind::KernelBuild:
         GST_ERROR_OBJECT(self, "kernel build log: %s", detail);
         GST_ELEMENT_ERROR(self, LIBRARY, INIT,
-                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device,
-                           reason.c_str()),
+                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device, reason.c_str()),
                           ("%s", detail));
         break;
     case ErrorKind::OutOfResources:
@@ -191,18 +184,17 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
         break;
     case ErrorKind::BadParameter:
         if (phase == Phase::Streaming)
-            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not detect with the current settings: %s",
-                                                         reason.c_str()),
-                              ("%s", detail));
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                              ("Could not detect with the current settings: %s", reason.c_str()), ("%s", detail));
         else
             GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not set up detection: %s", reason.c_str()),
                               ("%s", detail));
         break;
     case ErrorKind::FrameTooLarge:
-        GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                          ("The frame is too large for detection: %s. Scale the video down or set a smaller roi.",
-                           reason.c_str()),
-                          ("%s", detail));
+        GST_ELEMENT_ERROR(
+            self, STREAM, FORMAT,
+            ("The frame is too large for detection: %s. Scale the video down or set a smaller roi.", reason.c_str()),
+            ("%s", detail));
         break;
     case ErrorKind::Device:
         if (phase == Phase::Streaming)
@@ -211,8 +203,7 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
                               ("%s", detail));
         else
             GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                              ("Could not set up detection on the OpenCL device \"%s\": %s", device,
-                               reason.c_str()),
+                              ("Could not set up detection on the OpenCL device \"%s\": %s", device, reason.c_str()),
                               ("%s", detail));
         break;
     case ErrorKind::Io:

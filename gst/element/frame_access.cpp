@@ -64,10 +64,10 @@ bool map_checked_frame(GstVideoFrame* frame, const GstVideoInfo* info, GstBuffer
     if (meta && (meta->format != GST_VIDEO_INFO_FORMAT(info) || meta->n_planes != GST_VIDEO_INFO_N_PLANES(info) ||
                  meta->width < static_cast<guint>(GST_VIDEO_INFO_WIDTH(info)) ||
                  meta->height < static_cast<guint>(GST_VIDEO_INFO_HEIGHT(info)))) {
-        gchar* text = g_strdup_printf("its GstVideoMeta (%s %ux%u, %u planes) does not match the caps (%s %dx%d)",
-                                      gst_video_format_to_string(meta->format), meta->width, meta->height,
-                                      meta->n_planes, GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info),
-                                      GST_VIDEO_INFO_HEIGHT(info));
+        gchar* text =
+            g_strdup_printf("its GstVideoMeta (%s %ux%u, %u planes) does not match the caps (%s %dx%d)",
+                            gst_video_format_to_string(meta->format), meta->width, meta->height, meta->n_planes,
+                            GST_VIDEO_INFO_NAME(info), GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
         *why = text;
         g_free(text);
         return false;
@@ -141,8 +141,8 @@ void FrameAccess::map()
         const waldboost::Rect& v = visible_;
         if (v.width > 0 && v.height > 0 && v.x >= 0 && v.y >= 0 && v.x + v.width <= luma_.width &&
             v.y + v.height <= luma_.height)
-            luma_ = waldboost::GrayView{luma_.data + static_cast<size_t>(v.y) * luma_.stride + v.x, v.width,
-                                        v.height, luma_.stride};
+            luma_ = waldboost::GrayView{luma_.data + static_cast<size_t>(v.y) * luma_.stride + v.x, v.width, v.height,
+                                        luma_.stride};
     }
 }
 

@@ -158,7 +158,7 @@ std::vector<FoundPart> FrameFinisher::parts_of_frame(const PendingFrame& pending
     if (tracking) {
         followed_parts_.clear();
         for (const FoundPart& f : parts) {
-            const waldboost::Rect& box = objects[f.parent].detection.rect, &r = f.detection.rect;
+            const waldboost::Rect &box = objects[f.parent].detection.rect, &r = f.detection.rect;
             const double w = std::max(1, box.width), h = std::max(1, box.height);
             followed_parts_[objects[f.parent].id].push_back(
                 {f.part, f.detection, (r.x - box.x) / w, (r.y - box.y) / h, r.width / w, r.height / h, f.id});

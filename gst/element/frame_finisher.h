@@ -32,9 +32,9 @@ struct PendingFrame {
     GstBuffer* buffer = nullptr;
     std::shared_ptr<const FrameSettings> settings;
     DrawMode draw = DrawMode::None; /* draw, resolved when the frame entered */
-    bool submitted = false; /* false: not on the device (unreadable, flat, or smaller than the window) */
-    bool detect = true;     /* false: `interval` skips detection on this frame */
-    waldboost::Rect roi;    /* the part of the frame searched, in the buffer's pixels */
+    bool submitted = false;         /* false: not on the device (unreadable, flat, or smaller than the window) */
+    bool detect = true;             /* false: `interval` skips detection on this frame */
+    waldboost::Rect roi;            /* the part of the frame searched, in the buffer's pixels */
     /* The visible frame: a GstVideoCropMeta's rectangle (inside the
      * buffer), else the whole frame. Results are in its coordinates. */
     waldboost::Rect visible;
@@ -102,7 +102,7 @@ private:
         gint id;
     };
     std::map<gint, std::vector<FollowedPart>> followed_parts_;
-    int64_t next_track_id_ = 1; /* a new tracker's first id: ids never come back in a stream */
+    int64_t next_track_id_ = 1;       /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
     bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */

@@ -325,9 +325,10 @@ GstBuffer* FrameQueue::keep_upstream_pool_free(GstBuffer* input)
     if (!copy)
         return input;
     if (!pool_copy_logged_) {
-        GST_INFO_OBJECT(element_, "upstream's pool has %u buffers and %u of them would be held here (max-inflight "
-                        "%d): copying such frames so that upstream always has a free buffer", max, held,
-                        active_.engine.max_inflight);
+        GST_INFO_OBJECT(element_,
+                        "upstream's pool has %u buffers and %u of them would be held here (max-inflight "
+                        "%d): copying such frames so that upstream always has a free buffer",
+                        max, held, active_.engine.max_inflight);
         pool_copy_logged_ = true;
     }
     GST_LOG_OBJECT(element_, "frame copied out of upstream's pool (%u of %u buffers held)", held, max);
@@ -434,7 +435,9 @@ GstFlowReturn FrameQueue::submit_frame(std::unique_lock<std::mutex>& lock, Pendi
     changed_.notify_all();
     if (failure) {
         /* One fallback at a time: a collect under way may be failing too. */
-        changed_.wait(lock, [this] { return !collecting_; });
+        changed_.wait(lock, [this] {
+            return !collecting_;
+        });
         if (failed_) {
             gst_buffer_unref(pending.buffer);
             return GST_FLOW_ERROR;
@@ -483,14 +486,16 @@ bool FrameQueue::submit_to_engine(wcl::Engine& engine, const PendingFrame& pendi
     }
     const waldboost::GrayView luma = luma_of(&frame);
     const waldboost::Rect& roi = pending.roi;
-    const waldboost::GrayView view{luma.data + static_cast<size_t>(roi.y) * luma.stride + roi.x, roi.width,
-                                   roi.height, luma.stride};
+    const waldboost::GrayView view{luma.data + static_cast<size_t>(roi.y) * luma.stride + roi.x, roi.width, roi.height,
+                                   luma.stride};
     const int min_stddev = pending.settings->detection.min_stddev;
     if (min_stddev > 0) {
         const double stddev = waldboost::standard_deviation(view);
         if (stddev < min_stddev) {
-            GST_LOG_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": standard deviation %.2f is below min-stddev=%d, "
-                           "not searched", pending.frame, stddev, min_stddev);
+            GST_LOG_OBJECT(element_,
+                           "frame %" G_GUINT64_FORMAT ": standard deviation %.2f is below min-stddev=%d, "
+                           "not searched",
+                           pending.frame, stddev, min_stddev);
             gst_video_frame_unmap(&frame);
             if (why)
                 why->clear();
@@ -549,10 +554,7 @@ size_t FrameQueue::inflight_limit()
  * miss. Holds lock_. */
 static constexpr gint64 kSlowFrameUs = G_USEC_PER_SEC;
 
-bool FrameQueue::one_frame_at_a_time() const
-{
-    return !engine_ || timed_fast_.lock() != engine_;
-}
+bool FrameQueue::one_frame_at_a_time() const { return !engine_ || timed_fast_.lock() != engine_; }
 
 /* The worker saw the oldest frame done: its time on the device, from when
  * it was submitted or the frame before it was done, whichever came later
@@ -577,7 +579,9 @@ GstFlowReturn FrameQueue::wait_for_room(std::unique_lock<std::mutex>& lock)
 {
     changed_.notify_all();
     const size_t limit = frames_held(inflight_limit(), active_.detection.interval);
-    changed_.wait(lock, [this, limit] { return pending_.size() < limit || flushing_ || failed_ || worker_stop_; });
+    changed_.wait(lock, [this, limit] {
+        return pending_.size() < limit || flushing_ || failed_ || worker_stop_;
+    });
     if (failed_)
         return GST_FLOW_ERROR;
     if (flushing_ || worker_stop_)
@@ -644,7 +648,9 @@ bool FrameQueue::fall_back(const std::exception& failure)
  * or the device failed. Holds `lock` (on lock_). */
 void FrameQueue::wait_until_drained(std::unique_lock<std::mutex>& lock)
 {
-    changed_.wait(lock, [this] { return (pending_.empty() && !leaving_) || flushing_ || worker_stop_; });
+    changed_.wait(lock, [this] {
+        return (pending_.empty() && !leaving_) || flushing_ || worker_stop_;
+    });
 }
 
 void FrameQueue::drain()
@@ -697,7 +703,9 @@ void FrameQueue::flush_start()
 void FrameQueue::flush_stop()
 {
     std::unique_lock<std::mutex> lock(lock_);
-    changed_.wait(lock, [this] { return !leaving_ || worker_stop_; });
+    changed_.wait(lock, [this] {
+        return !leaving_ || worker_stop_;
+    });
     discard_all();
     flushing_ = false;
     downstream_ = GST_FLOW_OK;
@@ -730,10 +738,7 @@ void FrameQueue::stop_worker(bool join)
         gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(element_));
 }
 
-void FrameQueue::worker_task(gpointer queue)
-{
-    static_cast<FrameQueue*>(queue)->run_worker();
-}
+void FrameQueue::worker_task(gpointer queue) { static_cast<FrameQueue*>(queue)->run_worker(); }
 
 /* Takes the oldest frame out of `pending_` with its results (nullopt: it
  * was not on the device). Holds `lock` (on lock_) but while it collects,
@@ -770,7 +775,9 @@ bool FrameQueue::take_oldest(std::unique_lock<std::mutex>& lock, PendingFrame* o
     leaving_ = false;
     leaving_pool_ = nullptr;
     /* One fallback at a time: a submit under way may be failing too. */
-    changed_.wait(lock, [this] { return !submitting_; });
+    changed_.wait(lock, [this] {
+        return !submitting_;
+    });
     if (failed_ || engine != engine_)
         return false; /* the streaming thread has dealt with it */
     try {
@@ -793,7 +800,9 @@ void FrameQueue::run_worker()
 {
     GstPad* src = GST_BASE_TRANSFORM_SRC_PAD(element_);
     std::unique_lock<std::mutex> lock(lock_);
-    changed_.wait(lock, [this] { return worker_stop_ || (!pending_.empty() && !flushing_); });
+    changed_.wait(lock, [this] {
+        return worker_stop_ || (!pending_.empty() && !flushing_);
+    });
     if (worker_stop_) {
         lock.unlock();
         gst_pad_pause_task(src);

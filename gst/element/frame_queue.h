@@ -84,8 +84,7 @@ private:
     void hint_draw_meta();
     GstBuffer* keep_upstream_pool_free(GstBuffer* input);
     GstFlowReturn submit_frame(std::unique_lock<std::mutex>& lock, PendingFrame& pending);
-    bool submit_to_engine(waldboost::opencl::Engine& engine, const PendingFrame& pending,
-                          std::string* why = nullptr);
+    bool submit_to_engine(waldboost::opencl::Engine& engine, const PendingFrame& pending, std::string* why = nullptr);
     bool fall_back(const std::exception& failure);
     void drop_pending();
     size_t inflight_limit();
@@ -108,7 +107,7 @@ private:
 
     /* Streaming-thread state. */
     Settings active_;
-    guint64 active_generation_ = 0; /* SettingsStore::generation of active_ */
+    guint64 active_generation_ = 0;                       /* SettingsStore::generation of active_ */
     std::shared_ptr<const FrameSettings> frame_settings_; /* of active_, for the frames */
     GstVideoInfo info_;
     bool have_info_ = false;
@@ -116,8 +115,8 @@ private:
     bool overlay_meta_downstream_ = false;
     bool overlay_meta_unknown_ = true; /* ask downstream at the next frame */
     guint64 frame_count_ = 0;
-    bool draw_meta_hinted_ = false;   /* the draw=meta hint was posted */
-    bool pool_copy_logged_ = false;   /* keep_upstream_pool_free said why it copies */
+    bool draw_meta_hinted_ = false;    /* the draw=meta hint was posted */
+    bool pool_copy_logged_ = false;    /* keep_upstream_pool_free said why it copies */
     size_t inflight_limit_warned_ = 0; /* the engine's in-flight limit last warned about */
     UnreadableWarnings unreadable_;
 
@@ -132,11 +131,11 @@ private:
     std::shared_ptr<waldboost::opencl::Engine> engine_;
     std::deque<PendingFrame> pending_; /* in submission order */
     bool worker_stop_ = false;
-    bool flushing_ = false;                /* between FLUSH_START and FLUSH_STOP */
+    bool flushing_ = false;                 /* between FLUSH_START and FLUSH_STOP */
     GstBufferPool* leaving_pool_ = nullptr; /* of the frame the worker is finishing or pushing */
-    bool leaving_ = false;                 /* the worker holds a frame out of `pending_` */
-    bool submitting_ = false;              /* the streaming thread is in Engine::submit */
-    bool collecting_ = false;              /* the worker is in Engine::collect */
+    bool leaving_ = false;                  /* the worker holds a frame out of `pending_` */
+    bool submitting_ = false;               /* the streaming thread is in Engine::submit */
+    bool collecting_ = false;               /* the worker is in Engine::collect */
     /* Downstream's answer to a push, when not OK: returned to upstream
      * from then on, until a flush or a restart (as queue does). */
     GstFlowReturn downstream_ = GST_FLOW_OK;

@@ -19,8 +19,8 @@
 namespace waldboost_element {
 
 struct FrameReport {
-    guint64 frame = 0;   /* the element's frame number, from 0 each start */
-    std::string label;   /* the detections' (the property or the classifier's) */
+    guint64 frame = 0; /* the element's frame number, from 0 each start */
+    std::string label; /* the detections' (the property or the classifier's) */
     /* The objects (detections, or tracks with their fields), their meta
      * ids in ReportedObject::id. */
     std::vector<ReportedObject> objects;

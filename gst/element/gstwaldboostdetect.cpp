@@ -47,9 +47,13 @@ GST_DEBUG_CATEGORY(gst_waldboost_detect_debug);
 
 /* The enum and flags types; the value names are the descriptions
  * gst-inspect shows. */
-#define WALDBOOST_VALUE(value, nick, description) {value, description, nick}
+#define WALDBOOST_VALUE(value, nick, description) \
+    {                                             \
+        value, description, nick                  \
+    }
 
-G_DEFINE_ENUM_TYPE(GstWaldboostDraw, gst_waldboost_draw,
+G_DEFINE_ENUM_TYPE(
+    GstWaldboostDraw, gst_waldboost_draw,
     WALDBOOST_VALUE(GST_WALDBOOST_DRAW_AUTO, "auto",
                     "Overlay composition meta when downstream supports it and no scaler changes the size before "
                     "it, else burn"),
@@ -60,11 +64,13 @@ G_DEFINE_ENUM_TYPE(GstWaldboostDraw, gst_waldboost_draw,
     WALDBOOST_VALUE(GST_WALDBOOST_DRAW_NONE, "none", "Do not draw; metadata and messages only"))
 
 G_DEFINE_ENUM_TYPE(GstWaldboostGrouping, gst_waldboost_grouping,
-    WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_OPENCV, "opencv", "OpenCV's groupRectangles (as detectMultiScale)"),
-    WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_NMS, "nms", "Non-maximum suppression by score and IoU"),
-    WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_NONE, "none", "Every accepted window"))
+                   WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_OPENCV, "opencv",
+                                   "OpenCV's groupRectangles (as detectMultiScale)"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_NMS, "nms", "Non-maximum suppression by score and IoU"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_GROUPING_NONE, "none", "Every accepted window"))
 
-G_DEFINE_ENUM_TYPE(GstWaldboostUpdates, gst_waldboost_updates,
+G_DEFINE_ENUM_TYPE(
+    GstWaldboostUpdates, gst_waldboost_updates,
     WALDBOOST_VALUE(GST_WALDBOOST_UPDATES_EVERY_FRAME, "every-frame", "A message for every frame"),
     WALDBOOST_VALUE(GST_WALDBOOST_UPDATES_ON_CHANGE, "on-change",
                     "A message for a frame with detections after one without, and for one without after one with"),
@@ -75,15 +81,15 @@ G_DEFINE_ENUM_TYPE(GstWaldboostUpdates, gst_waldboost_updates,
                     "(with tracking=true), instead of the per-frame messages"))
 
 G_DEFINE_ENUM_TYPE(GstWaldboostParts, gst_waldboost_parts,
-    WALDBOOST_VALUE(GST_WALDBOOST_PARTS_ALL, "all", "Every part each nested cascade finds in an object"),
-    WALDBOOST_VALUE(GST_WALDBOOST_PARTS_FIRST, "first",
-                    "The first part each nested cascade finds in an object, as facedetect reports"))
+                   WALDBOOST_VALUE(GST_WALDBOOST_PARTS_ALL, "all", "Every part each nested cascade finds in an object"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_PARTS_FIRST, "first",
+                                   "The first part each nested cascade finds in an object, as facedetect reports"))
 
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
-    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
-                    "The label (the detector's, or the part's: eyes, nose, mouth)"),
-    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_ID, "id", "The id (the track's with tracking=true)"),
-    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_CONFIDENCE, "confidence", "The confidence (0 to 1)"))
+                    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
+                                    "The label (the detector's, or the part's: eyes, nose, mouth)"),
+                    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_ID, "id", "The id (the track's with tracking=true)"),
+                    WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_CONFIDENCE, "confidence", "The confidence (0 to 1)"))
 
 struct WaldboostDetectPrivate {
     explicit WaldboostDetectPrivate(GstBaseTransform* element) : queue(element, settings, stats) {}
@@ -123,14 +129,14 @@ static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
 }
 
 static gboolean gst_waldboost_detect_set_info(GstVideoFilter* filter, GstCaps* /*incaps*/, GstVideoInfo* in_info,
-                                             GstCaps* /*outcaps*/, GstVideoInfo* /*out_info*/)
+                                              GstCaps* /*outcaps*/, GstVideoInfo* /*out_info*/)
 {
     GST_WALDBOOST_DETECT(filter)->priv->queue.set_info(*in_info);
     return TRUE;
 }
 
 static GstFlowReturn gst_waldboost_detect_submit_input_buffer(GstBaseTransform* trans, gboolean /*is_discont*/,
-                                                             GstBuffer* input)
+                                                              GstBuffer* input)
 {
     return GST_WALDBOOST_DETECT(trans)->priv->queue.submit(input);
 }
@@ -203,7 +209,7 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
  * nothing about GstVideoMeta). An upstream pool that cannot grow that far is
  * handled frame by frame (FrameQueue::keep_upstream_pool_free). */
 static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans, GstQuery* decide_query,
-                                                       GstQuery* query)
+                                                        GstQuery* query)
 {
     GstWaldboostDetect* self = GST_WALDBOOST_DETECT(trans);
     GstCaps* caps = nullptr;
@@ -228,7 +234,8 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
         gst_query_add_allocation_pool(query, pinned, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
         if (pinned) {
             gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
-            GST_DEBUG_OBJECT(self, "allocation: offering a pool of pinned memory on %s", engine->device().device_name.c_str());
+            GST_DEBUG_OBJECT(self, "allocation: offering a pool of pinned memory on %s",
+                             engine->device().device_name.c_str());
             gst_object_unref(pinned);
         }
     }

@@ -32,9 +32,8 @@ waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_p
 }
 
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
-                                  const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections, bool first_only,
-                                  size_t max_parts, bool* cut)
+                                  const waldboost::GrayView& frame, const std::vector<waldboost::Detection>& detections,
+                                  bool first_only, size_t max_parts, bool* cut)
 {
     std::vector<FoundPart> found;
     if (cut)

@@ -55,10 +55,10 @@ std::shared_ptr<const NestedCascades> load_nested_cascades(const NestedPaths& pa
 waldboost::DetectParams nested_params(const waldboost::DetectParams& detection_params);
 
 struct FoundPart {
-    size_t parent; /* index of the detection it was found in */
-    size_t part;   /* index into kNestedParts */
+    size_t parent;                  /* index of the detection it was found in */
+    size_t part;                    /* index into kNestedParts */
     waldboost::Detection detection; /* in frame coordinates */
-    gint id = 0;   /* the ROI meta's id (FrameFinisher gives it) */
+    gint id = 0;                    /* the ROI meta's id (FrameFinisher gives it) */
 };
 
 /* Every part of every detection (with `first_only`, each cascade's first
@@ -66,9 +66,8 @@ struct FoundPart {
  * (0: no limit), the search stopping there (*cut: true when it stopped
  * with parts possibly left). */
 std::vector<FoundPart> find_parts(const NestedCascades& cascades, const waldboost::DetectParams& params,
-                                  const waldboost::GrayView& frame,
-                                  const std::vector<waldboost::Detection>& detections, bool first_only,
-                                  size_t max_parts = 0, bool* cut = nullptr);
+                                  const waldboost::GrayView& frame, const std::vector<waldboost::Detection>& detections,
+                                  bool first_only, size_t max_parts = 0, bool* cut = nullptr);
 
 /* A part's label: its cascade's (eye, smile, licence-plate...), which the
  * part's metas, message items, tags and colours use. */

@@ -19,9 +19,8 @@ namespace {
  * parameter and the message's item. */
 GstStructure* detection_meta_param(const waldboost::Detection& d)
 {
-    return gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence),
-                             "neighbors", G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE,
-                             static_cast<double>(d.score), nullptr);
+    return gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, static_cast<double>(d.confidence), "neighbors",
+                             G_TYPE_INT, d.neighbors, "score", G_TYPE_DOUBLE, static_cast<double>(d.score), nullptr);
 }
 
 GstStructure* detection_message_item(const waldboost::Detection& d, const char* label)
@@ -119,9 +118,9 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
         g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING,
                                                     e.kind == wt::TrackEvent::Kind::Appeared ? "appeared" : "left",
                                                     "id", G_TYPE_INT, static_cast<gint>(e.id & (kFirstPartId - 1)), "x",
-                                                    G_TYPE_INT, e.box.x, "y", G_TYPE_INT, e.box.y, "width",
-                                                    G_TYPE_INT, e.box.width, "height", G_TYPE_INT, e.box.height,
-                                                    "label", G_TYPE_STRING, report.label.c_str(), nullptr));
+                                                    G_TYPE_INT, e.box.x, "y", G_TYPE_INT, e.box.y, "width", G_TYPE_INT,
+                                                    e.box.width, "height", G_TYPE_INT, e.box.height, "label",
+                                                    G_TYPE_STRING, report.label.c_str(), nullptr));
         gst_value_list_append_and_take_value(&list, &item);
     }
     GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, t.timestamp,
@@ -176,8 +175,8 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
     for (const ReportedObject& o : report.objects) {
         const waldboost::Rect& r = o.detection.rect;
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
-            buffer, report.label.c_str(), static_cast<guint>(r.x), static_cast<guint>(r.y),
-            static_cast<guint>(r.width), static_cast<guint>(r.height));
+            buffer, report.label.c_str(), static_cast<guint>(r.x), static_cast<guint>(r.y), static_cast<guint>(r.width),
+            static_cast<guint>(r.height));
         /* Distinct ids let applications (and PyGObject, which can only look
          * metas up by id) address each detection; with tracking an object
          * keeps its id from frame to frame. */
@@ -239,9 +238,9 @@ void post_report_messages(GstBaseTransform* element, GstBuffer* buffer, const Fr
     const MessageTimes times = message_times(element, buffer);
     GstElement* e = GST_ELEMENT(element);
     if (due)
-        gst_element_post_message(e, gst_message_new_element(GST_OBJECT(e), detections_structure(
-                                                                               report, times,
-                                                                               GST_BUFFER_DURATION(buffer))));
+        gst_element_post_message(
+            e,
+            gst_message_new_element(GST_OBJECT(e), detections_structure(report, times, GST_BUFFER_DURATION(buffer))));
     if (events)
         post_events_message(element, report, s, times);
 }

@@ -76,9 +76,10 @@ static GstFlowReturn pinned_pool_alloc_buffer(GstBufferPool* pool, GstBuffer** b
     }
     uint8_t* data = block->data();
     auto* keep = new std::shared_ptr<wcl::PinnedBlock>(std::move(block));
-    GstMemory* memory = gst_memory_new_wrapped(static_cast<GstMemoryFlags>(0), data, size, 0, size, keep, [](gpointer p) {
-        delete static_cast<std::shared_ptr<wcl::PinnedBlock>*>(p);
-    });
+    GstMemory* memory =
+        gst_memory_new_wrapped(static_cast<GstMemoryFlags>(0), data, size, 0, size, keep, [](gpointer p) {
+            delete static_cast<std::shared_ptr<wcl::PinnedBlock>*>(p);
+        });
     *buffer = gst_buffer_new();
     gst_buffer_append_memory(*buffer, memory);
     if (self->video_meta)

@@ -10,11 +10,9 @@
 
 #include "gstwaldboostdetect.h"
 
-static gboolean plugin_init(GstPlugin* plugin)
-{
-    return GST_ELEMENT_REGISTER(waldboostdetect, plugin);
-}
+static gboolean plugin_init(GstPlugin* plugin) { return GST_ELEMENT_REGISTER(waldboostdetect, plugin); }
 
-GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, waldboost,
-                  "Object detection (faces by default) with WaldBoost and OpenCV LBP and Haar cascades on OpenCL devices", plugin_init,
-                  PACKAGE_VERSION, "LGPL", "waldboost-gst", "Unknown package origin")
+GST_PLUGIN_DEFINE(
+    GST_VERSION_MAJOR, GST_VERSION_MINOR, waldboost,
+    "Object detection (faces by default) with WaldBoost and OpenCV LBP and Haar cascades on OpenCL devices",
+    plugin_init, PACKAGE_VERSION, "LGPL", "waldboost-gst", "Unknown package origin")

@@ -35,8 +35,8 @@ std::string alias_blurb(const wcl::ReductionParam& r)
                                                    : std::to_string(unset) + " to " + std::to_string(last);
     std::string what = r.blurb;
     what[0] = g_ascii_tolower(what[0]);
-    return "Expert: " + what + " (alias of the reduction property's " + r.name + " field; " +
-           values + " = default). Leave it unset: the tuned or default value (waldboost-bench --tune) is the "
+    return "Expert: " + what + " (alias of the reduction property's " + r.name + " field; " + values +
+           " = default). Leave it unset: the tuned or default value (waldboost-bench --tune) is the "
            "fastest known; it never changes what is found";
 }
 
@@ -196,9 +196,9 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             const std::string shown = waldboost::printable(label, 64);
             GST_WARNING_OBJECT(object, "label \"%s\" refused: %s; the previous value is kept", shown.c_str(),
                                why.c_str());
-            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                                        "label \"%s\" refused: %s; the previous value is kept", shown.c_str(),
-                                        why.c_str());
+            GError* error =
+                g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+                            "label \"%s\" refused: %s; the previous value is kept", shown.c_str(), why.c_str());
             gst_element_post_message(GST_ELEMENT(object),
                                      gst_message_new_warning(GST_OBJECT(object), error, "property label"));
             g_error_free(error);
@@ -254,12 +254,12 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             gchar* text = st ? gst_structure_to_string(st) : g_strdup("(null)");
             const std::string shown = waldboost::printable(text);
             g_free(text);
-            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept",
-                               shown.c_str(), why.c_str());
+            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept", shown.c_str(),
+                               why.c_str());
             /* On the bus too, as for roi: the log alone made it a silent no-op. */
             GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                                        "label-colors \"%s\" refused: %s; the previous setting is kept",
-                                        shown.c_str(), why.c_str());
+                                        "label-colors \"%s\" refused: %s; the previous setting is kept", shown.c_str(),
+                                        why.c_str());
             gst_element_post_message(GST_ELEMENT(object),
                                      gst_message_new_warning(GST_OBJECT(object), error, "property label-colors"));
             g_error_free(error);
@@ -290,8 +290,7 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             e.reduction = overrides;
         } else {
             gchar* text = gst_structure_to_string(st);
-            GST_WARNING_OBJECT(object, "reduction \"%s\" refused: %s; the previous setting is kept", text,
-                               why.c_str());
+            GST_WARNING_OBJECT(object, "reduction \"%s\" refused: %s; the previous setting is kept", text, why.c_str());
             g_free(text);
         }
         break;

@@ -48,12 +48,12 @@ void install_properties(GObjectClass* gobject_class)
      */
     g_object_class_install_property(
         gobject_class, PROP_LABEL,
-        g_param_spec_string("label", "Label",
-                            "Label of the detections (ROI meta type, messages); empty = the classifier's label. At most "
-                            "256 bytes of UTF-8 without control or bidi characters; another value is refused with a "
-                            "warning and the previous one is kept",
-                            "",
-                            rw));
+        g_param_spec_string(
+            "label", "Label",
+            "Label of the detections (ROI meta type, messages); empty = the classifier's label. At most "
+            "256 bytes of UTF-8 without control or bidi characters; another value is refused with a "
+            "warning and the previous one is kept",
+            "", rw));
     /**
      * GstWaldboostDetect:device:
      *
@@ -82,10 +82,10 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_SCALE_FACTOR,
-        g_param_spec_double("scale-factor", "Scale factor", "Size ratio of consecutive pyramid levels", 1.01, 10.0,
-                            kDefaultScaleFactor, rw));
+    g_object_class_install_property(gobject_class, PROP_SCALE_FACTOR,
+                                    g_param_spec_double("scale-factor", "Scale factor",
+                                                        "Size ratio of consecutive pyramid levels", 1.01, 10.0,
+                                                        kDefaultScaleFactor, rw));
     /**
      * GstWaldboostDetect:min-size:
      *
@@ -106,10 +106,10 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_MAX_SIZE,
-        g_param_spec_int("max-size", "Maximum size", "Largest object width in pixels; 0 = no limit", 0, G_MAXINT, 0,
-                         rw));
+    g_object_class_install_property(gobject_class, PROP_MAX_SIZE,
+                                    g_param_spec_int("max-size", "Maximum size",
+                                                     "Largest object width in pixels; 0 = no limit", 0, G_MAXINT, 0,
+                                                     rw));
     /**
      * GstWaldboostDetect:stride:
      *
@@ -120,8 +120,7 @@ void install_properties(GObjectClass* gobject_class)
     g_object_class_install_property(
         gobject_class, PROP_STRIDE,
         g_param_spec_int("stride", "Stride",
-                         "Pixels between scanned windows; 0 = OpenCV's rule (2 below scale 2, then 1)", 0, 64, 0,
-                         rw));
+                         "Pixels between scanned windows; 0 = OpenCV's rule (2 below scale 2, then 1)", 0, 64, 0, rw));
     /**
      * GstWaldboostDetect:min-neighbors:
      *
@@ -142,10 +141,10 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_GROUPING,
-        g_param_spec_enum("grouping", "Grouping", "How overlapping windows become detections",
-                          GST_TYPE_WALDBOOST_GROUPING, GST_WALDBOOST_GROUPING_OPENCV, rw));
+    g_object_class_install_property(gobject_class, PROP_GROUPING,
+                                    g_param_spec_enum("grouping", "Grouping",
+                                                      "How overlapping windows become detections",
+                                                      GST_TYPE_WALDBOOST_GROUPING, GST_WALDBOOST_GROUPING_OPENCV, rw));
     /**
      * GstWaldboostDetect:nms-iou:
      *
@@ -167,8 +166,8 @@ void install_properties(GObjectClass* gobject_class)
     g_object_class_install_property(
         gobject_class, PROP_THRESHOLD,
         g_param_spec_double("threshold", "Threshold",
-                            "Added to the classifier's final threshold: above 0 gives fewer, surer detections",
-                            -1000.0, 1000.0, 0.0, rw));
+                            "Added to the classifier's final threshold: above 0 gives fewer, surer detections", -1000.0,
+                            1000.0, 0.0, rw));
     /**
      * GstWaldboostDetect:min-confidence:
      *
@@ -243,8 +242,7 @@ void install_properties(GObjectClass* gobject_class)
                          "when max-inflight frames do not fit the device's memory, fewer are kept, with a warning. "
                          "Frames that take a second or more on the device, and a new engine's first frame, go to it "
                          "one at a time, so that a stop or a change waits for one frame's work at most",
-                         1, 16,
-                         kDefaultMaxInflight, rw));
+                         1, 16, kDefaultMaxInflight, rw));
     /**
      * GstWaldboostDetect:draw:
      *
@@ -253,10 +251,9 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_DRAW,
-        g_param_spec_enum("draw", "Draw", "How the rectangles are shown", GST_TYPE_WALDBOOST_DRAW,
-                          GST_WALDBOOST_DRAW_AUTO, rw));
+    g_object_class_install_property(gobject_class, PROP_DRAW,
+                                    g_param_spec_enum("draw", "Draw", "How the rectangles are shown",
+                                                      GST_TYPE_WALDBOOST_DRAW, GST_WALDBOOST_DRAW_AUTO, rw));
     /**
      * GstWaldboostDetect:color:
      *
@@ -264,10 +261,10 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_COLOR,
-        g_param_spec_uint("color", "Color", "Rectangle colour as ARGB (big-endian hex 0xAARRGGBB)", 0, G_MAXUINT32,
-                          kDefaultColor, rw));
+    g_object_class_install_property(gobject_class, PROP_COLOR,
+                                    g_param_spec_uint("color", "Color",
+                                                      "Rectangle colour as ARGB (big-endian hex 0xAARRGGBB)", 0,
+                                                      G_MAXUINT32, kDefaultColor, rw));
     /**
      * GstWaldboostDetect:line-width:
      *
@@ -287,11 +284,12 @@ void install_properties(GObjectClass* gobject_class)
      */
     g_object_class_install_property(
         gobject_class, PROP_BOX_TEXT,
-        g_param_spec_flags("box-text", "Box text",
-                           "Text on a tag above each box, rendered with Pango (as textoverlay): any of label, id "
-                           "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none. In crowds "
-                           "tags shorten to fit their box and never cover each other (one with no room is left out)",
-                           GST_TYPE_WALDBOOST_BOX_TEXT, 0, rw));
+        g_param_spec_flags(
+            "box-text", "Box text",
+            "Text on a tag above each box, rendered with Pango (as textoverlay): any of label, id "
+            "(the track id with tracking=true) and confidence, e.g. box-text=label+id; empty = none. In crowds "
+            "tags shorten to fit their box and never cover each other (one with no room is left out)",
+            GST_TYPE_WALDBOOST_BOX_TEXT, 0, rw));
     /**
      * GstWaldboostDetect:label-colors:
      *
@@ -318,7 +316,8 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_POST_MESSAGES,
         g_param_spec_boolean("post-messages", "Post messages",
                              "Post \"waldboostdetect\" element messages with the detections (of the frames "
-                             "\"updates\" selects)", TRUE, rw));
+                             "\"updates\" selects)",
+                             TRUE, rw));
     /**
      * GstWaldboostDetect:updates:
      *
@@ -479,8 +478,9 @@ void install_properties(GObjectClass* gobject_class)
      */
     g_object_class_install_property(
         gobject_class, PROP_PARTS,
-        g_param_spec_enum("parts", "Parts", "Which parts of each object a nested cascade reports: all of them, or "
-                                            "the first it finds (as facedetect)",
+        g_param_spec_enum("parts", "Parts",
+                          "Which parts of each object a nested cascade reports: all of them, or "
+                          "the first it finds (as facedetect)",
                           GST_TYPE_WALDBOOST_PARTS, GST_WALDBOOST_PARTS_ALL, rw));
     /**
      * GstWaldboostDetect:part-min-neighbors:
@@ -559,10 +559,10 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
-    g_object_class_install_property(
-        gobject_class, PROP_REDUCTION,
-        g_param_spec_boxed("reduction", "Reduction parameters", g_intern_string(reduction_blurb().c_str()),
-                           GST_TYPE_STRUCTURE, rw));
+    g_object_class_install_property(gobject_class, PROP_REDUCTION,
+                                    g_param_spec_boxed("reduction", "Reduction parameters",
+                                                       g_intern_string(reduction_blurb().c_str()), GST_TYPE_STRUCTURE,
+                                                       rw));
     /**
      * GstWaldboostDetect:group-size:
      *
@@ -629,10 +629,9 @@ void install_properties(GObjectClass* gobject_class)
      */
     for (size_t i = 0; i < waldboost::opencl::kReductionParams.size(); ++i) {
         const waldboost::opencl::ReductionParam& r = waldboost::opencl::kReductionParams[i];
-        g_object_class_install_property(
-            gobject_class, static_cast<guint>(PROP_REDUCTION_ALIAS + i),
-            g_param_spec_int(r.name, r.nick, g_intern_string(alias_blurb(r).c_str()), alias_unset(r), r.max,
-                             alias_unset(r), rw));
+        g_object_class_install_property(gobject_class, static_cast<guint>(PROP_REDUCTION_ALIAS + i),
+                                        g_param_spec_int(r.name, r.nick, g_intern_string(alias_blurb(r).c_str()),
+                                                         alias_unset(r), r.max, alias_unset(r), rw));
     }
     /**
      * GstWaldboostDetect:stats:

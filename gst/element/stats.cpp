@@ -35,13 +35,12 @@ GstStructure* SharedStats::structure() const
         g_value_set_uint64(&v, c);
         gst_value_array_append_and_take_value(&candidates, &v);
     }
-    GstStructure* s = gst_structure_new("waldboost-stats", "frames", G_TYPE_UINT64, st.frames, "detections",
-                                        G_TYPE_UINT64, st.detections, "device-ms", G_TYPE_DOUBLE, st.device_ms,
-                                        "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
-                                        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded,
-                                        "windows-cut", G_TYPE_UINT64, st.windows_cut, "device",
-                                        G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64,
-                                        st.fallbacks, "scan", G_TYPE_STRING, st.scan.c_str(), nullptr);
+    GstStructure* s = gst_structure_new(
+        "waldboost-stats", "frames", G_TYPE_UINT64, st.frames, "detections", G_TYPE_UINT64, st.detections, "device-ms",
+        G_TYPE_DOUBLE, st.device_ms, "windows", G_TYPE_UINT64, st.windows, "weak-per-window", G_TYPE_DOUBLE,
+        st.weak_per_window, "discarded", G_TYPE_UINT64, st.discarded, "windows-cut", G_TYPE_UINT64, st.windows_cut,
+        "device", G_TYPE_STRING, st.device.c_str(), "device-fallbacks", G_TYPE_UINT64, st.fallbacks, "scan",
+        G_TYPE_STRING, st.scan.c_str(), nullptr);
     gst_structure_take_value(s, "candidates", &candidates);
     const std::shared_ptr<const wcl::BusyTime> busy = st.device_busy.lock();
     gst_structure_set(s, "batch-frames", G_TYPE_INT, st.batch_frames, "host-ms", G_TYPE_DOUBLE, st.host_ms,

@@ -24,16 +24,16 @@ struct Stats {
     double weak_per_window = 0;
     guint64 windows = 0;
     std::vector<guint64> candidates;
-    std::string scan;       /* "rows" or "reduction" */
+    std::string scan; /* "rows" or "reduction" */
     guint64 discarded = 0;
     guint64 windows_cut = 0; /* accepted windows past max-windows, all frames */
     guint64 detections = 0;
-    std::string device;     /* the device detection runs on */
-    guint64 fallbacks = 0;  /* moves to a later device of the list */
-    int batch_frames = 0;   /* frames launched with the last one (batching) */
-    double host_ms = 0;       /* CPU time of the last frame (PendingFrame::host_ns) */
-    double host_total_ms = 0; /* of every frame */
-    guint64 detected_frames = 0;      /* frames the engine searched */
+    std::string device;                /* the device detection runs on */
+    guint64 fallbacks = 0;             /* moves to a later device of the list */
+    int batch_frames = 0;              /* frames launched with the last one (batching) */
+    double host_ms = 0;                /* CPU time of the last frame (PendingFrame::host_ns) */
+    double host_total_ms = 0;          /* of every frame */
+    guint64 detected_frames = 0;       /* frames the engine searched */
     double host_detected_total_ms = 0; /* their host time: the rest is that of frames that skipped detection */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const waldboost::opencl::BusyTime> device_busy;

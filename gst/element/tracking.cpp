@@ -67,8 +67,9 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
             continue; /* tentative, or not seen on this frame */
         ReportedObject o;
         o.detected = t.state == wt::Track::State::Detected;
-        const auto same = std::find_if(detections.begin(), detections.end(),
-                                       [&](const waldboost::Detection& d) { return d.rect == t.box; });
+        const auto same = std::find_if(detections.begin(), detections.end(), [&](const waldboost::Detection& d) {
+            return d.rect == t.box;
+        });
         if (o.detected && same != detections.end()) {
             o.detection = *same;
         } else {

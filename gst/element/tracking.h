@@ -32,7 +32,7 @@ inline constexpr gint kFirstPartId = 1 << 30;
  * tracking, its track. */
 struct ReportedObject {
     waldboost::Detection detection;
-    gint id = 0;       /* the ROI meta's id: the track id, or the index without tracking */
+    gint id = 0; /* the ROI meta's id: the track id, or the index without tracking */
     bool tracked = false;
     int age = 0;
     int hits = 0;

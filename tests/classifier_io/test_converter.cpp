@@ -24,10 +24,7 @@ using namespace waldboost_test;
 
 namespace {
 
-std::string converter()
-{
-    return env_or("WALDBOOST_CONVERT", "");
-}
+std::string converter() { return env_or("WALDBOOST_CONVERT", ""); }
 
 }  // namespace
 
@@ -50,13 +47,16 @@ TEST_F(Converter, RealCascadesConvertToTheSameModel)
         const std::string input = cascade_path(known.stem);
         const std::string output = dir.file(std::string(known.stem) + ".xml");
         const std::string log = dir.file("log.txt");
-        ASSERT_EQ(run_status(shell_quote(tool_) + " --label my-label " + shell_quote(input) + " " + shell_quote(output) + " 2>" + shell_quote(log)), 0);
+        ASSERT_EQ(run_status(shell_quote(tool_) + " --label my-label " + shell_quote(input) + " " +
+                             shell_quote(output) + " 2>" + shell_quote(log)),
+                  0);
         const Classifier direct = load_classifier_file(input);
         const Classifier converted = load_classifier_file(output);
         EXPECT_EQ(converted.label, "my-label");
         expect_identical(direct, converted, false);
         const std::string summary = read_text(log);
-        EXPECT_NE(summary.find("window " + std::to_string(known.width) + "x" + std::to_string(known.height)), std::string::npos)
+        EXPECT_NE(summary.find("window " + std::to_string(known.width) + "x" + std::to_string(known.height)),
+                  std::string::npos)
             << summary;
         EXPECT_NE(summary.find(std::to_string(known.trees) + " weak classifiers"), std::string::npos) << summary;
         EXPECT_NE(summary.find(std::to_string(known.stages) + " stages"), std::string::npos) << summary;
@@ -64,13 +64,17 @@ TEST_F(Converter, RealCascadesConvertToTheSameModel)
     /* Without --label the cascade's own label is kept: for Debian's
      * profile-face cascade the label its converted copy has. */
     const std::string output = dir.file("plain.xml");
-    ASSERT_EQ(run_status(shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_profileface")) + " " + shell_quote(output) + " 2>/dev/null"), 0);
+    ASSERT_EQ(run_status(shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_profileface")) + " " +
+                         shell_quote(output) + " 2>/dev/null"),
+              0);
     EXPECT_EQ(load_classifier_file(output).label, "profile-face");
 }
 
 TEST_F(Converter, WritesToStandardOutput)
 {
-    FILE* pipe = ::popen((shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_frontalface")) + " - 2>/dev/null").c_str(), "r");
+    FILE* pipe = ::popen(
+        (shell_quote(tool_) + " " + shell_quote(cascade_path("lbpcascade_frontalface")) + " - 2>/dev/null").c_str(),
+        "r");
     ASSERT_NE(pipe, nullptr);
     std::string text;
     char buffer[65536];
@@ -80,7 +84,8 @@ TEST_F(Converter, WritesToStandardOutput)
     const int status = ::pclose(pipe);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 0);
-    expect_identical(load_classifier_file(cascade_path("lbpcascade_frontalface")), load_classifier_memory(text, "stdout"));
+    expect_identical(load_classifier_file(cascade_path("lbpcascade_frontalface")),
+                     load_classifier_memory(text, "stdout"));
 }
 
 TEST_F(Converter, UsageAndFailures)
@@ -96,21 +101,26 @@ TEST_F(Converter, UsageAndFailures)
 
     /* A failed conversion writes nothing, not even a temporary file. */
     const std::string hog = dir.write("hog.xml", replace_once(read_text(cascade_path("lbpcascade_frontalface")),
-                                                            "<featureType>LBP", "<featureType>HOG"));
+                                                              "<featureType>LBP", "<featureType>HOG"));
     const std::string out = dir.file("out.xml");
-    EXPECT_EQ(run_status(shell_quote(tool_) + " " + shell_quote(hog) + " " + shell_quote(out) + " 2>" + shell_quote(log)), 1);
+    EXPECT_EQ(
+        run_status(shell_quote(tool_) + " " + shell_quote(hog) + " " + shell_quote(out) + " 2>" + shell_quote(log)), 1);
     const std::string message = read_text(log);
     EXPECT_EQ(message.rfind("waldboost-convert: " + hog + ":", 0), 0u) << message;
     EXPECT_NE(message.find("not supported"), std::string::npos) << message;
     EXPECT_EQ(dir.entries(), (std::vector<std::string>{"hog.xml", "log.txt"}));
 
-    EXPECT_EQ(run_status(shell_quote(tool_) + " --label '' " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>" + shell_quote(log)), 1);
+    EXPECT_EQ(run_status(shell_quote(tool_) + " --label '' " + shell_quote(cascade_path("lbpcascade_frontalface")) +
+                         " " + shell_quote(out) + " 2>" + shell_quote(log)),
+              1);
     EXPECT_NE(read_text(log).find("label is empty"), std::string::npos);
     EXPECT_EQ(dir.entries(), (std::vector<std::string>{"hog.xml", "log.txt"}));
 
     /* An existing output is replaced whole. */
     dir.write("out.xml", "old");
-    EXPECT_EQ(run_status(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) + " " + shell_quote(out) + " 2>/dev/null"), 0);
+    EXPECT_EQ(run_status(shell_quote(tool_) + " --label=x " + shell_quote(cascade_path("lbpcascade_frontalface")) +
+                         " " + shell_quote(out) + " 2>/dev/null"),
+              0);
     EXPECT_EQ(load_classifier_file(out).label, "x");
 }
 
@@ -122,7 +132,9 @@ TEST_F(Converter, SummaryEscapesControlCharacters)
     const std::string input = dir.write("in\x1b[31m\n.xml", read_text(cascade_path("lbpcascade_frontalface")));
     const std::string output = dir.file("out\xe2\x80\xae.xml");
     const std::string log = dir.file("log.txt");
-    ASSERT_EQ(run_status(shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) + " 2>" + shell_quote(log)), 0);
+    ASSERT_EQ(run_status(shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) + " 2>" +
+                         shell_quote(log)),
+              0);
     const std::string summary = read_text(log);
     EXPECT_NE(summary.find("in\\x1b[31m\\x0a.xml -> "), std::string::npos) << summary;
     EXPECT_NE(summary.find("out\\u{202E}.xml: label"), std::string::npos) << summary;
@@ -141,7 +153,7 @@ TEST_F(Converter, OutputKeepsWhatItIs)
     const Classifier expected = load_classifier_file(input);
     auto convert_to = [&](const std::string& output) {
         return run_status("timeout 20 " + shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(output) +
-                   " 2>/dev/null");
+                          " 2>/dev/null");
     };
     /* The converted classifier, read back; a failure, not an exception, when
      * it is not there, so that every case below is checked. */
@@ -165,8 +177,8 @@ TEST_F(Converter, OutputKeepsWhatItIs)
         ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
         const std::string copy = dir.file("from-fifo.xml");
         EXPECT_EQ(run_status("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
-                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(fifo) +
-                      " 2>/dev/null; status=$?; wait; exit $status"),
+                             shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(fifo) +
+                             " 2>/dev/null; status=$?; wait; exit $status"),
                   0);
         EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));
         expect_converted(copy);
@@ -223,8 +235,8 @@ TEST_F(Converter, OutputKeepsWhatItIs)
         ASSERT_EQ(::symlink("fifo2", to_fifo.c_str()), 0);
         const std::string copy = dir.file("from-fifo2.xml");
         EXPECT_EQ(run_status("timeout 20 cat " + shell_quote(fifo) + " >" + shell_quote(copy) + " & " + "timeout 20 " +
-                      shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(to_fifo) +
-                      " 2>/dev/null; status=$?; wait; exit $status"),
+                             shell_quote(tool_) + " " + shell_quote(input) + " " + shell_quote(to_fifo) +
+                             " 2>/dev/null; status=$?; wait; exit $status"),
                   0);
         EXPECT_TRUE(S_ISLNK(mode_of(to_fifo).st_mode));
         EXPECT_TRUE(S_ISFIFO(mode_of(fifo).st_mode));

@@ -45,7 +45,11 @@ TEST(ErrorKinds, BrokenFilesAreClassifierFile)
     TempDir dir;
     const auto file_kind = [](const std::string& path) {
         SCOPED_TRACE(path);
-        expect_kind([&] { load_classifier_file(path); }, ErrorKind::ClassifierFile);
+        expect_kind(
+            [&] {
+                load_classifier_file(path);
+            },
+            ErrorKind::ClassifierFile);
     };
     file_kind(dir.file("does-not-exist.xml"));
     file_kind(dir.path());
@@ -58,7 +62,11 @@ TEST(ErrorKinds, BrokenFilesAreClassifierFile)
 
     const auto memory_kind = [](const std::string& text, const std::string& name) {
         SCOPED_TRACE(text.substr(0, 60));
-        expect_kind([&] { load_classifier_memory(text, name); }, ErrorKind::ClassifierFile);
+        expect_kind(
+            [&] {
+                load_classifier_memory(text, name);
+            },
+            ErrorKind::ClassifierFile);
     };
     /* Element and attribute errors (xml::fail), values out of range, and a
      * classifier that loads but does not validate. */
@@ -74,7 +82,11 @@ TEST(ErrorKinds, BrokenFilesAreClassifierFile)
 
     Classifier c = make_model();
     c.weak.clear();
-    expect_kind([&] { validate(c, "m"); }, ErrorKind::ClassifierFile);
+    expect_kind(
+        [&] {
+            validate(c, "m");
+        },
+        ErrorKind::ClassifierFile);
 }
 
 TEST(ErrorKinds, ValidClassifiersThisBuildCannotRunAreUnsupportedClassifier)
@@ -92,8 +104,11 @@ TEST(ErrorKinds, ValidClassifiersThisBuildCannotRunAreUnsupportedClassifier)
          }) {
         const std::string &from = edit.first, &to = edit.second; /* lambdas capture no bindings in C++17 */
         SCOPED_TRACE(to);
-        expect_kind([&] { load_classifier_memory(replace_once(text, from, to), name); },
-                    ErrorKind::UnsupportedClassifier);
+        expect_kind(
+            [&] {
+                load_classifier_memory(replace_once(text, from, to), name);
+            },
+            ErrorKind::UnsupportedClassifier);
     }
 
     const std::string base = valid_waldboost();
@@ -105,7 +120,10 @@ TEST(ErrorKinds, ValidClassifiersThisBuildCannotRunAreUnsupportedClassifier)
          }) {
         const std::string &from = edit.first, &to = edit.second;
         SCOPED_TRACE(to);
-        expect_kind([&] { load_classifier_memory(replace_once(base, from, to), "wb.xml"); },
-                    ErrorKind::UnsupportedClassifier);
+        expect_kind(
+            [&] {
+                load_classifier_memory(replace_once(base, from, to), "wb.xml");
+            },
+            ErrorKind::UnsupportedClassifier);
     }
 }

@@ -154,7 +154,7 @@ TEST(HaarCascade, FieldsDecodeAsWritten)
     ASSERT_EQ(stump.nodes.size(), 1u);
     EXPECT_EQ(bits(stump.nodes[0].threshold), bits(static_cast<float>(-3.1511999666690826e-02)));
     EXPECT_EQ(stump.leaves, (std::vector<float>{static_cast<float>(2.0875380039215088e+00),
-                                               static_cast<float>(-2.2172100543975830e+00)}));
+                                                static_cast<float>(-2.2172100543975830e+00)}));
     EXPECT_EQ(stump.nodes[0].feature.rects, (std::vector<HaarRect>{{6, 4, 12, 9, -1.0f}, {6, 7, 12, 3, 3.0f}}));
     EXPECT_FALSE(stump.nodes[0].feature.tilted);
 
@@ -164,7 +164,8 @@ TEST(HaarCascade, FieldsDecodeAsWritten)
     const HaarTree& tree = tree_of(e, 0);
     ASSERT_EQ(tree.nodes.size(), 3u);
     ASSERT_EQ(tree.leaves.size(), 4u);
-    EXPECT_TRUE((tree.nodes[0].left == HaarNode::Child{false, 2}) && (tree.nodes[0].right == HaarNode::Child{false, 1}));
+    EXPECT_TRUE((tree.nodes[0].left == HaarNode::Child{false, 2}) &&
+                (tree.nodes[0].right == HaarNode::Child{false, 1}));
     EXPECT_TRUE((tree.nodes[1].left == HaarNode::Child{true, 0}) && (tree.nodes[1].right == HaarNode::Child{true, 1}));
     EXPECT_TRUE((tree.nodes[2].left == HaarNode::Child{true, 2}) && (tree.nodes[2].right == HaarNode::Child{true, 3}));
     EXPECT_EQ(bits(tree.nodes[2].threshold), bits(static_cast<float>(-1.2915390729904175e-01)));
@@ -179,7 +180,7 @@ TEST(HaarCascade, FieldsDecodeAsWritten)
     EXPECT_EQ(old.nodes[0].feature.rects, (std::vector<HaarRect>{{32, 2, 8, 6, -1.0f}, {32, 4, 8, 2, 3.0f}}));
     EXPECT_EQ(bits(old.nodes[0].threshold), bits(static_cast<float>(1.6915600746870041e-002)));
     EXPECT_EQ(old.leaves, (std::vector<float>{static_cast<float>(-9.5547717809677124e-001),
-                                             static_cast<float>(8.9129137992858887e-001)}));
+                                              static_cast<float>(8.9129137992858887e-001)}));
     /* The stage threshold, in float less OpenCV's 1e-5 epsilon. */
     EXPECT_TRUE(p.weak[0].reject_threshold == kNoRejection);
 }
@@ -205,31 +206,74 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
     const std::string text = read_text(haar_dir() + "/" + name);
     const std::string rect = "<_>\n          6 4 12 9 -1.</_>";
     ASSERT_NE(text.find(rect), std::string::npos);
-    const auto with_rect = [&](const std::string& replacement) { return replace_once(text, rect, replacement); };
+    const auto with_rect = [&](const std::string& replacement) {
+        return replace_once(text, rect, replacement);
+    };
 
     const std::string outside = with_rect("<_>\n          16 4 12 9 -1.</_>");
-    expect_error([&] { load_classifier_memory(outside, name); },
-                 {at_line(name, outside, "<_>\n      <rects>"), "feature 0", "rectangle (x=16, y=4, 12x9) does not fit the 24x24 window"});
+    expect_error(
+        [&] {
+            load_classifier_memory(outside, name);
+        },
+        {at_line(name, outside, "<_>\n      <rects>"), "feature 0",
+         "rectangle (x=16, y=4, 12x9) does not fit the 24x24 window"});
     const std::string not_finite = with_rect("<_>\n          6 4 12 9 nan</_>");
-    expect_error([&] { load_classifier_memory(not_finite, name); }, {name + ":", "feature 0, rectangle 0: weight", "'nan' is not a finite number"});
+    expect_error(
+        [&] {
+            load_classifier_memory(not_finite, name);
+        },
+        {name + ":", "feature 0, rectangle 0: weight", "'nan' is not a finite number"});
     const std::string infinite = with_rect("<_>\n          6 4 12 9 inf</_>");
-    expect_error([&] { load_classifier_memory(infinite, name); }, {name + ":", "weight", "'inf' is not a finite number"});
+    expect_error(
+        [&] {
+            load_classifier_memory(infinite, name);
+        },
+        {name + ":", "weight", "'inf' is not a finite number"});
     const std::string huge = with_rect("<_>\n          6 4 12 9 1e308</_>");
-    expect_error([&] { load_classifier_memory(huge, name); }, {name + ":", "weight", "'1e308' is outside the range of a float"});
+    expect_error(
+        [&] {
+            load_classifier_memory(huge, name);
+        },
+        {name + ":", "weight", "'1e308' is outside the range of a float"});
     const std::string huge_threshold = replace_once(text, "0 -1 0 -3.1511999666690826e-02", "0 -1 0 1e308");
-    expect_error([&] { load_classifier_memory(huge_threshold, name); },
-                 {name + ":", "stage 0, tree 0, node 0: threshold", "'1e308' is outside the range of a float"});
+    expect_error(
+        [&] {
+            load_classifier_memory(huge_threshold, name);
+        },
+        {name + ":", "stage 0, tree 0, node 0: threshold", "'1e308' is outside the range of a float"});
     const std::string four = with_rect(rect + rect + rect + rect);
-    expect_error([&] { load_classifier_memory(four, name); }, {name + ":", "feature 0", "more than 3 rectangles"});
+    expect_error(
+        [&] {
+            load_classifier_memory(four, name);
+        },
+        {name + ":", "feature 0", "more than 3 rectangles"});
     const std::string short_rect = with_rect("<_>\n          6 4 12 -1.</_>");
-    expect_error([&] { load_classifier_memory(short_rect, name); }, {name + ":", "expected 5 values"});
-    const std::string bad_feature = replace_once(text, "0 -1 0 -3.1511999666690826e-02", "0 -1 99999 -3.1511999666690826e-02");
-    expect_error([&] { load_classifier_memory(bad_feature, name); },
-                 {at_line(name, bad_feature, "<internalNodes>"), "stage 0, tree 0, node 0", "featureIndex 99999 is out of range"});
+    expect_error(
+        [&] {
+            load_classifier_memory(short_rect, name);
+        },
+        {name + ":", "expected 5 values"});
+    const std::string bad_feature =
+        replace_once(text, "0 -1 0 -3.1511999666690826e-02", "0 -1 99999 -3.1511999666690826e-02");
+    expect_error(
+        [&] {
+            load_classifier_memory(bad_feature, name);
+        },
+        {at_line(name, bad_feature, "<internalNodes>"), "stage 0, tree 0, node 0",
+         "featureIndex 99999 is out of range"});
     const std::string no_threshold = replace_once(text, "0 -1 0 -3.1511999666690826e-02", "0 -1 0");
-    expect_error([&] { load_classifier_memory(no_threshold, name); }, {name + ":", "groups of 4 values"});
-    const std::string one_leaf = replace_once(text, "2.0875380039215088e+00 -2.2172100543975830e+00", "2.0875380039215088e+00");
-    expect_error([&] { load_classifier_memory(one_leaf, name); }, {name + ":", "leafValues", "expected 2 numbers, found 1"});
+    expect_error(
+        [&] {
+            load_classifier_memory(no_threshold, name);
+        },
+        {name + ":", "groups of 4 values"});
+    const std::string one_leaf =
+        replace_once(text, "2.0875380039215088e+00 -2.2172100543975830e+00", "2.0875380039215088e+00");
+    expect_error(
+        [&] {
+            load_classifier_memory(one_leaf, name);
+        },
+        {name + ":", "leafValues", "expected 2 numbers, found 1"});
     const std::string truncated = text.substr(0, text.size() / 2);
     try {
         load_classifier_memory(truncated, name);
@@ -246,17 +290,22 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
     const std::string first = "2 1 0 -2.6987109333276749e-02 0 -1 1 5.0670530647039413e-02";
     ASSERT_NE(tree_text.find(first), std::string::npos);
     for (const auto& [nodes, fragment] : std::vector<std::pair<std::string, std::string>>{
-             {"2 1 0 -2.6987109333276749e-02 1 -1 1 5.0670530647039413e-02", "node 1: child node 1 must come after its parent"},
+             {"2 1 0 -2.6987109333276749e-02 1 -1 1 5.0670530647039413e-02",
+              "node 1: child node 1 must come after its parent"},
              {"2 1 0 -2.6987109333276749e-02 0 -1 1 5.0670530647039413e-02 -2 -3 2 -1.29e-01 -3", "groups of 4 values"},
-             {"7 1 0 -2.6987109333276749e-02 0 -1 1 5.0670530647039413e-02", "node 0: child node 7 must come after its parent and exist"},
+             {"7 1 0 -2.6987109333276749e-02 0 -1 1 5.0670530647039413e-02",
+              "node 0: child node 7 must come after its parent and exist"},
              {"2 2 0 -2.6987109333276749e-02 0 -1 1 5.0670530647039413e-02", "node 1 is reached from 0 parents"},
              {"2 1 0 -2.6987109333276749e-02 0 -2 1 5.0670530647039413e-02", "leaf 1 is reached from 0 parents"},
              {"2 1 0 -2.6987109333276749e-02 0 -9 1 5.0670530647039413e-02", "leaf 9 does not exist"},
          }) {
         SCOPED_TRACE(nodes);
         const std::string bad = replace_once(tree_text, first, nodes);
-        expect_error([&] { load_classifier_memory(bad, tree_name); },
-                     {at_line(tree_name, bad, "<internalNodes>"), "stage 0, tree 0", fragment});
+        expect_error(
+            [&] {
+                load_classifier_memory(bad, tree_name);
+            },
+            {at_line(tree_name, bad, "<internalNodes>"), "stage 0, tree 0", fragment});
     }
 
     /* A tilted rectangle sticking out on the left (x - height < 0). */
@@ -264,9 +313,13 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
     const std::string body = read_text(haar_dir() + "/" + body_name);
     const std::string tilted = "<_>\n          8 14 3 4 2.</_></rects>\n      <tilted>1</tilted>";
     ASSERT_NE(body.find(tilted), std::string::npos);
-    const std::string left = replace_once(body, tilted, "<_>\n          3 14 3 4 2.</_></rects>\n      <tilted>1</tilted>");
-    expect_error([&] { load_classifier_memory(left, body_name); },
-                 {body_name + ":", "tilted rectangle (x=3, y=14, 3x4) does not fit the 14x28 window"});
+    const std::string left =
+        replace_once(body, tilted, "<_>\n          3 14 3 4 2.</_></rects>\n      <tilted>1</tilted>");
+    expect_error(
+        [&] {
+            load_classifier_memory(left, body_name);
+        },
+        {body_name + ":", "tilted rectangle (x=3, y=14, 3x4) does not fit the 14x28 window"});
 
     /* The old format: a node with neither a value nor a node on one side,
      * and one pointing back at the root. */
@@ -274,14 +327,26 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
     const std::string old_text = read_text(haar_dir() + "/" + old_name);
     const std::string left_value = "<left_val>-9.5547717809677124e-001</left_val>";
     ASSERT_NE(old_text.find(left_value), std::string::npos);
-    expect_error([&] { load_classifier_memory(replace_once(old_text, left_value, ""), old_name); },
-                 {old_name + ":", "stage 0, tree 0, node 0", "missing <left_val> or <left_node>"});
-    expect_error([&] { load_classifier_memory(replace_once(old_text, left_value, "<left_node>0</left_node>"), old_name); },
-                 {old_name + ":", "left_node", "0 is out of range"});
-    expect_error([&] { load_classifier_memory(replace_once(old_text, left_value, "<left_node>1</left_node>"), old_name); },
-                 {old_name + ":", "stage 0, tree 0", "a Haar tree of 1 nodes has 1 leaves"});
-    expect_error([&] { load_classifier_memory(replace_once(old_text, "64 16</size>", "64</size>"), old_name); },
-                 {old_name + ":", "size", "expected 2"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(old_text, left_value, ""), old_name);
+        },
+        {old_name + ":", "stage 0, tree 0, node 0", "missing <left_val> or <left_node>"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(old_text, left_value, "<left_node>0</left_node>"), old_name);
+        },
+        {old_name + ":", "left_node", "0 is out of range"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(old_text, left_value, "<left_node>1</left_node>"), old_name);
+        },
+        {old_name + ":", "stage 0, tree 0", "a Haar tree of 1 nodes has 1 leaves"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(old_text, "64 16</size>", "64</size>"), old_name);
+        },
+        {old_name + ":", "size", "expected 2"});
 }
 
 TEST(HaarCascade, WaldBoostXmlHaarFormIsStrict)
@@ -299,10 +364,15 @@ TEST(HaarCascade, WaldBoostXmlHaarFormIsStrict)
              {"weight=\"-1\"", "weight=\"inf\"", "not a finite number"},
              {"<rect x=\"6\"", "<box/><rect x=\"6\"", "unknown element (expected <rect> inside <HaarNode>)"},
              {"threshold=\"-0.031512\"", "threshold=\"-0.03\" tilted=\"2\"", "attribute tilted: '2' is not 0 or 1"},
-             {"<HaarTreeWeakHypothesis leafValues=\"2.087538 -2.21721\">", "<HaarTreeWeakHypothesis leafValues=\"2.087538\">", "expected 2 numbers, found 1"},
+             {"<HaarTreeWeakHypothesis leafValues=\"2.087538 -2.21721\">",
+              "<HaarTreeWeakHypothesis leafValues=\"2.087538\">", "expected 2 numbers, found 1"},
          }) {
         SCOPED_TRACE(from + " -> " + to);
         const std::string bad = replace_once(xml, from, to);
-        expect_error([&] { load_classifier_memory(bad, name); }, {name + ":", fragment});
+        expect_error(
+            [&] {
+                load_classifier_memory(bad, name);
+            },
+            {name + ":", fragment});
     }
 }

@@ -43,19 +43,26 @@ TEST(MalformedFiles, EntityExpansionAndExternalEntitiesAreRefusedQuickly)
     const std::string entity_only = "<WaldBoostClassifier>\n<!ENTITY x \"y\">\n</WaldBoostClassifier>";
 
     TempDir dir;
-    for (const auto& [file, text] : {std::pair<std::string, std::string>{"bomb.xml", bomb}, {"xxe.xml", xxe},
-                                     {"entity.xml", entity_only}}) {
+    for (const auto& [file, text] :
+         {std::pair<std::string, std::string>{"bomb.xml", bomb}, {"xxe.xml", xxe}, {"entity.xml", entity_only}}) {
         const std::string path = dir.write(file, text);
         const auto start = std::chrono::steady_clock::now();
-        const std::string message =
-            expect_error([&] { load_classifier_file(path); }, {path + ": DTDs and entities are not allowed in classifier files"});
+        const std::string message = expect_error(
+            [&] {
+                load_classifier_file(path);
+            },
+            {path + ": DTDs and entities are not allowed in classifier files"});
         EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
         EXPECT_EQ(message.find("root:"), std::string::npos);
     }
     /* An undeclared entity reference is simply not well-formed. */
-    expect_error([&] {
-        load_classifier_memory("<WaldBoostClassifier classifierName=\"&xxe;\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>", "ref.xml");
-    }, {"ref.xml:1: not well-formed XML", "xxe"});
+    expect_error(
+        [&] {
+            load_classifier_memory(
+                "<WaldBoostClassifier classifierName=\"&xxe;\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"/>",
+                "ref.xml");
+        },
+        {"ref.xml:1: not well-formed XML", "xxe"});
 }
 
 TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
@@ -68,9 +75,12 @@ TEST(MalformedFiles, FileOverTheSizeCapIsNotRead)
     ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(ModelLimits::kMaxFileBytes) + 1), 0);
     ::close(fd);
     const auto start = std::chrono::steady_clock::now();
-    expect_error([&] { load_classifier_file(path); },
-                 {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes",
-                  std::to_string(ModelLimits::kMaxFileBytes)});
+    expect_error(
+        [&] {
+            load_classifier_file(path);
+        },
+        {path + ": file is too large (" + std::to_string(ModelLimits::kMaxFileBytes + 1) + " bytes",
+         std::to_string(ModelLimits::kMaxFileBytes)});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
 }
 
@@ -184,10 +194,12 @@ TEST(MalformedFiles, TensOfThousandsOfAttributesOnOneElementAreRefused)
 {
     const std::string limit = std::to_string(ModelLimits::kMaxXmlAttributesPerElement);
     TempDir dir;
-    const std::string root = dir.write(
-        "root.xml", waldboost_doc(std::string(kRoot24) + many_attributes(100000, "a"), "  <stage/>\n"));
+    const std::string root =
+        dir.write("root.xml", waldboost_doc(std::string(kRoot24) + many_attributes(100000, "a"), "  <stage/>\n"));
     const std::string message = expect_error(
-        [&] { load_classifier_file(root); },
+        [&] {
+            load_classifier_file(root);
+        },
         {root + ":2: WaldBoostClassifier: too many attributes: more than " + limit + " on one element"});
     EXPECT_EQ(message.find("unknown attribute"), std::string::npos) << message;
     EXPECT_STREQ(load_error_kind(root).c_str(), to_string(ErrorKind::ClassifierFile));
@@ -195,13 +207,18 @@ TEST(MalformedFiles, TensOfThousandsOfAttributesOnOneElementAreRefused)
     /* On an inner element, in single quotes, in an OpenCV cascade. */
     std::string quoted = many_attributes(100000, "b");
     std::replace(quoted.begin(), quoted.end(), '"', '\'');
-    expect_error([&] { load_classifier_memory(replace_once(valid_waldboost(), "<stage ", "<stage" + quoted + " "), "inner.xml"); },
-                 {"inner.xml:3: stage: too many attributes: more than " + limit});
-    expect_error([&] {
-        load_classifier_memory("<?xml version=\"1.0\"?>\n<opencv_storage>\n<cascade" + many_attributes(100000, "c") +
-                                   "/>\n</opencv_storage>\n",
-                               "cascade.xml");
-    }, {"cascade.xml:3: cascade: too many attributes"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(valid_waldboost(), "<stage ", "<stage" + quoted + " "), "inner.xml");
+        },
+        {"inner.xml:3: stage: too many attributes: more than " + limit});
+    expect_error(
+        [&] {
+            load_classifier_memory("<?xml version=\"1.0\"?>\n<opencv_storage>\n<cascade" +
+                                       many_attributes(100000, "c") + "/>\n</opencv_storage>\n",
+                                   "cascade.xml");
+        },
+        {"cascade.xml:3: cascade: too many attributes"});
 }
 
 TEST(MalformedFiles, TensOfThousandsOfNamespaceDeclarationsAreRefused)
@@ -210,8 +227,11 @@ TEST(MalformedFiles, TensOfThousandsOfNamespaceDeclarationsAreRefused)
     TempDir dir;
     const std::string path =
         dir.write("ns.xml", waldboost_doc(many_attributes(100000, "xmlns:p") + " " + kRoot24, "  <stage/>\n"));
-    expect_error([&] { load_classifier_file(path); },
-                 {path + ":2: WaldBoostClassifier: too many namespace declarations: more than " + limit + " in the file"});
+    expect_error(
+        [&] {
+            load_classifier_file(path);
+        },
+        {path + ":2: WaldBoostClassifier: too many namespace declarations: more than " + limit + " in the file"});
     EXPECT_STREQ(load_error_kind(path).c_str(), to_string(ErrorKind::ClassifierFile));
 
     /* Few per element but many in scope: libxml2 looks every prefix up in
@@ -219,8 +239,11 @@ TEST(MalformedFiles, TensOfThousandsOfNamespaceDeclarationsAreRefused)
     std::string nested;
     for (int level = 0; level < 100; ++level)
         nested += "<e" + many_attributes(100, "xmlns:n" + std::to_string(level) + "_") + ">";
-    expect_error([&] { load_classifier_memory("<opencv_storage>" + nested, "nested.xml"); },
-                 {"nested.xml:1: e: too many namespace declarations: more than " + limit});
+    expect_error(
+        [&] {
+            load_classifier_memory("<opencv_storage>" + nested, "nested.xml");
+        },
+        {"nested.xml:1: e: too many namespace declarations: more than " + limit});
 }
 
 TEST(MalformedFiles, AttributeAndNamespaceLimitsAreExact)
@@ -237,15 +260,20 @@ TEST(MalformedFiles, AttributeAndNamespaceLimitsAreExact)
      * reader's error, and namespace declarations (not attributes of the
      * model) load. One more is refused. */
     std::string message = expect_error(
-        [&] { load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "a")), "at.xml"); },
+        [&] {
+            load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "a")), "at.xml");
+        },
         {"at.xml:2: WaldBoostClassifier: unknown attribute 'a0'"});
     EXPECT_EQ(message.find("too many"), std::string::npos) << message;
     expect_error(
-        [&] { load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes + 1, "a")), "over.xml"); },
+        [&] {
+            load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes + 1, "a")), "over.xml");
+        },
         {"over.xml:2: WaldBoostClassifier: too many attributes: more than " + std::to_string(max_attributes)});
-    EXPECT_EQ(load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "xmlns:p")), "ns-at.xml")
-                  .weak.size(),
-              2u);
+    EXPECT_EQ(
+        load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes, "xmlns:p")), "ns-at.xml")
+            .weak.size(),
+        2u);
     expect_error(
         [&] {
             load_classifier_memory(with_root(many_attributes(max_attributes - root_attributes + 1, "xmlns:p")),
@@ -261,8 +289,11 @@ TEST(MalformedFiles, AttributeAndNamespaceLimitsAreExact)
                             "<stage" + many_attributes(on_stage, "xmlns:s") + " ");
     };
     EXPECT_EQ(load_classifier_memory(spread(max_namespaces - on_root), "ns-file-at.xml").weak.size(), 2u);
-    expect_error([&] { load_classifier_memory(spread(max_namespaces - on_root + 1), "ns-file-over.xml"); },
-                 {"ns-file-over.xml:3: stage: too many namespace declarations: more than " + std::to_string(max_namespaces)});
+    expect_error(
+        [&] {
+            load_classifier_memory(spread(max_namespaces - on_root + 1), "ns-file-over.xml");
+        },
+        {"ns-file-over.xml:3: stage: too many namespace declarations: more than " + std::to_string(max_namespaces)});
 }
 
 /* The count reads bytes, so markup must be ASCII bytes: an encoding that
@@ -279,28 +310,40 @@ TEST(MalformedFiles, EncodingsThatHideMarkupFromTheCountAreRefused)
     for (int i = 0; i < 300; ++i)
         hidden += " a" + std::to_string(i) + "=+ACI-1+ACI-";
     hidden += "/+AD4-";
-    expect_error([&] {
-        load_classifier_memory("<?xml version=\"1.0\" encoding=\"UTF-7\"?>" +
-                                   replace_once(body7, "</WaldBoostClassifier>", hidden + "</WaldBoostClassifier>"),
-                               "utf7.xml");
-    }, {"utf7.xml:1: not a classifier file: encoding 'UTF-7' is not supported"});
-    expect_error([&] { load_classifier_memory("<?xml version='1.0' encoding = 'ebcdic-cp-us' ?>" + body, "cp.xml"); },
-                 {"cp.xml:1: not a classifier file: encoding 'ebcdic-cp-us' is not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory("<?xml version=\"1.0\" encoding=\"UTF-7\"?>" +
+                                       replace_once(body7, "</WaldBoostClassifier>", hidden + "</WaldBoostClassifier>"),
+                                   "utf7.xml");
+        },
+        {"utf7.xml:1: not a classifier file: encoding 'UTF-7' is not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory("<?xml version='1.0' encoding = 'ebcdic-cp-us' ?>" + body, "cp.xml");
+        },
+        {"cp.xml:1: not a classifier file: encoding 'ebcdic-cp-us' is not supported"});
     /* "<?xm" in EBCDIC: libxml2 switches on these four bytes alone. */
-    expect_error([&] { load_classifier_memory(std::string("\x4c\x6f\xa7\x94") + body, "ebcdic.xml"); },
-                 {"ebcdic.xml: not a classifier file: EBCDIC is not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(std::string("\x4c\x6f\xa7\x94") + body, "ebcdic.xml");
+        },
+        {"ebcdic.xml: not a classifier file: EBCDIC is not supported"});
 
     /* UTF-7 used to be how a test reached libxml2's conversion errors, which
      * it prints on stderr; an allowed encoding reaches them too, and they
      * stay off stderr. */
     testing::internal::CaptureStderr();
-    expect_error([&] {
-        load_classifier_memory("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<WaldBoostClassifier imageSizeX=\"3\"\xff\xff/>\n",
-                               "sjis.xml");
-    }, {"sjis.xml:2: not well-formed XML"});
+    expect_error(
+        [&] {
+            load_classifier_memory(
+                "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?>\n<WaldBoostClassifier imageSizeX=\"3\"\xff\xff/>\n",
+                "sjis.xml");
+        },
+        {"sjis.xml:2: not well-formed XML"});
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 
-    for (const char* encoding : {"UTF-8", "utf-8", "US-ASCII", "ISO-8859-1", "iso-8859-15", "windows-1252", "Shift_JIS"}) {
+    for (const char* encoding :
+         {"UTF-8", "utf-8", "US-ASCII", "ISO-8859-1", "iso-8859-15", "windows-1252", "Shift_JIS"}) {
         SCOPED_TRACE(encoding);
         EXPECT_EQ(load_classifier_memory(std::string("<?xml version=\"1.0\" encoding=\"") + encoding + "\"?>" + body,
                                          "ok.xml")

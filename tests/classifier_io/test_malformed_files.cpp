@@ -22,23 +22,51 @@ TEST(MalformedFiles, NotClassifiersAtAll)
 {
     TempDir dir;
     const std::string empty = dir.write("empty.xml", "");
-    expect_error([&] { load_classifier_file(empty); }, {empty + ":", "empty"});
+    expect_error(
+        [&] {
+            load_classifier_file(empty);
+        },
+        {empty + ":", "empty"});
     const std::string prose = dir.write("prose.xml", "hello world\n");
-    expect_error([&] { load_classifier_file(prose); }, {prose + ":1:", "not well-formed XML"});
+    expect_error(
+        [&] {
+            load_classifier_file(prose);
+        },
+        {prose + ":1:", "not well-formed XML"});
     const std::string full = valid_waldboost();
     const std::string truncated = dir.write("truncated.xml", full.substr(0, full.size() / 2));
-    expect_error([&] { load_classifier_file(truncated); }, {truncated + ":", "not well-formed XML"});
+    expect_error(
+        [&] {
+            load_classifier_file(truncated);
+        },
+        {truncated + ":", "not well-formed XML"});
     const std::string wrong = dir.write("wrong.xml", "<?xml version=\"1.0\"?>\n<svg/>\n");
-    expect_error([&] { load_classifier_file(wrong); }, {wrong + ": not a classifier file: root element <svg>"});
+    expect_error(
+        [&] {
+            load_classifier_file(wrong);
+        },
+        {wrong + ": not a classifier file: root element <svg>"});
     const std::string missing = dir.file("does-not-exist.xml");
-    expect_error([&] { load_classifier_file(missing); }, {missing + ": cannot open", "No such file"});
-    expect_error([&] { load_classifier_file(dir.path()); }, {dir.path() + ": cannot open", "directory"});
+    expect_error(
+        [&] {
+            load_classifier_file(missing);
+        },
+        {missing + ": cannot open", "No such file"});
+    expect_error(
+        [&] {
+            load_classifier_file(dir.path());
+        },
+        {dir.path() + ": cannot open", "directory"});
     std::string utf16 = "\xff\xfe";
     for (char ch : std::string("<WaldBoostClassifier/>")) {
         utf16 += ch;
         utf16 += '\0';
     }
-    expect_error([&] { load_classifier_memory(utf16, "u16.xml"); }, {"u16.xml:", "NUL"});
+    expect_error(
+        [&] {
+            load_classifier_memory(utf16, "u16.xml");
+        },
+        {"u16.xml:", "NUL"});
 }
 
 TEST(MalformedFiles, WaldBoostAttributeAndElementErrors)
@@ -60,43 +88,81 @@ TEST(MalformedFiles, WaldBoostAttributeAndElementErrors)
         {"positionX=\"7\"", "positionX=\"7px\"", {"positionX", "'7px' is not an integer"}, "<LBPFeature"},
         {"positionX=\"7\"", "positionX=\"-1\"", {"positionX", "-1 is out of range"}, "<LBPFeature"},
         {"blockWidth=\"2\"", "blockWidth=\"0\"", {"blockWidth", "0 is out of range (1 to 1024)"}, "<LBPFeature"},
-        {"positionX=\"7\"", "positionX=\"20\"", {"feature (x=20, y=5, 3 blocks of 2x2) does not fit the 24x24 window"}, "<LBPFeature"},
+        {"positionX=\"7\"",
+         "positionX=\"20\"",
+         {"feature (x=20, y=5, 3 blocks of 2x2) does not fit the 24x24 window"},
+         "<LBPFeature"},
         {"negT=\"-0.5\"", "negT=\"-0.5x\"", {"stage", "negT", "'-0.5x' is not a number"}, "<stage"},
         {"negT=\"-0.5\"", "negT=\"nan\"", {"negT", "not a finite number"}, "<stage"},
         {"negT=\"-0.5\"", "negT=\"inf\"", {"negT", "not a finite number"}, "<stage"},
         {"negT=\"-0.5\"", "negT=\"1e39\"", {"negT", "outside the range of a float"}, "<stage"},
         {"negT=\"-0.5\"", "negT=\"\"", {"negT", "empty value"}, "<stage"},
-        {"posT=\"1e+50\" negT=\"-0.5\"", "posT=\"5\" negT=\"-0.5\"", {"stage", "posT", "early acceptance", "not supported"}, "<stage"},
-        {values, values255, {"HistogramWeakHypothesis", "predictionValues", "expected 256 numbers, found 255"}, "predictionValues=\"0.25"},
+        {"posT=\"1e+50\" negT=\"-0.5\"",
+         "posT=\"5\" negT=\"-0.5\"",
+         {"stage", "posT", "early acceptance", "not supported"},
+         "<stage"},
+        {values,
+         values255,
+         {"HistogramWeakHypothesis", "predictionValues", "expected 256 numbers, found 255"},
+         "predictionValues=\"0.25"},
         {values, values257, {"predictionValues", "expected 256 numbers, found 257"}, "predictionValues=\"0.25"},
-        {values, values255 + " nan", {"predictionValues", "value 255", "'nan' is not a finite number"}, "predictionValues=\"0.25"},
-        {values, "-inf " + values255, {"predictionValues", "value 0", "'-inf' is not a finite number"}, "predictionValues=\"-inf"},
+        {values,
+         values255 + " nan",
+         {"predictionValues", "value 255", "'nan' is not a finite number"},
+         "predictionValues=\"0.25"},
+        {values,
+         "-inf " + values255,
+         {"predictionValues", "value 0", "'-inf' is not a finite number"},
+         "predictionValues=\"-inf"},
         {values, "0.25;" + values, {"predictionValues", "'0.25;0.25' is not a number"}, "predictionValues=\"0.25;"},
-        {"minStdDev=\"0\"", "minStdDev=\"1.5\"", {"WaldBoostClassifier", "minStdDev", "not supported"}, "<WaldBoostClassifier"},
-        {"type=\"LBP\"", "type=\"HOG\"", {"HOG features are not supported; only LBP, HAAR, LRD and LRP"}, "<WaldBoostClassifier"},
-        {"type=\"LBP\"", "type=\"HAAR\"", {"HistogramWeakHypothesis", "expected <HaarTreeWeakHypothesis>"}, "<HistogramWeakHypothesis"},
+        {"minStdDev=\"0\"",
+         "minStdDev=\"1.5\"",
+         {"WaldBoostClassifier", "minStdDev", "not supported"},
+         "<WaldBoostClassifier"},
+        {"type=\"LBP\"",
+         "type=\"HOG\"",
+         {"HOG features are not supported; only LBP, HAAR, LRD and LRP"},
+         "<WaldBoostClassifier"},
+        {"type=\"LBP\"",
+         "type=\"HAAR\"",
+         {"HistogramWeakHypothesis", "expected <HaarTreeWeakHypothesis>"},
+         "<HistogramWeakHypothesis"},
         {"type=\"LBP\"", "", {"missing attribute type"}, "<WaldBoostClassifier"},
         {"imageSizeX=\"24\"", "imageSizeX=\"0\"", {"imageSizeX", "0 is out of range"}, "<WaldBoostClassifier"},
-        {"imageSizeX=\"24\"", "imageSizeX=\"24\" finalThreshold=\"inf\"", {"finalThreshold", "not a finite number"}, "<WaldBoostClassifier"},
+        {"imageSizeX=\"24\"",
+         "imageSizeX=\"24\" finalThreshold=\"inf\"",
+         {"finalThreshold", "not a finite number"},
+         "<WaldBoostClassifier"},
         {"binMappingType=\"NONE\"", "binMappingType=\"UNIFORM\"", {"binMappingType", "not supported"}, "<LBPFeature"},
         {"negT=\"-0.5\"", "negT=\"-0.5\" negTT=\"1\"", {"stage", "unknown attribute 'negTT'"}, "<stage"},
         {"<LBPFeature", "<Feature/><LBPFeature", {"Feature", "unknown element"}, "<Feature/>"},
         {"</stage>", "<extra/></stage>", {"extra", "unknown element"}, "<extra/>"},
         {"  <stage", "  <stag/>\n  <stage", {"stag", "unknown element"}, "<stag/>"},
-        {"<HistogramWeakHypothesis", "<HistogramWeakHypothesis predictionValues=\"1\"/><HistogramWeakHypothesis", {"duplicate"}, "<HistogramWeakHypothesis predictionValues=\"1\"/>"},
+        {"<HistogramWeakHypothesis",
+         "<HistogramWeakHypothesis predictionValues=\"1\"/><HistogramWeakHypothesis",
+         {"duplicate"},
+         "<HistogramWeakHypothesis predictionValues=\"1\"/>"},
         {"</stage>", "oops</stage>", {"stage", "unexpected text 'oops'"}, "<stage"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.from.substr(0, 40) + " -> " + c.to.substr(0, 40));
         const std::string text = replace_once(base, c.from, c.to);
         std::vector<std::string> fragments = c.fragments;
-        const std::string message = expect_error([&] { load_classifier_memory(text, name); }, {});
+        const std::string message = expect_error(
+            [&] {
+                load_classifier_memory(text, name);
+            },
+            {});
         for (const auto& f : fragments)
             EXPECT_NE(message.find(f), std::string::npos) << "'" << f << "' not in: " << message;
         const std::string where = at_line(name, text, c.line_needle);
         EXPECT_EQ(message.rfind(where, 0), 0u) << "expected to start with " << where << ": " << message;
     }
-    expect_error([&] { load_classifier_memory(waldboost_doc(kRoot24, ""), name); }, {"wb.xml:2:", "no <stage>"});
+    expect_error(
+        [&] {
+            load_classifier_memory(waldboost_doc(kRoot24, ""), name);
+        },
+        {"wb.xml:2:", "no <stage>"});
 }
 
 /* A file cannot write on our stderr (libxml2's encoding errors) nor put
@@ -119,12 +185,14 @@ TEST(MalformedFiles, MessagesAreOneLineAndNothingIsPrinted)
         "<WaldBoostClassifier imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\"><s" + std::string(2000, 'z') +
             "/></WaldBoostClassifier>",
         /* a long name whose 40th byte is inside a two-byte character */
-        "<W" + std::string(38, 'x') + [] {
-            std::string e;
-            for (int i = 0; i < 100; ++i)
-                e += "\xc3\xa9";
-            return e;
-        }() + "/>",
+        "<W" + std::string(38, 'x') +
+            [] {
+                std::string e;
+                for (int i = 0; i < 100; ++i)
+                    e += "\xc3\xa9";
+                return e;
+            }() +
+            "/>",
     };
     for (const std::string& text : cases) {
         testing::internal::CaptureStderr();
@@ -165,11 +233,19 @@ TEST(MalformedFiles, PathsInMessagesAreEscapedAndBounded)
     const std::string long_path = dir.file(std::string(3000, 'p') + ".xml");
     /* Files that do not exist, or cannot be opened. */
     for (const std::string& path : {forged, long_path}) {
-        const std::string message = expect_error([&] { load_classifier_file(path); }, {"cannot open"});
+        const std::string message = expect_error(
+            [&] {
+                load_classifier_file(path);
+            },
+            {"cannot open"});
         expect_printable(message, 400);
     }
     {
-        const std::string message = expect_error([&] { load_classifier_file(forged); }, {"\\x0a", "\\x1b[31m"});
+        const std::string message = expect_error(
+            [&] {
+                load_classifier_file(forged);
+            },
+            {"\\x0a", "\\x1b[31m"});
         EXPECT_NE(message.find("\\u{009B}\\u{202E}.xml"), std::string::npos) << message;
     }
     /* Files that exist: not a classifier, broken XML, an invalid model. */
@@ -184,13 +260,26 @@ TEST(MalformedFiles, PathsInMessagesAreEscapedAndBounded)
         for (const std::string& text : texts) {
             SCOPED_TRACE(text);
             const std::string path = dir.write(name, text);
-            expect_printable(expect_error([&] { load_classifier_file(path); }, {}), 600);
-            expect_printable(expect_error([&] { load_classifier_memory(text, name); }, {}), 600);
+            expect_printable(expect_error(
+                                 [&] {
+                                     load_classifier_file(path);
+                                 },
+                                 {}),
+                             600);
+            expect_printable(expect_error(
+                                 [&] {
+                                     load_classifier_memory(text, name);
+                                 },
+                                 {}),
+                             600);
         }
     }
     /* A path of ordinary characters is shown as it is. */
-    expect_error([&] { load_classifier_file(dir.file("no such file \xc3\xa9.xml")); },
-                 {dir.file("no such file \xc3\xa9.xml") + ": cannot open"});
+    expect_error(
+        [&] {
+            load_classifier_file(dir.file("no such file \xc3\xa9.xml"));
+        },
+        {dir.file("no such file \xc3\xa9.xml") + ": cannot open"});
 }
 
 TEST(Printable, EscapesControlsAndCutsLongText)

@@ -166,8 +166,11 @@ TEST(OpenCvCascade, FormatDetectionAndLabels)
     const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
     EXPECT_EQ(detect_classifier_format(text, "f.xml"), ClassifierFormat::OpenCvCascade);
     EXPECT_EQ(detect_classifier_format(valid_waldboost(), "w.xml"), ClassifierFormat::WaldBoostXml);
-    expect_error([&] { detect_classifier_format("<html/>", "page.html"); },
-                 {"page.html: not a classifier file: root element <html> is neither WaldBoostClassifier nor opencv_storage"});
+    expect_error(
+        [&] {
+            detect_classifier_format("<html/>", "page.html");
+        },
+        {"page.html: not a classifier file: root element <html> is neither WaldBoostClassifier nor opencv_storage"});
     EXPECT_EQ(load_classifier_memory(text, "/some/dir/lbpcascade_foo.xml").label, "foo");
     EXPECT_EQ(load_classifier_memory(text, "cascade.xml").label, "cascade");
     EXPECT_EQ(load_classifier_memory(text, "/x/").label, "object");
@@ -181,7 +184,8 @@ TEST(OpenCvCascade, DebianCascadesHaveTheirConvertedCopiesLabels)
     EXPECT_EQ(default_classifier().label, "face");
     for (const KnownCascade& known : kCascades) {
         SCOPED_TRACE(known.stem);
-        const std::string converted = env_or("WALDBOOST_CONVERTED_DIR", "build/classifiers") + "/" + known.stem + ".xml";
+        const std::string converted =
+            env_or("WALDBOOST_CONVERTED_DIR", "build/classifiers") + "/" + known.stem + ".xml";
         EXPECT_EQ(load_classifier_file(cascade_path(known.stem)).label, load_classifier_file(converted).label);
     }
     /* The rule is the file name, wherever the file is. */
@@ -206,20 +210,39 @@ TEST(OpenCvCascade, UnsupportedKindsAreRefused)
     const std::string text = read_text(cascade_path("lbpcascade_frontalface"));
     const std::string name = "lbpcascade_frontalface.xml";
     const std::string hog = replace_once(text, "<featureType>LBP", "<featureType>HOG");
-    expect_error([&] { load_classifier_memory(hog, name); }, {at_line(name, hog, "<featureType>"), "HOG", "not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(hog, name);
+        },
+        {at_line(name, hog, "<featureType>"), "HOG", "not supported"});
     const std::string gab = replace_once(text, "<stageType>BOOST", "<stageType>CASCADE");
-    expect_error([&] { load_classifier_memory(gab, name); }, {at_line(name, gab, "<stageType>"), "CASCADE", "not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(gab, name);
+        },
+        {at_line(name, gab, "<stageType>"), "CASCADE", "not supported"});
     const std::string cats = replace_once(text, "<maxCatCount>256", "<maxCatCount>0");
-    expect_error([&] { load_classifier_memory(cats, name); }, {at_line(name, cats, "<maxCatCount>"), "maxCatCount", "not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(cats, name);
+        },
+        {at_line(name, cats, "<maxCatCount>"), "maxCatCount", "not supported"});
 
     /* A depth-2 tree: two nodes of 11 integers and three leaves. */
     const std::string first_nodes =
         "0 -1 46 -67130709 -21569 -1426120013 -1275125205 -21585\r\n            -16385 587145899 -24005";
     const std::string deep = replace_once(text, first_nodes, "1 -1 46 1 2 3 4 5 6 7 8\n 0 -2 13 1 2 3 4 5 6 7 8");
-    expect_error([&] { load_classifier_memory(deep, name); },
-                 {at_line(name, deep, "<internalNodes>"), "internalNodes", "stage 0, tree 0", "2 nodes", "not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(deep, name);
+        },
+        {at_line(name, deep, "<internalNodes>"), "internalNodes", "stage 0, tree 0", "2 nodes", "not supported"});
     const std::string three_leaves = replace_once(text, "-0.6543210148811340 0.8888888955116272", "-0.65 0.88 0.5");
-    expect_error([&] { load_classifier_memory(three_leaves, name); }, {"leafValues", "not supported"});
+    expect_error(
+        [&] {
+            load_classifier_memory(three_leaves, name);
+        },
+        {"leafValues", "not supported"});
 }
 
 TEST(OpenCvCascade, MalformedCascades)
@@ -228,37 +251,86 @@ TEST(OpenCvCascade, MalformedCascades)
     const std::string name = "lbpcascade_frontalface.xml";
 
     const std::string bad_index = replace_once(text, "0 -1 46 -67130709", "0 -1 4600 -67130709");
-    expect_error([&] { load_classifier_memory(bad_index, name); },
-                 {at_line(name, bad_index, "<internalNodes>"), "featureIndex 4600 is out of range", "136 features"});
+    expect_error(
+        [&] {
+            load_classifier_memory(bad_index, name);
+        },
+        {at_line(name, bad_index, "<internalNodes>"), "featureIndex 4600 is out of range", "136 features"});
     const std::string ten = replace_once(text, "0 -1 46 -67130709", "0 -1 46");
-    expect_error([&] { load_classifier_memory(ten, name); }, {"internalNodes", "expected 11 integers", "found 10"});
+    expect_error(
+        [&] {
+            load_classifier_memory(ten, name);
+        },
+        {"internalNodes", "expected 11 integers", "found 10"});
     const std::string garbage = replace_once(text, "-67130709", "-67130709x");
-    expect_error([&] { load_classifier_memory(garbage, name); }, {"internalNodes", "'-67130709x' is not an integer"});
+    expect_error(
+        [&] {
+            load_classifier_memory(garbage, name);
+        },
+        {"internalNodes", "'-67130709x' is not an integer"});
     const std::string big = replace_once(text, "-67130709", "4294967296");
-    expect_error([&] { load_classifier_memory(big, name); }, {"internalNodes", "out of range"});
+    expect_error(
+        [&] {
+            load_classifier_memory(big, name);
+        },
+        {"internalNodes", "out of range"});
     const std::string nan_leaf = replace_once(text, "-0.6543210148811340 ", "nan ");
-    expect_error([&] { load_classifier_memory(nan_leaf, name); }, {"leafValues", "not a finite number"});
+    expect_error(
+        [&] {
+            load_classifier_memory(nan_leaf, name);
+        },
+        {"leafValues", "not a finite number"});
 
     /* Feature 0 is "0 0 3 5"; make it stick out of the 24x24 window. */
-    const std::string outside = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        16 0 3 5</rect>");
-    expect_error([&] { load_classifier_memory(outside, name); },
-                 {at_line(name, outside, "<rect>"), "feature 0", "feature (x=16, y=0, 3 blocks of 3x5) does not fit the 24x24 window"});
+    const std::string outside =
+        replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        16 0 3 5</rect>");
+    expect_error(
+        [&] {
+            load_classifier_memory(outside, name);
+        },
+        {at_line(name, outside, "<rect>"), "feature 0",
+         "feature (x=16, y=0, 3 blocks of 3x5) does not fit the 24x24 window"});
     const std::string zero = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        0 0 0 5</rect>");
-    expect_error([&] { load_classifier_memory(zero, name); }, {"rect", "feature 0", "empty"});
-    const std::string negative = replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        -1 0 3 5</rect>");
-    expect_error([&] { load_classifier_memory(negative, name); }, {"rect", "-1 is out of range"});
+    expect_error(
+        [&] {
+            load_classifier_memory(zero, name);
+        },
+        {"rect", "feature 0", "empty"});
+    const std::string negative =
+        replace_once(text, "<rect>\r\n        0 0 3 5</rect>", "<rect>\r\n        -1 0 3 5</rect>");
+    expect_error(
+        [&] {
+            load_classifier_memory(negative, name);
+        },
+        {"rect", "-1 is out of range"});
 
     /* Stage 0 without trees. */
     const size_t begin = text.find("<weakClassifiers>");
     const size_t end = text.find("</weakClassifiers>");
     std::string empty_stage = text;
     empty_stage.replace(begin, end - begin, "<weakClassifiers>");
-    expect_error([&] { load_classifier_memory(empty_stage, name); }, {name + ":", "stage 0", "no trees"});
+    expect_error(
+        [&] {
+            load_classifier_memory(empty_stage, name);
+        },
+        {name + ":", "stage 0", "no trees"});
 
     const std::string unknown = replace_once(text, "<stageThreshold>", "<bogus/><stageThreshold>");
-    expect_error([&] { load_classifier_memory(unknown, name); }, {at_line(name, unknown, "<bogus/>"), "bogus", "unknown element"});
+    expect_error(
+        [&] {
+            load_classifier_memory(unknown, name);
+        },
+        {at_line(name, unknown, "<bogus/>"), "bogus", "unknown element"});
     const std::string no_width = replace_once(text, "<width>24</width>", "");
-    expect_error([&] { load_classifier_memory(no_width, name); }, {name + ":", "cascade", "missing element <width>"});
+    expect_error(
+        [&] {
+            load_classifier_memory(no_width, name);
+        },
+        {name + ":", "cascade", "missing element <width>"});
     const std::string huge = replace_once(text, "<width>24</width>", "<width>5000</width>");
-    expect_error([&] { load_classifier_memory(huge, name); }, {"width", "5000 is out of range"});
+    expect_error(
+        [&] {
+            load_classifier_memory(huge, name);
+        },
+        {"width", "5000 is out of range"});
 }

@@ -25,7 +25,8 @@ TEST(WaldBoostXml, HistogramFileGivesExactFields)
     const std::string text = waldboost_doc(
         "classifierName=\"face\" minStdDev=\"0\" imageSizeX=\"24\" imageSizeY=\"20\" type=\"LBP\"",
         histogram_stage("posT=\"1e+50\" negT=\"-0.0657414\"", values0, feature_xml("7", "5", "2", "3")) +
-            histogram_stage("posT=\"1e+50\" negT=\"-1e+50\"", number_list(256, 0.1, 0.0), feature_xml("0", "1", "8", "6")) +
+            histogram_stage("posT=\"1e+50\" negT=\"-1e+50\"", number_list(256, 0.1, 0.0),
+                            feature_xml("0", "1", "8", "6")) +
             histogram_stage("posT=\"1e+50\"", number_list(256, -2.0, 0.0), feature_xml("21", "17", "1", "1")));
     const std::string path = dir.write("histogram.xml", text);
     const Classifier c = load_classifier_file(path);
@@ -59,8 +60,9 @@ TEST(WaldBoostXml, HistogramFileGivesExactFields)
 
 TEST(WaldBoostXml, SizeAliasesAndDefaultLabel)
 {
-    const std::string text = waldboost_doc("classifierName=\"\" sizeX=\"20\" sizeY=\"30\" type=\"LBP\"",
-                                           histogram_stage("negT=\"1.25\"", number_list(256, 0, 1), feature_xml("2", "3", "6", "9")));
+    const std::string text =
+        waldboost_doc("classifierName=\"\" sizeX=\"20\" sizeY=\"30\" type=\"LBP\"",
+                      histogram_stage("negT=\"1.25\"", number_list(256, 0, 1), feature_xml("2", "3", "6", "9")));
     const Classifier c = load_classifier_memory(text, "alias.xml");
     EXPECT_EQ(c.window_width, 20);
     EXPECT_EQ(c.window_height, 30);
@@ -69,9 +71,17 @@ TEST(WaldBoostXml, SizeAliasesAndDefaultLabel)
     EXPECT_EQ(lbp_table(c.weak.at(0))[200], 200.0f);
 
     const std::string both = replace_once(text, "sizeX=\"20\"", "sizeX=\"20\" imageSizeX=\"20\"");
-    expect_error([&] { load_classifier_memory(both, "both.xml"); }, {"both.xml:2:", "imageSizeX", "sizeX"});
+    expect_error(
+        [&] {
+            load_classifier_memory(both, "both.xml");
+        },
+        {"both.xml:2:", "imageSizeX", "sizeX"});
     const std::string neither = replace_once(text, "sizeX=\"20\"", "");
-    expect_error([&] { load_classifier_memory(neither, "neither.xml"); }, {"neither.xml:2:", "missing attribute imageSizeX"});
+    expect_error(
+        [&] {
+            load_classifier_memory(neither, "neither.xml");
+        },
+        {"neither.xml:2:", "missing attribute imageSizeX"});
 }
 
 TEST(WaldBoostXml, DecisionTreeUsesBinMap)
@@ -79,10 +89,11 @@ TEST(WaldBoostXml, DecisionTreeUsesBinMap)
     std::string bin_map;
     for (int i = 0; i < 256; ++i)
         bin_map += (i ? " " : "") + std::to_string((i * 7) % 3);
-    const std::string text = waldboost_doc(
-        kRoot24, "  <stage posT=\"1e+50\" negT=\"-3\">\n    <DecisionTreeWeakHypothesis predictionValues=\"1.5 -2.25 3\" binMap=\"" +
-                     bin_map + "\">\n      " + feature_xml("1", "2", "3", "4") +
-                     "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
+    const std::string text =
+        waldboost_doc(kRoot24, "  <stage posT=\"1e+50\" negT=\"-3\">\n    <DecisionTreeWeakHypothesis "
+                               "predictionValues=\"1.5 -2.25 3\" binMap=\"" +
+                                   bin_map + "\">\n      " + feature_xml("1", "2", "3", "4") +
+                                   "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
     const Classifier c = load_classifier_memory(text, "tree.xml");
     ASSERT_EQ(c.weak.size(), 1u);
     const float values[] = {1.5f, -2.25f, 3.0f};
@@ -92,19 +103,28 @@ TEST(WaldBoostXml, DecisionTreeUsesBinMap)
     EXPECT_EQ(lbp(c.weak[0]).block_height, 4);
 
     const std::string bad = replace_once(text, "binMap=\"0 ", "binMap=\"3 ");
-    expect_error([&] { load_classifier_memory(bad, "tree.xml"); },
-                 {"tree.xml:" + std::to_string(line_of(bad, "<DecisionTree")) + ":", "DecisionTreeWeakHypothesis",
-                  "binMap", "3 is out of range (0 to 2)"});
+    expect_error(
+        [&] {
+            load_classifier_memory(bad, "tree.xml");
+        },
+        {"tree.xml:" + std::to_string(line_of(bad, "<DecisionTree")) + ":", "DecisionTreeWeakHypothesis", "binMap",
+         "3 is out of range (0 to 2)"});
     const std::string short_map = replace_once(text, "binMap=\"0 ", "binMap=\"");
-    expect_error([&] { load_classifier_memory(short_map, "tree.xml"); }, {"binMap", "expected 256 integers, found 255"});
+    expect_error(
+        [&] {
+            load_classifier_memory(short_map, "tree.xml");
+        },
+        {"binMap", "expected 256 integers, found 255"});
 }
 
 TEST(WaldBoostXml, ResetSumAndFinalThreshold)
 {
     const std::string text = waldboost_doc(
         "classifierName=\"x\" imageSizeX=\"24\" imageSizeY=\"24\" type=\"LBP\" finalThreshold=\"0.75\"",
-        histogram_stage("posT=\"1e+50\" negT=\"-1e+50\" resetSum=\"0\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")) +
-            histogram_stage("posT=\"1e+50\" negT=\"-0.5\" resetSum=\"1\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")) +
+        histogram_stage("posT=\"1e+50\" negT=\"-1e+50\" resetSum=\"0\"", number_list(256, 1, 0),
+                        feature_xml("0", "0", "1", "1")) +
+            histogram_stage("posT=\"1e+50\" negT=\"-0.5\" resetSum=\"1\"", number_list(256, 1, 0),
+                            feature_xml("0", "0", "1", "1")) +
             histogram_stage("posT=\"1e+50\" negT=\"0.5\"", number_list(256, 1, 0), feature_xml("0", "0", "1", "1")));
     const Classifier c = load_classifier_memory(text, "reset.xml");
     EXPECT_EQ(c.final_threshold, 0.75f);
@@ -115,8 +135,11 @@ TEST(WaldBoostXml, ResetSumAndFinalThreshold)
     EXPECT_EQ(c.weak[1].reject_threshold, -0.5f);
     EXPECT_EQ(c.stage_count(), 2u);
 
-    expect_error([&] { load_classifier_memory(replace_once(text, "resetSum=\"1\"", "resetSum=\"yes\""), "r.xml"); },
-                 {"r.xml:", "stage", "resetSum"});
+    expect_error(
+        [&] {
+            load_classifier_memory(replace_once(text, "resetSum=\"1\"", "resetSum=\"yes\""), "r.xml");
+        },
+        {"r.xml:", "stage", "resetSum"});
 }
 
 TEST(WaldBoostXml, RoundTripIsIdentical)
@@ -126,9 +149,11 @@ TEST(WaldBoostXml, RoundTripIsIdentical)
         bin_map += (i ? " " : "") + std::to_string(i % 2);
     const std::string text = waldboost_doc(
         "classifierName=\"a &lt;&amp;&quot; b\" sizeX=\"31\" sizeY=\"17\" type=\"LBP\" finalThreshold=\"-0.333333343\"",
-        histogram_stage("posT=\"1e+50\" negT=\"-0.1\" resetSum=\"1\"", number_list(256, 1.0 / 3.0, 1e-7), feature_xml("1", "2", "3", "4")) +
-            "  <stage negT=\"-1e+40\">\n    <DecisionTreeWeakHypothesis predictionValues=\"1e-30 -3.4e38\" binMap=\"" + bin_map +
-            "\">\n      " + feature_xml("0", "0", "10", "5") + "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
+        histogram_stage("posT=\"1e+50\" negT=\"-0.1\" resetSum=\"1\"", number_list(256, 1.0 / 3.0, 1e-7),
+                        feature_xml("1", "2", "3", "4")) +
+            "  <stage negT=\"-1e+40\">\n    <DecisionTreeWeakHypothesis predictionValues=\"1e-30 -3.4e38\" binMap=\"" +
+            bin_map + "\">\n      " + feature_xml("0", "0", "10", "5") +
+            "\n    </DecisionTreeWeakHypothesis>\n  </stage>\n");
     const Classifier original = load_classifier_memory(text, "rt.xml");
     EXPECT_EQ(original.label, "a <&\" b");
     EXPECT_EQ(original.weak.at(1).reject_threshold, kNoRejection);
@@ -167,5 +192,9 @@ TEST(WaldBoostXml, WriterOutput)
     expect_identical(load_classifier_memory(write_waldboost_xml(c), "w.xml"), c);
 
     c.weak.clear();
-    expect_error([&] { write_waldboost_xml(c); }, {"no weak classifiers"});
+    expect_error(
+        [&] {
+            write_waldboost_xml(c);
+        },
+        {"no weak classifiers"});
 }

@@ -20,14 +20,14 @@ using namespace element_test;
 
 namespace {
 
-#define HELPER_CHECK(cond, ...)                                  \
-    do {                                                         \
-        if (!(cond)) {                                           \
-            g_print("FAILED (%s:%d): ", __FILE__, __LINE__);     \
-            g_print(__VA_ARGS__);                                \
-            g_print("\n");                                       \
-            return 1;                                            \
-        }                                                        \
+#define HELPER_CHECK(cond, ...)                              \
+    do {                                                     \
+        if (!(cond)) {                                       \
+            g_print("FAILED (%s:%d): ", __FILE__, __LINE__); \
+            g_print(__VA_ARGS__);                            \
+            g_print("\n");                                   \
+            return 1;                                        \
+        }                                                    \
     } while (0)
 
 /* A standalone element that must fail to start with this error. */
@@ -67,8 +67,7 @@ int helper_streaming_fault(const char* call)
     g_object_set(h->element, "max-inflight", 1, nullptr);
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-    const GstFlowReturn flow =
-        gst_harness_push(h, make_frame(synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0));
+    const GstFlowReturn flow = gst_harness_push(h, make_frame(synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0));
     HELPER_CHECK(flow == GST_FLOW_ERROR, "push returned %s, not ERROR", gst_flow_get_name(flow));
     ErrorInfo info = pop_error(bus);
     HELPER_CHECK(info.found, "no error message after the failed enqueue");
@@ -134,8 +133,8 @@ int helper_fallback_works(const char* what, const char* call, int max_inflight)
 {
     constexpr int kFrames = 8;
     GstBus* bus = gst_bus_new();
-    GstHarness* h = helper_harness(
-        {{"device", kTwiceTheSameDevice}, {"max-inflight", std::to_string(max_inflight)}}, bus);
+    GstHarness* h =
+        helper_harness({{"device", kTwiceTheSameDevice}, {"max-inflight", std::to_string(max_inflight)}}, bus);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     for (int k = 0; k < kFrames; ++k)
         HELPER_CHECK(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k) == GST_FLOW_OK, "push %d failed", k);
@@ -335,8 +334,8 @@ int helper_batch_fault(bool falls_back)
         int bad = 0;
         for (size_t i = 0; i < instances.size(); ++i) {
             Instance& in = instances[i];
-            gst_harness_push_event(in.h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
-                                                              gst_structure_new_empty("drain")));
+            gst_harness_push_event(in.h,
+                                   gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, gst_structure_new_empty("drain")));
             std::vector<GstBuffer*> out = pull_all(in.h);
             const BusLog log = drain_bus(in.bus);
             in.warnings += log.warnings.size();

@@ -108,8 +108,8 @@ DetectParams params_mn(int min_neighbors)
 
 waldboost::Size size_for_width(const Classifier& c, int width)
 {
-    return waldboost::Size{width, static_cast<int>(std::lround(static_cast<double>(width) * c.window_height /
-                                                                c.window_width))};
+    return waldboost::Size{
+        width, static_cast<int>(std::lround(static_cast<double>(width) * c.window_height / c.window_width))};
 }
 
 std::string describe(const std::vector<Box>& boxes)
@@ -119,15 +119,14 @@ std::string describe(const std::vector<Box>& boxes)
     std::string s;
     char line[200];
     for (const Box& b : boxes) {
-        g_snprintf(line, sizeof line, "[%s %d,%d %dx%d n=%d c=%.9g] ", b.label.c_str(), b.x, b.y, b.w, b.h,
-                   b.neighbors, b.confidence);
+        g_snprintf(line, sizeof line, "[%s %d,%d %dx%d n=%d c=%.9g] ", b.label.c_str(), b.x, b.y, b.w, b.h, b.neighbors,
+                   b.confidence);
         s += line;
     }
     return s;
 }
 
-std::vector<Box> expected_boxes(const std::vector<Detection>& detections, const std::string& label, int dx,
-                                int dy)
+std::vector<Box> expected_boxes(const std::vector<Detection>& detections, const std::string& label, int dx, int dy)
 {
     std::vector<Box> boxes;
     for (const Detection& d : detections) {
@@ -506,8 +505,8 @@ PlanePair component(const Sent& sent, GstBuffer* out, guint c)
     gst_buffer_fill(in, 0, sent.bytes.data(), sent.bytes.size());
     if (sent.has_meta) {
         GstVideoInfo info = sent.info;
-        gst_buffer_add_video_meta_full(in, GST_VIDEO_FRAME_FLAG_NONE, sent.format, sent.image.width,
-                                       sent.image.height, GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
+        gst_buffer_add_video_meta_full(in, GST_VIDEO_FRAME_FLAG_NONE, sent.format, sent.image.width, sent.image.height,
+                                       GST_VIDEO_INFO_N_PLANES(&info), info.offset, info.stride);
     }
     GstVideoFrame fin, fout;
     fail_unless(gst_video_frame_map(&fin, &sent.info, in, GST_MAP_READ));
@@ -547,8 +546,8 @@ int check_burn(const Sent& sent, GstBuffer* out, const std::vector<Box>& boxes, 
                 if (value < 0)
                     value = luma.after[i];
                 fail_unless(luma.after[i] == value,
-                            "%s: outline pixel (%d,%d) is %d, other outline pixels are %d (colour not uniform)",
-                            what, x, y, luma.after[i], value);
+                            "%s: outline pixel (%d,%d) is %d, other outline pixels are %d (colour not uniform)", what,
+                            x, y, luma.after[i], value);
                 changed += luma.after[i] != luma.before[i];
             } else {
                 fail_unless(luma.after[i] == luma.before[i],
@@ -610,8 +609,8 @@ int run_fault_helper(const char* mode, const char* fault, std::string* output)
     gchar *out = nullptr, *err = nullptr;
     gint status = -1;
     GError* error = nullptr;
-    const gboolean ok = g_spawn_sync(nullptr, argv, envp, G_SPAWN_DEFAULT, nullptr, nullptr, &out, &err, &status,
-                                     &error);
+    const gboolean ok =
+        g_spawn_sync(nullptr, argv, envp, G_SPAWN_DEFAULT, nullptr, nullptr, &out, &err, &status, &error);
     g_strfreev(envp);
     fail_unless(ok, "could not run the fault helper: %s", error ? error->message : "?");
     *output = std::string(out ? out : "") + std::string(err ? err : "");

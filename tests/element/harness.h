@@ -39,8 +39,8 @@ TCase* element_case();
 namespace element_test {
 
 using waldboost::Classifier;
-using waldboost::DetectParams;
 using waldboost::Detection;
+using waldboost::DetectParams;
 using waldboost::GrayImage;
 using waldboost::GrayView;
 
@@ -117,13 +117,14 @@ std::vector<Box> expected_boxes(const std::vector<Detection>& detections, const 
 /* The GstVideoRegionOfInterestMeta of a buffer, with its "detection" param. */
 std::vector<Box> roi_boxes(GstBuffer* buffer);
 
-#define CHECK_BOXES(buffer, want, what)                                                                  \
-    do {                                                                                                 \
-        const std::vector<Box> got_ = roi_boxes(buffer);                                                 \
-        const std::vector<Box> want_ = (want);                                                           \
-        fail_unless(got_ == want_, "%s: the ROI metas differ from the core's detections\n  element: %s\n" \
-                                   "  core:    %s",                                                      \
-                    std::string(what).c_str(), describe(got_).c_str(), describe(want_).c_str());         \
+#define CHECK_BOXES(buffer, want, what)                                                          \
+    do {                                                                                         \
+        const std::vector<Box> got_ = roi_boxes(buffer);                                         \
+        const std::vector<Box> want_ = (want);                                                   \
+        fail_unless(got_ == want_,                                                               \
+                    "%s: the ROI metas differ from the core's detections\n  element: %s\n"       \
+                    "  core:    %s",                                                             \
+                    std::string(what).c_str(), describe(got_).c_str(), describe(want_).c_str()); \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -252,8 +253,7 @@ struct DrawRun {
     std::vector<GstBuffer*> out;
 };
 
-DrawRun run_draw(const Props& props, const GrayImage& img, GstVideoFormat format,
-                 bool downstream_overlay_meta = false);
+DrawRun run_draw(const Props& props, const GrayImage& img, GstVideoFormat format, bool downstream_overlay_meta = false);
 
 /* ------------------------------------------------------------------------ */
 /* Fault injection (a separate process per fault)                           */

@@ -110,12 +110,9 @@ GST_START_TEST(test_bounds_parts)
     const std::string path = accept_everything();
     const GrayImage img = synthetic(160, 120);
     fail_unless(accepted_windows(path, img, 48) > wel::kMaxPartSearches);
-    Run r = run({{"classifier", path},
-                 {"grouping", "none"},
-                 {"min-size", "48"},
-                 {"eyes-profile", path},
-                 {"draw", "none"}},
-                img, 2);
+    Run r =
+        run({{"classifier", path}, {"grouping", "none"}, {"min-size", "48"}, {"eyes-profile", path}, {"draw", "none"}},
+            img, 2);
     for (GstBuffer* b : r.out) {
         const std::vector<GstVideoRegionOfInterestMeta*> objects = rois(b, "thing");
         const std::vector<GstVideoRegionOfInterestMeta*> parts = rois(b, "thing", true);

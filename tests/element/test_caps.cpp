@@ -24,7 +24,7 @@ GST_START_TEST(test_caps_template)
         fail_unless(gst_pad_query_accept_caps(src, caps), "src refuses %s", gst_video_format_to_string(f));
         gst_caps_unref(caps);
     }
-    const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGBA,
+    const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGRx,      GST_VIDEO_FORMAT_RGBA,
                                       GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_AYUV};
     for (GstVideoFormat f : refused) {
         GstCaps* caps = caps_for(f, 64, 48);
@@ -59,12 +59,13 @@ GST_START_TEST(test_caps_formats_and_odd_sizes)
             std::vector<GstBuffer*> out = pull_all(h);
             fail_unless_equals_int(out.size(), 3);
             GstCaps* out_caps = gst_pad_get_current_caps(h->sinkpad);
-            fail_unless(out_caps && gst_caps_is_equal(out_caps, in_caps), "%s %dx%d: output caps %" GST_PTR_FORMAT
-                        " differ from the input caps", name, size[0], size[1], out_caps);
+            fail_unless(out_caps && gst_caps_is_equal(out_caps, in_caps),
+                        "%s %dx%d: output caps %" GST_PTR_FORMAT " differ from the input caps", name, size[0], size[1],
+                        out_caps);
             for (size_t i = 0; i < out.size(); ++i) {
                 fail_unless_equals_uint64(GST_BUFFER_PTS(out[i]), sent[i].pts);
-                fail_unless(bytes_of(out[i]) == sent[i].bytes, "%s %dx%d: frame %zu changed", name, size[0],
-                            size[1], i);
+                fail_unless(bytes_of(out[i]) == sent[i].bytes, "%s %dx%d: frame %zu changed", name, size[0], size[1],
+                            i);
                 fail_unless(roi_boxes(out[i]).empty(), "%s %dx%d: a detection on a synthetic frame", name, size[0],
                             size[1]);
             }

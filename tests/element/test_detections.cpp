@@ -36,8 +36,7 @@ static void check_astronaut(GstVideoFormat format, int pad_bytes)
     std::vector<GstBuffer*> out = pull_all(h);
     fail_unless_equals_int(out.size(), 1);
     char what[100];
-    g_snprintf(what, sizeof what, "astronaut.png as %s, row padding %d", gst_video_format_to_string(format),
-               pad_bytes);
+    g_snprintf(what, sizeof what, "astronaut.png as %s, row padding %d", gst_video_format_to_string(format), pad_bytes);
     CHECK_BOXES(out[0], want, what);
     fail_unless(bytes_of(out[0]) == sent[0].bytes, "%s: draw=none changed the pixels", what);
     unref_all(out);
@@ -302,8 +301,8 @@ GST_START_TEST(test_rois_chained_detectors_unique_ids)
             std::set<int> ids;
             std::map<int, std::string> label_of;
             for (const IdRow& r : rows) {
-                fail_unless(ids.insert(std::get<1>(r)).second, "tracking=%s frame %d: id %d on two metas", tracking,
-                            k, std::get<1>(r));
+                fail_unless(ids.insert(std::get<1>(r)).second, "tracking=%s frame %d: id %d on two metas", tracking, k,
+                            std::get<1>(r));
                 label_of[std::get<1>(r)] = std::get<0>(r);
             }
             for (const IdRow& r : rows)
@@ -315,8 +314,7 @@ GST_START_TEST(test_rois_chained_detectors_unique_ids)
                 }
             /* Both detectors found something here: their ids would clash. */
             std::vector<Box> faces = expected_boxes(core(face_frame(k)), "face");
-            std::vector<Box> profiles =
-                expected_boxes(core(face_frame(k), params_mn(0), profile), profile.label);
+            std::vector<Box> profiles = expected_boxes(core(face_frame(k), params_mn(0), profile), profile.label);
             shared_before += !faces.empty() && !profiles.empty();
             if (std::string(tracking) == "false") {
                 std::vector<Box> want = faces;

@@ -38,8 +38,7 @@ static std::vector<Rect> composition_rects(GstBuffer* b, guint expected_color)
         fail_unless(map.size >= w * h * 4);
         guint32 word;
         std::memcpy(&word, map.data, 4);
-        fail_unless(word == expected_color, "rectangle %u has colour 0x%08x, expected 0x%08x", i, word,
-                    expected_color);
+        fail_unless(word == expected_color, "rectangle %u has colour 0x%08x, expected 0x%08x", i, word, expected_color);
         gst_buffer_unmap(pixels, &map);
     }
     std::sort(rects.begin(), rects.end());
@@ -63,8 +62,8 @@ GST_START_TEST(test_draw_burn)
 {
     const GrayImage img = face_frame(0);
     const std::vector<Box> want = expected_boxes(core(img), "face");
-    for (GstVideoFormat f : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
-                             GST_VIDEO_FORMAT_Y444}) {
+    for (GstVideoFormat f :
+         {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444}) {
         DrawRun r = run_draw({{"draw", "burn"}}, img, f);
         CHECK_BOXES(r.out[0], want, "burn");
         fail_unless(gst_buffer_get_video_overlay_composition_meta(r.out[0]) == nullptr);
@@ -79,8 +78,8 @@ GST_START_TEST(test_draw_meta)
     const GrayImage img = face_frame(0);
     const std::vector<Box> want = expected_boxes(core(img, params_mn(0)), "face");
     fail_unless(want.size() > 1);
-    DrawRun r = run_draw({{"draw", "meta"}, {"min-neighbors", "0"}, {"line-width", "3"}, {"color", "0x80ff0000"}},
-                         img, GST_VIDEO_FORMAT_I420);
+    DrawRun r = run_draw({{"draw", "meta"}, {"min-neighbors", "0"}, {"line-width", "3"}, {"color", "0x80ff0000"}}, img,
+                         GST_VIDEO_FORMAT_I420);
     CHECK_BOXES(r.out[0], want, "meta");
     fail_unless(bytes_of(r.out[0]) == r.sent[0].bytes, "draw=meta changed pixels");
     const std::vector<Rect> rects = composition_rects(r.out[0], 0x80ff0000u);
@@ -119,9 +118,9 @@ GST_START_TEST(test_draw_box_text)
     const std::vector<Box> want = expected_boxes(core(img), "face");
     fail_unless_equals_int(want.size(), 1);
     const Box& face = want[0];
-    DrawRun r = run_draw({{"draw", "meta"}, {"box-text", "label+id+confidence"},
-                          {"label-colors", "colors,face=(uint)0xff0000ff"}},
-                         img, GST_VIDEO_FORMAT_I420);
+    DrawRun r = run_draw(
+        {{"draw", "meta"}, {"box-text", "label+id+confidence"}, {"label-colors", "colors,face=(uint)0xff0000ff"}}, img,
+        GST_VIDEO_FORMAT_I420);
     const std::vector<Rect> rects = composition_rects(r.out[0], 0xff0000ffu); /* label-colors, not color */
     fail_unless_equals_int(rects.size(), 5);
     const std::vector<Rect> bars = outline_rects(want, img.width, img.height, 2);
@@ -133,14 +132,14 @@ GST_START_TEST(test_draw_box_text)
     const Rect& tag = tags[0];
     fail_unless(tag.h >= 10 && tag.h <= 48 && tag.w > tag.h, "tag %dx%d", tag.w, tag.h);
     fail_unless(tag.x == face.x && (tag.y + tag.h == face.y || (face.y < tag.h && tag.y == face.y)),
-                "the tag (%d,%d %dx%d) is not above the box (%d,%d)", tag.x, tag.y, tag.w, tag.h, face.x,
-                face.y);
+                "the tag (%d,%d %dx%d) is not above the box (%d,%d)", tag.x, tag.y, tag.w, tag.h, face.x, face.y);
     /* The glyphs: some of the tag's pixels are not the fill. */
     GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(r.out[0]);
     int drawn = 0;
     for (guint i = 0; i < gst_video_overlay_composition_n_rectangles(meta->overlay); ++i) {
         GstVideoOverlayRectangle* rect = gst_video_overlay_composition_get_rectangle(meta->overlay, i);
-        GstBuffer* pixels = gst_video_overlay_rectangle_get_pixels_unscaled_raw(rect, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+        GstBuffer* pixels =
+            gst_video_overlay_rectangle_get_pixels_unscaled_raw(rect, GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
         GstMapInfo map;
         fail_unless(gst_buffer_map(pixels, &map, GST_MAP_READ));
         for (gsize k = 0; k + 4 <= map.size; k += 4) {
@@ -217,8 +216,8 @@ GST_START_TEST(test_draw_meta_without_renderer)
     fail_unless_equals_int(draw_info_messages({{"draw", "burn"}}, false), 0);
     fail_unless_equals_int(draw_info_messages({}, false), 0);
     GstElement* e = make_element({});
-    GEnumClass* draw = G_ENUM_CLASS(g_type_class_ref(G_PARAM_SPEC_VALUE_TYPE(
-        g_object_class_find_property(G_OBJECT_GET_CLASS(e), "draw"))));
+    GEnumClass* draw = G_ENUM_CLASS(
+        g_type_class_ref(G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(e), "draw"))));
     const GEnumValue* meta = g_enum_get_value_by_nick(draw, "meta");
     fail_unless(meta && contains(meta->value_name, "only where an element renders"),
                 "draw=meta's description does not say who shows the boxes: %s", meta ? meta->value_name : "");
@@ -231,11 +230,11 @@ GST_START_TEST(test_draw_color_and_line_width)
 {
     const GrayImage img = face_frame(2);
     const std::vector<Box> want = expected_boxes(core(img), "face");
-    DrawRun white = run_draw({{"draw", "burn"}, {"color", "0xffffffff"}, {"line-width", "5"}}, img,
-                             GST_VIDEO_FORMAT_GRAY8);
+    DrawRun white =
+        run_draw({{"draw", "burn"}, {"color", "0xffffffff"}, {"line-width", "5"}}, img, GST_VIDEO_FORMAT_GRAY8);
     const int vw = check_burn(white.sent[0], white.out[0], want, 5, "white, line-width 5");
-    DrawRun black = run_draw({{"draw", "burn"}, {"color", "0xff000000"}, {"line-width", "1"}}, img,
-                             GST_VIDEO_FORMAT_GRAY8);
+    DrawRun black =
+        run_draw({{"draw", "burn"}, {"color", "0xff000000"}, {"line-width", "1"}}, img, GST_VIDEO_FORMAT_GRAY8);
     const int vb = check_burn(black.sent[0], black.out[0], want, 1, "black, line-width 1");
     fail_unless(vw >= 200 && vb <= 40, "white burns as %d, black as %d", vw, vb);
     /* Colour reaches chroma in I420: red and blue differ. */
@@ -277,8 +276,7 @@ static int count_max_windows_warnings(GstBus* bus, std::vector<guint64>* cuts = 
             g_error_free(error);
             g_free(debug);
             ++warnings;
-        } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && gst_message_has_name(m, "waldboostdetect") &&
-                   cuts) {
+        } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && gst_message_has_name(m, "waldboostdetect") && cuts) {
             guint64 cut = 0;
             fail_unless(gst_structure_get_uint64(gst_message_get_structure(m), "windows-cut", &cut));
             cuts->push_back(cut);
@@ -344,8 +342,12 @@ GST_START_TEST(test_draw_accept_all_classifier)
      * rectangle, not four per box; max-windows=0 keeps every window (and
      * warns about nothing). */
     {
-        GstHarness* h = harness_with({{"classifier", path}, {"draw", "meta"}, {"grouping", "none"},
-                                      {"max-windows", "500"}, {"color", "0xff0000ff"}, {"max-inflight", "1"}});
+        GstHarness* h = harness_with({{"classifier", path},
+                                      {"draw", "meta"},
+                                      {"grouping", "none"},
+                                      {"max-windows", "500"},
+                                      {"color", "0xff0000ff"},
+                                      {"max-inflight", "1"}});
         GstBus* bus = attach_bus(h);
         gst_harness_add_propose_allocation_meta(h, GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, nullptr);
         set_caps(h, GST_VIDEO_FORMAT_I420, img.width, img.height);
@@ -369,8 +371,8 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless(gst_buffer_map(pixels, &map, GST_MAP_READ));
         fail_unless(map.size >= static_cast<gsize>(rw) * rh * 4);
         /* Painted exactly where the outlines are, in the colour. */
-        const std::vector<bool> mask = outline_mask(outline_rects(boxes, img.width, img.height, 2), img.width,
-                                                    img.height);
+        const std::vector<bool> mask =
+            outline_mask(outline_rects(boxes, img.width, img.height, 2), img.width, img.height);
         for (int y = 0; y < img.height; ++y)
             for (int x = 0; x < img.width; ++x) {
                 const bool inside =
@@ -379,8 +381,8 @@ GST_START_TEST(test_draw_accept_all_classifier)
                 if (inside)
                     std::memcpy(&word, map.data + (static_cast<gsize>(y - ry) * rw + (x - rx)) * 4, 4);
                 const bool outline = mask[static_cast<size_t>(y) * img.width + x];
-                fail_unless(word == (outline ? 0xff0000ffu : 0u), "overlay pixel (%d,%d) is 0x%08x, outline %d", x,
-                            y, word, outline);
+                fail_unless(word == (outline ? 0xff0000ffu : 0u), "overlay pixel (%d,%d) is 0x%08x, outline %d", x, y,
+                            word, outline);
             }
         gst_buffer_unmap(pixels, &map);
         fail_unless_equals_int(count_max_windows_warnings(bus), 1);
@@ -445,8 +447,8 @@ GST_START_TEST(test_draw_box_text_in_a_crowd)
 {
     const std::string path = accept_all_classifier_file();
     const GrayImage img = crop(face_frame(0), 50, 30, 96, 96);
-    DrawRun r = run_draw({{"classifier", path}, {"grouping", "none"}, {"draw", "meta"}, {"box-text", "label+id"}},
-                         img, GST_VIDEO_FORMAT_GRAY8);
+    DrawRun r = run_draw({{"classifier", path}, {"grouping", "none"}, {"draw", "meta"}, {"box-text", "label+id"}}, img,
+                         GST_VIDEO_FORMAT_GRAY8);
     GstVideoOverlayCompositionMeta* meta = gst_buffer_get_video_overlay_composition_meta(r.out[0]);
     fail_unless(meta != nullptr);
     std::vector<Rect> tags;

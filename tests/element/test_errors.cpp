@@ -36,8 +36,8 @@ GST_END_TEST;
 GST_START_TEST(test_error_classifier_path_escaped)
 {
     const std::string long_path = "/nonexistent/" + std::string(3000, 'p') + ".xml";
-    for (const std::string& path : {std::string("a\nb\x1b[31m.xml"), std::string("/tmp/\xc2\x9b\xe2\x80\xae.xml"),
-                                    long_path}) {
+    for (const std::string& path :
+         {std::string("a\nb\x1b[31m.xml"), std::string("/tmp/\xc2\x9b\xe2\x80\xae.xml"), long_path}) {
         const ErrorInfo err = start_failure({{"classifier", path}});
         g_print("%s\n", err.message.c_str());
         fail_unless(err.domain == GST_RESOURCE_ERROR, "domain %s", g_quark_to_string(err.domain));
@@ -81,7 +81,6 @@ GST_START_TEST(test_error_malformed_classifier)
     g_free(path);
 }
 GST_END_TEST;
-
 
 GST_START_TEST(test_error_no_such_device)
 {
@@ -158,8 +157,8 @@ GST_START_TEST(test_error_kinds_of_classifier_errors)
     const int fd = g_file_open_tmp("waldboost-bad-XXXXXX.xml", &path, nullptr);
     fail_unless(fd >= 0);
     close(fd);
-    fail_unless(g_file_set_contents(path, "<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageSizeX=\"24\"", -1,
-                                    nullptr));
+    fail_unless(
+        g_file_set_contents(path, "<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageSizeX=\"24\"", -1, nullptr));
     err = start_failure({{"classifier", path}});
     fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_OPEN_READ, "%s/%d: %s",
                 g_quark_to_string(err.domain), err.code, err.text().c_str());
@@ -211,8 +210,7 @@ static void check_fault(const char* mode)
 {
     std::string output;
     const int status = run_fault_helper(mode, mode, &output);
-    fail_unless(status == 0, "WALDBOOST_CL_FAULT=%s: the helper failed (status %d):\n%s", mode, status,
-                output.c_str());
+    fail_unless(status == 0, "WALDBOOST_CL_FAULT=%s: the helper failed (status %d):\n%s", mode, status, output.c_str());
 }
 
 GST_START_TEST(test_error_kernel_build_fault) { check_fault("program-build"); }
@@ -284,12 +282,12 @@ GST_END_TEST;
 struct BogusMeta {
     const char* what;
     GstVideoFormat format;
-    int caps_w, caps_h;     /* the caps and the meta's size */
-    gsize bytes;            /* what the buffer really holds */
-    guint plane;            /* the plane whose layout is changed */
-    gsize offset = G_MAXSIZE; /* unless G_MAXSIZE: that plane's offset */
-    gint stride = 0;        /* unless 0: that plane's stride */
-    int meta_w = 0, meta_h = 0; /* unless 0: the meta's size (else the caps') */
+    int caps_w, caps_h;                                    /* the caps and the meta's size */
+    gsize bytes;                                           /* what the buffer really holds */
+    guint plane;                                           /* the plane whose layout is changed */
+    gsize offset = G_MAXSIZE;                              /* unless G_MAXSIZE: that plane's offset */
+    gint stride = 0;                                       /* unless 0: that plane's stride */
+    int meta_w = 0, meta_h = 0;                            /* unless 0: the meta's size (else the caps') */
     GstVideoFormat meta_format = GST_VIDEO_FORMAT_UNKNOWN; /* unless UNKNOWN: the meta's format */
 };
 
@@ -369,8 +367,7 @@ GST_START_TEST(test_error_meta_beyond_buffer)
         {"a negative stride", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, -64},
         {"4K caps and meta on a 64x48 buffer", GST_VIDEO_FORMAT_I420, 3840, 2160, i420_size, 0},
         {"a U stride of 1 MiB", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 1, G_MAXSIZE, 1 << 20},
-        {"the V plane starting 10 bytes before the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 2,
-         i420_size - 10},
+        {"the V plane starting 10 bytes before the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 2, i420_size - 10},
         {"the luma plane overlapping the end", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, i420_size - 64 * 40},
         {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_GRAY8, 64, 48, 64 * 48, 0, G_MAXSIZE, 0, 3840, 2160},
         {"a 4K meta on 64x48 caps", GST_VIDEO_FORMAT_I420, 64, 48, i420_size, 0, G_MAXSIZE, 0, 3840, 2160},

@@ -211,7 +211,10 @@ GST_START_TEST(test_lifecycle_downstream_stopping_is_flushing)
     fail_if(gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE);
     {
         std::unique_lock<std::mutex> lock(stop.lock);
-        fail_unless(stop.changed.wait_for(lock, std::chrono::seconds(20), [&] { return stop.held; }),
+        fail_unless(stop.changed.wait_for(lock, std::chrono::seconds(20),
+                                          [&] {
+                                              return stop.held;
+                                          }),
                     "the worker's buffer push never resent the dropped segment");
     }
     /* The sink stops, as the pipeline's stop begins; the held segment
@@ -349,8 +352,7 @@ GST_START_TEST(test_lifecycle_state_storm)
     std::string all;
     for (size_t i = 0; i < errors.texts.size() && i < 3; ++i) /* the first few: check's messages are short */
         all += "\n  " + errors.texts[i].substr(0, 300);
-    fail_unless(errors.texts.empty(), "%zu errors in %d state changes:%s", errors.texts.size(), changes,
-                all.c_str());
+    fail_unless(errors.texts.empty(), "%zu errors in %d state changes:%s", errors.texts.size(), changes, all.c_str());
 }
 GST_END_TEST;
 

@@ -35,8 +35,8 @@ GST_START_TEST(test_live_min_neighbors)
     std::vector<GstBuffer*> out = pull_all(h);
     fail_unless_equals_int(out.size(), 5);
     for (int k = 0; k < 5; ++k)
-        CHECK_BOXES(out[k], want[k], "min-neighbors=" + std::to_string(values[k]) + " set before frame " +
-                                         std::to_string(k));
+        CHECK_BOXES(out[k], want[k],
+                    "min-neighbors=" + std::to_string(values[k]) + " set before frame " + std::to_string(k));
     unref_all(out);
     gst_harness_teardown(h);
 }

@@ -133,8 +133,8 @@ GST_START_TEST(test_latency_query)
         GstClockTime max;
         gboolean live;
         const GstClockTime min = query_min_latency(h, &max, &live);
-        fail_unless_equals_uint64(min, upstream + gst_util_uint64_scale_int(static_cast<guint64>(held - 1) * GST_SECOND,
-                                                                            1, 30));
+        fail_unless_equals_uint64(
+            min, upstream + gst_util_uint64_scale_int(static_cast<guint64>(held - 1) * GST_SECOND, 1, 30));
         gst_harness_teardown(h);
     }
     /* The batch wait budget adds to it, with batching only. */

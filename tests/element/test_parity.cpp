@@ -37,8 +37,8 @@ std::string describe_tree(const std::vector<TreeBox>& boxes)
 {
     std::string s;
     for (const TreeBox& t : boxes)
-        s += describe({t.box}) + (t.parent_w < 0 ? "" : "in " + std::to_string(t.parent_x) + "," +
-                                                           std::to_string(t.parent_y) + " ") + "; ";
+        s += describe({t.box}) +
+             (t.parent_w < 0 ? "" : "in " + std::to_string(t.parent_x) + "," + std::to_string(t.parent_y) + " ") + "; ";
     return s.empty() ? "(none)" : s;
 }
 
@@ -60,9 +60,8 @@ std::vector<TreeBox> roi_tree(GstBuffer* buffer)
     for (GstVideoRegionOfInterestMeta* roi : metas) {
         TreeBox t;
         for (const Box& b : boxes)
-            if (b.x == static_cast<int>(roi->x) && b.y == static_cast<int>(roi->y) &&
-                b.w == static_cast<int>(roi->w) && b.h == static_cast<int>(roi->h) &&
-                b.label == g_quark_to_string(roi->roi_type))
+            if (b.x == static_cast<int>(roi->x) && b.y == static_cast<int>(roi->y) && b.w == static_cast<int>(roi->w) &&
+                b.h == static_cast<int>(roi->h) && b.label == g_quark_to_string(roi->roi_type))
                 t.box = b;
         if (roi->parent_id != -1) {
             const auto parent = by_id.find(roi->parent_id);
@@ -94,13 +93,18 @@ struct PartSpec {
 std::vector<PartSpec> face_parts()
 {
     return {{"eyes-profile", "eyes", haar_cascade("haarcascade_eye"),
-             [](const Rect& f) { return Rect{f.x, f.y, f.w, f.h / 2}; }},
+             [](const Rect& f) {
+                 return Rect{f.x, f.y, f.w, f.h / 2};
+             }},
             /* Debian has no nose cascade; the eye cascade finds the inner
              * corners of the eyes in the centre area, which is what counts. */
             {"nose-profile", "nose", haar_cascade("haarcascade_eye"),
-             [](const Rect& f) { return Rect{f.x + f.w / 4, f.y + f.h / 4, f.w / 2, f.h / 2}; }},
-            {"mouth-profile", "mouth", haar_cascade("haarcascade_smile"),
-             [](const Rect& f) { return Rect{f.x, f.y + f.h / 2, f.w, f.h / 2}; }}};
+             [](const Rect& f) {
+                 return Rect{f.x + f.w / 4, f.y + f.h / 4, f.w / 2, f.h / 2};
+             }},
+            {"mouth-profile", "mouth", haar_cascade("haarcascade_smile"), [](const Rect& f) {
+                 return Rect{f.x, f.y + f.h / 2, f.w, f.h / 2};
+             }}};
 }
 
 /* What the element should attach: the core's faces, and for each face each
@@ -145,8 +149,7 @@ struct BigFace {
     std::vector<PartSpec> parts = face_parts();
     Props props;
 
-    BigFace()
-        : img(waldboost::resize_bilinear(astronaut().view(), {astronaut().width * 2, astronaut().height * 2}))
+    BigFace() : img(waldboost::resize_bilinear(astronaut().view(), {astronaut().width * 2, astronaut().height * 2}))
     {
         params.min_size = size_for_width(face, 176);
         props = {{"classifier", face_path}, {"min-size", "176"}, {"draw", "none"}};
@@ -206,8 +209,8 @@ GST_START_TEST(test_nested_parts_match_the_reference)
                 const GstStructure* ps = gst_value_get_structure(gst_value_list_get_value(sub, j));
                 TreeBox t{Box{}, f.box.x, f.box.y, f.box.w, f.box.h};
                 gst_structure_get(ps, "x", G_TYPE_INT, &t.box.x, "y", G_TYPE_INT, &t.box.y, "width", G_TYPE_INT,
-                                  &t.box.w, "height", G_TYPE_INT, &t.box.h, "neighbors", G_TYPE_INT,
-                                  &t.box.neighbors, "confidence", G_TYPE_DOUBLE, &t.box.confidence, nullptr);
+                                  &t.box.w, "height", G_TYPE_INT, &t.box.h, "neighbors", G_TYPE_INT, &t.box.neighbors,
+                                  "confidence", G_TYPE_DOUBLE, &t.box.confidence, nullptr);
                 t.box.label = gst_structure_get_string(ps, "label");
                 listed.push_back(t);
             }
@@ -309,7 +312,9 @@ GST_START_TEST(test_nested_profile_set_while_playing)
 
     /* draw=burn outlines the eyes too: pixels on an eye's outline change
      * (in the faces' colour here, through label-colors). */
-    DrawRun run = run_draw({{"classifier", face_path}, {"eyes-profile", eyes[0].cascade}, {"draw", "burn"},
+    DrawRun run = run_draw({{"classifier", face_path},
+                            {"eyes-profile", eyes[0].cascade},
+                            {"draw", "burn"},
                             {"label-colors", "colors,eye=(uint)0xff00ff00"}},
                            img, GST_VIDEO_FORMAT_GRAY8);
     std::vector<Box> all;
@@ -335,15 +340,13 @@ GST_START_TEST(test_nested_profile_errors)
 {
     const std::string missing = "/nonexistent/waldboost-test/no-such-eyes.xml";
     ErrorInfo err = start_failure({{"eyes-profile", missing}});
-    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s",
-                err.text().c_str());
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s", err.text().c_str());
     fail_unless(contains(err.message, "eyes-profile") && contains(err.message, missing),
                 "the message should name the property and the file: %s", err.text().c_str());
 
     const std::string bad = temporary_text_file("<opencv_storage><cascade>truncated");
     err = start_failure({{"mouth-profile", bad}});
-    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_OPEN_READ, "%s",
-                err.text().c_str());
+    fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_OPEN_READ, "%s", err.text().c_str());
     fail_unless(contains(err.message, "mouth-profile") && contains(err.message, bad),
                 "the message should name the property and the file: %s", err.text().c_str());
     g_unlink(bad.c_str());
@@ -365,10 +368,10 @@ GST_START_TEST(test_updates_modes)
         std::vector<guint64> want;
         bool before = false;
         for (size_t k = 0; k < frames.size(); ++k) {
-            const bool due = std::strcmp(mode, "every-frame") == 0   ? true
-                             : std::strcmp(mode, "on-change") == 0   ? has_faces[k] != before
-                             : std::strcmp(mode, "on-object") == 0   ? has_faces[k]
-                                                                     : false;
+            const bool due = std::strcmp(mode, "every-frame") == 0 ? true
+                             : std::strcmp(mode, "on-change") == 0 ? has_faces[k] != before
+                             : std::strcmp(mode, "on-object") == 0 ? has_faces[k]
+                                                                   : false;
             before = has_faces[k];
             if (due)
                 want.push_back(k);
@@ -516,9 +519,8 @@ GST_START_TEST(test_nested_parts_follow_their_track)
     set_caps(harness, GST_VIDEO_FORMAT_GRAY8, w, h);
     const int frames = 10;
     for (int k = 0; k < frames; ++k)
-        fail_unless_equals_int(push_frame(harness, crop(scene.img, 40 - 4 * k, 20 - 2 * k, w, h),
-                                          GST_VIDEO_FORMAT_GRAY8, k),
-                               GST_FLOW_OK);
+        fail_unless_equals_int(
+            push_frame(harness, crop(scene.img, 40 - 4 * k, 20 - 2 * k, w, h), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
     push_eos(harness);
     std::vector<GstBuffer*> out = pull_all(harness);
     fail_unless_equals_int(out.size(), frames);
@@ -532,7 +534,8 @@ GST_START_TEST(test_nested_parts_follow_their_track)
         std::map<gint, GstVideoRegionOfInterestMeta*> objects;
         std::vector<GstVideoRegionOfInterestMeta*> parts;
         gpointer state = nullptr;
-        while (GstMeta* m = gst_buffer_iterate_meta_filtered(out[k], &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+        while (GstMeta* m =
+                   gst_buffer_iterate_meta_filtered(out[k], &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
             auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
             if (roi->parent_id == -1)
                 objects[roi->id] = roi;
@@ -547,8 +550,8 @@ GST_START_TEST(test_nested_parts_follow_their_track)
                            double(p->w) / o->w, double(p->h) / o->h};
         }
         if (k < 3) {
-            fail_unless(objects.empty() && parts.empty(), "frame %d: %zu objects and %zu parts before confirmation",
-                        k, objects.size(), parts.size());
+            fail_unless(objects.empty() && parts.empty(), "frame %d: %zu objects and %zu parts before confirmation", k,
+                        objects.size(), parts.size());
             continue;
         }
         if (k % 3 == 0) {

@@ -29,11 +29,11 @@ GST_START_TEST(test_property_defaults)
     gint min_size, max_size, stride, mn, mi, lw, gs, s1u, s1d, s2u, s2d, s2r, s4;
     guint color;
     gboolean post;
-    g_object_get(e, "classifier", &classifier, "label", &label, "device", &device, "scale-factor", &scale,
-                 "nms-iou", &iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "stride",
-                 &stride, "min-neighbors", &mn, "max-inflight", &mi, "line-width", &lw, "group-size", &gs,
-                 "step1-unsync", &s1u, "step1-divisor", &s1d, "step2-unsync", &s2u, "step2-divisor", &s2d,
-                 "step2-repeats", &s2r, "step4-group-size", &s4, "color", &color, "post-messages", &post, nullptr);
+    g_object_get(e, "classifier", &classifier, "label", &label, "device", &device, "scale-factor", &scale, "nms-iou",
+                 &iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "stride", &stride,
+                 "min-neighbors", &mn, "max-inflight", &mi, "line-width", &lw, "group-size", &gs, "step1-unsync", &s1u,
+                 "step1-divisor", &s1d, "step2-unsync", &s2u, "step2-divisor", &s2d, "step2-repeats", &s2r,
+                 "step4-group-size", &s4, "color", &color, "post-messages", &post, nullptr);
     fail_unless_equals_string(classifier, "");
     fail_unless_equals_string(label, "");
     fail_unless_equals_string(device, "auto");
@@ -76,8 +76,7 @@ GST_START_TEST(test_property_defaults)
     GEnumClass* dk = G_PARAM_SPEC_ENUM(draw)->enum_class;
     GEnumClass* gk = G_PARAM_SPEC_ENUM(grouping)->enum_class;
     fail_unless_equals_string(g_enum_get_value(dk, G_PARAM_SPEC_ENUM(draw)->default_value)->value_nick, "auto");
-    fail_unless_equals_string(g_enum_get_value(gk, G_PARAM_SPEC_ENUM(grouping)->default_value)->value_nick,
-                              "opencv");
+    fail_unless_equals_string(g_enum_get_value(gk, G_PARAM_SPEC_ENUM(grouping)->default_value)->value_nick, "opencv");
     for (const char* nick : {"auto", "meta", "burn", "none"})
         fail_unless(g_enum_get_value_by_nick(dk, nick) != nullptr, "draw has no \"%s\"", nick);
     for (const char* nick : {"opencv", "nms", "none"})
@@ -121,14 +120,11 @@ GST_START_TEST(test_property_ranges)
         const char* name;
         int min, max;
     };
-    const IntRange ints[] = {{"min-size", 0, G_MAXINT},        {"max-size", 0, G_MAXINT},
-                             {"stride", 0, 64},                {"min-neighbors", 0, 1000},
-                             {"max-inflight", 1, 16},          {"line-width", 1, 32},
-                             {"group-size", 0, 4096},          {"step1-unsync", -1, 65535},
-                             {"step1-divisor", -1, 4096},      {"step2-unsync", -1, 65535},
-                             {"step2-divisor", -1, 4096},      {"step2-repeats", -1, 16},
-                             {"step4-group-size", 0, 4096},    {"max-windows", 0, G_MAXINT},
-                             {"min-stddev", 0, 255}};
+    const IntRange ints[] = {{"min-size", 0, G_MAXINT},     {"max-size", 0, G_MAXINT},    {"stride", 0, 64},
+                             {"min-neighbors", 0, 1000},    {"max-inflight", 1, 16},      {"line-width", 1, 32},
+                             {"group-size", 0, 4096},       {"step1-unsync", -1, 65535},  {"step1-divisor", -1, 4096},
+                             {"step2-unsync", -1, 65535},   {"step2-divisor", -1, 4096},  {"step2-repeats", -1, 16},
+                             {"step4-group-size", 0, 4096}, {"max-windows", 0, G_MAXINT}, {"min-stddev", 0, 255}};
     GstElement* e = make_element({});
     for (const IntRange& r : ints) {
         GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(e), r.name);
@@ -285,7 +281,10 @@ GST_START_TEST(test_property_label_refused)
     };
     const std::string long_label(80 * 1024, 'x');
     for (const Refused& r : {Refused{"a\nb", "control character"}, Refused{"\x1b[31mred", "control character"},
-                             Refused{"evil\xe2\x80\xaetxt", "bidi"}, Refused{"\xc2\x9b" "1m", "C1 control"},
+                             Refused{"evil\xe2\x80\xaetxt", "bidi"},
+                             Refused{"\xc2\x9b"
+                                     "1m",
+                                     "C1 control"},
                              Refused{"bad\xff\xfe", "not valid UTF-8"}, Refused{long_label, "256"},
                              Refused{std::string(257, 'y'), "257 bytes"}}) {
         g_object_set(e, "label", r.value.c_str(), nullptr);
@@ -335,11 +334,12 @@ GST_START_TEST(test_property_label_colors_values)
         const char* value;
         guint color;
     };
-    for (const Taken& t : {Taken{"colors,face=0xff0000ff", 0xff0000ffu}, Taken{"colors,face=0xffffffff", 0xffffffffu},
-                           Taken{"colors,face=(uint)0xff00ff00", 0xff00ff00u}, Taken{"colors,face=4278190335", 0xff0000ffu},
-                           Taken{"colors,face=255", 255u}, Taken{"colors,face=(string)0xff0000ff", 0xff0000ffu},
-                           Taken{"colors,face=(string)010", 10u}, Taken{"colors,face=(string)0XFF", 255u},
-                           Taken{"colors,face=(guint64)4294967295", 0xffffffffu}}) {
+    for (const Taken& t :
+         {Taken{"colors,face=0xff0000ff", 0xff0000ffu}, Taken{"colors,face=0xffffffff", 0xffffffffu},
+          Taken{"colors,face=(uint)0xff00ff00", 0xff00ff00u}, Taken{"colors,face=4278190335", 0xff0000ffu},
+          Taken{"colors,face=255", 255u}, Taken{"colors,face=(string)0xff0000ff", 0xff0000ffu},
+          Taken{"colors,face=(string)010", 10u}, Taken{"colors,face=(string)0XFF", 255u},
+          Taken{"colors,face=(guint64)4294967295", 0xffffffffu}}) {
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", t.value);
         GstStructure* st = nullptr;
@@ -351,11 +351,11 @@ GST_START_TEST(test_property_label_colors_values)
         gst_structure_free(st);
         fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label-colors=%s: a warning", t.value);
     }
-    for (const char* refused : {"colors,face=(string)-1", "colors,face=(string)\"-18446744073709551615\"",
-                                "colors,face=(string)\"+5\"", "colors,face=(string)\" 255\"",
-                                "colors,face=(string)\"0xff0000ffjunk\"", "colors,face=(string)0x",
-                                "colors,face=(string)0x1ffffffff", "colors,face=(gint64)-1", "colors,face=1.5",
-                                "colors,face=(string)\"#ff0000\""}) {
+    for (const char* refused :
+         {"colors,face=(string)-1", "colors,face=(string)\"-18446744073709551615\"", "colors,face=(string)\"+5\"",
+          "colors,face=(string)\" 255\"", "colors,face=(string)\"0xff0000ffjunk\"", "colors,face=(string)0x",
+          "colors,face=(string)0x1ffffffff", "colors,face=(gint64)-1", "colors,face=1.5",
+          "colors,face=(string)\"#ff0000\""}) {
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", refused);
         GstStructure* st = nullptr;
@@ -480,7 +480,9 @@ GST_START_TEST(test_prop_detect_params)
         cs.classifier = c ? c : &dc;
         cases.push_back(cs);
     };
-    add({{"scale-factor", "1.25"}}, [](DetectParams& p) { p.scale_factor = 1.25; });
+    add({{"scale-factor", "1.25"}}, [](DetectParams& p) {
+        p.scale_factor = 1.25;
+    });
     add({{"scale-factor", "1.05"}, {"min-neighbors", "0"}}, [](DetectParams& p) {
         p.scale_factor = 1.05;
         p.min_neighbors = 0;
@@ -497,16 +499,26 @@ GST_START_TEST(test_prop_detect_params)
         p.stride = 3;
         p.min_neighbors = 0;
     });
-    add({{"stride", "1"}}, [](DetectParams& p) { p.stride = 1; });
-    add({{"min-neighbors", "0"}}, [](DetectParams& p) { p.min_neighbors = 0; });
-    add({{"min-neighbors", "20"}}, [](DetectParams& p) { p.min_neighbors = 20; });
-    add({{"grouping", "nms"}}, [](DetectParams& p) { p.grouping = waldboost::Grouping::Nms; });
+    add({{"stride", "1"}}, [](DetectParams& p) {
+        p.stride = 1;
+    });
+    add({{"min-neighbors", "0"}}, [](DetectParams& p) {
+        p.min_neighbors = 0;
+    });
+    add({{"min-neighbors", "20"}}, [](DetectParams& p) {
+        p.min_neighbors = 20;
+    });
+    add({{"grouping", "nms"}}, [](DetectParams& p) {
+        p.grouping = waldboost::Grouping::Nms;
+    });
     add({{"grouping", "nms"}, {"nms-iou", "0.05"}, {"min-neighbors", "0"}}, [](DetectParams& p) {
         p.grouping = waldboost::Grouping::Nms;
         p.nms_iou = 0.05f;
         p.min_neighbors = 0;
     });
-    add({{"grouping", "none"}}, [](DetectParams& p) { p.grouping = waldboost::Grouping::None; });
+    add({{"grouping", "none"}}, [](DetectParams& p) {
+        p.grouping = waldboost::Grouping::None;
+    });
     add({{"threshold", "1.5"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
         p.final_threshold = static_cast<float>(dc.final_threshold + 1.5);
         p.min_neighbors = 0;
@@ -517,10 +529,13 @@ GST_START_TEST(test_prop_detect_params)
     });
     /* min-size with a non-square window: the height follows 20x34. */
     const std::string profile = converted_classifier("lbpcascade_profileface");
-    add({{"classifier", profile}, {"min-size", "50"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
-        p.min_size = size_for_width(pc, 50);
-        p.min_neighbors = 0;
-    }, &pc);
+    add(
+        {{"classifier", profile}, {"min-size", "50"}, {"min-neighbors", "0"}},
+        [&](DetectParams& p) {
+            p.min_size = size_for_width(pc, 50);
+            p.min_neighbors = 0;
+        },
+        &pc);
     fail_unless(size_for_width(pc, 50).height == 85);
 
     for (const Case& cs : cases) {
@@ -532,8 +547,7 @@ GST_START_TEST(test_prop_detect_params)
         DetectParams base;
         base.min_neighbors = cs.params.min_neighbors != 3 && cs.props.size() > 1 ? cs.params.min_neighbors : 3;
         const std::vector<Box> baseline = expected_boxes(core(img, base, *cs.classifier), cs.classifier->label);
-        fail_if(want == baseline, "%s: the core gives the same result as without it; pick another value",
-                what.c_str());
+        fail_if(want == baseline, "%s: the core gives the same result as without it; pick another value", what.c_str());
         check_props(cs.props, img, want, what.c_str());
     }
 }
@@ -576,8 +590,11 @@ GST_START_TEST(test_prop_roi)
     struct R {
         int x, y, w, h;
     };
-    const R rois[] = {{100, 20, 250, 200}, {150, 40, 150, 150}, {0, 0, 512, 512},
-                      {400, 300, 500, 500} /* clamped to the frame */, {0, 200, 512, 312} /* no face */,
+    const R rois[] = {{100, 20, 250, 200},
+                      {150, 40, 150, 150},
+                      {0, 0, 512, 512},
+                      {400, 300, 500, 500} /* clamped to the frame */,
+                      {0, 200, 512, 312} /* no face */,
                       {10, 10, 20, 20} /* smaller than the window */};
     bool some_differs = false;
     for (const R& r : rois) {
@@ -603,8 +620,13 @@ GST_START_TEST(test_prop_reduction)
     const std::vector<Box> want = expected_boxes(core(img), "face");
     const std::vector<Box> want0 = expected_boxes(core(img, params_mn(0)), "face");
     const Props sets[] = {
-        {{"group-size", "32"}, {"step1-unsync", "2"}, {"step1-divisor", "4"}, {"step2-unsync", "4"},
-         {"step2-divisor", "2"}, {"step2-repeats", "1"}, {"step4-group-size", "8"}},
+        {{"group-size", "32"},
+         {"step1-unsync", "2"},
+         {"step1-divisor", "4"},
+         {"step2-unsync", "4"},
+         {"step2-divisor", "2"},
+         {"step2-repeats", "1"},
+         {"step4-group-size", "8"}},
         {{"group-size", "8"}, {"step1-unsync", "0"}, {"step2-repeats", "0"}, {"step4-group-size", "4"}},
         /* The same through the reduction property, and mixed with an alias. */
         {{"reduction", "reduction, group-size=(int)32, step1-unsync=(int)2, step1-divisor=(int)4, "
@@ -681,13 +703,11 @@ static std::string reduction_text(GstElement* e)
     return out;
 }
 
-#define CHECK_REDUCTION(e, want)                                                                        \
-    do {                                                                                                \
-        const std::string got_ = reduction_text(e);                                                     \
-        fail_unless(got_ == (want), "reduction reads \"%s\", not \"%s\"", got_.c_str(),                 \
-                    std::string(want).c_str());                                                         \
+#define CHECK_REDUCTION(e, want)                                                                                    \
+    do {                                                                                                            \
+        const std::string got_ = reduction_text(e);                                                                 \
+        fail_unless(got_ == (want), "reduction reads \"%s\", not \"%s\"", got_.c_str(), std::string(want).c_str()); \
     } while (0)
-
 
 /* The reduction property and the seven aliases read and write the same
  * setting; a field the table does not know, or a value out of its range, is
@@ -712,7 +732,7 @@ GST_START_TEST(test_prop_reduction_structure)
     /* Aliases write the same fields. */
     g_object_set(e, "step2-repeats", 2, "step1-unsync", 0, nullptr);
     CHECK_REDUCTION(e, "reduction, group-size=(int)128, step1-unsync=(int)0, step2-unsync=(int)64, "
-                              "step2-repeats=(int)2;");
+                       "step2-repeats=(int)2;");
     g_object_set(e, "group-size", 0, "step1-unsync", -1, nullptr);
     CHECK_REDUCTION(e, "reduction, step2-unsync=(int)64, step2-repeats=(int)2;");
     /* 0 is "not set" for a divisor, as it was. */

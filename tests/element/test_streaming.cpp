@@ -94,7 +94,9 @@ static GstPadProbeReturn wait_at_gate(GstPad*, GstPadProbeInfo*, gpointer data)
 {
     auto* gate = static_cast<Gate*>(data);
     std::unique_lock<std::mutex> lock(gate->lock);
-    gate->opened.wait(lock, [gate] { return gate->open; });
+    gate->opened.wait(lock, [gate] {
+        return gate->open;
+    });
     return GST_PAD_PROBE_OK;
 }
 
@@ -218,8 +220,10 @@ GST_START_TEST(test_flush)
         }
         fail_unless(after_stop, "FLUSH_STOP did not reach downstream");
         const std::vector<GstClockTime> expected = {pts_of(10), pts_of(11), pts_of(12)};
-        fail_unless(after == expected, "max-inflight=%d: after the flush the element sent frames %s (expected 10 11 "
-                    "12: nothing from before the flush)", mi, describe_pts(after).c_str());
+        fail_unless(after == expected,
+                    "max-inflight=%d: after the flush the element sent frames %s (expected 10 11 "
+                    "12: nothing from before the flush)",
+                    mi, describe_pts(after).c_str());
         std::vector<GstBuffer*> out = pull_all(h);
         /* Frames from before the flush may only have left before it. */
         std::vector<GstBuffer*> kept;
@@ -249,8 +253,10 @@ GST_START_TEST(test_renegotiation)
         GstVideoFormat format;
         int w, h, frames;
     };
-    const Step steps[] = {{GST_VIDEO_FORMAT_GRAY8, 320, 240, 3}, {GST_VIDEO_FORMAT_GRAY8, 640, 360, 2},
-                          {GST_VIDEO_FORMAT_I420, 320, 240, 2},  {GST_VIDEO_FORMAT_NV12, 200, 160, 2},
+    const Step steps[] = {{GST_VIDEO_FORMAT_GRAY8, 320, 240, 3},
+                          {GST_VIDEO_FORMAT_GRAY8, 640, 360, 2},
+                          {GST_VIDEO_FORMAT_I420, 320, 240, 2},
+                          {GST_VIDEO_FORMAT_NV12, 200, 160, 2},
                           {GST_VIDEO_FORMAT_Y444, 100, 90, 0} /* caps after caps, no frame between */,
                           {GST_VIDEO_FORMAT_I420, 641, 361, 1}};
     Recorder rec;
@@ -280,8 +286,8 @@ GST_START_TEST(test_renegotiation)
         } else if (i.buffer) {
             const int k = static_cast<int>(i.pts / kFrameDuration);
             fail_unless_equals_int(k, seen);
-            fail_unless(w == sizes[k].first && hh == sizes[k].second,
-                        "frame %d (%dx%d) left under caps %dx%d", k, sizes[k].first, sizes[k].second, w, hh);
+            fail_unless(w == sizes[k].first && hh == sizes[k].second, "frame %d (%dx%d) left under caps %dx%d", k,
+                        sizes[k].first, sizes[k].second, w, hh);
             ++seen;
         }
     }

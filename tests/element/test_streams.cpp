@@ -80,8 +80,7 @@ GST_START_TEST(test_streams_gap_events)
     for (int k : frames) {
         if (k == 4 || k == 6) {
             const int gap_start = k == 4 ? 2 : 5;
-            fail_unless(gst_harness_push_event(h, gst_event_new_gap(pts_of(gap_start),
-                                                                    pts_of(k) - pts_of(gap_start))));
+            fail_unless(gst_harness_push_event(h, gst_event_new_gap(pts_of(gap_start), pts_of(k) - pts_of(gap_start))));
         }
         fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
     }
@@ -99,8 +98,7 @@ GST_START_TEST(test_streams_gap_events)
     std::vector<GstBuffer*> out = pull_all(h);
     fail_unless_equals_int(out.size(), frames.size());
     for (size_t i = 0; i < frames.size(); ++i)
-        CHECK_BOXES(out[i], expected_boxes(core(face_frame(frames[i])), "face"),
-                    "frame " + std::to_string(frames[i]));
+        CHECK_BOXES(out[i], expected_boxes(core(face_frame(frames[i])), "face"), "frame " + std::to_string(frames[i]));
     unref_all(out);
     gst_harness_teardown(h);
 }
@@ -204,18 +202,29 @@ static int run_side_by_side_instances(const Props& extra)
         int width, height, x0;
         const Classifier* classifier;
         DetectParams params;
-        waldboost::Rect roi{};   /* empty: the whole frame */
+        waldboost::Rect roi{}; /* empty: the whole frame */
         GstHarness* h = nullptr;
     };
     std::vector<Instance> instances = {
         {{{"max-inflight", "2"}}, 200, 160, 110, &waldboost::default_classifier(), DetectParams{}},
-        {{{"max-inflight", "3"}, {"roi", "<50, 20, 230, 200>"}}, 320, 240, 40, &waldboost::default_classifier(),
-         DetectParams{}, waldboost::Rect{50, 20, 230, 200}},
-        {{{"classifier", profile_path}, {"min-neighbors", "0"}, {"max-inflight", "1"}}, 256, 256, 60, &profile,
+        {{{"max-inflight", "3"}, {"roi", "<50, 20, 230, 200>"}},
+         320,
+         240,
+         40,
+         &waldboost::default_classifier(),
+         DetectParams{},
+         waldboost::Rect{50, 20, 230, 200}},
+        {{{"classifier", profile_path}, {"min-neighbors", "0"}, {"max-inflight", "1"}},
+         256,
+         256,
+         60,
+         &profile,
          params_mn(0)},
         {{{"max-inflight", "2"}}, 160, 200, 150, &waldboost::default_classifier(), DetectParams{}},
     };
-    auto frame_of = [](const Instance& in, int k) { return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height); };
+    auto frame_of = [](const Instance& in, int k) {
+        return crop(astronaut(), in.x0 + 2 * k, 10 + k, in.width, in.height);
+    };
     bool roi_changes_boxes = false;
     auto start = [&](Instance& in) {
         Props props = in.props;
@@ -231,23 +240,23 @@ static int run_side_by_side_instances(const Props& extra)
                                        GST_FLOW_OK);
         for (size_t i : which) {
             /* A serialized event pushes out the frames in flight. */
-            fail_unless(gst_harness_push_event(instances[i].h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
-                                                                                   gst_structure_new_empty("drain"))));
+            fail_unless(gst_harness_push_event(
+                instances[i].h, gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, gst_structure_new_empty("drain"))));
             std::vector<GstBuffer*> out = pull_all(instances[i].h);
             fail_unless_equals_int(out.size(), count);
             for (int k = 0; k < count; ++k) {
                 const Instance& in = instances[i];
                 const std::string what = "instance " + std::to_string(i) + " frame " + std::to_string(first + k);
                 const waldboost::Rect& r = in.roi;
-                const GrayImage searched = r.width ? crop(frame_of(in, first + k), r.x, r.y, r.width, r.height)
-                                                   : frame_of(in, first + k);
+                const GrayImage searched =
+                    r.width ? crop(frame_of(in, first + k), r.x, r.y, r.width, r.height) : frame_of(in, first + k);
                 const std::vector<Box> want =
                     expected_boxes(core(searched, in.params, *in.classifier), in.classifier->label, r.x, r.y);
                 CHECK_BOXES(out[k], want, what.c_str());
                 if (r.width)
-                    roi_changes_boxes |= want != expected_boxes(core(frame_of(in, first + k), in.params,
-                                                                     *in.classifier),
-                                                                in.classifier->label);
+                    roi_changes_boxes |=
+                        want !=
+                        expected_boxes(core(frame_of(in, first + k), in.params, *in.classifier), in.classifier->label);
             }
             unref_all(out);
             GstStructure* stats = nullptr;
@@ -349,7 +358,8 @@ GST_START_TEST(test_streams_tracking_batched_and_not)
             for (GstBuffer* b : out) {
                 std::vector<Object> here;
                 gpointer state = nullptr;
-                while (GstMeta* m = gst_buffer_iterate_meta_filtered(b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+                while (GstMeta* m =
+                           gst_buffer_iterate_meta_filtered(b, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
                     const auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
                     here.push_back({roi->id, roi->x, roi->y, roi->w, roi->h});
                 }
@@ -505,8 +515,8 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
     g_print("test_streams_stop_waits_for_one_slow_frame: frames %.2f s, the stop %.2f s\n", frame_s, stop_s);
     /* The rest of the frame on the device: half a frame's time, and a whole
      * one more when the next frame had been put on the device behind it. */
-    fail_unless(stop_s < frame_s, "the stop took %.2f s, frames %.2f s each: it waited for more than one",
-                stop_s, frame_s);
+    fail_unless(stop_s < frame_s, "the stop took %.2f s, frames %.2f s each: it waited for more than one", stop_s,
+                frame_s);
 }
 GST_END_TEST;
 
@@ -532,7 +542,9 @@ GST_START_TEST(test_streams_batched_neighbour_fails_and_restarts)
     set_caps(b, GST_VIDEO_FORMAT_GRAY8, 256, 200);
     set_caps(failing, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     set_caps(restarting, GST_VIDEO_FORMAT_GRAY8, 160, 200);
-    auto b_frame = [](int k) { return crop(astronaut(), 60 + 2 * k, 10 + k, 256, 200); };
+    auto b_frame = [](int k) {
+        return crop(astronaut(), 60 + 2 * k, 10 + k, 256, 200);
+    };
     bool failed = false;
     for (int k = 0; k < 8; ++k) {
         fail_unless_equals_int(push_frame(a, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
@@ -545,9 +557,8 @@ GST_START_TEST(test_streams_batched_neighbour_fails_and_restarts)
             restarting = with({});
             set_caps(restarting, GST_VIDEO_FORMAT_GRAY8, 160, 200);
         }
-        fail_unless_equals_int(push_frame(restarting, crop(astronaut(), 150, 10 + k, 160, 200),
-                                          GST_VIDEO_FORMAT_GRAY8, k),
-                               GST_FLOW_OK);
+        fail_unless_equals_int(
+            push_frame(restarting, crop(astronaut(), 150, 10 + k, 160, 200), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
     }
     fail_unless(failed, "the instance with a missing classifier went on");
     fail_unless(pop_error(failing_bus).found, "no error from the instance with a missing classifier");

@@ -305,8 +305,12 @@ GST_END_TEST;
  * appeared leaves (by EOS), and no track id comes back after it left. */
 GST_START_TEST(test_tracking_through_hostile_streams)
 {
-    GstHarness* h = harness_with({{"tracking", "true"}, {"interval", "2"}, {"lost-after", "3"},
-                                  {"updates", "events"}, {"box-text", "label+id"}, {"draw", "burn"},
+    GstHarness* h = harness_with({{"tracking", "true"},
+                                  {"interval", "2"},
+                                  {"lost-after", "3"},
+                                  {"updates", "events"},
+                                  {"box-text", "label+id"},
+                                  {"draw", "burn"},
                                   {"eyes-profile", haar_cascade("haarcascade_eye")}});
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);

@@ -84,7 +84,8 @@ HaarTree random_haar_tree(std::mt19937& rng, int width, int height, int nodes, b
             HaarRect r;
             if (tilted) { /* inside the window: x - h >= 0, x + w <= W, y + w + h <= H */
                 r.width = std::uniform_int_distribution<int>(1, std::max(1, std::min(width, height) / 3))(rng);
-                r.height = std::uniform_int_distribution<int>(1, std::max(1, std::min(width - r.width, height - r.width) / 2))(rng);
+                r.height = std::uniform_int_distribution<int>(
+                    1, std::max(1, std::min(width - r.width, height - r.width) / 2))(rng);
                 r.x = std::uniform_int_distribution<int>(r.height, width - r.width)(rng);
                 r.y = std::uniform_int_distribution<int>(0, height - r.width - r.height)(rng);
             } else {
@@ -101,7 +102,8 @@ HaarTree random_haar_tree(std::mt19937& rng, int width, int height, int nodes, b
         HaarRect& last = node.feature.rects.back();
         float others = 0.0f;
         for (size_t i = 0; i + 1 < node.feature.rects.size(); ++i)
-            others += node.feature.rects[i].weight * static_cast<float>(node.feature.rects[i].width * node.feature.rects[i].height);
+            others += node.feature.rects[i].weight *
+                      static_cast<float>(node.feature.rects[i].width * node.feature.rects[i].height);
         last.weight = -others / static_cast<float>(last.width * last.height);
         if (!std::isfinite(last.weight) || last.weight == 0.0f)
             last.weight = 1.0f;
@@ -110,8 +112,8 @@ HaarTree random_haar_tree(std::mt19937& rng, int width, int height, int nodes, b
             const size_t pick = rng() % free_slots.size();
             const Slot slot = free_slots[pick];
             free_slots.erase(free_slots.begin() + static_cast<ptrdiff_t>(pick));
-            (slot.left ? tree.nodes[static_cast<size_t>(slot.node)].left : tree.nodes[static_cast<size_t>(slot.node)].right) =
-                {false, n};
+            (slot.left ? tree.nodes[static_cast<size_t>(slot.node)].left
+                       : tree.nodes[static_cast<size_t>(slot.node)].right) = {false, n};
         }
         tree.nodes.push_back(node);
         free_slots.push_back({n, true});

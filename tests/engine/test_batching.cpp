@@ -28,8 +28,8 @@
 using namespace waldboost;
 using namespace waldboost_test;
 using waldboost::opencl::Engine;
-using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
+using waldboost::opencl::FrameResult;
 using waldboost::opencl::ScanMethod;
 
 namespace {
@@ -101,7 +101,8 @@ TEST(EngineBatching, EnginesOfDifferentSizesAndClassifiersMatchTheReference)
         streams[k].params.min_neighbors = 0;
         for (int i = 0; i < 3; ++i) {
             streams[k].frames.push_back(random_image(rng, sizes[k].width + 7 * i, sizes[k].height + 5 * i));
-            streams[k].want.push_back(detect_raw(*streams[k].model, streams[k].frames.back().view(), streams[k].params));
+            streams[k].want.push_back(
+                detect_raw(*streams[k].model, streams[k].frames.back().view(), streams[k].params));
         }
     }
     for (const ScanMethod scan : {ScanMethod::Auto, ScanMethod::Reduction}) {

@@ -97,10 +97,7 @@ public:
     {
         return " -D CENTRE_MEAN=" + std::to_string(kCentreMean);
     }
-    waldboost::opencl::IntegralNeeds integrals(const waldboost::opencl::PackedClassifier&) const override
-    {
-        return {};
-    }
+    waldboost::opencl::IntegralNeeds integrals(const waldboost::opencl::PackedClassifier&) const override { return {}; }
     bool narrow_sums_serve(const waldboost::opencl::PackedClassifier& p) const override
     {
         return p.largest_block * 255 <= 0xFFFF;
@@ -112,8 +109,8 @@ float centre_block_response(const WeakClassifier& weak, const waldboost::LevelIn
                             float /*norm_factor*/)
 {
     const LbpFeature& f = std::get<LbpFeature>(weak.feature);
-    const int64_t sum = integrals.sum.block_sum(wx + f.x + f.block_width, wy + f.y + f.block_height, f.block_width,
-                                                f.block_height);
+    const int64_t sum =
+        integrals.sum.block_sum(wx + f.x + f.block_width, wy + f.y + f.block_height, f.block_width, f.block_height);
     return lbp_table(weak)[sum >= int64_t{kCentreMean} * f.block_width * f.block_height ? 1 : 0];
 }
 
@@ -130,8 +127,7 @@ TEST(EngineFeatureSeam, AFeatureKindOfATestMatchesItsReferenceExactly)
     size_t compared = 0;
     for (size_t k = 0; k < windows.size(); ++k) {
         const bool stages = k % 2 == 1;
-        Classifier c = random_classifier(rng, windows[k].width, windows[k].height, 8 + 4 * static_cast<int>(k),
-                                         stages);
+        Classifier c = random_classifier(rng, windows[k].width, windows[k].height, 8 + 4 * static_cast<int>(k), stages);
         EngineConfig reduction = config_with(sets[k % sets.size()]);
         reduction.feature_kind = &kind;
         EngineConfig rows = rows_config();

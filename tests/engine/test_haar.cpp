@@ -31,8 +31,8 @@
 using namespace waldboost;
 using namespace waldboost_test;
 using waldboost::opencl::Engine;
-using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
+using waldboost::opencl::FrameResult;
 using waldboost::opencl::ReductionParams;
 using waldboost::opencl::ScanMethod;
 
@@ -76,9 +76,8 @@ TEST(EngineHaar, RandomHaarCascadesMatchTheReferenceExactly)
     size_t compared = 0;
     for (size_t k = 0; k < cases.size(); ++k) {
         const Case& cs = cases[k];
-        const Classifier c =
-            random_haar_classifier(rng, cs.window.width, cs.window.height, cs.weak_count, cs.max_nodes, cs.tilted_every,
-                                   cs.longest_stage);
+        const Classifier c = random_haar_classifier(rng, cs.window.width, cs.window.height, cs.weak_count, cs.max_nodes,
+                                                    cs.tilted_every, cs.longest_stage);
         Engine engine(c, config_with(sets[k % sets.size()]));
         Engine rows(c, rows_config());
         for (const Size& s : images) {
@@ -153,8 +152,8 @@ TEST(EngineHaar, ValuesEqualToTheirThresholdsGoTheSameWay)
  * detections equal. */
 TEST(EngineHaar, DebianHaarCascadesOnRealImagesMatchTheReference)
 {
-    const std::vector<std::string> stems = {"frontalface_default", "frontalface_alt2", "eye_tree_eyeglasses", "fullbody",
-                                            "licence_plate_rus_16stages"};
+    const std::vector<std::string> stems = {"frontalface_default", "frontalface_alt2", "eye_tree_eyeglasses",
+                                            "fullbody", "licence_plate_rus_16stages"};
     std::vector<GrayImage> photos;
     for (const char* name : {"astronaut.png", "messi5.jpg"}) {
         const std::string path = waldboost_test::test_data(name);
@@ -189,7 +188,9 @@ TEST(EngineHaar, DebianHaarCascadesOnRealImagesMatchTheReference)
                 /* One frame gives both: min-neighbors only changes the grouping. */
                 const FrameResult result = engine.detect(img.view(), DetectParams{});
                 const std::vector<RawWindow>& reference = reference_windows[p];
-                const auto key = [](const RawWindow& w) { return std::make_tuple(w.level, w.x, w.y); };
+                const auto key = [](const RawWindow& w) {
+                    return std::make_tuple(w.level, w.x, w.y);
+                };
                 std::vector<std::tuple<int, int, int>> a, b, flipped;
                 for (const RawWindow& w : result.windows)
                     a.push_back(key(w));

@@ -42,8 +42,8 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
     for (size_t k = 0; k < windows.size(); ++k) {
         const bool stages = k % 2 == 1;
         const bool stumps = k >= 3;
-        const Classifier c = random_classifier(rng, windows[k].width, windows[k].height, 12 + 9 * static_cast<int>(k),
-                                               stages, stumps);
+        const Classifier c =
+            random_classifier(rng, windows[k].width, windows[k].height, 12 + 9 * static_cast<int>(k), stages, stumps);
         const ReductionParams& p = sets[k % sets.size()];
         Engine engine(c, config_with(p));
         Engine rows(c, rows_config());
@@ -60,7 +60,8 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
                 what << "classifier " << k << (stages ? " (stages" : " (waldboost") << (stumps ? ", stumps)" : ")")
                      << " window " << windows[k].width << "x" << windows[k].height << ", image " << s.width << "x"
                      << s.height << ", stride " << stride;
-                expect_same_windows(result.windows, reference, what.str() + ", reduction " + std::to_string(k % sets.size()));
+                expect_same_windows(result.windows, reference,
+                                    what.str() + ", reduction " + std::to_string(k % sets.size()));
                 EXPECT_EQ(result.stats.discarded, 0u);
                 expect_same_windows(rows.detect(img.view(), params).windows, reference, what.str() + ", rows");
                 compared += reference.size();
@@ -102,14 +103,16 @@ TEST(Engine, ResponsesFinerThanTheFixedPointUnitMatchTheReference)
     const GrayImage img = random_image(rng, 160, 121);
     size_t compared = 0;
     for (const bool stages : {false, true}) {
-        const Classifier c = with_values(random_classifier(rng, 20, 20, 30, stages), [](float v) { return v * 3e-13f; });
+        const Classifier c = with_values(random_classifier(rng, 20, 20, 30, stages), [](float v) {
+            return v * 3e-13f;
+        });
         DetectParams params;
         params.min_neighbors = 0;
         const auto reference = scores_times(detect_raw(c, img.view(), params), 1 / 3e-13);
         const std::string what = stages ? "tiny stages" : "tiny waldboost";
-        expect_same_windows(scores_times(Engine(c, config_with(parameter_sets()[0])).detect(img.view(), params).windows,
-                                         1 / 3e-13),
-                            reference, what + ", reduction");
+        expect_same_windows(
+            scores_times(Engine(c, config_with(parameter_sets()[0])).detect(img.view(), params).windows, 1 / 3e-13),
+            reference, what + ", reduction");
         expect_same_windows(scores_times(Engine(c, rows_config()).detect(img.view(), params).windows, 1 / 3e-13),
                             reference, what + ", rows");
         std::printf("%s: %zu accepted windows compared\n", what.c_str(), reference.size());

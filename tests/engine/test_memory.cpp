@@ -28,8 +28,8 @@
 using namespace waldboost;
 using namespace waldboost_test;
 using waldboost::opencl::Engine;
-using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
+using waldboost::opencl::FrameResult;
 using waldboost::opencl::ScanMethod;
 
 /* A memory budget for fewer frames than max_in_flight: the engine says how
@@ -131,8 +131,7 @@ TEST(Engine, AFrameBeyondTheMemoryBudgetIsRefused)
                         "80x60 within the budget");
     try {
         tight.detect(large.view(), params);
-        ADD_FAILURE() << "a 640x480 frame of " << large_bytes << " bytes ran on a budget of "
-                      << config.memory_budget;
+        ADD_FAILURE() << "a 640x480 frame of " << large_bytes << " bytes ran on a budget of " << config.memory_budget;
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::OutOfResources) << e.what();
         const std::string what = e.what();

@@ -64,7 +64,8 @@ TEST(Engine, FramesInPinnedBlocksMatchTheReference)
             b.submit(views[i + 1], params);
             const auto ra = a.collect(), rb = b.collect();
             ASSERT_TRUE(ra && rb);
-            expect_same_windows(ra->windows, detect_raw(c, frames[i].view(), params), what + ", frame " + std::to_string(i));
+            expect_same_windows(ra->windows, detect_raw(c, frames[i].view(), params),
+                                what + ", frame " + std::to_string(i));
             expect_same_windows(rb->windows, detect_raw(c, frames[i + 1].view(), params),
                                 what + ", frame " + std::to_string(i + 1));
         }

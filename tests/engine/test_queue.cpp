@@ -25,8 +25,8 @@
 using namespace waldboost;
 using namespace waldboost_test;
 using waldboost::opencl::Engine;
-using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
+using waldboost::opencl::FrameResult;
 
 TEST(Engine, RepeatedRunsAndTheAsynchronousQueueGiveIdenticalResults)
 {

@@ -106,7 +106,8 @@ void calibrate_thresholds(Classifier& c, const GrayImage& img, double reject)
             sorted.push_back(sums[i]);
         }
         std::sort(sorted.begin(), sorted.end());
-        w.reject_threshold = static_cast<float>(sorted[static_cast<size_t>(reject * static_cast<double>(sorted.size()))]);
+        w.reject_threshold =
+            static_cast<float>(sorted[static_cast<size_t>(reject * static_cast<double>(sorted.size()))]);
         w.reset_sum_after = false;
         size_t kept = 0;
         for (size_t i = 0; i < alive.size(); ++i)
@@ -140,8 +141,8 @@ TEST(EngineRank, RandomLrdAndLrpClassifiersMatchTheReferenceExactly)
             Engine rows(c, rows_config());
             for (const Size& s : images) {
                 const bool ties = s.width % 2 == 1;
-                const GrayImage img = ties ? few_levels_image(rng, s.width, s.height)
-                                           : random_image(rng, s.width, s.height);
+                const GrayImage img =
+                    ties ? few_levels_image(rng, s.width, s.height) : random_image(rng, s.width, s.height);
                 for (int stride : {0, 17}) {
                     DetectParams params;
                     params.stride = stride;
@@ -193,10 +194,10 @@ TEST(EngineRank, RealImagesMatchTheReference)
             clip_windows(reference, Size{img.width, img.height});
             /* Shows that the classifier keeps a fair share of windows for
              * several weak classifiers, so that the comparison means something. */
-            std::printf("%s on %s: %llu windows, %.2f weak classifiers per window, %llu accepted\n",
-                        c.label.c_str(), name,
-                        static_cast<unsigned long long>(stats.windows),
-                        static_cast<double>(stats.weak_evaluated) / static_cast<double>(std::max<uint64_t>(stats.windows, 1)),
+            std::printf("%s on %s: %llu windows, %.2f weak classifiers per window, %llu accepted\n", c.label.c_str(),
+                        name, static_cast<unsigned long long>(stats.windows),
+                        static_cast<double>(stats.weak_evaluated) /
+                            static_cast<double>(std::max<uint64_t>(stats.windows, 1)),
                         static_cast<unsigned long long>(stats.accepted));
             const std::string what = c.label + " on " + name;
             expect_same_windows(reduction.detect(img.view(), params).windows, reference, what + ", reduction");

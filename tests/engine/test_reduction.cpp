@@ -51,7 +51,9 @@ TEST(Engine, AClassifierScaledByTwoToTheMinus50GivesTheSameWindows)
      * engine's answer change (2^-62 is the finest bit then). */
     std::mt19937 rng(250);
     const Classifier c = random_classifier(rng, 16, 16, 40, true);
-    const Classifier small = with_values(c, [](float v) { return std::ldexp(v, -50); });
+    const Classifier small = with_values(c, [](float v) {
+        return std::ldexp(v, -50);
+    });
     const GrayImage img = random_image(rng, 301, 203);
     DetectParams params;
     params.min_neighbors = 0;
@@ -78,13 +80,12 @@ TEST(Engine, ResponsesSpanningMoreThanADoubleAreRefusedOrMatchTheReference)
         int high, low;
     };
     /* L = -40 needs no scale, L = -45 a scale of 2^5. */
-    for (const Span span : {Span{10, -40}, Span{11, -40}, Span{13, -40}, Span{16, -40}, Span{20, -40},
-                            Span{5, -45}, Span{8, -45}, Span{15, -45}}) {
+    for (const Span span : {Span{10, -40}, Span{11, -40}, Span{13, -40}, Span{16, -40}, Span{20, -40}, Span{5, -45},
+                            Span{8, -45}, Span{15, -45}}) {
         const int bits = span.high - span.low;
         SCOPED_TRACE("responses 2^" + std::to_string(span.high) + " and 2^" + std::to_string(span.low));
         Classifier c = random_classifier(rng, 16, 16, 3, false);
-        const float values[3] = {std::ldexp(1.0f, span.high), std::ldexp(1.0f, span.low),
-                                 -std::ldexp(1.0f, span.high)};
+        const float values[3] = {std::ldexp(1.0f, span.high), std::ldexp(1.0f, span.low), -std::ldexp(1.0f, span.high)};
         for (size_t t = 0; t < 3; ++t) {
             lbp_table(c.weak[t]).fill(values[t]);
             c.weak[t].reject_threshold = kNoRejection;
@@ -103,8 +104,7 @@ TEST(Engine, ResponsesSpanningMoreThanADoubleAreRefusedOrMatchTheReference)
             continue;
         }
         EXPECT_LE(bits + 1, 52) << "a span the reference rounds was run";
-        expect_same_windows(engine->detect(img.view(), params).windows, reference,
-                            std::to_string(bits) + "-bit span");
+        expect_same_windows(engine->detect(img.view(), params).windows, reference, std::to_string(bits) + "-bit span");
     }
 }
 
@@ -171,8 +171,8 @@ TEST(Engine, CapKeepsTheReferencesFirstWindows)
             params.grouping = grouping;
             const std::vector<Detection> detections = detect(c, img.view(), params);
             for (Engine* engine : {&reduction, &rows}) {
-                const std::string what = std::string(engine == &rows ? "rows" : "reduction") + ", cap " +
-                                         std::to_string(cap);
+                const std::string what =
+                    std::string(engine == &rows ? "rows" : "reduction") + ", cap " + std::to_string(cap);
                 const auto result = engine->detect(img.view(), params);
                 expect_same_windows(result.windows, reference, what);
                 EXPECT_EQ(result.stats.cut, want_cut) << what;

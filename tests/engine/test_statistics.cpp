@@ -31,8 +31,8 @@
 using namespace waldboost;
 using namespace waldboost_test;
 using waldboost::opencl::Engine;
-using waldboost::opencl::FrameResult;
 using waldboost::opencl::EngineConfig;
+using waldboost::opencl::FrameResult;
 using waldboost::opencl::ReductionParams;
 using waldboost::opencl::ScanMethod;
 
@@ -52,12 +52,12 @@ TEST(Engine, BusyTimeIsTheUnionOfKernelIntervals)
     EXPECT_EQ(busy.total_ns(), 150u);
     busy.add(400, 500); /* disjoint */
     EXPECT_EQ(busy.total_ns(), 250u);
-    busy.add(50, 60);   /* out of order, before everything */
+    busy.add(50, 60); /* out of order, before everything */
     EXPECT_EQ(busy.total_ns(), 260u);
     busy.add(250, 400); /* touching both neighbours: 100-500 */
     EXPECT_EQ(busy.total_ns(), 410u);
     EXPECT_EQ(busy.recent_intervals(), 2u);
-    busy.add(30, 600);  /* covers everything */
+    busy.add(30, 600); /* covers everything */
     EXPECT_EQ(busy.total_ns(), 570u);
     busy.add(700, 700); /* empty */
     busy.add(800, 790); /* reversed: ignored */
@@ -162,7 +162,8 @@ TEST(Engine, StatisticsDescribeTheReduction)
     params.min_neighbors = 0;
     DetectStats reference_stats;
     const auto reference = detect_raw(c, img.view(), params, &reference_stats);
-    Engine engine(c, config_with(waldboost::opencl::default_reduction(waldboost::opencl::select_device(test_device()).info, c)));
+    Engine engine(
+        c, config_with(waldboost::opencl::default_reduction(waldboost::opencl::select_device(test_device()).info, c)));
     const auto result = engine.detect(img.view(), params);
     const auto& st = result.stats;
     EXPECT_EQ(st.discarded, 0u);
@@ -175,7 +176,8 @@ TEST(Engine, StatisticsDescribeTheReduction)
     ASSERT_EQ(st.candidates_after_step.size(), 1u + engine.reduction().step2_repeats);
     for (size_t i = 1; i < st.candidates_after_step.size(); ++i)
         EXPECT_LE(st.candidates_after_step[i], st.candidates_after_step[i - 1]);
-    EXPECT_LE(st.candidates_after_step[0], st.windows / engine.reduction().step1_divisor + engine.reduction().group_size);
+    EXPECT_LE(st.candidates_after_step[0],
+              st.windows / engine.reduction().step1_divisor + engine.reduction().group_size);
     ASSERT_GE(st.kernels.size(), 7u);
     for (const auto& k : st.kernels)
         EXPECT_GE(k.milliseconds, 0.0) << k.name;
@@ -228,8 +230,7 @@ TEST(Engine, StatisticsDescribeTheRowScan)
         ++first_stage;
     ++first_stage;
     ASSERT_GT(st.windows, reference_stats.windows) << "OpenCV's rule should skip some positions";
-    EXPECT_EQ(st.weak_evaluated,
-              reference_stats.weak_evaluated + (st.windows - reference_stats.windows) * first_stage);
+    EXPECT_EQ(st.weak_evaluated, reference_stats.weak_evaluated + (st.windows - reference_stats.windows) * first_stage);
     std::vector<std::string> names;
     for (const auto& k : st.kernels)
         names.push_back(k.name);

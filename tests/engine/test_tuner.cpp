@@ -88,15 +88,19 @@ TEST(Tuner, SearchKeepsOnlyFasterParametersAndNeverChangesDetections)
     params.min_neighbors = 0;
     int trials = 0;
     /* Eight trials: every build compiles the kernels, which is slow on PoCL. */
-    const auto result = waldboost::opencl::tune_reduction(c, test_device(), {img.view()}, params, 1,
-                                                          [&](const auto&) { ++trials; }, 8);
+    const auto result = waldboost::opencl::tune_reduction(
+        c, test_device(), {img.view()}, params, 1,
+        [&](const auto&) {
+            ++trials;
+        },
+        8);
     EXPECT_EQ(trials, 8);
     ASSERT_EQ(result.trials.size(), static_cast<size_t>(trials));
     /* The result is the defaults or one of the trials, and no slower than
      * the defaults (the search and its confirmation only keep a trial more
      * than 1% faster). */
-    const ReductionParams defaults = waldboost::opencl::default_reduction(
-        waldboost::opencl::select_device(test_device()).info, c);
+    const ReductionParams defaults =
+        waldboost::opencl::default_reduction(waldboost::opencl::select_device(test_device()).info, c);
     bool among_trials = result.best == defaults;
     for (const auto& t : result.trials)
         among_trials = among_trials || t.params == result.best;

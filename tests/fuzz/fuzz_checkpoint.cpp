@@ -70,8 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             finding("decode_checkpoint returned a sample of unknown kind");
     }
     std::string encoded;
-    completes("checkpoint " + source, "encode_checkpoint",
-              [&] { encoded = waldboost::training::encode_checkpoint(state); });
+    completes("checkpoint " + source, "encode_checkpoint", [&] {
+        encoded = waldboost::training::encode_checkpoint(state);
+    });
     if (encoded != file)
         finding("encoding the decoded state does not give the file back (" + std::to_string(encoded.size()) +
                 " bytes vs " + std::to_string(file.size()) + ")");

@@ -66,14 +66,15 @@ bool completes(const std::string& source, const char* stage, Fn&& fn)
     } catch (const waldboost::Error& e) {
         const std::string message = e.what();
         if (message.compare(0, source.size() + 1, source + ":") != 0)
-            finding(std::string(stage) + ": the Error message does not start with '" + source + ":': " +
-                    message.substr(0, 300));
+            finding(std::string(stage) + ": the Error message does not start with '" + source +
+                    ":': " + message.substr(0, 300));
         if (strict_messages()) {
             if (message.size() > kMaxMessageBytes)
                 finding(std::string(stage) + ": an Error message of " + std::to_string(message.size()) + " bytes");
             for (const char c : message) {
                 if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-                    finding(std::string(stage) + ": a control character in the Error message: " + message.substr(0, 300));
+                    finding(std::string(stage) +
+                            ": a control character in the Error message: " + message.substr(0, 300));
             }
         }
         return false;
@@ -101,7 +102,9 @@ inline std::string hex_bits(float f)
 /* Every field, floats bit for bit; a difference is a finding naming it. */
 inline void require_identical(const Classifier& a, const Classifier& b, const char* what)
 {
-    const auto differ = [&](const std::string& field) { finding(std::string(what) + ": " + field + " differs"); };
+    const auto differ = [&](const std::string& field) {
+        finding(std::string(what) + ": " + field + " differs");
+    };
     if (a.label != b.label)
         differ("label ('" + a.label + "' vs '" + b.label + "')");
     if (a.window_width != b.window_width || a.window_height != b.window_height)
@@ -109,7 +112,8 @@ inline void require_identical(const Classifier& a, const Classifier& b, const ch
     if (bits(a.final_threshold) != bits(b.final_threshold))
         differ("final_threshold (" + hex_bits(a.final_threshold) + " vs " + hex_bits(b.final_threshold) + ")");
     if (a.weak.size() != b.weak.size())
-        differ("weak classifier count (" + std::to_string(a.weak.size()) + " vs " + std::to_string(b.weak.size()) + ")");
+        differ("weak classifier count (" + std::to_string(a.weak.size()) + " vs " + std::to_string(b.weak.size()) +
+               ")");
     for (size_t i = 0; i < a.weak.size(); ++i) {
         const WeakClassifier& x = a.weak[i];
         const WeakClassifier& y = b.weak[i];
@@ -118,8 +122,8 @@ inline void require_identical(const Classifier& a, const Classifier& b, const ch
         if (!feature.empty())
             differ(where + feature);
         if (bits(x.reject_threshold) != bits(y.reject_threshold))
-            differ(where + "reject_threshold (" + hex_bits(x.reject_threshold) + " vs " +
-                   hex_bits(y.reject_threshold) + ")");
+            differ(where + "reject_threshold (" + hex_bits(x.reject_threshold) + " vs " + hex_bits(y.reject_threshold) +
+                   ")");
         if (x.reset_sum_after != y.reset_sum_after)
             differ(where + "reset_sum_after");
     }
@@ -150,8 +154,9 @@ inline void require_round_trip(const Classifier& model, const char* what)
         finding(std::string(what) + ": write_waldboost_xml refused a model that validate() accepts: " + refusal);
     }
     Classifier again;
-    if (!completes(written_name, "load_classifier_memory(written)",
-                   [&] { again = waldboost::load_classifier_memory(written, written_name); })) {
+    if (!completes(written_name, "load_classifier_memory(written)", [&] {
+            again = waldboost::load_classifier_memory(written, written_name);
+        })) {
         std::string reason;
         try {
             waldboost::load_classifier_memory(written, written_name);
@@ -162,8 +167,9 @@ inline void require_round_trip(const Classifier& model, const char* what)
     }
     require_identical(model, again, what);
     std::string rewritten;
-    completes("classifier to write", "write_waldboost_xml(again)",
-              [&] { rewritten = waldboost::write_waldboost_xml(again); });
+    completes("classifier to write", "write_waldboost_xml(again)", [&] {
+        rewritten = waldboost::write_waldboost_xml(again);
+    });
     if (rewritten != written)
         finding(std::string(what) + ": writing the re-read model gives different text");
 }

@@ -47,28 +47,20 @@ float raw_float(FuzzedDataProvider& in)
 float some_float(FuzzedDataProvider& in)
 {
     switch (in.ConsumeIntegralInRange<int>(0, 9)) {
-    case 0:
-        return raw_float(in);
-    case 1:
-        return std::numeric_limits<float>::denorm_min() * static_cast<float>(in.ConsumeIntegral<uint16_t>());
-    case 2:
-        return in.ConsumeBool() ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
-    case 3:
-        return -0.0f;
-    case 4:
-        return std::numeric_limits<float>::infinity() * (in.ConsumeBool() ? 1.0f : -1.0f);
-    case 5:
-        return std::numeric_limits<float>::quiet_NaN();
-    default:
-        return static_cast<float>(in.ConsumeIntegralInRange<int>(-1000, 1000)) / 64.0f;
+    case 0: return raw_float(in);
+    case 1: return std::numeric_limits<float>::denorm_min() * static_cast<float>(in.ConsumeIntegral<uint16_t>());
+    case 2: return in.ConsumeBool() ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+    case 3: return -0.0f;
+    case 4: return std::numeric_limits<float>::infinity() * (in.ConsumeBool() ? 1.0f : -1.0f);
+    case 5: return std::numeric_limits<float>::quiet_NaN();
+    default: return static_cast<float>(in.ConsumeIntegralInRange<int>(-1000, 1000)) / 64.0f;
     }
 }
 
 std::string some_label(FuzzedDataProvider& in)
 {
     switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-    case 0:
-        return "object";
+    case 0: return "object";
     case 1: {
         /* OpenCV cascades get their label from the file name. */
         const std::string source = in.ConsumeRandomLengthString(300);
@@ -78,8 +70,7 @@ std::string some_label(FuzzedDataProvider& in)
             finding("label_from_source gave a label that label_problem refuses: " + problem);
         return label;
     }
-    default:
-        return in.ConsumeRandomLengthString(300);
+    default: return in.ConsumeRandomLengthString(300);
     }
 }
 
@@ -121,7 +112,7 @@ waldboost::HaarTree some_tree(FuzzedDataProvider& in, int w, int h)
         waldboost::HaarNode node;
         node.feature.tilted = in.ConsumeBool();
         const int rects = in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegralInRange<int>(0, 4)
-                                                                      : in.ConsumeIntegralInRange<int>(1, 3);
+                                                                     : in.ConsumeIntegralInRange<int>(1, 3);
         for (int r = 0; r < rects; ++r)
             node.feature.rects.push_back(some_rect(in, w, h, node.feature.tilted));
         node.threshold = some_float(in);
@@ -211,12 +202,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (type == Haar) {
             weak.feature = some_tree(in, w, h);
         } else if (type == Lrd || type == Lrp) {
-            weak.feature = some_rank(in, type == Lrd ? waldboost::RankFeature::Kind::Difference
-                                                     : waldboost::RankFeature::Kind::Pair, w, h);
+            weak.feature = some_rank(
+                in, type == Lrd ? waldboost::RankFeature::Kind::Difference : waldboost::RankFeature::Kind::Pair, w, h);
         } else if (in.ConsumeIntegralInRange<int>(0, 15) == 0) {
             /* Anything, mostly refused by validate(). */
-            weak.feature = waldboost::LbpFeature{in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
-                            in.ConsumeIntegral<int>()};
+            weak.feature = waldboost::LbpFeature{in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>(),
+                                                 in.ConsumeIntegral<int>(), in.ConsumeIntegral<int>()};
         } else {
             /* A feature that fits, on the edges as often as not. */
             lbp(weak).block_width = in.ConsumeIntegralInRange<int>(1, std::max(1, w / 3));
@@ -235,16 +226,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             for (size_t c = 0; c < f->responses.size(); ++c)
                 f->responses[c] = pattern[c % pattern.size()];
         switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-        case 0:
-            weak.reject_threshold = waldboost::kNoRejection;
-            break;
+        case 0: weak.reject_threshold = waldboost::kNoRejection; break;
         case 1:
             /* Near the "no rejection" boundary of the file format. */
             weak.reject_threshold = std::nextafter(-1e30f, in.ConsumeBool() ? 0.0f : -1e31f);
             break;
-        default:
-            weak.reject_threshold = some_float(in);
-            break;
+        default: weak.reject_threshold = some_float(in); break;
         }
         weak.reset_sum_after = in.ConsumeBool();
         model.weak.push_back(weak);
@@ -255,10 +242,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
 
     const std::string source = "model";
-    const bool valid = completes(source, "validate", [&] { waldboost::validate(model, source); });
+    const bool valid = completes(source, "validate", [&] {
+        waldboost::validate(model, source);
+    });
     if (!valid) {
         /* The writer validates first and must refuse with Error. */
-        if (completes("classifier to write", "write_waldboost_xml", [&] { waldboost::write_waldboost_xml(model); }))
+        if (completes("classifier to write", "write_waldboost_xml", [&] {
+                waldboost::write_waldboost_xml(model);
+            }))
             finding("write_waldboost_xml wrote a model that validate() refuses");
         return 0;
     }

@@ -53,7 +53,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (!weak.reset_sum_after && weak.reject_threshold != waldboost::kNoRejection)
             finding("a weak classifier inside a stage has a reject threshold");
     }
-    if (!completes(source, "validate", [&] { waldboost::validate(model, source); }))
+    if (!completes(source, "validate", [&] {
+            waldboost::validate(model, source);
+        }))
         return 0;
     return 0;
 }

@@ -29,7 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string source = "lbpcascade_fuzz.xml";
     const std::string text(reinterpret_cast<const char*>(data), size);
     Classifier model;
-    if (!completes(source, "load_classifier_memory", [&] { model = waldboost::load_classifier_memory(text, source); }))
+    if (!completes(source, "load_classifier_memory", [&] {
+            model = waldboost::load_classifier_memory(text, source);
+        }))
         return 0;
     require_round_trip(model, "file round trip");
     return 0;

@@ -33,10 +33,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string source = "fuzz.xml";
     const std::string text(reinterpret_cast<const char*>(data), size);
     Classifier model;
-    if (!completes(source, "load_classifier_memory", [&] { model = waldboost::load_classifier_memory(text, source); }))
+    if (!completes(source, "load_classifier_memory", [&] {
+            model = waldboost::load_classifier_memory(text, source);
+        }))
         return 0;
     /* The loader validated it; validating again must agree. */
-    if (!completes(source, "validate", [&] { waldboost::validate(model, source); }))
+    if (!completes(source, "validate", [&] {
+            waldboost::validate(model, source);
+        }))
         finding("load_classifier_memory returned a model that validate() refuses");
     return 0;
 }

@@ -33,8 +33,8 @@ inline std::string feature_difference(const waldboost::WeakClassifier& x, const 
                ")";
     if (const LbpFeature* a = std::get_if<LbpFeature>(&x.feature)) {
         const LbpFeature& b = std::get<LbpFeature>(y.feature);
-        const bool same = a->x == b.x && a->y == b.y && a->block_width == b.block_width &&
-                          a->block_height == b.block_height;
+        const bool same =
+            a->x == b.x && a->y == b.y && a->block_width == b.block_width && a->block_height == b.block_height;
         if (!same)
             return "feature";
         for (size_t c = 0; c < a->responses.size(); ++c)

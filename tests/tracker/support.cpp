@@ -65,8 +65,9 @@ int count(const std::vector<TrackEvent>& events, TrackEvent::Kind kind)
 
 int reported_count(const Tracker& tracker)
 {
-    return static_cast<int>(std::count_if(tracker.tracks().begin(), tracker.tracks().end(),
-                                          [](const Track& t) { return t.reported(); }));
+    return static_cast<int>(std::count_if(tracker.tracks().begin(), tracker.tracks().end(), [](const Track& t) {
+        return t.reported();
+    }));
 }
 
 }  // namespace waldboost_test

@@ -33,8 +33,8 @@ TEST(TrackerConfirmation, ADetectionOnOneFrameNeverAppears)
             std::vector<TrackerInput> detections;
             if (f == 0)
                 detections.push_back({box, 0, 0.9f});
-            const auto events = f % interval == 0 ? tracker.update(img.view(), detections)
-                                                  : tracker.follow(img.view(), searcher);
+            const auto events =
+                f % interval == 0 ? tracker.update(img.view(), detections) : tracker.follow(img.view(), searcher);
             EXPECT_TRUE(events.empty()) << "interval " << interval << ", frame " << f;
             EXPECT_EQ(reported_count(tracker), 0) << "interval " << interval << ", frame " << f;
             /* Frames with detection 0 and 1 may still confirm it; on the
@@ -85,8 +85,7 @@ TEST(TrackerConfirmation, ARecurringDetectionAppearsOnlyAsOftenAsTheRule)
                 EXPECT_LE(tracker.tracks().size(), 1u) << what;
             }
         }
-        EXPECT_EQ(appeared_at, c.appears_at) << "hits " << c.hits << ", window " << c.window << ", period "
-                                             << c.period;
+        EXPECT_EQ(appeared_at, c.appears_at) << "hits " << c.hits << ", window " << c.window << ", period " << c.period;
         if (c.appears_at < 0) {
             EXPECT_EQ(tracker.next_id(), 1);
         }
@@ -248,8 +247,8 @@ TEST(TrackerConfirmation, ReportMissesBridgesThatManyMisses)
             config.report_misses = report_misses;
             Tracker tracker(config);
             const Rect start{40, 50, 40, 40};
-            const std::string what = "report_misses " + std::to_string(report_misses) + ", misses " +
-                                     std::to_string(misses);
+            const std::string what =
+                "report_misses " + std::to_string(report_misses) + ", misses " + std::to_string(misses);
             int f = 0;
             const auto frame = [&](bool detect) {
                 const Rect box = moved(start, 2 * f, 0);

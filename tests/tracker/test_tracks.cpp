@@ -247,8 +247,8 @@ TEST(Tracker, TracksWithoutDetectionsEndAfterLostAfterFrames)
         ASSERT_EQ(tracker.tracks()[0].id, 1);
         const GrayImage empty = scene(200, 200, {});
         for (int f = last_hit + 1; f < last_hit + config.lost_after; ++f) {
-            const auto events = f % interval == 0 ? tracker.update(empty.view(), {})
-                                                  : tracker.follow(empty.view(), searcher);
+            const auto events =
+                f % interval == 0 ? tracker.update(empty.view(), {}) : tracker.follow(empty.view(), searcher);
             EXPECT_TRUE(events.empty()) << "interval " << interval << ", frame " << f;
             EXPECT_EQ(tracker.tracks().size(), 1u) << "interval " << interval << ", frame " << f;
         }
@@ -439,7 +439,9 @@ TEST(Tracker, FollowSearchesOnlyWhatTheLastDetectionSaw)
     CountingSearcher searcher;
     const Rect a{20, 40, 40, 40}, b{140, 40, 40, 40};
     const GrayImage img = scene(240, 160, {{a, 1}, {b, 2}});
-    const auto at = [&](const Rect& box) { return track_at(tracker, box); };
+    const auto at = [&](const Rect& box) {
+        return track_at(tracker, box);
+    };
     tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}});
     tracker.update(img.view(), {{a, 0, 1}, {b, 0, 1}});
     tracker.follow(img.view(), searcher);

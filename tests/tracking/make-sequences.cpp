@@ -50,8 +50,8 @@ namespace {
 constexpr int kWidth = 640;
 constexpr int kHeight = 480;
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kMargin = 0.3;   /* crop margin around the face, of its width */
-constexpr double kCounted = 0.9;  /* visible fraction from which a face counts */
+constexpr double kMargin = 0.3;  /* crop margin around the face, of its width */
+constexpr double kCounted = 0.9; /* visible fraction from which a face counts */
 
 double iou(const Rect& a, const Rect& b)
 {
@@ -87,7 +87,8 @@ Sprite cut_face(const std::string& name, const GrayImage& src, Rect hint)
 {
     const int pad = std::max(hint.width, 100);
     const int x0 = std::max(0, hint.x - pad), y0 = std::max(0, hint.y - pad);
-    const int x1 = std::min(src.width, hint.x + hint.width + pad), y1 = std::min(src.height, hint.y + hint.height + pad);
+    const int x1 = std::min(src.width, hint.x + hint.width + pad),
+              y1 = std::min(src.height, hint.y + hint.height + pad);
     const GrayImage region = crop(src, x0, y0, x1 - x0, y1 - y0);
     DetectParams params;
     Rect best{};
@@ -160,7 +161,7 @@ struct Place {
 struct Face {
     int id;
     int sprite;
-    int z;  /* drawn in z order, larger in front */
+    int z; /* drawn in z order, larger in front */
     std::function<Place(int)> at;
 };
 
@@ -210,13 +211,19 @@ public:
             std::fill(owner.begin(), owner.end(), 0);
             /* Faces and bars, back to front; owner[] keeps who is seen at
              * each pixel (a face's id, -1 a bar) for the visibility. */
-            struct Item { int z; int face; int bar; };
+            struct Item {
+                int z;
+                int face;
+                int bar;
+            };
             std::vector<Item> items;
             for (size_t i = 0; i < seq.faces.size(); ++i)
                 items.push_back({seq.faces[i].z, static_cast<int>(i), -1});
             for (size_t i = 0; i < seq.bars.size(); ++i)
                 items.push_back({seq.bars[i].z, -1, static_cast<int>(i)});
-            std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.z < b.z; });
+            std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+                return a.z < b.z;
+            });
             std::vector<Rect> boxes(seq.faces.size());
             for (const Item& item : items) {
                 if (item.bar >= 0) {
@@ -303,7 +310,9 @@ std::function<Place(int)> line(int t0, int t1, double x0, double y0, double x1, 
 
 std::function<std::pair<int, int>(int)> bar_line(int t0, int x0, double vx, int y)
 {
-    return [=](int t) { return std::make_pair(static_cast<int>(std::lround(x0 + vx * (t - t0))), y); };
+    return [=](int t) {
+        return std::make_pair(static_cast<int>(std::lround(x0 + vx * (t - t0))), y);
+    };
 }
 
 /* Checks that the detector finds each face again, pasted on a background at
@@ -375,7 +384,9 @@ int main(int argc, char** argv)
     }
     const std::string data = argv[1], frames = argv[2], out = argv[3];
     try {
-        auto load = [](const std::string& path) { return tools::load_gray_image(path); };
+        auto load = [](const std::string& path) {
+            return tools::load_gray_image(path);
+        };
         auto frame = [&](int n) {
             char name[64];
             std::snprintf(name, sizeof name, "/megamind-%03d.pgm", n);
@@ -386,8 +397,7 @@ int main(int argc, char** argv)
         std::vector<Sprite> sprites;
         sprites.push_back(cut_face("astronaut", load(data + "/astronaut.png"), {171, 64, 104, 104}));
         sprites.push_back(cut_face("messi", load(data + "/messi5.jpg"), {228, 95, 35, 35}));
-        const GrayImage m20 = frame(20), m40 = frame(40), m60 = frame(60), m80 = frame(80),
-                        m240 = frame(240);
+        const GrayImage m20 = frame(20), m40 = frame(40), m60 = frame(60), m80 = frame(80), m240 = frame(240);
         sprites.push_back(cut_face("megamind20-a", m20, {269, 200, 169, 169}));
         sprites.push_back(cut_face("megamind20-b", m20, {439, 192, 78, 78}));
         sprites.push_back(cut_face("megamind60-a", m60, {222, 203, 169, 169}));
@@ -404,8 +414,8 @@ int main(int argc, char** argv)
         /* Face-free backgrounds (the detector finds nothing on them),
          * scaled to the frame. */
         std::vector<GrayImage> backgrounds;
-        for (const char* name : {"building.jpg", "leuvenA.jpg", "board.jpg", "fruits.jpg", "aero3.jpg",
-                                 "coffee.png", "gravel.png", "brick.png"})
+        for (const char* name : {"building.jpg", "leuvenA.jpg", "board.jpg", "fruits.jpg", "aero3.jpg", "coffee.png",
+                                 "gravel.png", "brick.png"})
             backgrounds.push_back(resize_bilinear(load(data + "/" + name).view(), Size{kWidth, kHeight}));
         enum { kBuilding, kLeuven, kBoard, kFruits, kAero, kCoffee, kGravel, kBrick };
 
@@ -413,47 +423,83 @@ int main(int argc, char** argv)
 
         std::vector<Sequence> seqs;
         /* Smooth motion: a sweep with a sway, a circle, an up-and-down. */
-        seqs.push_back({"smooth", 120, kBuilding, {
-            {1, 0, 0, [](int t) { return Place{60 + 3.5 * t, 90 + 30 * std::sin(2 * kPi * t / 60), 80}; }},
-            {2, 2, 0, [](int t) { return Place{268 + 90 * std::cos(2 * kPi * t / 120), 300 + 90 * std::sin(2 * kPi * t / 120), 64}; }},
-            {3, 1, 0, [](int t) { return Place{540, 240 + 100 * std::sin(2 * kPi * t / 90), 56}; }},
-        }, {}});
+        seqs.push_back(
+            {"smooth",
+             120,
+             kBuilding,
+             {
+                 {1, 0, 0,
+                  [](int t) {
+                      return Place{60 + 3.5 * t, 90 + 30 * std::sin(2 * kPi * t / 60), 80};
+                  }},
+                 {2, 2, 0,
+                  [](int t) {
+                      return Place{268 + 90 * std::cos(2 * kPi * t / 120), 300 + 90 * std::sin(2 * kPi * t / 120), 64};
+                  }},
+                 {3, 1, 0,
+                  [](int t) {
+                      return Place{540, 240 + 100 * std::sin(2 * kPi * t / 90), 56};
+                  }},
+             },
+             {}});
         /* Two faces crossing head-on (one passes in front of the other),
          * and two passing close with a vertical offset. */
-        seqs.push_back({"crossing", 100, kLeuven, {
-            {1, 4, 0, line(0, 99, 40, 100, 530, 100, 72)},
-            {2, 7, 1, line(0, 99, 530, 110, 40, 110, 72)},
-            {3, 0, 0, line(0, 99, 40, 290, 540, 290, 64)},
-            {4, 3, 1, line(0, 99, 540, 345, 40, 345, 64)},
-        }, {}});
+        seqs.push_back({"crossing",
+                        100,
+                        kLeuven,
+                        {
+                            {1, 4, 0, line(0, 99, 40, 100, 530, 100, 72)},
+                            {2, 7, 1, line(0, 99, 530, 110, 40, 110, 72)},
+                            {3, 0, 0, line(0, 99, 40, 290, 540, 290, 64)},
+                            {4, 3, 1, line(0, 99, 540, 345, 40, 345, 64)},
+                        },
+                        {}});
         /* Hidden: a face behind a bar sweeping over it (about 20 frames
          * not counted), another behind a slower bar (about 28), and a
          * face passing behind a larger face (about 25). */
-        seqs.push_back({"occlusion", 150, kFruits, {
-            {1, 5, 0, line(0, 149, 80, 40, 140, 40, 64)},
-            {2, 0, 0, line(0, 149, 80, 175, 160, 175, 64)},
-            {3, 3, 0, line(0, 149, 560, 340, 110, 340, 56)},
-            {4, 1, 1, line(0, 149, 100, 320, 550, 320, 72)},
-        }, {
-            {2, 120, 130, kGravel, bar_line(20, -130, 8, 10)},
-            {2, 130, 110, kBrick, bar_line(60, -140, 7, 155)},
-        }});
+        seqs.push_back({"occlusion",
+                        150,
+                        kFruits,
+                        {
+                            {1, 5, 0, line(0, 149, 80, 40, 140, 40, 64)},
+                            {2, 0, 0, line(0, 149, 80, 175, 160, 175, 64)},
+                            {3, 3, 0, line(0, 149, 560, 340, 110, 340, 56)},
+                            {4, 1, 1, line(0, 149, 100, 320, 550, 320, 72)},
+                        },
+                        {
+                            {2, 120, 130, kGravel, bar_line(20, -130, 8, 10)},
+                            {2, 130, 110, kBrick, bar_line(60, -140, 7, 155)},
+                        }});
         /* Approach and retreat: one face grows 40 -> 160 -> 40 while another
          * shrinks 100 -> 40 -> 100, about their centres. */
-        seqs.push_back({"scale", 120, kCoffee, {
-            {1, 2, 0, [](int t) { const int w = static_cast<int>(std::lround(40 + 120 * std::sin(kPi * t / 119)));
-                                  return Place{220 - w / 2.0, 240 - w / 2.0, w}; }},
-            {2, 0, 0, [](int t) { const int w = static_cast<int>(std::lround(100 - 60 * std::sin(kPi * t / 119)));
-                                  return Place{500 - w / 2.0, 240 - w / 2.0, w}; }},
-        }, {}});
+        seqs.push_back({"scale",
+                        120,
+                        kCoffee,
+                        {
+                            {1, 2, 0,
+                             [](int t) {
+                                 const int w = static_cast<int>(std::lround(40 + 120 * std::sin(kPi * t / 119)));
+                                 return Place{220 - w / 2.0, 240 - w / 2.0, w};
+                             }},
+                            {2, 0, 0,
+                             [](int t) {
+                                 const int w = static_cast<int>(std::lround(100 - 60 * std::sin(kPi * t / 119)));
+                                 return Place{500 - w / 2.0, 240 - w / 2.0, w};
+                             }},
+                        },
+                        {}});
         /* Entering and leaving at the edges: left to right, top to bottom,
          * in from the right, and out at the bottom. */
-        seqs.push_back({"edges", 120, kAero, {
-            {1, 6, 0, line(0, 119, -80, 60, 640, 60, 64)},
-            {2, 2, 0, line(0, 119, 300, -80, 300, 515, 64)},
-            {3, 5, 0, line(30, 119, 640, 330, 284, 330, 72)},
-            {4, 9, 0, line(0, 119, 60, 300, 60, 657, 56)},
-        }, {}});
+        seqs.push_back({"edges",
+                        120,
+                        kAero,
+                        {
+                            {1, 6, 0, line(0, 119, -80, 60, 640, 60, 64)},
+                            {2, 2, 0, line(0, 119, 300, -80, 300, 515, 64)},
+                            {3, 5, 0, line(30, 119, 640, 330, 284, 330, 72)},
+                            {4, 9, 0, line(0, 119, 60, 300, 60, 657, 56)},
+                        },
+                        {}});
         /* A crowd: 10 faces at once, each swaying in its cell. */
         {
             Sequence crowd{"crowd", 100, kBuilding, {}, {}};
@@ -461,9 +507,11 @@ int main(int argc, char** argv)
                 const double cx = 64 + 128 * (k % 5), cy = 120 + 240 * (k / 5);
                 const int w = 52 + 2 * (k % 4);
                 const double px = 40 + 7 * k, py = 55 + 5 * k, phase = 0.7 * k;
-                crowd.faces.push_back({k + 1, k == 0 ? 0 : k + 1, 0, [=](int t) { /* all but messi */
-                    return Place{cx - w / 2.0 + 22 * std::sin(2 * kPi * t / px + phase),
-                                 cy - w / 2.0 + 40 * std::sin(2 * kPi * t / py + 2 * phase), w}; }});
+                crowd.faces.push_back({k + 1, k == 0 ? 0 : k + 1, 0, [=](int t) {
+                                           /* all but messi */
+                                           return Place{cx - w / 2.0 + 22 * std::sin(2 * kPi * t / px + phase),
+                                                        cy - w / 2.0 + 40 * std::sin(2 * kPi * t / py + 2 * phase), w};
+                                       }});
             }
             seqs.push_back(crowd);
         }

@@ -36,10 +36,7 @@ static void clip_rects(std::vector<T>& items, Size image)
     items.swap(kept);
 }
 
-void clip_windows(std::vector<RawWindow>& windows, Size image)
-{
-    clip_rects(windows, image);
-}
+void clip_windows(std::vector<RawWindow>& windows, Size image) { clip_rects(windows, image); }
 
 uint64_t cap_windows(std::vector<RawWindow>& windows, int max_windows)
 {
@@ -55,10 +52,7 @@ uint64_t cap_windows(std::vector<RawWindow>& windows, int max_windows)
     return cut;
 }
 
-float confidence_from_neighbors(int neighbors)
-{
-    return 1.0f - std::exp(-static_cast<float>(neighbors) / 8.0f);
-}
+float confidence_from_neighbors(int neighbors) { return 1.0f - std::exp(-static_cast<float>(neighbors) / 8.0f); }
 
 static Detection single_window_detection(const RawWindow& w)
 {
@@ -99,10 +93,7 @@ struct Grid {
     struct Key {
         int size_class;
         int64_t column, row;
-        bool operator==(const Key& o) const
-        {
-            return size_class == o.size_class && column == o.column && row == o.row;
-        }
+        bool operator==(const Key& o) const { return size_class == o.size_class && column == o.column && row == o.row; }
     };
     struct Hash {
         size_t operator()(const Key& k) const
@@ -128,7 +119,9 @@ struct Grid {
 
 bool positive_sizes(const std::vector<Rect>& rects)
 {
-    return std::all_of(rects.begin(), rects.end(), [](const Rect& r) { return r.width > 0 && r.height > 0; });
+    return std::all_of(rects.begin(), rects.end(), [](const Rect& r) {
+        return r.width > 0 && r.height > 0;
+    });
 }
 
 /* Joins every similar pair of `rects` (distinct rectangles) in `sets`.
@@ -256,7 +249,9 @@ std::vector<bool> inside_any_stronger(const std::vector<Group>& groups, const st
             ++k;
         return k; /* max(w, h) in [2^k, 2^(k+1)) */
     };
-    auto cell_of = [&](int k) { return static_cast<int64_t>(std::ldexp(1.0, k + 1) * (1.0 + eps)) + 2; };
+    auto cell_of = [&](int k) {
+        return static_cast<int64_t>(std::ldexp(1.0, k + 1) * (1.0 + eps)) + 2;
+    };
     Grid grid;
     std::vector<bool> class_used(64, false);
     for (size_t j = 0; j < n; ++j) {
@@ -316,7 +311,9 @@ std::vector<Detection> group_opencv(const std::vector<RawWindow>& windows, int m
     if (equal_are_similar) {
         std::vector<size_t> order(n);
         std::iota(order.begin(), order.end(), size_t{0});
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return windows[a].rect < windows[b].rect; });
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return windows[a].rect < windows[b].rect;
+        });
         for (size_t k = 0; k < n; ++k) {
             if (k == 0 || !(windows[order[k]].rect == windows[order[k - 1]].rect))
                 distinct.push_back(windows[order[k]].rect);
@@ -386,8 +383,9 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
     const size_t n = windows.size();
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return windows[a].score > windows[b].score; });
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return windows[a].score > windows[b].score;
+    });
 
     std::vector<Rect> rects;
     for (const RawWindow& w : windows)
@@ -412,7 +410,9 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
             ++k;
         return k;
     };
-    auto cell_of = [](int k) { return int64_t{2} << k; }; /* >= max(w, h) of class k, plus one */
+    auto cell_of = [](int k) {
+        return int64_t{2} << k;
+    }; /* >= max(w, h) of class k, plus one */
     Grid grid;
     std::vector<int> size_class(n, 0);
     if (bounded)
@@ -467,7 +467,9 @@ std::vector<Detection> group_nms(const std::vector<RawWindow>& windows, float io
                         /* Taken windows (and those ranked before this one)
                          * never absorb or get absorbed again. */
                         items->erase(std::remove_if(items->begin(), items->end(),
-                                                    [&](size_t j) { return absorbed[j] || rank[j] <= rank[i]; }),
+                                                    [&](size_t j) {
+                                                        return absorbed[j] || rank[j] <= rank[i];
+                                                    }),
                                      items->end());
                     }
             }
@@ -489,21 +491,20 @@ std::vector<Detection> group_windows(const std::vector<RawWindow>& windows, cons
             out.push_back(single_window_detection(w));
         return out;
     }
-    case Grouping::Nms:
-        return group_nms(windows, params.nms_iou, params.min_neighbors);
-    case Grouping::OpenCv:
-        break;
+    case Grouping::Nms: return group_nms(windows, params.nms_iou, params.min_neighbors);
+    case Grouping::OpenCv: break;
     }
     return group_opencv(windows, params.min_neighbors);
 }
 
-std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params,
-                                     Size image)
+std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params, Size image)
 {
     std::vector<Detection> detections = group_windows(unclipped, params);
     if (params.min_confidence > 0.0f)
         detections.erase(std::remove_if(detections.begin(), detections.end(),
-                                        [&](const Detection& d) { return d.confidence < params.min_confidence; }),
+                                        [&](const Detection& d) {
+                                            return d.confidence < params.min_confidence;
+                                        }),
                          detections.end());
     clip_rects(detections, image);
     return detections;

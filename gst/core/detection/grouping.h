@@ -50,8 +50,7 @@ std::vector<Detection> group_windows(const std::vector<RawWindow>& windows, cons
  * clipped): grouped, then clipped to the image, in detectMultiScale's
  * order (it groups, then clips the groups; a group whose members reach
  * past the edge by rounding keeps their full size in its mean). */
-std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params,
-                                     Size image);
+std::vector<Detection> detections_of(const std::vector<RawWindow>& unclipped, const DetectParams& params, Size image);
 
 double intersection_over_union(const Rect& a, const Rect& b);
 

@@ -24,7 +24,7 @@ std::vector<LinearTap> linear_taps(int src_len, int dst_len)
         const double floor_position = std::floor(position);
         LinearTap& tap = taps[d];
         if (position < 0.0 || src_len == 1) {
-            tap = {0, 0, 256, 0};                    /* left of the source */
+            tap = {0, 0, 256, 0}; /* left of the source */
         } else if (floor_position >= src_len - 1) {
             tap = {src_len - 1, src_len - 1, 256, 0}; /* right of the source */
         } else {
@@ -126,12 +126,16 @@ IntegralImage upright_integral(const GrayView& src, PixelValue value)
 
 IntegralImage integral_image(const GrayView& src)
 {
-    return upright_integral(src, [](uint32_t p) { return p; });
+    return upright_integral(src, [](uint32_t p) {
+        return p;
+    });
 }
 
 IntegralImage squared_integral_image(const GrayView& src)
 {
-    return upright_integral(src, [](uint32_t p) { return p * p; });
+    return upright_integral(src, [](uint32_t p) {
+        return p * p;
+    });
 }
 
 IntegralImage tilted_integral_image(const GrayView& src)

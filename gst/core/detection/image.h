@@ -76,7 +76,7 @@ GrayImage resize_bilinear(const GrayView& src, Size dst_size);
  * Sums are kept modulo 2^32: an 8K frame overflows 32 bits, but every block
  * sum is far below 2^32, so the wrapped differences are still exact. */
 struct IntegralImage {
-    int width = 0;  /* of the source image */
+    int width = 0; /* of the source image */
     int height = 0;
     std::vector<uint32_t> sums;
 

@@ -61,10 +61,10 @@ std::vector<ScaleLevel> plan_scales(Size image, const Classifier& classifier, co
     int steps = 0;
     for (double factor = 1.0;; factor *= params.scale_factor) {
         if (++steps > kMaxScaleSteps)
-            throw Error(ErrorKind::BadParameter,
-                        "scale factor " + exact(params.scale_factor) + " is too close to 1: more than " +
-                            std::to_string(kMaxScaleSteps) + " pyramid levels for a " + std::to_string(image.width) +
-                            "x" + std::to_string(image.height) + " image");
+            throw Error(ErrorKind::BadParameter, "scale factor " + exact(params.scale_factor) +
+                                                     " is too close to 1: more than " + std::to_string(kMaxScaleSteps) +
+                                                     " pyramid levels for a " + std::to_string(image.width) + "x" +
+                                                     std::to_string(image.height) + " image");
         /* A huge factor (1e9) makes the window overflow an int after one
          * step: stop while it is still a double (also when it is inf). */
         const double width_at_factor = window.width * factor, height_at_factor = window.height * factor;

@@ -16,10 +16,10 @@ namespace waldboost {
 
 /* One level of the pyramid, with OpenCV's geometry. */
 struct ScaleLevel {
-    float scale = 1.0f;   /* original pixels per scaled pixel */
-    Size image_size;      /* round(original size / scale) */
-    Size window_size;     /* round(classifier window * scale), in original pixels */
-    int step = 1;         /* distance between scanned positions, both axes */
+    float scale = 1.0f; /* original pixels per scaled pixel */
+    Size image_size;    /* round(original size / scale) */
+    Size window_size;   /* round(classifier window * scale), in original pixels */
+    int step = 1;       /* distance between scanned positions, both axes */
     /* OpenCV's rule: a window rejected in the first stage also skips the
      * next position in its row. */
     bool skip_after_first_stage_rejection = false;

@@ -23,10 +23,7 @@ struct Rect {
     int y = 0;
     int width = 0;
     int height = 0;
-    bool operator==(const Rect& o) const
-    {
-        return x == o.x && y == o.y && width == o.width && height == o.height;
-    }
+    bool operator==(const Rect& o) const { return x == o.x && y == o.y && width == o.width && height == o.height; }
     bool operator<(const Rect& o) const;
 };
 
@@ -48,7 +45,7 @@ struct DetectParams {
     int stride = 0;            /* 0 = OpenCV's rule, else every stride-th position */
     int min_neighbors = 3;     /* a group needs more than this many windows */
     Grouping grouping = Grouping::OpenCv;
-    float nms_iou = 0.3f;      /* IoU above which NMS merges two windows */
+    float nms_iou = 0.3f;                 /* IoU above which NMS merges two windows */
     std::optional<float> final_threshold; /* overrides the classifier's */
     /* The most accepted windows a frame keeps, the first in scan order
      * (level, row, column); 0 = no limit. A classifier that accepts nearly
@@ -62,17 +59,17 @@ struct DetectParams {
 
 /* An accepted window. */
 struct RawWindow {
-    Rect rect;        /* in original-image pixels */
-    int level = 0;    /* index into plan_scales() */
-    int x = 0;        /* position in the scaled image */
+    Rect rect;     /* in original-image pixels */
+    int level = 0; /* index into plan_scales() */
+    int x = 0;     /* position in the scaled image */
     int y = 0;
-    float score = 0;  /* WindowResult::score minus the final threshold (>= 0) */
+    float score = 0; /* WindowResult::score minus the final threshold (>= 0) */
 };
 
 struct Detection {
     Rect rect;
-    int neighbors = 1;     /* raw windows merged into this detection */
-    float score = 0;       /* best member's score minus the final threshold */
+    int neighbors = 1; /* raw windows merged into this detection */
+    float score = 0;   /* best member's score minus the final threshold */
     /* 1 - exp(-neighbors / 8): 0.39 for 4 windows, 0.63 for 8, 0.86 for 16. */
     float confidence = 0;
 };

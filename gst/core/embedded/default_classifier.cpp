@@ -22,7 +22,8 @@ const std::string& default_classifier_xml()
 const Classifier& default_classifier()
 {
     /* Thread-safe one-time parse (C++11 static initialisation). */
-    static const Classifier classifier = load_classifier_memory(default_classifier_xml(), "<embedded default classifier>");
+    static const Classifier classifier =
+        load_classifier_memory(default_classifier_xml(), "<embedded default classifier>");
     return classifier;
 }
 

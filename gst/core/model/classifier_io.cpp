@@ -56,10 +56,7 @@ struct DocFree {
     void operator()(xmlDocPtr doc) const { xmlFreeDoc(doc); }
 };
 
-const xmlChar* x(const char* s)
-{
-    return reinterpret_cast<const xmlChar*>(s);
-}
+const xmlChar* x(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
 
 void set(xmlNodePtr node, const char* name, const std::string& value)
 {
@@ -85,8 +82,8 @@ ClassifierFormat detect_classifier_format(const std::string& xml, const std::str
 Classifier load_classifier_memory(const std::string& xml, const std::string& source_name)
 {
     const xml::Document doc = xml::Document::parse(xml, source_name);
-    Classifier classifier = format_of(doc) == ClassifierFormat::WaldBoostXml ? parse_waldboost_xml(doc)
-                                                                             : parse_opencv_cascade(doc);
+    Classifier classifier =
+        format_of(doc) == ClassifierFormat::WaldBoostXml ? parse_waldboost_xml(doc) : parse_opencv_cascade(doc);
     validate(classifier, source_name);
     return classifier;
 }

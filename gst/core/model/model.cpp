@@ -53,8 +53,8 @@ std::string describe(const RankFeature& f)
 
 std::string describe(const HaarRect& r, bool tilted)
 {
-    return std::string(tilted ? "tilted " : "") + "rectangle (x=" + std::to_string(r.x) + ", y=" +
-           std::to_string(r.y) + ", " + std::to_string(r.width) + "x" + std::to_string(r.height) + ")";
+    return std::string(tilted ? "tilted " : "") + "rectangle (x=" + std::to_string(r.x) + ", y=" + std::to_string(r.y) +
+           ", " + std::to_string(r.width) + "x" + std::to_string(r.height) + ")";
 }
 
 /* The window pixels a rectangle covers, in 64-bit so that huge values
@@ -115,8 +115,8 @@ std::string haar_tree_problem(const HaarTree& tree, int w, int h)
             } else {
                 if (child.index <= static_cast<int>(n) || static_cast<size_t>(child.index) >= tree.nodes.size())
                     return where + "child node " + std::to_string(child.index) +
-                           " must come after its parent and exist (the tree has " +
-                           std::to_string(tree.nodes.size()) + " nodes)";
+                           " must come after its parent and exist (the tree has " + std::to_string(tree.nodes.size()) +
+                           " nodes)";
                 ++node_parents[static_cast<size_t>(child.index)];
             }
         }

@@ -195,7 +195,7 @@ struct ModelLimits {
      * "Figures behind the code's choices"). Real files use a
      * handful of attributes and no namespace declarations; xml::Document
      * counts both before libxml2 sees the buffer. */
-    static constexpr size_t kMaxXmlAttributesPerElement = 256;  // namespace declarations included
+    static constexpr size_t kMaxXmlAttributesPerElement = 256;   // namespace declarations included
     static constexpr size_t kMaxXmlNamespaceDeclarations = 256;  // in the whole file
 };
 

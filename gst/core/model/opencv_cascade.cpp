@@ -57,8 +57,7 @@ int integer_element(const std::string& src, const xmlNode* parent, const char* n
     return static_cast<int>(xml::parse_integer(src, node, "value", trimmed_text(src, node), min_value, max_value));
 }
 
-void check_children(const std::string& src, const xmlNode* node, const char* const* allowed,
-                    const std::string& where)
+void check_children(const std::string& src, const xmlNode* node, const char* const* allowed, const std::string& where)
 {
     for (const xmlNode* child : xml::child_elements(src, node)) {
         const std::string name = xml::name_of(child);
@@ -81,21 +80,22 @@ std::vector<LbpFeature> read_features(const std::string& src, const xmlNode* fea
         static const char* const kItem[] = {"rect", nullptr};
         check_children(src, item, kItem, where);
         const xmlNode* rect = xml::required_child(src, item, "rect");
-        const auto v = xml::parse_integer_list(src, rect, where, xml::element_text(src, rect), 4, 0,
-                                               ModelLimits::kMaxWindowSide);
+        const auto v =
+            xml::parse_integer_list(src, rect, where, xml::element_text(src, rect), 4, 0, ModelLimits::kMaxWindowSide);
         LbpFeature f;
         f.x = static_cast<int>(v[0]);
         f.y = static_cast<int>(v[1]);
         f.block_width = static_cast<int>(v[2]);
         f.block_height = static_cast<int>(v[3]);
         if (f.block_width < 1 || f.block_height < 1)
-            fail(src, rect, where + ": block size " + std::to_string(f.block_width) + "x" +
-                                std::to_string(f.block_height) + " is empty");
+            fail(src, rect,
+                 where + ": block size " + std::to_string(f.block_width) + "x" + std::to_string(f.block_height) +
+                     " is empty");
         if (f.x + 3 * f.block_width > width || f.y + 3 * f.block_height > height) {
-            fail(src, rect, where + ": feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) +
-                                ", 3 blocks of " + std::to_string(f.block_width) + "x" +
-                                std::to_string(f.block_height) + ") does not fit the " + std::to_string(width) +
-                                "x" + std::to_string(height) + " window");
+            fail(src, rect,
+                 where + ": feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+                     std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ") does not fit the " +
+                     std::to_string(width) + "x" + std::to_string(height) + " window");
         }
         result.push_back(f);
         ++index;
@@ -116,28 +116,32 @@ WeakClassifier read_lbp_tree(const std::string& src, const xmlNode* tree, const 
     const size_t count = xml::split_tokens(nodes_text).size();
     if (count != kStumpIntegers) {
         if (count > kStumpIntegers && count % kStumpIntegers == 0) {
-            fail(src, nodes, where + ": trees with " + std::to_string(count / kStumpIntegers) +
-                                 " nodes are not supported (only depth-1 trees, maxDepth 1)",
+            fail(src, nodes,
+                 where + ": trees with " + std::to_string(count / kStumpIntegers) +
+                     " nodes are not supported (only depth-1 trees, maxDepth 1)",
                  ErrorKind::UnsupportedClassifier);
         }
-        fail(src, nodes, where + ": expected " + std::to_string(kStumpIntegers) +
-                             " integers (left right featureIndex and 8 subset words), found " + std::to_string(count));
+        fail(src, nodes,
+             where + ": expected " + std::to_string(kStumpIntegers) +
+                 " integers (left right featureIndex and 8 subset words), found " + std::to_string(count));
     }
     /* Subset words are written as signed 32-bit ints; unsigned spellings are
      * accepted too. Left and right are ignored for a stump, as in OpenCV. */
     const auto v = xml::parse_integer_list(src, nodes, where, nodes_text, kStumpIntegers, INT32_MIN, UINT32_MAX);
     const long long feature_index = v[2];
     if (feature_index < 0 || feature_index >= static_cast<long long>(features.size())) {
-        fail(src, nodes, where + ": featureIndex " + std::to_string(feature_index) +
-                             " is out of range (the cascade has " + std::to_string(features.size()) + " features)");
+        fail(src, nodes,
+             where + ": featureIndex " + std::to_string(feature_index) + " is out of range (the cascade has " +
+                 std::to_string(features.size()) + " features)");
     }
 
     const xmlNode* leaves = xml::required_child(src, tree, "leafValues");
     const std::string leaves_text = xml::element_text(src, leaves);
     const size_t leaf_count = xml::split_tokens(leaves_text).size();
     if (leaf_count > 2)
-        fail(src, leaves, where + ": " + std::to_string(leaf_count) +
-                              " leaf values: deeper trees are not supported (only depth-1 trees, 2 leaves)",
+        fail(src, leaves,
+             where + ": " + std::to_string(leaf_count) +
+                 " leaf values: deeper trees are not supported (only depth-1 trees, 2 leaves)",
              ErrorKind::UnsupportedClassifier);
     const auto leaf = xml::parse_float_list(src, leaves, where, leaves_text, 2);
 
@@ -152,18 +156,17 @@ WeakClassifier read_lbp_tree(const std::string& src, const xmlNode* tree, const 
     return weak;
 }
 
-
 /* One rectangle of a Haar feature: "x y width height weight". */
 HaarRect read_haar_rect(const std::string& src, const xmlNode* node, const std::string& where)
 {
     const std::string text = xml::element_text(src, node);
     const auto tokens = xml::split_tokens(text);
     if (tokens.size() != 5)
-        fail(src, node, where + ": expected 5 values (x y width height weight), found " +
-                            std::to_string(tokens.size()));
+        fail(src, node,
+             where + ": expected 5 values (x y width height weight), found " + std::to_string(tokens.size()));
     const auto integer = [&](size_t i, const char* name, long long min_value) {
-        return static_cast<int>(xml::parse_integer(src, node, where + ": " + name, tokens[i], min_value,
-                                                   ModelLimits::kMaxWindowSide));
+        return static_cast<int>(
+            xml::parse_integer(src, node, where + ": " + name, tokens[i], min_value, ModelLimits::kMaxWindowSide));
     };
     HaarRect r;
     r.x = integer(0, "x", 0);
@@ -217,11 +220,12 @@ std::vector<HaarFeature> read_haar_features(const std::string& src, const xmlNod
  * of index -value. */
 HaarNode::Child child_of(long long value)
 {
-    return value > 0 ? HaarNode::Child{false, static_cast<int>(value)} : HaarNode::Child{true, static_cast<int>(-value)};
+    return value > 0 ? HaarNode::Child{false, static_cast<int>(value)}
+                     : HaarNode::Child{true, static_cast<int>(-value)};
 }
 
-void check_tree(const std::string& src, const xmlNode* node, const std::string& where, const HaarTree& tree,
-                int width, int height)
+void check_tree(const std::string& src, const xmlNode* node, const std::string& where, const HaarTree& tree, int width,
+                int height)
 {
     const std::string problem = haar_tree_problem(tree, width, height);
     if (!problem.empty())
@@ -239,11 +243,13 @@ HaarTree read_haar_tree(const std::string& src, const xmlNode* tree, const std::
     const std::string nodes_text = xml::element_text(src, nodes);
     const auto tokens = xml::split_tokens(nodes_text);
     if (tokens.empty() || tokens.size() % 4 != 0)
-        fail(src, nodes, where + ": expected groups of 4 values (left right featureIndex threshold), found " +
-                             std::to_string(tokens.size()) + " values");
+        fail(src, nodes,
+             where + ": expected groups of 4 values (left right featureIndex threshold), found " +
+                 std::to_string(tokens.size()) + " values");
     if (tokens.size() / 4 > ModelLimits::kMaxTreeNodes)
-        fail(src, nodes, where + ": " + std::to_string(tokens.size() / 4) + " nodes (the limit is " +
-                             std::to_string(ModelLimits::kMaxTreeNodes) + ")");
+        fail(src, nodes,
+             where + ": " + std::to_string(tokens.size() / 4) + " nodes (the limit is " +
+                 std::to_string(ModelLimits::kMaxTreeNodes) + ")");
     constexpr long long kMaxChild = ModelLimits::kMaxTreeNodes + 1;
     HaarTree result;
     for (size_t i = 0; i < tokens.size(); i += 4) {
@@ -252,12 +258,12 @@ HaarTree read_haar_tree(const std::string& src, const xmlNode* tree, const std::
         node.left = child_of(xml::parse_integer(src, nodes, node_where + ": left", tokens[i], -kMaxChild, kMaxChild));
         node.right =
             child_of(xml::parse_integer(src, nodes, node_where + ": right", tokens[i + 1], -kMaxChild, kMaxChild));
-        const long long feature_index = xml::parse_integer(src, nodes, node_where + ": featureIndex", tokens[i + 2],
-                                                           INT32_MIN, INT32_MAX);
+        const long long feature_index =
+            xml::parse_integer(src, nodes, node_where + ": featureIndex", tokens[i + 2], INT32_MIN, INT32_MAX);
         if (feature_index < 0 || feature_index >= static_cast<long long>(features.size()))
-            fail(src, nodes, node_where + ": featureIndex " + std::to_string(feature_index) +
-                                 " is out of range (the cascade has " + std::to_string(features.size()) +
-                                 " features)");
+            fail(src, nodes,
+                 node_where + ": featureIndex " + std::to_string(feature_index) + " is out of range (the cascade has " +
+                     std::to_string(features.size()) + " features)");
         node.feature = features[static_cast<size_t>(feature_index)];
         node.threshold = xml::parse_float(src, nodes, node_where + ": threshold", tokens[i + 3]);
         result.nodes.push_back(std::move(node));
@@ -296,8 +302,8 @@ Classifier parse_old_haar(const std::string& src, const xmlNode* cascade)
     Classifier classifier;
     classifier.label = label_from_source(src);
     const xmlNode* size = xml::required_child(src, cascade, "size");
-    const auto side = xml::parse_integer_list(src, size, "size", xml::element_text(src, size), 2, 1,
-                                              ModelLimits::kMaxWindowSide);
+    const auto side =
+        xml::parse_integer_list(src, size, "size", xml::element_text(src, size), 2, 1, ModelLimits::kMaxWindowSide);
     classifier.window_width = static_cast<int>(side[0]);
     classifier.window_height = static_cast<int>(side[1]);
     const int width = classifier.window_width, height = classifier.window_height;
@@ -319,22 +325,24 @@ Classifier parse_old_haar(const std::string& src, const xmlNode* cascade)
             if (xml::name_of(tree) != "_")
                 fail(src, tree, "unknown element in <trees> (expected <_>)");
             if (classifier.weak.size() == ModelLimits::kMaxWeakClassifiers)
-                fail(src, tree, tree_where + ": too many trees (the limit is " +
-                                    std::to_string(ModelLimits::kMaxWeakClassifiers) + " weak classifiers)");
+                fail(src, tree,
+                     tree_where + ": too many trees (the limit is " + std::to_string(ModelLimits::kMaxWeakClassifiers) +
+                         " weak classifiers)");
             HaarTree result;
             for (const xmlNode* node : xml::child_elements(src, tree)) {
                 const std::string node_where = tree_where + ", node " + std::to_string(result.nodes.size());
                 if (xml::name_of(node) != "_")
                     fail(src, node, "unknown element in a tree (expected <_>)");
                 if (result.nodes.size() == ModelLimits::kMaxTreeNodes)
-                    fail(src, node, node_where + ": too many nodes (the limit is " +
-                                        std::to_string(ModelLimits::kMaxTreeNodes) + ")");
+                    fail(src, node,
+                         node_where + ": too many nodes (the limit is " + std::to_string(ModelLimits::kMaxTreeNodes) +
+                             ")");
                 static const char* const kNode[] = {"feature",   "threshold",  "left_val", "left_node",
                                                     "right_val", "right_node", nullptr};
                 check_children(src, node, kNode, node_where);
                 HaarNode n;
-                n.feature = read_haar_feature(src, xml::required_child(src, node, "feature"), node_where, width,
-                                              height);
+                n.feature =
+                    read_haar_feature(src, xml::required_child(src, node, "feature"), node_where, width, height);
                 /* The converter drops a third rectangle of (nearly) no weight. */
                 if (n.feature.rects.size() == 3 &&
                     std::fabs(n.feature.rects[2].weight) < std::numeric_limits<float>::epsilon())
@@ -442,14 +450,15 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
         fail(src, top[1], "unexpected element after the cascade (one cascade per file)");
     if (name != "cascade") {
         /* OpenCV falls back to the old format for any other element. */
-        if ((type_id && *type_id == "opencv-haar-classifier") || (!type_id && xml::optional_child(src, cascade, "size")))
+        if ((type_id && *type_id == "opencv-haar-classifier") ||
+            (!type_id && xml::optional_child(src, cascade, "size")))
             return parse_old_haar(src, cascade);
-        fail(src, cascade, "unknown element (expected <cascade>, or an opencv-haar-classifier cascade, inside "
-                           "<opencv_storage>)");
+        fail(src, cascade,
+             "unknown element (expected <cascade>, or an opencv-haar-classifier cascade, inside "
+             "<opencv_storage>)");
     }
     if (type_id && *type_id != "opencv-cascade-classifier")
-        fail(src, cascade,
-             "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)",
+        fail(src, cascade, "type_id " + xml::quote(*type_id) + " is not supported (expected opencv-cascade-classifier)",
              ErrorKind::UnsupportedClassifier);
 
     const xmlNode* stage_type = xml::required_child(src, cascade, "stageType");
@@ -509,8 +518,9 @@ Classifier parse_opencv_cascade(const xml::Document& doc)
             if (xml::name_of(tree) != "_")
                 fail(src, tree, "unknown element in <weakClassifiers> (expected <_>)");
             if (classifier.weak.size() == ModelLimits::kMaxWeakClassifiers) {
-                fail(src, tree, tree_where + ": too many trees (the limit is " +
-                                    std::to_string(ModelLimits::kMaxWeakClassifiers) + " weak classifiers)");
+                fail(src, tree,
+                     tree_where + ": too many trees (the limit is " + std::to_string(ModelLimits::kMaxWeakClassifiers) +
+                         " weak classifiers)");
             }
             if (haar) {
                 WeakClassifier weak;

@@ -41,8 +41,8 @@ struct Reader {
 
     LbpFeature feature(const xmlNode* node) const
     {
-        static const char* const kAttributes[] = {"positionX", "positionY", "blockWidth", "blockHeight",
-                                                  "binMappingType", nullptr};
+        static const char* const kAttributes[] = {"positionX",   "positionY",      "blockWidth",
+                                                  "blockHeight", "binMappingType", nullptr};
         xml::check_attributes(src, node, kAttributes);
         const auto children = xml::child_elements(src, node);
         if (!children.empty())
@@ -63,10 +63,10 @@ struct Reader {
         f.block_width = integer("blockWidth", 1);
         f.block_height = integer("blockHeight", 1);
         if (f.x + 3 * f.block_width > window_width || f.y + 3 * f.block_height > window_height) {
-            fail(src, node, "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
-                                std::to_string(f.block_width) + "x" + std::to_string(f.block_height) +
-                                ") does not fit the " + std::to_string(window_width) + "x" +
-                                std::to_string(window_height) + " window");
+            fail(src, node,
+                 "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+                     std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ") does not fit the " +
+                     std::to_string(window_width) + "x" + std::to_string(window_height) + " window");
         }
         return f;
     }
@@ -74,15 +74,14 @@ struct Reader {
     RankFeature rank_feature(const xmlNode* node) const
     {
         static const char* const kAttributes[] = {"positionX", "positionY", "blockWidth", "blockHeight",
-                                                  "blockA", "blockB", nullptr};
+                                                  "blockA",    "blockB",    nullptr};
         xml::check_attributes(src, node, kAttributes);
         const auto children = xml::child_elements(src, node);
         if (!children.empty())
             fail(src, children[0], "unknown element (RankFeature has no child elements)");
         const auto integer = [&](const char* name, long long min_value, long long max_value) {
             return static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
-                                                       xml::required_attribute(src, node, name), min_value,
-                                                       max_value));
+                                                       xml::required_attribute(src, node, name), min_value, max_value));
         };
         RankFeature f;
         f.kind = *rank;
@@ -93,14 +92,15 @@ struct Reader {
         f.block_a = integer("blockA", 0, RankFeature::kBlocks - 1);
         f.block_b = integer("blockB", 0, RankFeature::kBlocks - 1);
         if (f.x + 3 * f.block_width > window_width || f.y + 3 * f.block_height > window_height) {
-            fail(src, node, "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
-                                std::to_string(f.block_width) + "x" + std::to_string(f.block_height) +
-                                ") does not fit the " + std::to_string(window_width) + "x" +
-                                std::to_string(window_height) + " window");
+            fail(src, node,
+                 "feature (x=" + std::to_string(f.x) + ", y=" + std::to_string(f.y) + ", 3 blocks of " +
+                     std::to_string(f.block_width) + "x" + std::to_string(f.block_height) + ") does not fit the " +
+                     std::to_string(window_width) + "x" + std::to_string(window_height) + " window");
         }
         if (f.block_a == f.block_b)
-            fail(src, node, "attributes blockA and blockB are both " + std::to_string(f.block_a) +
-                                " (a rank feature compares two different blocks)");
+            fail(src, node,
+                 "attributes blockA and blockB are both " + std::to_string(f.block_a) +
+                     " (a rank feature compares two different blocks)");
         return f;
     }
 
@@ -146,9 +146,9 @@ struct Reader {
             if (count == 0)
                 fail(src, node, "attribute predictionValues: no values");
             const auto values = xml::parse_float_list(src, node, "attribute predictionValues", values_text, count);
-            const auto bins = xml::parse_integer_list(src, node, "attribute binMap",
-                                                      xml::required_attribute(src, node, "binMap"), 256, 0,
-                                                      static_cast<long long>(count) - 1);
+            const auto bins =
+                xml::parse_integer_list(src, node, "attribute binMap", xml::required_attribute(src, node, "binMap"),
+                                        256, 0, static_cast<long long>(count) - 1);
             for (size_t i = 0; i < 256; ++i)
                 table[i] = values[static_cast<size_t>(bins[i])];
         }
@@ -174,11 +174,10 @@ struct Reader {
         const std::string value = xml::required_attribute(src, node, name);
         const auto tokens = xml::split_tokens(value);
         if (tokens.size() != 2 || (tokens[0] != "leaf" && tokens[0] != "node"))
-            fail(src, node, std::string("attribute ") + name + ": " + xml::quote(value) +
-                                " is not \"leaf N\" or \"node N\"");
-        return {tokens[0] == "leaf",
-                static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name, tokens[1], 0,
-                                                    ModelLimits::kMaxTreeNodes))};
+            fail(src, node,
+                 std::string("attribute ") + name + ": " + xml::quote(value) + " is not \"leaf N\" or \"node N\"");
+        return {tokens[0] == "leaf", static_cast<int>(xml::parse_integer(src, node, std::string("attribute ") + name,
+                                                                         tokens[1], 0, ModelLimits::kMaxTreeNodes))};
     }
 
     HaarNode haar_node(const xmlNode* node, size_t index) const
@@ -186,8 +185,8 @@ struct Reader {
         static const char* const kAttributes[] = {"threshold", "left", "right", "tilted", nullptr};
         xml::check_attributes(src, node, kAttributes);
         HaarNode result;
-        result.threshold = xml::parse_float(src, node, "attribute threshold",
-                                            xml::required_attribute(src, node, "threshold"));
+        result.threshold =
+            xml::parse_float(src, node, "attribute threshold", xml::required_attribute(src, node, "threshold"));
         result.left = child(node, "left");
         result.right = child(node, "right");
         if (const auto tilted = xml::optional_attribute(node, "tilted")) {
@@ -230,8 +229,8 @@ struct Reader {
             if (xml::name_of(child_node) != "HaarNode")
                 fail(src, child_node, "unknown element (expected <HaarNode> inside <HaarTreeWeakHypothesis>)");
             if (tree.nodes.size() == ModelLimits::kMaxTreeNodes)
-                fail(src, child_node, "too many nodes (the limit is " + std::to_string(ModelLimits::kMaxTreeNodes) +
-                                          ")");
+                fail(src, child_node,
+                     "too many nodes (the limit is " + std::to_string(ModelLimits::kMaxTreeNodes) + ")");
             tree.nodes.push_back(haar_node(child_node, tree.nodes.size()));
         }
         if (tree.nodes.empty())
@@ -253,15 +252,16 @@ struct Reader {
         if (const auto pos = xml::optional_attribute(node, "posT")) {
             const double value = xml::parse_double(src, node, "attribute posT", *pos);
             if (!(value >= kNoAcceptanceAbove)) {
-                fail(src, node, "attribute posT: early acceptance (posT=" + xml::printable(*pos) +
-                                    ") is not supported; posT must be at least 1e30 (write 1e+50)",
+                fail(src, node,
+                     "attribute posT: early acceptance (posT=" + xml::printable(*pos) +
+                         ") is not supported; posT must be at least 1e30 (write 1e+50)",
                      ErrorKind::UnsupportedClassifier);
             }
         }
         if (const auto neg = xml::optional_attribute(node, "negT")) {
             const double value = xml::parse_double(src, node, "attribute negT", *neg);
-            weak.reject_threshold = value <= kNoRejectionBelow ? kNoRejection
-                                                               : xml::parse_float(src, node, "attribute negT", *neg);
+            weak.reject_threshold =
+                value <= kNoRejectionBelow ? kNoRejection : xml::parse_float(src, node, "attribute negT", *neg);
         }
         if (const auto reset = xml::optional_attribute(node, "resetSum")) {
             if (*reset != "0" && *reset != "1")
@@ -282,8 +282,9 @@ struct Reader {
                                : rank ? name == "HistogramWeakHypothesis"
                                       : name == "HistogramWeakHypothesis" || name == "DecisionTreeWeakHypothesis";
             if (!known)
-                fail(src, child_node, std::string("unknown element (expected ") + expected + " inside <stage> of a " +
-                                          type + " classifier)");
+                fail(src, child_node,
+                     std::string("unknown element (expected ") + expected + " inside <stage> of a " + type +
+                         " classifier)");
             if (hypothesis_node)
                 fail(src, child_node, "duplicate element (a stage holds exactly one weak hypothesis)");
             hypothesis_node = child_node;
@@ -306,8 +307,8 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
 {
     const std::string& src = doc.source();
     const xmlNode* root = doc.root();
-    static const char* const kAttributes[] = {"classifierName", "minStdDev", "imageSizeX", "imageSizeY", "sizeX",
-                                              "sizeY", "type", "finalThreshold", nullptr};
+    static const char* const kAttributes[] = {"classifierName", "minStdDev", "imageSizeX",     "imageSizeY", "sizeX",
+                                              "sizeY",          "type",      "finalThreshold", nullptr};
     xml::check_attributes(src, root, kAttributes);
 
     const std::string type = xml::required_attribute(src, root, "type");
@@ -317,9 +318,10 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
              ErrorKind::UnsupportedClassifier);
     if (const auto std_dev = xml::optional_attribute(root, "minStdDev")) {
         if (xml::parse_double(src, root, "attribute minStdDev", *std_dev) != 0.0) {
-            fail(src, root, "attribute minStdDev: " + xml::printable(*std_dev) +
-                                " is not supported (it must be 0; HAAR classifiers always normalise windows by "
-                                "their standard deviation, LBP, LRD and LRP ones never)",
+            fail(src, root,
+                 "attribute minStdDev: " + xml::printable(*std_dev) +
+                     " is not supported (it must be 0; HAAR classifiers always normalise windows by "
+                     "their standard deviation, LBP, LRD and LRP ones never)",
                  ErrorKind::UnsupportedClassifier);
         }
     }
@@ -339,8 +341,9 @@ Classifier parse_waldboost_xml(const xml::Document& doc)
         if (xml::name_of(child) != "stage")
             fail(src, child, "unknown element (expected <stage> inside <WaldBoostClassifier>)");
         if (classifier.weak.size() == ModelLimits::kMaxWeakClassifiers) {
-            fail(src, child, "too many stages (the limit is " + std::to_string(ModelLimits::kMaxWeakClassifiers) +
-                                 " weak classifiers)");
+            fail(src, child,
+                 "too many stages (the limit is " + std::to_string(ModelLimits::kMaxWeakClassifiers) +
+                     " weak classifiers)");
         }
         classifier.weak.push_back(reader.stage(child));
     }

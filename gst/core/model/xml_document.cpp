@@ -81,10 +81,7 @@ private:
     void* context_;
 };
 
-bool is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::string trim(std::string s)
 {
@@ -96,15 +93,9 @@ std::string trim(std::string s)
     return s.substr(start);
 }
 
-const char* as_chars(const xmlChar* s)
-{
-    return reinterpret_cast<const char*>(s);
-}
+const char* as_chars(const xmlChar* s) { return reinterpret_cast<const char*>(s); }
 
-const xmlChar* as_xml(const char* s)
-{
-    return reinterpret_cast<const xmlChar*>(s);
-}
+const xmlChar* as_xml(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
 
 /* from_chars does not take a leading '+', which some writers emit. */
 std::string_view strip_plus(std::string_view token)
@@ -114,17 +105,16 @@ std::string_view strip_plus(std::string_view token)
     return token;
 }
 
-bool starts_with(std::string_view text, std::string_view prefix)
-{
-    return text.substr(0, prefix.size()) == prefix;
-}
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 bool equals_ignoring_ascii_case(std::string_view a, std::string_view b)
 {
     if (a.size() != b.size())
         return false;
     for (size_t i = 0; i < a.size(); ++i) {
-        const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+        const auto lower = [](char c) {
+            return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+        };
         if (lower(a[i]) != lower(b[i]))
             return false;
     }
@@ -138,9 +128,9 @@ bool equals_ignoring_ascii_case(std::string_view a, std::string_view b)
  * byte scan; UTF-16 and UTF-32 are refused for their NUL bytes. */
 bool keeps_ascii_markup(std::string_view encoding)
 {
-    static const char* const kNames[] = {"UTF-8", "UTF8", "US-ASCII", "ASCII", "ISO-LATIN-1", "LATIN1",
-                                         "SHIFT_JIS", "SJIS", "EUC-JP", "EUC-KR", "GB2312", "GBK",
-                                         "GB18030", "BIG5", "KOI8-R", "KOI8-U", nullptr};
+    static const char* const kNames[] = {"UTF-8",     "UTF8", "US-ASCII", "ASCII",  "ISO-LATIN-1", "LATIN1",
+                                         "SHIFT_JIS", "SJIS", "EUC-JP",   "EUC-KR", "GB2312",      "GBK",
+                                         "GB18030",   "BIG5", "KOI8-R",   "KOI8-U", nullptr};
     for (const char* const* name = kNames; *name; ++name) {
         if (equals_ignoring_ascii_case(encoding, *name))
             return true;
@@ -201,10 +191,7 @@ void check_encoding(std::string_view buffer, const std::string& source)
 }
 
 /* Ends a name, or an attribute, in a start tag. */
-bool ends_name(char c)
-{
-    return is_space(c) || c == '=' || c == '>' || c == '/' || c == '<' || c == '"' || c == '\'';
-}
+bool ends_name(char c) { return is_space(c) || c == '=' || c == '>' || c == '/' || c == '<' || c == '"' || c == '\''; }
 
 /* Counts attributes and namespace declarations before libxml2 parses, since
  * its cost is inside the start-tag parser: a callback after the tag comes
@@ -288,7 +275,9 @@ void count_attributes(std::string_view buffer, const std::string& source)
 void ensure_initialized()
 {
     static std::once_flag once;
-    std::call_once(once, [] { xmlInitParser(); });
+    std::call_once(once, [] {
+        xmlInitParser();
+    });
 }
 
 std::string read_file_capped(const std::string& path, size_t max_bytes)
@@ -310,9 +299,9 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
     if (!S_ISREG(st.st_mode))
         throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": not a regular file");
     if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": file is too large (" + std::to_string(st.st_size) +
-                                                   " bytes; the limit for classifier files is " +
-                                                   std::to_string(max_bytes) + " bytes)");
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(path) + ": file is too large (" + std::to_string(st.st_size) +
+                        " bytes; the limit for classifier files is " + std::to_string(max_bytes) + " bytes)");
     }
     /* Regular files never block; reads are plain from here. */
     const int flags = ::fcntl(fd, F_GETFL);
@@ -327,7 +316,8 @@ std::string read_file_capped(const std::string& path, size_t max_bytes)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": read error: " + std::strerror(errno));
+            throw Error(ErrorKind::ClassifierFile,
+                        waldboost::printable(path) + ": read error: " + std::strerror(errno));
         }
         if (n == 0)
             break;
@@ -367,15 +357,13 @@ Document::~Document()
         xmlFreeDoc(doc_);
 }
 
-const xmlNode* Document::root() const
-{
-    return xmlDocGetRootElement(doc_);
-}
+const xmlNode* Document::root() const { return xmlDocGetRootElement(doc_); }
 
 Document Document::parse(std::string_view buffer, const std::string& source)
 {
     if (buffer.size() > ModelLimits::kMaxFileBytes) {
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": too large (" + std::to_string(buffer.size()) +
+        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": too large (" +
+                                                   std::to_string(buffer.size()) +
                                                    " bytes; the limit for classifier files is " +
                                                    std::to_string(ModelLimits::kMaxFileBytes) + " bytes)");
     }
@@ -384,24 +372,27 @@ Document Document::parse(std::string_view buffer, const std::string& source)
     /* UTF-16/32 text would hide the markup checked below from a byte search. */
     if (buffer.find('\0') != std::string_view::npos)
         throw Error(ErrorKind::ClassifierFile,
-                    waldboost::printable(source) + ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
+                    waldboost::printable(source) +
+                        ": not a classifier file: contains NUL bytes (UTF-16 and UTF-32 are not supported)");
     /* Refused before parsing: no external entities, no entity expansion. */
     if (buffer.find("<!DOCTYPE") != std::string_view::npos || buffer.find("<!ENTITY") != std::string_view::npos)
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
     check_encoding(buffer, source);
     count_attributes(buffer, source);
 
     ensure_initialized();
     std::unique_ptr<xmlParserCtxt, ParserCtxtFree> ctxt(xmlNewParserCtxt());
     if (!ctxt)
-        throw Error(ErrorKind::OutOfResources, waldboost::printable(source) + ": out of memory creating the XML parser");
+        throw Error(ErrorKind::OutOfResources,
+                    waldboost::printable(source) + ": out of memory creating the XML parser");
 
     /* No NOENT, DTDLOAD or HUGE: entities stay unexpanded and libxml2's
      * size limits stay on. BIG_LINES keeps line numbers past 65535. */
     const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
     const QuietGenericErrors quiet;
-    xmlDocPtr doc = xmlCtxtReadMemory(ctxt.get(), buffer.data(), static_cast<int>(buffer.size()),
-                                      nullptr, nullptr, options);
+    xmlDocPtr doc =
+        xmlCtxtReadMemory(ctxt.get(), buffer.data(), static_cast<int>(buffer.size()), nullptr, nullptr, options);
     if (!doc) {
         const xmlError* err = xmlCtxtGetLastError(ctxt.get());
         std::string message = "not well-formed XML";
@@ -414,14 +405,17 @@ Document Document::parse(std::string_view buffer, const std::string& source)
                     message += ": " + detail;
             }
         }
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ":" + std::to_string(line) + ": " + message);
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(source) + ":" + std::to_string(line) + ": " + message);
     }
     Document result(doc, source);
     /* Belt and braces: an encoding trick must not slip a DTD through. */
     if (doc->intSubset || doc->extSubset)
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(source) + ": DTDs and entities are not allowed in classifier files");
     if (!result.root())
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(source) + ": not a classifier file: no root element");
+        throw Error(ErrorKind::ClassifierFile,
+                    waldboost::printable(source) + ": not a classifier file: no root element");
     return result;
 }
 
@@ -433,10 +427,7 @@ std::string printable(std::string_view text)
 
 std::string quote(std::string_view text) { return "'" + printable(text) + "'"; }
 
-std::string name_of(const xmlNode* node)
-{
-    return node && node->name ? as_chars(node->name) : "";
-}
+std::string name_of(const xmlNode* node) { return node && node->name ? as_chars(node->name) : ""; }
 
 long line_of(const xmlNode* node)
 {
@@ -447,7 +438,8 @@ long line_of(const xmlNode* node)
 void fail(const std::string& source, const xmlNode* node, const std::string& problem, ErrorKind kind)
 {
     /* Element names are the file's text too (up to 50,000 characters). */
-    throw Error(kind, waldboost::printable(source) + ":" + std::to_string(line_of(node)) + ": " + printable(name_of(node)) + ": " + problem);
+    throw Error(kind, waldboost::printable(source) + ":" + std::to_string(line_of(node)) + ": " +
+                          printable(name_of(node)) + ": " + problem);
 }
 
 std::vector<const xmlNode*> child_elements(const std::string& source, const xmlNode* node)
@@ -455,9 +447,7 @@ std::vector<const xmlNode*> child_elements(const std::string& source, const xmlN
     std::vector<const xmlNode*> result;
     for (const xmlNode* child = node->children; child; child = child->next) {
         switch (child->type) {
-        case XML_ELEMENT_NODE:
-            result.push_back(child);
-            break;
+        case XML_ELEMENT_NODE: result.push_back(child); break;
         case XML_TEXT_NODE:
         case XML_CDATA_SECTION_NODE: {
             const std::string text = trim(child->content ? as_chars(child->content) : "");
@@ -465,8 +455,7 @@ std::vector<const xmlNode*> child_elements(const std::string& source, const xmlN
                 fail(source, node, "unexpected text " + quote(text));
             break;
         }
-        case XML_ENTITY_REF_NODE:
-            fail(source, node, "entity references are not allowed");
+        case XML_ENTITY_REF_NODE: fail(source, node, "entity references are not allowed");
         default:
             /* Comments and processing instructions carry no data. */
             break;
@@ -556,12 +545,11 @@ std::string element_text(const std::string& source, const xmlNode* node)
             text += ' ';
             break;
         case XML_ELEMENT_NODE:
-            fail(source, node, "unexpected child element <" + printable(name_of(child)) + "> on line " +
-                                   std::to_string(line_of(child)));
-        case XML_ENTITY_REF_NODE:
-            fail(source, node, "entity references are not allowed");
-        default:
-            break;
+            fail(source, node,
+                 "unexpected child element <" + printable(name_of(child)) + "> on line " +
+                     std::to_string(line_of(child)));
+        case XML_ENTITY_REF_NODE: fail(source, node, "entity references are not allowed");
+        default: break;
         }
     }
     return text;
@@ -609,8 +597,8 @@ std::string double_problem(std::string_view token, double& value)
     const std::string_view digits = strip_plus(token);
     if (digits.empty())
         return "empty value (expected a number)";
-    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value,
-                                           std::chars_format::general);
+    const auto [ptr, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), value, std::chars_format::general);
     if (ec == std::errc::result_out_of_range)
         return quote(token) + " is out of range for a double";
     if (ec != std::errc() || ptr != digits.data() + digits.size())
@@ -643,8 +631,8 @@ std::string float_problem(std::string_view token, float& result)
 
 }  // namespace
 
-long long parse_integer(const std::string& source, const xmlNode* node, const std::string& what,
-                        std::string_view token, long long min_value, long long max_value)
+long long parse_integer(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token,
+                        long long min_value, long long max_value)
 {
     long long value = 0;
     const std::string problem = integer_problem(token, min_value, max_value, value);
@@ -655,12 +643,11 @@ long long parse_integer(const std::string& source, const xmlNode* node, const st
 
 int parse_int(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token)
 {
-    return static_cast<int>(parse_integer(source, node, what, token, std::numeric_limits<int>::min(),
-                                          std::numeric_limits<int>::max()));
+    return static_cast<int>(
+        parse_integer(source, node, what, token, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
-double parse_double(const std::string& source, const xmlNode* node, const std::string& what,
-                    std::string_view token)
+double parse_double(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token)
 {
     double value = 0.0;
     const std::string problem = double_problem(token, value);
@@ -669,8 +656,7 @@ double parse_double(const std::string& source, const xmlNode* node, const std::s
     return value;
 }
 
-float parse_float(const std::string& source, const xmlNode* node, const std::string& what,
-                  std::string_view token)
+float parse_float(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token)
 {
     float value = 0.0f;
     const std::string problem = float_problem(token, value);
@@ -684,8 +670,8 @@ std::vector<float> parse_float_list(const std::string& source, const xmlNode* no
 {
     const auto tokens = split_tokens(text);
     if (tokens.size() != expected) {
-        fail(source, node, what + ": expected " + std::to_string(expected) + " numbers, found " +
-                               std::to_string(tokens.size()));
+        fail(source, node,
+             what + ": expected " + std::to_string(expected) + " numbers, found " + std::to_string(tokens.size()));
     }
     std::vector<float> values(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) {
@@ -696,14 +682,14 @@ std::vector<float> parse_float_list(const std::string& source, const xmlNode* no
     return values;
 }
 
-std::vector<long long> parse_integer_list(const std::string& source, const xmlNode* node,
-                                          const std::string& what, std::string_view text, size_t expected,
-                                          long long min_value, long long max_value)
+std::vector<long long> parse_integer_list(const std::string& source, const xmlNode* node, const std::string& what,
+                                          std::string_view text, size_t expected, long long min_value,
+                                          long long max_value)
 {
     const auto tokens = split_tokens(text);
     if (tokens.size() != expected) {
-        fail(source, node, what + ": expected " + std::to_string(expected) + " integers, found " +
-                               std::to_string(tokens.size()));
+        fail(source, node,
+             what + ": expected " + std::to_string(expected) + " integers, found " + std::to_string(tokens.size()));
     }
     std::vector<long long> values(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) {

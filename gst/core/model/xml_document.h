@@ -106,22 +106,19 @@ std::vector<std::string_view> split_tokens(std::string_view text);
 /* Locale-independent number parsing of one whole token (std::from_chars;
  * an optional leading '+' is accepted). `what` names the value in messages,
  * e.g. "attribute positionX". */
-long long parse_integer(const std::string& source, const xmlNode* node, const std::string& what,
-                        std::string_view token, long long min_value, long long max_value);
-int parse_int(const std::string& source, const xmlNode* node, const std::string& what,
-              std::string_view token);
-double parse_double(const std::string& source, const xmlNode* node, const std::string& what,
-                    std::string_view token);
+long long parse_integer(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token,
+                        long long min_value, long long max_value);
+int parse_int(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token);
+double parse_double(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token);
 
 /* A double that must be finite and representable as a float. */
-float parse_float(const std::string& source, const xmlNode* node, const std::string& what,
-                  std::string_view token);
+float parse_float(const std::string& source, const xmlNode* node, const std::string& what, std::string_view token);
 
 /* A whitespace-separated list of exactly `expected` values. */
-std::vector<float> parse_float_list(const std::string& source, const xmlNode* node,
-                                    const std::string& what, std::string_view text, size_t expected);
-std::vector<long long> parse_integer_list(const std::string& source, const xmlNode* node,
-                                          const std::string& what, std::string_view text,
-                                          size_t expected, long long min_value, long long max_value);
+std::vector<float> parse_float_list(const std::string& source, const xmlNode* node, const std::string& what,
+                                    std::string_view text, size_t expected);
+std::vector<long long> parse_integer_list(const std::string& source, const xmlNode* node, const std::string& what,
+                                          std::string_view text, size_t expected, long long min_value,
+                                          long long max_value);
 
 }  // namespace waldboost::xml

@@ -13,12 +13,9 @@ namespace waldboost {
 Rect part_area(PartArea area, const Rect& d)
 {
     switch (area) {
-    case PartArea::UpperHalf:
-        return Rect{d.x, d.y, d.width, d.height / 2};
-    case PartArea::Centre:
-        return Rect{d.x + d.width / 4, d.y + d.height / 4, d.width / 2, d.height / 2};
-    case PartArea::LowerHalf:
-        break;
+    case PartArea::UpperHalf: return Rect{d.x, d.y, d.width, d.height / 2};
+    case PartArea::Centre: return Rect{d.x + d.width / 4, d.y + d.height / 4, d.width / 2, d.height / 2};
+    case PartArea::LowerHalf: break;
     }
     return Rect{d.x, d.y + d.height / 2, d.width, d.height / 2};
 }

@@ -20,8 +20,8 @@ std::array<int64_t, 9> grid_block_sums(const IntegralImage& integral, int wx, in
     for (int row = 0; row < 3; ++row)
         for (int col = 0; col < 3; ++col)
             /* Differences of wrapped sums are exact; the block sum fits easily. */
-            sums[static_cast<size_t>(3 * row + col)] = static_cast<int64_t>(integral.block_sum(
-                wx + x + col * block_width, wy + y + row * block_height, block_width, block_height));
+            sums[static_cast<size_t>(3 * row + col)] = static_cast<int64_t>(
+                integral.block_sum(wx + x + col * block_width, wy + y + row * block_height, block_width, block_height));
     return sums;
 }
 
@@ -95,7 +95,9 @@ float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integra
         return static_cast<int32_t>(t.at(x, y) - t.at(x - r.height, y + r.height) - t.at(x + r.width, y + r.width) +
                                     t.at(x + r.width - r.height, y + r.width + r.height));
     };
-    const auto weight = [&](size_t i) { return i < feature.rects.size() ? feature.rects[i].weight : 0.0f; };
+    const auto weight = [&](size_t i) {
+        return i < feature.rects.size() ? feature.rects[i].weight : 0.0f;
+    };
     /* OpenCV: w0 * s0 + w1 * s1, then + w2 * s2 when w2 is not 0, each
      * sum converted to float. */
     float value = weight(0) * static_cast<float>(rect_sum(0)) + weight(1) * static_cast<float>(rect_sum(1));

@@ -85,8 +85,8 @@ float haar_feature_sum(const HaarFeature& feature, const LevelIntegrals& integra
  * evaluates the model's own feature types itself; tests of the engine's
  * feature seam (gst/core/opencl/features/feature_kind.h) give one for a feature
  * type the model does not have. */
-using FeatureResponse =
-    std::function<float(const WeakClassifier& weak, const LevelIntegrals& integrals, int wx, int wy, float norm_factor)>;
+using FeatureResponse = std::function<float(const WeakClassifier& weak, const LevelIntegrals& integrals, int wx, int wy,
+                                            float norm_factor)>;
 
 WindowResult evaluate_window(const Classifier& classifier, const LevelIntegrals& integrals, int wx, int wy,
                              float final_threshold, const FeatureResponse* feature_response = nullptr);
@@ -100,10 +100,10 @@ WindowResult evaluate_window(const Classifier& classifier, const IntegralImage& 
                              float final_threshold);
 
 struct DetectStats {
-    uint64_t windows = 0;         /* windows evaluated */
-    uint64_t weak_evaluated = 0;  /* weak classifiers evaluated, over all windows */
-    uint64_t accepted = 0;        /* windows accepted, the cut ones included */
-    uint64_t cut = 0;             /* accepted windows past DetectParams::max_windows, dropped */
+    uint64_t windows = 0;        /* windows evaluated */
+    uint64_t weak_evaluated = 0; /* weak classifiers evaluated, over all windows */
+    uint64_t accepted = 0;       /* windows accepted, the cut ones included */
+    uint64_t cut = 0;            /* accepted windows past DetectParams::max_windows, dropped */
 };
 
 /* Scans one pyramid level given its already scaled image. Tests use this to

@@ -61,7 +61,7 @@ struct SearchResult {
     bool found = false; /* false when no offset keeps the grid in the frame */
     int x = 0;          /* the best position of the top-left sample */
     int y = 0;
-    uint32_t sad = 0;   /* its sum of absolute differences */
+    uint32_t sad = 0; /* its sum of absolute differences */
 };
 
 /* The searches of one frame; the tracker runs them through this interface
@@ -101,6 +101,5 @@ struct AxisRange {
     bool empty() const { return lo > hi; }
 };
 AxisRange axis_range(int start, int span, int length, int radius);
-
 
 }  // namespace waldboost::tracking

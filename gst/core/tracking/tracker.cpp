@@ -104,14 +104,13 @@ void Tracker::search(const GrayView& frame, const std::vector<size_t>& indexes, 
                               std::max(config_.min_radius, config_.max_radius));
         requests.push_back(r);
     }
-    const std::vector<SearchResult> results = requests.empty() ? std::vector<SearchResult>{}
-                                                                : searcher.search(frame, requests);
+    const std::vector<SearchResult> results =
+        requests.empty() ? std::vector<SearchResult>{} : searcher.search(frame, requests);
     for (size_t k = 0; k < indexes.size(); ++k) {
         Track& t = tracks_[indexes[k]];
         const SearchResult& r = results[k];
         const uint64_t samples = t.appearance.samples.size();
-        if (r.found && samples > 0 &&
-            uint64_t{r.sad} <= samples * static_cast<uint64_t>(config_.max_mean_difference)) {
+        if (r.found && samples > 0 && uint64_t{r.sad} <= samples * static_cast<uint64_t>(config_.max_mean_difference)) {
             /* The template's centre, where the predicted box (of the size
              * the object has grown or shrunk to) is centred. */
             const double cx = r.x - t.template_dx + t.template_width / 2.0;
@@ -169,8 +168,9 @@ std::vector<Rect> Tracker::reported_detected() const
 
 bool Tracker::covers(const std::vector<Rect>& shown, const Rect& box) const
 {
-    return std::any_of(shown.begin(), shown.end(),
-                       [&](const Rect& s) { return overlap(box, s, true) >= config_.duplicate_iou; });
+    return std::any_of(shown.begin(), shown.end(), [&](const Rect& s) {
+        return overlap(box, s, true) >= config_.duplicate_iou;
+    });
 }
 
 bool Tracker::settle_pending(Track& t, bool hit, std::vector<TrackEvent>& appeared)
@@ -210,7 +210,9 @@ void Tracker::merge_duplicates(std::vector<bool>& ending)
              * search), not both by detections (which the detector says are
              * two objects): a predicted box on another object is a hidden
              * object passing behind it, not the same one. */
-            const auto placed = [](const Track& t) { return t.state == State::Detected || t.state == State::Followed; };
+            const auto placed = [](const Track& t) {
+                return t.state == State::Detected || t.state == State::Followed;
+            };
             if (kept.label != dropped.label || !placed(kept) || !placed(dropped) ||
                 (kept.state == State::Detected && dropped.state == State::Detected) ||
                 overlap(kept.box, dropped.box, !dropped.confirmed) < config_.duplicate_iou)
@@ -260,17 +262,25 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
                 indexes.push_back(i);
         return indexes;
     };
-    assign(frame, detections, tracks_where([](const Track& t) { return t.confirmed; }), false, detection_matched);
-    assign(frame, detections,
-           tracks_where([](const Track& t) { return t.confirmed && t.state != Track::State::Detected; }), true,
-           detection_matched);
-    assign(frame, detections, tracks_where([](const Track& t) { return !t.confirmed; }), false, detection_matched);
+    assign(frame, detections, tracks_where([](const Track& t) {
+               return t.confirmed;
+           }),
+           false, detection_matched);
+    assign(frame, detections, tracks_where([](const Track& t) {
+               return t.confirmed && t.state != Track::State::Detected;
+           }),
+           true, detection_matched);
+    assign(frame, detections, tracks_where([](const Track& t) {
+               return !t.confirmed;
+           }),
+           false, detection_matched);
     /* A tentative track has no velocity yet: an object faster than its
      * box's overlap allows is found by distance, or it would never be
      * confirmed. */
-    assign(frame, detections,
-           tracks_where([](const Track& t) { return !t.confirmed && t.state != Track::State::Detected; }), true,
-           detection_matched);
+    assign(frame, detections, tracks_where([](const Track& t) {
+               return !t.confirmed && t.state != Track::State::Detected;
+           }),
+           true, detection_matched);
 
     std::vector<bool> ending(tracks_.size(), false);
     for (size_t i = 0; i < tracks_.size(); ++i) {

@@ -111,7 +111,7 @@ struct TrackerInput {
 };
 
 struct Track {
-    int64_t id = 0;       /* from first_id once confirmed; 0 while tentative */
+    int64_t id = 0; /* from first_id once confirmed; 0 while tentative */
     bool confirmed = false;
     /* Collecting confirm_hits detections within confirm_window frames with
      * detection: a new track (tentative, no id yet), or a confirmed one a
@@ -120,7 +120,7 @@ struct Track {
     bool pending = false;
     int pending_hits = 0;
     int pending_frames = 0;
-    Rect box;             /* this frame's */
+    Rect box; /* this frame's */
     int label = 0;
     float confidence = 0; /* of the last matching detection */
     int age = 0;          /* frames since the track started (0 on its first) */
@@ -134,7 +134,7 @@ struct Track {
     enum class State { Detected, Followed, Predicted, Coasting };
     State state = State::Detected;
     BoxMotion motion;
-    Template appearance;  /* sampled at the last matching detection */
+    Template appearance; /* sampled at the last matching detection */
     /* Where the template's top-left sample lies relative to the box's
      * top-left corner (not 0 when the box was partly outside the frame). */
     int template_dx = 0, template_dy = 0;

@@ -263,24 +263,22 @@ CheckpointState decode_checkpoint(const std::string& bytes, Size window, const s
     if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         throw Error(ErrorKind::BadParameter, where + "not a waldboost-train checkpoint (no WBTRAIN magic)");
     if (bytes.size() < kHeaderBytes)
-        throw Error(ErrorKind::BadParameter, where + "truncated (" + std::to_string(bytes.size()) +
-                                                 " bytes, shorter than the header)");
+        throw Error(ErrorKind::BadParameter,
+                    where + "truncated (" + std::to_string(bytes.size()) + " bytes, shorter than the header)");
     Reader header(bytes, sizeof kMagic, kHeaderBytes, source);
     const uint32_t version = header.u32("the version");
     if (version != kCheckpointVersion)
         throw Error(ErrorKind::BadParameter, where + "version " + std::to_string(version) +
-                                                 ", this build reads version " +
-                                                 std::to_string(kCheckpointVersion));
+                                                 ", this build reads version " + std::to_string(kCheckpointVersion));
     const uint64_t payload = header.u64("the length");
     const uint64_t available = bytes.size() - kHeaderBytes;
     if (available < kTrailerBytes || payload > available - kTrailerBytes)
-        throw Error(ErrorKind::BadParameter, where + "truncated (" + std::to_string(bytes.size()) + " bytes, " +
-                                                 "the header announces " +
-                                                 std::to_string(kHeaderBytes + kTrailerBytes) + " + " +
-                                                 std::to_string(payload) + ")");
+        throw Error(ErrorKind::BadParameter,
+                    where + "truncated (" + std::to_string(bytes.size()) + " bytes, " + "the header announces " +
+                        std::to_string(kHeaderBytes + kTrailerBytes) + " + " + std::to_string(payload) + ")");
     if (payload != available - kTrailerBytes)
-        throw Error(ErrorKind::BadParameter, where + std::to_string(available - kTrailerBytes - payload) +
-                                                 " bytes after its end");
+        throw Error(ErrorKind::BadParameter,
+                    where + std::to_string(available - kTrailerBytes - payload) + " bytes after its end");
     Fingerprint check;
     check.add(bytes.data() + kHeaderBytes, payload);
     if (check.value() != read_u64_at(bytes, kHeaderBytes + payload))

@@ -43,7 +43,7 @@ struct CheckpointSample {
 
 /* The state after `classifier.weak.size()` weak classifiers. */
 struct CheckpointState {
-    uint64_t settings = 0;    /* fingerprints of what the run was given */
+    uint64_t settings = 0; /* fingerprints of what the run was given */
     uint64_t positives = 0;
     uint64_t backgrounds = 0; /* 0: the miner gave none */
     Classifier classifier;    /* the weak classifiers so far, thresholds as trained */

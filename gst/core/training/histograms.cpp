@@ -27,7 +27,7 @@ const std::array<BlockPair, 36>& block_pairs()
 }
 
 FamilyLayout::FamilyLayout(FeatureFamily f)
-    : family(f), bins(f == FeatureFamily::Lbp ? LbpFeature::kTableSize
+    : family(f), bins(f == FeatureFamily::Lbp   ? LbpFeature::kTableSize
                       : f == FeatureFamily::Lrd ? RankFeature::kDifferenceTableSize
                                                 : RankFeature::kPairTableSize),
       bytes_per_grid(f == FeatureFamily::Lbp ? 1 : 9), per_grid(f == FeatureFamily::Lbp ? 1 : 36)
@@ -184,8 +184,7 @@ public:
         check_weights(weights);
         if (first > set_.count() || n > set_.count() - first)
             throw Error(ErrorKind::BadParameter, "training histograms: candidates " + std::to_string(first) + " to " +
-                                                     std::to_string(first + n) + " of " +
-                                                     std::to_string(set_.count()));
+                                                     std::to_string(first + n) + " of " + std::to_string(set_.count()));
         const size_t bins = layout_.bins;
         std::fill(out, out + n * 2 * bins, uint64_t{0});
         for (size_t i = 0; i < count(); ++i)

@@ -48,9 +48,9 @@ const std::array<BlockPair, 36>& block_pairs();
  * read from it: LBP one byte (the code), LRD and LRP nine (the ranks). */
 struct FamilyLayout {
     FeatureFamily family;
-    size_t bins;            /* table entries */
-    size_t bytes_per_grid;  /* stored per sample and grid */
-    size_t per_grid;        /* candidates per grid */
+    size_t bins;           /* table entries */
+    size_t bytes_per_grid; /* stored per sample and grid */
+    size_t per_grid;       /* candidates per grid */
 
     explicit FamilyLayout(FeatureFamily f);
     /* The bin of candidate `k` of a grid whose stored bytes are `v`. */

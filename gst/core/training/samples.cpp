@@ -92,13 +92,15 @@ std::vector<Annotation> parse_annotations(const std::string& text, const std::st
             long long v[4];
             for (int k = 0; k < 4; ++k)
                 if (!to_int(tokens[2 + 4 * b + k], &v[k]) || v[k] < -(1LL << 30) || v[k] > (1LL << 30))
-                    throw bad_line(source, number, "box " + std::to_string(b + 1) + ": '" + tokens[2 + 4 * b + k] +
-                                                       "' is not an integer");
+                    throw bad_line(source, number,
+                                   "box " + std::to_string(b + 1) + ": '" + tokens[2 + 4 * b + k] +
+                                       "' is not an integer");
             if (v[2] <= 0 || v[3] <= 0)
-                throw bad_line(source, number, "box " + std::to_string(b + 1) + " has a size of " +
-                                                   std::to_string(v[2]) + "x" + std::to_string(v[3]));
-            a.boxes.push_back(Rect{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]),
-                                   static_cast<int>(v[3])});
+                throw bad_line(source, number,
+                               "box " + std::to_string(b + 1) + " has a size of " + std::to_string(v[2]) + "x" +
+                                   std::to_string(v[3]));
+            a.boxes.push_back(
+                Rect{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), static_cast<int>(v[3])});
         }
         annotations.push_back(std::move(a));
     }
@@ -108,19 +110,18 @@ std::vector<Annotation> parse_annotations(const std::string& text, const std::st
 void check_box(const Rect& box, Size image_size, const std::string& where)
 {
     if (box.width <= 0 || box.height <= 0)
-        throw Error(ErrorKind::BadParameter, where + ": a box of size " + std::to_string(box.width) + "x" +
-                                                 std::to_string(box.height));
+        throw Error(ErrorKind::BadParameter,
+                    where + ": a box of size " + std::to_string(box.width) + "x" + std::to_string(box.height));
     if (box.x < 0 || box.y < 0 || int64_t{box.x} + box.width > image_size.width ||
         int64_t{box.y} + box.height > image_size.height)
-        throw Error(ErrorKind::BadParameter, where + ": the box " + std::to_string(box.x) + "," +
-                                                 std::to_string(box.y) + " " + std::to_string(box.width) + "x" +
-                                                 std::to_string(box.height) + " is not inside the " +
-                                                 std::to_string(image_size.width) + "x" +
-                                                 std::to_string(image_size.height) + " image");
+        throw Error(ErrorKind::BadParameter,
+                    where + ": the box " + std::to_string(box.x) + "," + std::to_string(box.y) + " " +
+                        std::to_string(box.width) + "x" + std::to_string(box.height) + " is not inside the " +
+                        std::to_string(image_size.width) + "x" + std::to_string(image_size.height) + " image");
 }
 
-GrayImage crop_window(const GrayView& image, const Rect& box, Size window, const Augmentation& augmentation,
-                      bool vary, std::mt19937_64& rng)
+GrayImage crop_window(const GrayView& image, const Rect& box, Size window, const Augmentation& augmentation, bool vary,
+                      std::mt19937_64& rng)
 {
     double cx = box.x + box.width / 2.0, cy = box.y + box.height / 2.0;
     double bw = box.width, bh = box.height, angle = 0.0, offset = 0.0, gain = 1.0;
@@ -158,7 +159,8 @@ GrayImage crop_window(const GrayView& image, const Rect& box, Size window, const
     mean /= static_cast<double>(values.size());
     GrayImage out(window.width, window.height);
     for (size_t k = 0; k < values.size(); ++k)
-        out.pixels[k] = static_cast<uint8_t>(std::clamp(std::lround(mean + gain * (values[k] - mean) + offset), 0L, 255L));
+        out.pixels[k] =
+            static_cast<uint8_t>(std::clamp(std::lround(mean + gain * (values[k] - mean) + offset), 0L, 255L));
     return out;
 }
 

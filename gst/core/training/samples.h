@@ -45,21 +45,21 @@ void check_box(const Rect& box, Size image_size, const std::string& where);
 /* How much each positive is varied; every option 0 / false means the crop
  * as annotated. Each variant draws its values uniformly from the ranges. */
 struct Augmentation {
-    int copies = 1;              /* variants per annotated object, the first one unvaried */
-    bool mirror = false;         /* also the left-right mirror of every variant */
-    double shift = 0.0;          /* of the box side, e.g. 0.05 for +-5% */
-    double scale = 0.0;          /* e.g. 0.1 for sides from 0.9x to 1.1x */
-    double rotation_deg = 0.0;   /* e.g. 10 for +-10 degrees about the box centre */
-    double brightness = 0.0;     /* grey levels added, e.g. 20 for +-20 */
-    double contrast = 0.0;       /* e.g. 0.2 for a gain from 0.8 to 1.2 about the mean */
+    int copies = 1;            /* variants per annotated object, the first one unvaried */
+    bool mirror = false;       /* also the left-right mirror of every variant */
+    double shift = 0.0;        /* of the box side, e.g. 0.05 for +-5% */
+    double scale = 0.0;        /* e.g. 0.1 for sides from 0.9x to 1.1x */
+    double rotation_deg = 0.0; /* e.g. 10 for +-10 degrees about the box centre */
+    double brightness = 0.0;   /* grey levels added, e.g. 20 for +-20 */
+    double contrast = 0.0;     /* e.g. 0.2 for a gain from 0.8 to 1.2 about the mean */
 };
 
 /* The window-sized crop of `box` in `image` (bilinear, `box` scaled to the
  * window), with one random variation of `augmentation` when `vary` is
  * true. Pixels the varied box takes from outside the image repeat the
  * nearest edge pixel. */
-GrayImage crop_window(const GrayView& image, const Rect& box, Size window, const Augmentation& augmentation,
-                      bool vary, std::mt19937_64& rng);
+GrayImage crop_window(const GrayView& image, const Rect& box, Size window, const Augmentation& augmentation, bool vary,
+                      std::mt19937_64& rng);
 
 /* Every sample `augmentation` makes from one annotated box: `copies`
  * crops (the first unvaried), each mirrored too with `mirror`. */

@@ -29,10 +29,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start)
-{
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 std::string describe(const Grid& g)
 {
@@ -139,8 +136,9 @@ NegativeMiner::Result ScanningMiner::mine(const Classifier& classifier, size_t w
             }
             for (size_t k = 0; k < views.size(); ++k) {
                 /* Scan order, whatever order the miner found them in. */
-                std::sort(passing[k].begin(), passing[k].end(),
-                          [](const Position& a, const Position& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+                std::sort(passing[k].begin(), passing[k].end(), [](const Position& a, const Position& b) {
+                    return a.y != b.y ? a.y < b.y : a.x < b.x;
+                });
                 result.passed += passing[k].size();
                 for (const Position& p : passing[k])
                     hits.push_back(Hit{scanned_levels[k], p.x + ox, p.y + oy});
@@ -243,7 +241,7 @@ struct Trainer::Impl {
     std::unique_ptr<HistogramBackend> backend;
     std::vector<bool> positive;
     std::vector<bool> calibration; /* a positive kept out of the fit, for the thresholds */
-    std::vector<double> sums; /* running sums H, accumulated as the reference does */
+    std::vector<double> sums;      /* running sums H, accumulated as the reference does */
     /* The last chosen candidate's bin of every sample (feature() fetches
      * them from the backend once; bin() reads them). */
     size_t binned_candidate = std::numeric_limits<size_t>::max();
@@ -481,7 +479,8 @@ Trainer::Trainer(TrainerConfig config, std::vector<GrayImage> positives, std::sh
     if (!(config.alpha > 0.0 && config.alpha < 1.0))
         throw Error(ErrorKind::BadParameter, "training: alpha must be above 0 and below 1");
     if (!(config.first_share > 0.0 && config.first_share <= 1.0))
-        throw Error(ErrorKind::BadParameter, "training: the first weak classifier's share of alpha must be above 0 and at most 1");
+        throw Error(ErrorKind::BadParameter,
+                    "training: the first weak classifier's share of alpha must be above 0 and at most 1");
     if (!(config.calibration_share >= 0.0 && config.calibration_share < 1.0))
         throw Error(ErrorKind::BadParameter, "training: the calibration share must be 0 or more and below 1");
     if (config.position_step < 1)
@@ -508,8 +507,8 @@ Trainer::Trainer(TrainerConfig config, std::vector<GrayImage> positives, std::sh
         sizes = {Size{1, 1}, Size{2, 2}, Size{2, 4}, Size{4, 2}};
     for (const Size& s : sizes) {
         if (s.width < 1 || s.height < 1)
-            throw Error(ErrorKind::BadParameter, "training: a block size of " + std::to_string(s.width) + "x" +
-                                                     std::to_string(s.height));
+            throw Error(ErrorKind::BadParameter,
+                        "training: a block size of " + std::to_string(s.width) + "x" + std::to_string(s.height));
         for (int y = 0; y + 3 * s.height <= w.height; y += config.position_step)
             for (int x = 0; x + 3 * s.width <= w.width; x += config.position_step)
                 m.grids.push_back(Grid{x, y, s.width, s.height});
@@ -557,8 +556,8 @@ void Trainer::resume(const std::string& path)
         throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
     /* The most this run's state can take, so that a wrong file named by
      * mistake (a video, say) is refused before it is read into memory. */
-    const size_t working_negatives = m.config.negatives > 0 ? static_cast<size_t>(m.config.negatives)
-                                                            : std::max<size_t>(m.positives.size(), 500);
+    const size_t working_negatives =
+        m.config.negatives > 0 ? static_cast<size_t>(m.config.negatives) : std::max<size_t>(m.positives.size(), 500);
     const size_t window_bytes = static_cast<size_t>(m.config.window.width) * m.config.window.height;
     const uint64_t weak_bytes = 64 + 4 * LbpFeature::kTableSize; /* LBP's table is the largest */
     const uint64_t largest = (1u << 20) + static_cast<uint64_t>(m.config.weak_count) * weak_bytes +
@@ -811,8 +810,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
             theta = std::nextafter(theta, -std::numeric_limits<float>::infinity());
         final_threshold = std::max(final_threshold, theta);
     }
-    classifier.final_threshold =
-        final_threshold != kNoRejection ? final_threshold : -std::numeric_limits<float>::max();
+    classifier.final_threshold = final_threshold != kNoRejection ? final_threshold : -std::numeric_limits<float>::max();
     classifier.weak.back().reject_threshold = kNoRejection;
     validate(classifier, "<trained>");
     return classifier;

@@ -78,20 +78,20 @@ struct TrainerConfig {
 
 /* What each weak classifier cost and did (for stderr and JSON lines). */
 struct Progress {
-    int weak = 0;                /* 1-based */
+    int weak = 0; /* 1-based */
     int weak_count = 0;
-    std::string feature;         /* e.g. "LBP 3,5 2x2", "LRD 0,4 2x2 blocks 1-7" */
-    double z = 0.0;              /* Real AdaBoost's Z of the chosen feature */
-    double threshold = 0.0;      /* its rejection threshold; -inf: none */
-    size_t positives = 0;        /* left in the working set after it */
+    std::string feature;    /* e.g. "LBP 3,5 2x2", "LRD 0,4 2x2 blocks 1-7" */
+    double z = 0.0;         /* Real AdaBoost's Z of the chosen feature */
+    double threshold = 0.0; /* its rejection threshold; -inf: none */
+    size_t positives = 0;   /* left in the working set after it */
     size_t negatives = 0;
     double negatives_rejected = 0.0; /* fraction of the working set's negatives it rejected */
     double positives_rejected = 0.0;
-    uint64_t mined = 0;          /* negatives mined after it */
-    uint64_t windows_scanned = 0; /* background windows the mining evaluated */
+    uint64_t mined = 0;             /* negatives mined after it */
+    uint64_t windows_scanned = 0;   /* background windows the mining evaluated */
     double negative_survival = 1.0; /* estimated share of background windows still passing */
-    double seconds = 0.0;        /* this weak classifier, mining included */
-    double select_seconds = 0.0; /* of which weak-learner selection */
+    double seconds = 0.0;           /* this weak classifier, mining included */
+    double select_seconds = 0.0;    /* of which weak-learner selection */
 };
 
 /* Background windows that pass a classifier: the trainer's source of

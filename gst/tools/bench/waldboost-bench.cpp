@@ -112,7 +112,8 @@ bool write_trace(const std::string& path, const std::vector<waldboost::opencl::F
     for (size_t i = 0; i < frames.size(); ++i)
         for (const auto* list : {&frames[i].kernels, &frames[i].transfers})
             for (const auto& k : *list) {
-                std::fprintf(f, "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, \"ts\": %.3f, "
+                std::fprintf(f,
+                             "%s{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, \"ts\": %.3f, "
                              "\"dur\": %.3f, \"args\": {\"frame\": %zu}}",
                              first ? "" : ",\n", k.name.c_str(), static_cast<int>(i % std::max(1, inflight)),
                              static_cast<double>(k.start_ns - origin) * 1e-3,
@@ -127,12 +128,12 @@ struct Row {
     std::string classifier;
     std::string reduction; /* "rows" (the row scan), or the reduction parameters as --reduction takes them */
     int width = 0, height = 0;
-    double engine_latency_ms = 0;     /* one frame at a time, wall clock */
-    double engine_throughput_ms = 0;  /* per frame with frames in flight, profiling off */
+    double engine_latency_ms = 0;             /* one frame at a time, wall clock */
+    double engine_throughput_ms = 0;          /* per frame with frames in flight, profiling off */
     double engine_throughput_profiled_ms = 0; /* the same with OpenCL profiling on */
-    double submit_ms = 0;             /* host time per frame in submit() (copy, enqueue), profiling off */
-    double engine_device_ms = 0;      /* first kernel start to last kernel end */
-    Timeline timeline;                /* of the profiled run with frames in flight */
+    double submit_ms = 0;                     /* host time per frame in submit() (copy, enqueue), profiling off */
+    double engine_device_ms = 0;              /* first kernel start to last kernel end */
+    Timeline timeline;                        /* of the profiled run with frames in flight */
     std::map<std::string, double> kernels;
     std::vector<double> lists; /* candidates after step 1 and each step 2 (median) */
     double weak_per_window = 0;
@@ -217,7 +218,8 @@ int parse_arguments(int argc, char** argv, Options* out)
     g_auto(GStrv) images = nullptr;
     const std::string reduction_help =
         "Reduction parameters instead of the tuned or default ones: all of them as comma-separated numbers in the "
-        "order " + waldboost::opencl::reduction_names() +
+        "order " +
+        waldboost::opencl::reduction_names() +
         " (as the results print them), or some as name=value pairs (e.g. group-size=128,step2-unsync=64) that "
         "replace those values of the tuned or default parameters";
     const GOptionEntry entries[] = {
@@ -383,8 +385,7 @@ void tune(const Options& options, const std::vector<GrayImage>& sources)
         const std::string file = waldboost::opencl::save_tuned_reduction(
             waldboost::opencl::tuning_key(selected.info, classifier), result.best);
         std::printf("best %s: %.3f ms (defaults %.3f ms), saved to %s\n",
-                    waldboost::opencl::to_string(result.best).c_str(), result.best_ms, result.default_ms,
-                    file.c_str());
+                    waldboost::opencl::to_string(result.best).c_str(), result.best_ms, result.default_ms, file.c_str());
         if (selected.info.type == "CPU")
             std::printf("note: CPU devices scan by rows by default; these parameters apply with "
                         "--scan reduction\n");
@@ -445,12 +446,12 @@ double time_throughput(waldboost::opencl::Engine& engine, const std::vector<wald
 {
     waldboost::opencl::warm_up(engine, frames, params);
     const int last = std::max(1, runs) - 1;
-    const auto measured = waldboost::opencl::measure_throughput(
-        engine, frames, params, runs, waldboost::opencl::RunLength{120, 200},
-        [&](int run, size_t, waldboost::opencl::FrameResult& result) {
-            if (traced && run == last)
-                traced->push_back(std::move(result.stats));
-        });
+    const auto measured =
+        waldboost::opencl::measure_throughput(engine, frames, params, runs, waldboost::opencl::RunLength{120, 200},
+                                              [&](int run, size_t, waldboost::opencl::FrameResult& result) {
+                                                  if (traced && run == last)
+                                                      traced->push_back(std::move(result.stats));
+                                              });
     if (submit_ms)
         *submit_ms = measured.submit_ms;
     return median(measured.ms_per_frame);

@@ -18,15 +18,14 @@
 
 namespace {
 
-const char kUsage[] =
-    "Usage: waldboost-convert [--label NAME] INPUT OUTPUT\n"
-    "\n"
-    "Converts a classifier (an OpenCV LBP or Haar cascade, or WaldBoost XML)\n"
-    "to WaldBoost XML. OUTPUT \"-\" writes to standard output.\n"
-    "\n"
-    "  --label NAME  the label carried by detections (default: the input's\n"
-    "                classifierName, or the cascade's file name)\n"
-    "  --help        show this help\n";
+const char kUsage[] = "Usage: waldboost-convert [--label NAME] INPUT OUTPUT\n"
+                      "\n"
+                      "Converts a classifier (an OpenCV LBP or Haar cascade, or WaldBoost XML)\n"
+                      "to WaldBoost XML. OUTPUT \"-\" writes to standard output.\n"
+                      "\n"
+                      "  --label NAME  the label carried by detections (default: the input's\n"
+                      "                classifierName, or the cascade's file name)\n"
+                      "  --help        show this help\n";
 
 int usage_error(const std::string& message)
 {
@@ -82,10 +81,11 @@ int main(int argc, char** argv)
         } else {
             waldboost::io::write_output_file(output, text);
         }
-        std::fprintf(stderr, "waldboost-convert: %s -> %s: label \"%s\", window %dx%d, %zu weak classifiers, %zu stages\n",
+        std::fprintf(stderr,
+                     "waldboost-convert: %s -> %s: label \"%s\", window %dx%d, %zu weak classifiers, %zu stages\n",
                      waldboost::printable(input).c_str(), waldboost::printable(output).c_str(),
-                     waldboost::printable(classifier.label).c_str(), classifier.window_width,
-                     classifier.window_height, classifier.weak.size(), classifier.stage_count());
+                     waldboost::printable(classifier.label).c_str(), classifier.window_width, classifier.window_height,
+                     classifier.weak.size(), classifier.stage_count());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "waldboost-convert: %s\n", e.what());
         return 1;

@@ -261,8 +261,8 @@ int main(int argc, char** argv)
 
         std::printf("{\n  \"classifier\": {\"label\": %s, \"source\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
                     json_string(classifier.label).c_str(),
-                    json_string(options.classifier ? options.classifier : "embedded").c_str(),
-                    classifier.window_width, classifier.window_height, classifier.weak.size());
+                    json_string(options.classifier ? options.classifier : "embedded").c_str(), classifier.window_width,
+                    classifier.window_height, classifier.weak.size());
         std::printf("  \"images\": [");
         int failures = 0;
         for (int i = 0; options.images[i]; ++i) {

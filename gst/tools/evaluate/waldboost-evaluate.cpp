@@ -131,8 +131,8 @@ struct BackgroundResult {
 void warn_cut(const std::string& path, const waldboost::DetectStats& stats)
 {
     if (stats.cut > 0)
-        std::fprintf(stderr, "%s: %s: %llu accepted windows past the limit of %d were left out\n", kTool,
-                     path.c_str(), static_cast<unsigned long long>(stats.cut), waldboost::kDefaultMaxWindows);
+        std::fprintf(stderr, "%s: %s: %llu accepted windows past the limit of %d were left out\n", kTool, path.c_str(),
+                     static_cast<unsigned long long>(stats.cut), waldboost::kDefaultMaxWindows);
 }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
@@ -162,8 +162,7 @@ int main(int argc, char** argv)
         {"scale-factor", 's', 0, G_OPTION_ARG_DOUBLE, &o.scale_factor, "Pyramid step, > 1 (default 1.1)", "F"},
         {"min-neighbors", 'n', 0, G_OPTION_ARG_INT, &o.min_neighbors,
          "A detection needs more than N raw windows (default 3; 0 = every window is a detection)", "N"},
-        {"min-size", 0, 0, G_OPTION_ARG_STRING, &o.min_size, "Smallest object (default: the classifier window)",
-         "WxH"},
+        {"min-size", 0, 0, G_OPTION_ARG_STRING, &o.min_size, "Smallest object (default: the classifier window)", "WxH"},
         {"stride", 0, 0, G_OPTION_ARG_INT, &o.stride, "Window step in pixels (default 0 = OpenCV's rule)", "N"},
         {"iou", 0, 0, G_OPTION_ARG_DOUBLE, &o.iou,
          "A detection finds an annotated object when their IoU is at least F (default 0.5)", "F"},
@@ -212,17 +211,17 @@ int main(int argc, char** argv)
 
     try {
         const waldboost::Classifier classifier = waldboost::load_classifier_file(o.classifier);
-        const waldboost::Size min_size =
-            params.min_size.width > 0 ? params.min_size
-                                      : waldboost::Size{classifier.window_width, classifier.window_height};
+        const waldboost::Size min_size = params.min_size.width > 0
+                                             ? params.min_size
+                                             : waldboost::Size{classifier.window_width, classifier.window_height};
         const float final_threshold = params.final_threshold.value_or(classifier.final_threshold);
 
         /* The lists first: a mistake there shows before any detection runs. */
         std::vector<waldboost::training::Annotation> annotations;
         if (o.objects) {
-            annotations = waldboost::training::parse_annotations(
-                waldboost::tools::read_text(o.objects, "annotation file"), o.objects,
-                waldboost::tools::folder_of(o.objects));
+            annotations =
+                waldboost::training::parse_annotations(waldboost::tools::read_text(o.objects, "annotation file"),
+                                                       o.objects, waldboost::tools::folder_of(o.objects));
             if (annotations.empty())
                 throw waldboost::Error(waldboost::ErrorKind::BadParameter,
                                        std::string(o.objects) + ": no annotated image");
@@ -276,13 +275,12 @@ int main(int argc, char** argv)
                         "\"stride\": %d, \"grouping\": \"opencv\", \"iou\": %g, \"final_threshold\": %.9g},\n",
                         o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride, o.iou,
                         static_cast<double>(final_threshold));
-            std::printf("  \"objects\": {\"images\": %zu, \"objects\": %zu, \"found\": %zu, \"detection_rate\": %s, "
-                        "\"mean_iou\": %s, \"other_detections\": %zu},\n",
-                        objects.images, objects.objects, objects.found,
-                        json_number(rate, objects.objects > 0).c_str(),
-                        json_number(ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.found > 0)
-                            .c_str(),
-                        objects.other_detections);
+            std::printf(
+                "  \"objects\": {\"images\": %zu, \"objects\": %zu, \"found\": %zu, \"detection_rate\": %s, "
+                "\"mean_iou\": %s, \"other_detections\": %zu},\n",
+                objects.images, objects.objects, objects.found, json_number(rate, objects.objects > 0).c_str(),
+                json_number(ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.found > 0).c_str(),
+                objects.other_detections);
             std::printf("  \"backgrounds\": {\"images\": %zu, \"megapixels\": %s, \"false_positives\": %zu, "
                         "\"false_positives_per_megapixel\": %s, \"windows\": %llu, \"weak_evaluated\": %llu, "
                         "\"weak_per_window\": %s}\n}\n",

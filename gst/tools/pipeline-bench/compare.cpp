@@ -23,12 +23,13 @@ Boxes meta_boxes(GstBuffer* buffer)
 {
     Boxes boxes;
     gpointer state = nullptr;
-    while (GstMeta* meta = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    while (GstMeta* meta =
+               gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
         const auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(meta);
         if (roi->parent_id >= 0)
             continue;
-        boxes.push_back({static_cast<int>(roi->x), static_cast<int>(roi->y), static_cast<int>(roi->w),
-                         static_cast<int>(roi->h)});
+        boxes.push_back(
+            {static_cast<int>(roi->x), static_cast<int>(roi->y), static_cast<int>(roi->w), static_cast<int>(roi->h)});
     }
     std::sort(boxes.begin(), boxes.end());
     return boxes;

@@ -37,7 +37,8 @@ struct Mismatches {
     std::string first;
 
     /* `describe` is called for the first one only. */
-    template <typename Describe> void add(Describe describe)
+    template <typename Describe>
+    void add(Describe describe)
     {
         if (!count++)
             first = describe();

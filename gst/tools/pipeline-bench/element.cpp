@@ -23,9 +23,9 @@ wcl::DetectorSettings element_settings(GstElement* detect, const std::string& de
     gboolean batching = FALSE, profiling = FALSE;
     guint64 batch_wait = 0;
     g_object_get(detect, "scale-factor", &scale, "stride", &stride, "min-neighbors", &min_neighbors, "nms-iou",
-                 &nms_iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "grouping",
-                 &grouping, "max-windows", &max_windows, "max-inflight", &max_inflight, "batching", &batching,
-                 "batch-wait", &batch_wait, "profiling", &profiling, nullptr);
+                 &nms_iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "grouping", &grouping,
+                 "max-windows", &max_windows, "max-inflight", &max_inflight, "batching", &batching, "batch-wait",
+                 &batch_wait, "profiling", &profiling, nullptr);
     GEnumClass* groupings = G_ENUM_CLASS(g_type_class_ref(
         G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(detect), "grouping"))));
     const GEnumValue* nick = g_enum_get_value(groupings, grouping);

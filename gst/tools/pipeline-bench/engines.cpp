@@ -39,8 +39,7 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
             if (boxes_of(r.detections) != set.expected[n % distinct])
                 mismatches[i].add([&] {
                     return "engine " + std::to_string(i) + " frame " + std::to_string(n) + ": " +
-                           boxes_text(boxes_of(r.detections)) + " instead of " +
-                           boxes_text(set.expected[n % distinct]);
+                           boxes_text(boxes_of(r.detections)) + " instead of " + boxes_text(set.expected[n % distinct]);
                 });
         };
         try {
@@ -56,15 +55,16 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
                 busy = engine->device_busy_counter();
             ++ready;
             cv.notify_all();
-            cv.wait(guard, [&] { return go || stop; });
+            cv.wait(guard, [&] {
+                return go || stop;
+            });
         }
         if (engine && !stop) {
             try {
                 uint64_t submitted = 0, collected = 0;
                 while (collected < frames) {
-                    const size_t limit =
-                        std::max<size_t>(1, std::min(engine->in_flight_limit(),
-                                                     static_cast<size_t>(s.engine.max_in_flight)));
+                    const size_t limit = std::max<size_t>(
+                        1, std::min(engine->in_flight_limit(), static_cast<size_t>(s.engine.max_in_flight)));
                     if (submitted < frames && engine->in_flight() < limit) {
                         engine->submit(set.images[submitted % distinct].view(), s.params);
                         ++submitted;
@@ -84,7 +84,9 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
         ++finished;
         cv.notify_all();
         /* The engines stay until the device's busy time is read. */
-        cv.wait(guard, [&] { return release; });
+        cv.wait(guard, [&] {
+            return release;
+        });
     };
 
     std::vector<std::thread> threads;
@@ -93,7 +95,9 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
     double busy_before = 0;
     {
         std::unique_lock<std::mutex> guard(lock);
-        cv.wait(guard, [&] { return ready == streams; });
+        cv.wait(guard, [&] {
+            return ready == streams;
+        });
         for (const std::string& e : errors)
             if (!e.empty())
                 stop = true;
@@ -102,7 +106,9 @@ Part run_engines(const Settings& s, const waldboost::Classifier& classifier, con
         start = Clock::now();
         go = true;
         cv.notify_all();
-        cv.wait(guard, [&] { return finished == streams; });
+        cv.wait(guard, [&] {
+            return finished == streams;
+        });
         const auto counter = busy.lock();
         if (counter && !stop && s.element.profiling)
             part.busy_ms = static_cast<double>(counter->total_ns()) * 1e-6 - busy_before;

@@ -162,7 +162,8 @@ bool parse_options(int* argc, char*** argv, Options* o)
         {"classifier", 'c', 0, G_OPTION_ARG_FILENAME, &classifier_path,
          "Classifier file for the element and the engines (default: the embedded face classifier)", "FILE"},
         {"props", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &props_texts,
-         "More waldboostdetect properties, \"name=value ...\", repeatable (the tool sets draw=none post-messages=false, "
+         "More waldboostdetect properties, \"name=value ...\", repeatable (the tool sets draw=none "
+         "post-messages=false, "
          "which these may override; the engines follow max-inflight and the detection parameters, not "
          "reduction overrides; roi is refused)",
          "PROPS"},
@@ -174,19 +175,16 @@ bool parse_options(int* argc, char*** argv, Options* o)
         {"raw-size", 0, 0, G_OPTION_ARG_STRING_ARRAY, &raw_sizes,
          "The frame size of the --raw files: once for all, or once per --raw in their order", "WxH"},
         {"json", 'j', 0, G_OPTION_ARG_FILENAME, &json_path, "Write the results as JSON to this file", "FILE"},
-        {"markdown", 'm', 0, G_OPTION_ARG_FILENAME, &markdown_path, "Write the table as markdown to this file",
-         "FILE"},
+        {"markdown", 'm', 0, G_OPTION_ARG_FILENAME, &markdown_path, "Write the table as markdown to this file", "FILE"},
         {"no-engine", 0, 0, G_OPTION_ARG_NONE, &no_engine, "Do not time the engines alone", nullptr},
         {"source-writes", 0, 0, G_OPTION_ARG_STRING, &source_writes,
          "How the source gives frames: none (buffers made up front, the default), own (a thread per stream writes "
          "each frame into a pool of its own during the run, as a decoder), proposed (into the pool the element "
          "proposes)",
          "MODE"},
-        {"no-source", 0, 0, G_OPTION_ARG_NONE, &no_source, "Do not time the pipelines without the detector",
-         nullptr},
+        {"no-source", 0, 0, G_OPTION_ARG_NONE, &no_source, "Do not time the pipelines without the detector", nullptr},
         {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
-         "Seconds a pipeline part may take, preroll included, before its row is reported as failed (default 300)",
-         "S"},
+         "Seconds a pipeline part may take, preroll included, before its row is reported as failed (default 300)", "S"},
         {"plugin-dir", 0, 0, G_OPTION_ARG_FILENAME, &plugin_dir,
          "Folder with libgstwaldboost.so (default: GST_PLUGIN_PATH when set, else the build tree)", "DIR"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &images, nullptr, "IMAGE..."},

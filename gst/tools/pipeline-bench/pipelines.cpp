@@ -29,7 +29,9 @@ void fail(Part& part, const std::string& why)
 struct Deadline {
     gint64 at;
 
-    explicit Deadline(double timeout_s) : at(g_get_monotonic_time() + static_cast<gint64>(timeout_s * G_USEC_PER_SEC)) {}
+    explicit Deadline(double timeout_s) : at(g_get_monotonic_time() + static_cast<gint64>(timeout_s * G_USEC_PER_SEC))
+    {
+    }
     GstClockTime left() const
     {
         return static_cast<GstClockTime>(std::max<gint64>(0, at - g_get_monotonic_time())) * 1000;
@@ -55,9 +57,9 @@ StreamList make_streams(RunState& run, const Settings& s, const FrameSet& set, i
                         Part& part)
 {
     StreamList list;
-    GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT,
-                                        set.size.width, "height", G_TYPE_INT, set.size.height, "framerate",
-                                        GST_TYPE_FRACTION, kFps, 1, nullptr);
+    GstCaps* caps =
+        gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, set.size.width,
+                            "height", G_TYPE_INT, set.size.height, "framerate", GST_TYPE_FRACTION, kFps, 1, nullptr);
     for (int i = 0; i < streams && part.error.empty(); ++i) {
         std::string why;
         std::unique_ptr<Stream> stream = make_stream(run, static_cast<size_t>(i), caps, s, with_detector, &why);
@@ -112,8 +114,7 @@ void wait_for_preroll(const StreamList& list, RunState& run, const Deadline& dea
 
 /* All streams set to PLAYING at once, then waited for to the last EOS, an
  * error or the deadline. Returns the start. */
-Clock::time_point play(const StreamList& list, RunState& run, const Settings& s, const Deadline& deadline,
-                       Part& part)
+Clock::time_point play(const StreamList& list, RunState& run, const Settings& s, const Deadline& deadline, Part& part)
 {
     const Clock::time_point start = Clock::now();
     run.timing = true;

@@ -28,19 +28,17 @@ std::string props_line(const Settings& s)
 std::string header_line(const Settings& s, const Results& results)
 {
     char line[1024];
-    std::snprintf(line, sizeof line,
-                  "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
-                  "source writes %s; max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; "
-                  "commit %s%s\n\n",
-                  results.device.c_str(), s.device.c_str(), results.classifier.c_str(), s.frames,
-                  s.source_writes.c_str(),
-                  s.element.max_inflight, s.element.batching ? "on" : "off",
-                  static_cast<double>(s.element.batch_wait_ns) * 1e-6,
-                  s.element.profiling ? "on" : "off",
-                  props_line(s).c_str(), WALDBOOST_PIPELINE_BENCH_VERSION,
-                  s.compare_boxes ? "; the objects' boxes compared with the engine's (parts are not)"
-                                  : "; boxes not compared with the engine's (tracking or interval): mismatches "
-                                    "are lost frames only");
+    std::snprintf(
+        line, sizeof line,
+        "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
+        "source writes %s; max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; "
+        "commit %s%s\n\n",
+        results.device.c_str(), s.device.c_str(), results.classifier.c_str(), s.frames, s.source_writes.c_str(),
+        s.element.max_inflight, s.element.batching ? "on" : "off", static_cast<double>(s.element.batch_wait_ns) * 1e-6,
+        s.element.profiling ? "on" : "off", props_line(s).c_str(), WALDBOOST_PIPELINE_BENCH_VERSION,
+        s.compare_boxes ? "; the objects' boxes compared with the engine's (parts are not)"
+                        : "; boxes not compared with the engine's (tracking or interval): mismatches "
+                          "are lost frames only");
     return line;
 }
 
@@ -49,8 +47,8 @@ std::string header_line(const Settings& s, const Results& results)
 std::string status_of(const Row& r)
 {
     std::string status = "ok";
-    for (const auto& [name, p] : {std::pair<const char*, const Part*>{"engine", &r.engine},
-                                  {"source", &r.source}, {"element", &r.element}})
+    for (const auto& [name, p] :
+         {std::pair<const char*, const Part*>{"engine", &r.engine}, {"source", &r.source}, {"element", &r.element}})
         if (p->ran && !p->error.empty()) {
             status = std::string(name) + " failed: " + p->error;
             break;
@@ -69,19 +67,17 @@ std::string row_line(const Row& r)
     const uint64_t bad = r.engine.mismatches.count + e.mismatches.count;
     const double engine_fps = r.engine.ok() ? r.engine.total_fps() : -1;
     char line[1024];
-    std::snprintf(line, sizeof line,
-                  "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %llu | %s |\n",
-                  r.size.width, r.size.height, r.streams, fmt(engine_fps).c_str(),
-                  fmt(r.source.ok() ? r.source.total_fps() : -1, "%.0f").c_str(),
-                  fmt(e.ok() ? e.min_fps() : -1).c_str(), fmt(e.ok() ? e.mean_fps() : -1).c_str(),
-                  fmt(e.ok() ? e.total_fps() : -1).c_str(),
-                  fmt(e.ok() && e.total_fps() > 0 ? 1000.0 / e.total_fps() : -1, "%.3f").c_str(),
-                  fmt(e.ok() ? e.host_ms : -1, "%.3f").c_str(),
-                  fmt(e.ok() ? e.host_detected_ms : -1, "%.3f").c_str(),
-                  fmt(e.ok() ? e.host_other_ms : -1, "%.3f").c_str(),
-                  fmt(e.ok() && engine_fps > 0 ? 100.0 * e.total_fps() / engine_fps : -1, "%.0f%%").c_str(),
-                  fmt(e.ok() ? 100.0 * e.busy_fraction() : -1, "%.0f%%").c_str(),
-                  static_cast<unsigned long long>(bad), status_of(r).c_str());
+    std::snprintf(
+        line, sizeof line, "| %dx%d | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %llu | %s |\n",
+        r.size.width, r.size.height, r.streams, fmt(engine_fps).c_str(),
+        fmt(r.source.ok() ? r.source.total_fps() : -1, "%.0f").c_str(), fmt(e.ok() ? e.min_fps() : -1).c_str(),
+        fmt(e.ok() ? e.mean_fps() : -1).c_str(), fmt(e.ok() ? e.total_fps() : -1).c_str(),
+        fmt(e.ok() && e.total_fps() > 0 ? 1000.0 / e.total_fps() : -1, "%.3f").c_str(),
+        fmt(e.ok() ? e.host_ms : -1, "%.3f").c_str(), fmt(e.ok() ? e.host_detected_ms : -1, "%.3f").c_str(),
+        fmt(e.ok() ? e.host_other_ms : -1, "%.3f").c_str(),
+        fmt(e.ok() && engine_fps > 0 ? 100.0 * e.total_fps() / engine_fps : -1, "%.0f%%").c_str(),
+        fmt(e.ok() ? 100.0 * e.busy_fraction() : -1, "%.0f%%").c_str(), static_cast<unsigned long long>(bad),
+        status_of(r).c_str());
     return line;
 }
 
@@ -122,10 +118,9 @@ std::string part_json(const Part& p)
                   "\"fps_stream_min\": %.3f, \"fps_stream_mean\": %.3f, \"busy_ms\": %.4f, "
                   "\"busy_fraction\": %.4f, \"host_ms_per_frame\": %.4f, \"host_ms_per_detected_frame\": %.4f, "
                   "\"host_ms_per_other_frame\": %.4f, \"mismatches\": %llu",
-                  p.ok() ? "true" : "false", p.wall_s, static_cast<unsigned long long>(p.frames),
-                  p.total_fps(), p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(), p.host_ms,
-                  p.host_detected_ms, p.host_other_ms,
-                  static_cast<unsigned long long>(p.mismatches.count));
+                  p.ok() ? "true" : "false", p.wall_s, static_cast<unsigned long long>(p.frames), p.total_fps(),
+                  p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(), p.host_ms, p.host_detected_ms,
+                  p.host_other_ms, static_cast<unsigned long long>(p.mismatches.count));
     j += b;
     j += ", \"error\": " + json_string(p.error) + ", \"first_mismatch\": " + json_string(p.mismatches.first) +
          ", \"warnings\": [";
@@ -153,8 +148,8 @@ bool write_json(const std::string& path, const Settings& s, const Results& resul
                  kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(results.device).c_str(),
                  json_string(s.device).c_str(), json_string(results.classifier).c_str(), s.frames,
                  s.element.max_inflight, s.element.batching ? "true" : "false",
-                 static_cast<unsigned long long>(s.element.batch_wait_ns),
-                 s.element.profiling ? "true" : "false", json_string(props_line(s)).c_str(), s.timeout_s);
+                 static_cast<unsigned long long>(s.element.batch_wait_ns), s.element.profiling ? "true" : "false",
+                 json_string(props_line(s)).c_str(), s.timeout_s);
     const std::vector<Row>& rows = results.rows;
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];

@@ -23,10 +23,10 @@ namespace pipeline_bench {
 /* One part (engine, source or element) of one row. */
 struct Part {
     bool ran = false;
-    std::string error;            /* empty: it ran to the end */
+    std::string error; /* empty: it ran to the end */
     std::vector<std::string> warnings;
-    double wall_s = 0;            /* start to the last stream's end */
-    uint64_t frames = 0;          /* frames timed, all streams */
+    double wall_s = 0;   /* start to the last stream's end */
+    uint64_t frames = 0; /* frames timed, all streams */
     std::vector<double> stream_fps;
     double busy_ms = -1;          /* device kernel time during the run (union), -1: unknown */
     double host_ms = -1;          /* the element's host time per frame (stats host-total-ms / frames), -1: unknown */

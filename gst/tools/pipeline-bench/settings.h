@@ -23,7 +23,7 @@ struct Settings {
     std::string device = "auto";
     std::string classifier_path; /* empty: the embedded default */
     std::vector<std::pair<std::string, std::string>> props;
-    int frames = 300;            /* per stream */
+    int frames = 300; /* per stream */
     /* The element's settings as --props leave them: the engines alone
      * follow them (max-inflight, batching and profiling included; without
      * profiling no device busy figure), resolved as the element does. */

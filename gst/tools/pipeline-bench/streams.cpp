@@ -95,8 +95,7 @@ GstBusSyncReply on_message(GstBus*, GstMessage* message, gpointer data)
             run->warnings.push_back(text);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     gst_message_unref(message);
     return GST_BUS_DROP;
@@ -167,8 +166,8 @@ void write_frames(Stream* st, const FrameSet& set, const Settings& s)
 
 }  // namespace
 
-std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, const Settings& s,
-                                    bool with_detector, std::string* error)
+std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, const Settings& s, bool with_detector,
+                                    std::string* error)
 {
     auto fail = [&](const std::string& why) {
         if (error->empty())

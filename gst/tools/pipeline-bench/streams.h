@@ -47,8 +47,8 @@ struct Stream {
     GstElement* pipeline = nullptr;
     GstElement* src = nullptr;
     GstElement* detect = nullptr;
-    uint64_t seen = 0;       /* buffers at the sink */
-    uint64_t timed = 0;      /* buffers that left the source after the start */
+    uint64_t seen = 0;  /* buffers at the sink */
+    uint64_t timed = 0; /* buffers that left the source after the start */
     Mismatches mismatches;
     Clock::time_point eos_at;
 };
@@ -56,8 +56,8 @@ struct Stream {
 /* Stream `index` of `run`, its probes and bus handler in place. Null when
  * its elements could not be made. `error` gets why, and why a stream that
  * was made cannot run (a property, the link). */
-std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, const Settings& s,
-                                    bool with_detector, std::string* error);
+std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, const Settings& s, bool with_detector,
+                                    std::string* error);
 
 /* The whole stream before the start, round-robin over the frames: new
  * buffers that share the frames' memory, each with its own timestamp, then

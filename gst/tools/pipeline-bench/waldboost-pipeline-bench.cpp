@@ -51,8 +51,10 @@ int main(int argc, char** argv)
     if (!parse_options(&argc, &argv, &options))
         return 2;
     if (!find_plugin(options.plugin_dir)) {
-        std::fprintf(stderr, "%s: the waldboostdetect element was not found: set GST_PLUGIN_PATH to the folder "
-                             "with libgstwaldboost.so, or give --plugin-dir\n", kTool);
+        std::fprintf(stderr,
+                     "%s: the waldboostdetect element was not found: set GST_PLUGIN_PATH to the folder "
+                     "with libgstwaldboost.so, or give --plugin-dir\n",
+                     kTool);
         return 1;
     }
 

@@ -153,18 +153,16 @@ void print_progress(const wt::Progress& p, bool json)
                      static_cast<unsigned long long>(p.windows_scanned), p.negative_survival, p.seconds,
                      p.select_seconds);
     } else {
-        std::fprintf(stderr,
-                     "%s: weak %d/%d %s: rejects %.1f%% of the negatives (%.2f%% of the positives), threshold %s; "
-                     "%zu positives, %zu negatives%s; %.3f s\n",
-                     kTool, p.weak, p.weak_count, p.feature.c_str(), 100.0 * p.negatives_rejected,
-                     100.0 * p.positives_rejected,
-                     std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "none", p.positives,
-                     p.negatives,
-                     p.mined ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) +
-                                " windows")
-                                   .c_str()
-                             : "",
-                     p.seconds);
+        std::fprintf(
+            stderr,
+            "%s: weak %d/%d %s: rejects %.1f%% of the negatives (%.2f%% of the positives), threshold %s; "
+            "%zu positives, %zu negatives%s; %.3f s\n",
+            kTool, p.weak, p.weak_count, p.feature.c_str(), 100.0 * p.negatives_rejected, 100.0 * p.positives_rejected,
+            std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "none", p.positives, p.negatives,
+            p.mined ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) + " windows")
+                          .c_str()
+                    : "",
+            p.seconds);
     }
 }
 
@@ -193,23 +191,28 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "Target miss rate of the rejection thresholds, above 0 and below 1 (default 0.05)", "F"},
         {"first-share", 0, 0, G_OPTION_ARG_DOUBLE, &o.first_share,
          "The share of alpha the first weak classifier may spend, above 0 and at most 1 (default 1: all it can; "
-         "less leaves some for the next ones, which then reject more)", "F"},
+         "less leaves some for the next ones, which then reject more)",
+         "F"},
         {"final-threshold", 0, 0, G_OPTION_ARG_DOUBLE, &o.final_threshold,
          "Write this final threshold instead of the trained one (which spends what is left of alpha and "
          "lets many background windows through): e.g. one chosen on training data with waldboost-evaluate "
-         "--threshold", "T"},
+         "--threshold",
+         "T"},
         {"feature", 'f', 0, G_OPTION_ARG_STRING, &o.feature,
          "Feature family: lbp (multi-block LBP, default), lrd (local rank differences) or lrp (local rank "
-         "patterns)", "KIND"},
+         "patterns)",
+         "KIND"},
         {"block-sizes", 0, 0, G_OPTION_ARG_STRING, &o.block_sizes,
          "Block sizes of the features' 3x3 grids, e.g. 1x1,2x2,2x4,4x2 (default: every size that fits for lbp, "
-         "1x1,2x2,2x4,4x2 for lrd and lrp)", "LIST"},
-        {"position-step", 0, 0, G_OPTION_ARG_INT, &o.position_step,
-         "Grid positions every N pixels (default 1)", "N"},
+         "1x1,2x2,2x4,4x2 for lrd and lrp)",
+         "LIST"},
+        {"position-step", 0, 0, G_OPTION_ARG_INT, &o.position_step, "Grid positions every N pixels (default 1)", "N"},
         {"negative-count", 0, 0, G_OPTION_ARG_INT, &o.negative_count,
          "Negative windows in the working set (default: as many as positives, at least 500)", "N"},
-        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed, "Random seed: the same seed and data give the same classifier "
-                                                    "(default 1)", "N"},
+        {"seed", 0, 0, G_OPTION_ARG_INT64, &o.seed,
+         "Random seed: the same seed and data give the same classifier "
+         "(default 1)",
+         "N"},
         {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "Threads (default: every core)", "N"},
         {"copies", 0, 0, G_OPTION_ARG_INT, &o.copies,
          "Samples per annotated object, the first as annotated, the others varied (default 1)", "N"},
@@ -224,7 +227,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
         {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
          "Where feature values, histograms and negative mining run: auto (the first OpenCL GPU when there is "
          "one, else the CPU; default), cpu, or opencl (the first OpenCL device: GPU, else accelerator, else CPU). "
-         "Every choice trains the same classifier", "WHERE"},
+         "Every choice trains the same classifier",
+         "WHERE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Progress on stderr as JSON lines", nullptr},
         {"checkpoint", 0, 0, G_OPTION_ARG_FILENAME, &o.checkpoint,
          "Write the training state to FILE as it goes (replaced atomically), for --resume", "FILE"},
@@ -232,7 +236,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "Write the checkpoint after every N weak classifiers (default 1)", "N"},
         {"resume", 0, 0, G_OPTION_ARG_NONE, &o.resume,
          "Go on from the --checkpoint file, with the same data and settings: the result is the same classifier, "
-         "byte for byte, as a run that never stopped", nullptr},
+         "byte for byte, as a run that never stopped",
+         nullptr},
         {"stop-after", 0, 0, G_OPTION_ARG_INT, &o.stop_after,
          "Stop after weak classifier N, writing the checkpoint but no classifier (to resume later)", "N"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};

@@ -37,7 +37,9 @@ struct Enumeration {
  * text only. */
 std::string trim(std::string s)
 {
-    const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
+    const auto not_space = [](unsigned char c) {
+        return !std::isspace(c) && c != '\0';
+    };
     s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
     s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
     return s;
@@ -45,7 +47,9 @@ std::string trim(std::string s)
 
 std::string lower(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) {
+        return static_cast<char>(std::tolower(c));
+    });
     return s;
 }
 
@@ -110,8 +114,8 @@ Enumeration enumerate()
     if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && count == 0))
         return result;
     if (status != CL_SUCCESS) {
-        result.problems.push_back("clGetPlatformIDs failed with " + error_name(status) + " (" +
-                                  std::to_string(status) + ")");
+        result.problems.push_back("clGetPlatformIDs failed with " + error_name(status) + " (" + std::to_string(status) +
+                                  ")");
         return result;
     }
 
@@ -179,8 +183,9 @@ bool parse_index(const std::string& spec, int& platform_index, int& device_index
         return false;
     const std::string p = spec.substr(0, colon), d = spec.substr(colon + 1);
     const auto is_index = [](const std::string& s) {
-        return !s.empty() && s.size() <= 6 &&
-               std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+        return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+            return std::isdigit(c);
+        });
     };
     if (!is_index(p) || !is_index(d))
         return false;
@@ -199,8 +204,9 @@ bool parse_typed_index(const std::string& key, std::string& type, int& index)
     if (dot == std::string::npos)
         return false;
     const std::string name = key.substr(0, dot), number = key.substr(dot + 1);
-    if (number.empty() || number.size() > 6 ||
-        !std::all_of(number.begin(), number.end(), [](unsigned char c) { return std::isdigit(c); }))
+    if (number.empty() || number.size() > 6 || !std::all_of(number.begin(), number.end(), [](unsigned char c) {
+            return std::isdigit(c);
+        }))
         return false;
     type = name == "gpu" ? "GPU" : name == "cpu" ? "CPU" : name == "accelerator" ? "accelerator" : "";
     index = std::stoi(number);
@@ -243,8 +249,8 @@ SelectedDevice select_device(const std::string& raw_spec)
 {
     const Enumeration found = enumerate();
     if (found.devices.empty()) {
-        std::string message =
-            "no OpenCL device found: install an OpenCL driver (for the CPU, Debian's pocl-opencl-icd) and check with clinfo";
+        std::string message = "no OpenCL device found: install an OpenCL driver (for the CPU, Debian's "
+                              "pocl-opencl-icd) and check with clinfo";
         for (const std::string& problem : found.problems)
             message += "; " + problem;
         throw Error(ErrorKind::NoDevice, message);
@@ -258,17 +264,22 @@ SelectedDevice select_device(const std::string& raw_spec)
             for (const Found& f : found.devices)
                 if (f.info.type == type && supports_opencl_12(f.info))
                     return selected(f);
-        return first_match(found, spec.empty() ? "auto" : spec, [](const DeviceInfo&) { return true; });
+        return first_match(found, spec.empty() ? "auto" : spec, [](const DeviceInfo&) {
+            return true;
+        });
     }
 
     const std::string spread = spread_type(key);
     if (key == "gpu" || key == "cpu" || key == "accelerator" || !spread.empty()) {
         const std::string type = !spread.empty() ? spread : key == "gpu" ? "GPU" : key == "cpu" ? "CPU" : "accelerator";
-        const bool any = std::any_of(found.devices.begin(), found.devices.end(),
-                                     [&](const Found& f) { return f.info.type == type; });
+        const bool any = std::any_of(found.devices.begin(), found.devices.end(), [&](const Found& f) {
+            return f.info.type == type;
+        });
         if (!any)
             no_match(spec, "there is no " + type + " device", found);
-        return first_match(found, spec, [&](const DeviceInfo& info) { return info.type == type; });
+        return first_match(found, spec, [&](const DeviceInfo& info) {
+            return info.type == type;
+        });
     }
 
     std::string typed;
@@ -277,11 +288,13 @@ SelectedDevice select_device(const std::string& raw_spec)
         int seen = 0;
         for (const Found& f : found.devices)
             if (f.info.type == typed && seen++ == typed_index)
-                return first_match(found, spec, [&](const DeviceInfo& info) { return &info == &f.info; });
+                return first_match(found, spec, [&](const DeviceInfo& info) {
+                    return &info == &f.info;
+                });
         no_match(spec,
                  seen == 0 ? "there is no " + typed + " device"
-                           : "there " + std::string(seen == 1 ? "is 1 " : "are " + std::to_string(seen) + " ") +
-                                 typed + (seen == 1 ? " device" : " devices") + ", numbered from 0",
+                           : "there " + std::string(seen == 1 ? "is 1 " : "are " + std::to_string(seen) + " ") + typed +
+                                 (seen == 1 ? " device" : " devices") + ", numbered from 0",
                  found);
     }
 
@@ -330,8 +343,8 @@ std::string describe(const DeviceInfo& info)
                                        ? std::to_string(local / (1024 * 1024)) + " MiB"
                                        : std::to_string(local / 1024) + " KiB";
     const auto [major, minor] = parse_opencl_version(info.opencl_c_version);
-    const std::string c_version = major > 0 ? "OpenCL C " + std::to_string(major) + "." + std::to_string(minor)
-                                            : "OpenCL C unknown";
+    const std::string c_version =
+        major > 0 ? "OpenCL C " + std::to_string(major) + "." + std::to_string(minor) : "OpenCL C unknown";
     return index_of(info) + " " + info.device_name + " (" + info.type + ", " + info.platform_name + ", " +
            std::to_string(info.compute_units) + " compute units, " + local_text + " local, " + c_version + ")";
 }
@@ -352,8 +365,7 @@ std::string error_name(cl_int code)
 {
     switch (code) {
 #define WALDBOOST_CL_ERROR(name) \
-    case name: \
-        return #name;
+    case name: return #name;
         WALDBOOST_CL_ERROR(CL_SUCCESS)
         WALDBOOST_CL_ERROR(CL_DEVICE_NOT_FOUND)
         WALDBOOST_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
@@ -415,8 +427,7 @@ std::string error_name(cl_int code)
         WALDBOOST_CL_ERROR(CL_INVALID_DEVICE_PARTITION_COUNT)
         WALDBOOST_CL_ERROR(CL_PLATFORM_NOT_FOUND_KHR)
 #undef WALDBOOST_CL_ERROR
-    default:
-        return "OpenCL error " + std::to_string(code);
+    default: return "OpenCL error " + std::to_string(code);
     }
 }
 
@@ -426,18 +437,14 @@ ErrorKind error_kind(cl_int code)
     case CL_OUT_OF_RESOURCES:
     case CL_OUT_OF_HOST_MEMORY:
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_INVALID_BUFFER_SIZE:
-        return ErrorKind::OutOfResources;
+    case CL_INVALID_BUFFER_SIZE: return ErrorKind::OutOfResources;
     case CL_BUILD_PROGRAM_FAILURE:
     case CL_COMPILER_NOT_AVAILABLE:
-    case CL_INVALID_BUILD_OPTIONS:
-        return ErrorKind::KernelBuild;
+    case CL_INVALID_BUILD_OPTIONS: return ErrorKind::KernelBuild;
     case CL_DEVICE_NOT_FOUND:
     case CL_DEVICE_NOT_AVAILABLE:
-    case CL_PLATFORM_NOT_FOUND_KHR:
-        return ErrorKind::NoDevice;
-    default:
-        return ErrorKind::Device;
+    case CL_PLATFORM_NOT_FOUND_KHR: return ErrorKind::NoDevice;
+    default: return ErrorKind::Device;
     }
 }
 
@@ -488,7 +495,8 @@ FaultPlan parse_fault_plan(const std::string& text)
             names += (names.empty() ? "" : ", ") + name;
         return Error(ErrorKind::BadParameter, "WALDBOOST_CL_FAULT=\"" + text + "\" is not valid (" + why +
                                                   "): expected CALL, CALL:N or CALL:N+ with N from 1, and CALL one "
-                                                  "of " + names);
+                                                  "of " +
+                                                  names);
     };
     const size_t colon = text.find(':');
     const std::string call = text.substr(0, colon);

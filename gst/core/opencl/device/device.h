@@ -21,14 +21,14 @@ namespace waldboost::opencl {
 
 struct DeviceInfo {
     int platform_index = 0;
-    int device_index = 0;  /* within its platform */
+    int device_index = 0; /* within its platform */
     std::string platform_name, device_name, vendor, driver_version, device_version, opencl_c_version;
-    std::string type;      /* "GPU", "CPU", "accelerator", "other" */
+    std::string type; /* "GPU", "CPU", "accelerator", "other" */
     unsigned compute_units = 0;
     size_t max_work_group_size = 0;
     uint64_t global_memory = 0, local_memory = 0, max_alloc = 0, constant_memory = 0;
     bool image_support = false;
-    bool profile_full = false;  /* FULL_PROFILE, not EMBEDDED_PROFILE */
+    bool profile_full = false; /* FULL_PROFILE, not EMBEDDED_PROFILE */
     std::string extensions;
 };
 

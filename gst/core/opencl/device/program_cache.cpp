@@ -106,8 +106,7 @@ DeviceIdentity identify(const cl::Device& device)
 {
     const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
     return {platform.getInfo<CL_PLATFORM_NAME>(), platform.getInfo<CL_PLATFORM_VERSION>(),
-            device.getInfo<CL_DEVICE_NAME>(), device.getInfo<CL_DRIVER_VERSION>(),
-            device.getInfo<CL_DEVICE_VERSION>()};
+            device.getInfo<CL_DEVICE_NAME>(), device.getInfo<CL_DRIVER_VERSION>(), device.getInfo<CL_DEVICE_VERSION>()};
 }
 
 std::string cache_key(const DeviceIdentity& id, const std::string& source, const std::string& options)
@@ -257,10 +256,7 @@ std::vector<unsigned char> binary_of(const cl::Program& program, const cl::Devic
     return {};
 }
 
-void append_note(std::string& note, const std::string& text)
-{
-    note += (note.empty() ? "" : "; ") + text;
-}
+void append_note(std::string& note, const std::string& text) { note += (note.empty() ? "" : "; ") + text; }
 
 }  // namespace
 
@@ -322,8 +318,7 @@ cl::Program build_program(const cl::Context& context, const cl::Device& device, 
             } catch (const cl::Error& e) {
                 /* Stale or foreign binary, or the driver changed without
                  * saying so in its version: rebuild and replace it. */
-                why = std::string("driver rejected the binary: ") + e.what() + " failed with " +
-                      error_name(e.err());
+                why = std::string("driver rejected the binary: ") + e.what() + " failed with " + error_name(e.err());
             }
         }
         if (!why.empty())

@@ -24,16 +24,16 @@
 namespace waldboost::opencl {
 
 struct BuildReport {
-    bool cache_hit = false;     /* the program came from a cached binary */
-    std::string cache_path;     /* the entry read or written; empty when the cache is off */
-    double milliseconds = 0.0;  /* wall time of build_program */
-    std::string log;            /* the compiler's log (warnings), trimmed */
-    std::string note;           /* why the cache was not used or not written, when it was not */
+    bool cache_hit = false;    /* the program came from a cached binary */
+    std::string cache_path;    /* the entry read or written; empty when the cache is off */
+    double milliseconds = 0.0; /* wall time of build_program */
+    std::string log;           /* the compiler's log (warnings), trimmed */
+    std::string note;          /* why the cache was not used or not written, when it was not */
 };
 
 struct CacheSettings {
     bool enabled = true;
-    std::string directory;  /* created when missing */
+    std::string directory; /* created when missing */
 
     /* WALDBOOST_CACHE_DISABLE=1 turns the cache off; the directory is
      * $WALDBOOST_CACHE_DIR, else $XDG_CACHE_HOME/waldboost-gst/kernels, else

@@ -39,8 +39,9 @@ uint64_t default_batch_max_windows(const DeviceInfo& device, long engines)
 {
     if (device.type != "GPU")
         return UINT64_MAX;
-    const uint64_t per_unit = std::min<uint64_t>(
-        kBatchWindowsPerComputeUnit, kBatchWindowsPerEnginePerComputeUnit * static_cast<uint64_t>(std::max(engines, 1L)));
+    const uint64_t per_unit =
+        std::min<uint64_t>(kBatchWindowsPerComputeUnit,
+                           kBatchWindowsPerEnginePerComputeUnit * static_cast<uint64_t>(std::max(engines, 1L)));
     return per_unit * std::max(device.compute_units, 1u);
 }
 
@@ -56,14 +57,15 @@ struct BatchQueue::Batch {
     std::vector<std::shared_ptr<BatchRequest>> requests;
     std::shared_ptr<const BatchGeometry> layout; /* this batch's */
     std::shared_ptr<const BatchGeometry> tables; /* whose tables the slot's buffers hold */
-    bool busy = false;     /* launched and not finished */
-    bool complete = false; /* its last read-back is done (the watcher) */
+    bool busy = false;                           /* launched and not finished */
+    bool complete = false;                       /* its last read-back is done (the watcher) */
 };
 
 BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> program,
                        std::shared_ptr<const DeviceClassifier> classifier, const EnginePlan& plan,
                        uint64_t memory_budget, int slots)
-    : context_(device.context()), busy_(device.busy_shared()), program_(std::move(program)), classifier_(std::move(classifier)), plan_(plan)
+    : context_(device.context()), busy_(device.busy_shared()), program_(std::move(program)),
+      classifier_(std::move(classifier)), plan_(plan)
 {
     slots = std::max(slots, 1);
     slot_budget_ = memory_budget / static_cast<uint64_t>(slots);
@@ -72,8 +74,12 @@ BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> 
         batch->slot = std::make_unique<FrameSlot>(device.slot_queue(plan_.profiling), *program_, plan_);
         batches_.push_back(std::move(batch));
     }
-    watcher_ = std::thread([this] { watch_launched(); });
-    dispatcher_ = std::thread([this] { run(); });
+    watcher_ = std::thread([this] {
+        watch_launched();
+    });
+    dispatcher_ = std::thread([this] {
+        run();
+    });
 }
 
 BatchQueue::~BatchQueue()
@@ -141,7 +147,9 @@ void BatchQueue::submit(const std::shared_ptr<BatchRequest>& request)
 void BatchQueue::wait(const BatchRequest& request)
 {
     std::unique_lock<std::mutex> guard(lock_);
-    finished_.wait(guard, [&] { return request.done; });
+    finished_.wait(guard, [&] {
+        return request.done;
+    });
 }
 
 bool BatchQueue::withdraw(const std::shared_ptr<BatchRequest>& request)
@@ -184,9 +192,9 @@ std::vector<std::shared_ptr<BatchRequest>> BatchQueue::take_batch()
         BatchRequest& r = **it;
         members.push_back(r.geometry);
         /* The first frame always goes (alone it fits: it was checked). */
-        if (!taken.empty() && (r.final_threshold != threshold || bytes + r.memory_bytes > slot_budget_ ||
-                               r.geometry->positions > max_positions - positions ||
-                               !batch_fits(members, plan_.band_layout()))) {
+        if (!taken.empty() &&
+            (r.final_threshold != threshold || bytes + r.memory_bytes > slot_budget_ ||
+             r.geometry->positions > max_positions - positions || !batch_fits(members, plan_.band_layout()))) {
             members.pop_back();
             r.deadline = std::min(r.deadline, now);
             ++it;
@@ -203,7 +211,8 @@ std::vector<std::shared_ptr<BatchRequest>> BatchQueue::take_batch()
     return taken;
 }
 
-std::shared_ptr<const BatchGeometry> BatchQueue::geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests)
+std::shared_ptr<const BatchGeometry>
+BatchQueue::geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests)
 {
     std::vector<std::shared_ptr<const Geometry>> members;
     for (const auto& r : requests)
@@ -247,15 +256,14 @@ void BatchQueue::launch(Batch& batch, size_t min_accepted)
     std::vector<FrameSlot::Upload> uploads;
     for (size_t m = 0; m < count; ++m) {
         const Geometry& g = *layout.members[m];
-        uploads.push_back({batch.requests[m]->pixels, g.image.width, g.image.height, layout.source_offset[m],
-                           layout.source_pitch});
+        uploads.push_back(
+            {batch.requests[m]->pixels, g.image.width, g.image.height, layout.source_offset[m], layout.source_pitch});
     }
     FrameSlot& slot = *batch.slot;
     slot.final_threshold = batch.requests.front()->final_threshold;
     slot.reruns = 0;
     /* Aliases: the geometries live as long as their BatchGeometry. */
-    slot.prepare_batch(context_, plan_,
-                       std::shared_ptr<const Geometry>(batch.tables, &batch.tables->combined),
+    slot.prepare_batch(context_, plan_, std::shared_ptr<const Geometry>(batch.tables, &batch.tables->combined),
                        std::shared_ptr<const Geometry>(batch.layout, &batch.layout->combined), std::move(uploads));
     min_accepted = std::max(min_accepted, accepted_floor_);
     if (slot.accepted_capacity < min_accepted)
@@ -335,9 +343,9 @@ void BatchQueue::finish(Batch& batch)
     std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> kernels, transfers;
     auto timed = [](std::pair<std::string, cl::Event>& e) {
         e.second.wait();
-        return std::make_pair(e.first, std::make_pair<uint64_t, uint64_t>(
-                                           e.second.getProfilingInfo<CL_PROFILING_COMMAND_START>(),
-                                           e.second.getProfilingInfo<CL_PROFILING_COMMAND_END>()));
+        return std::make_pair(
+            e.first, std::make_pair<uint64_t, uint64_t>(e.second.getProfilingInfo<CL_PROFILING_COMMAND_START>(),
+                                                        e.second.getProfilingInfo<CL_PROFILING_COMMAND_END>()));
     };
     std::vector<BusyTime::Interval> busy;
     for (auto& e : slot.kernel_events) {
@@ -420,7 +428,9 @@ void BatchQueue::run()
             if (!batch->busy || !batch->complete)
                 continue;
             guard.unlock();
-            const std::exception_ptr error = attempt(*batch, "collecting a batch of frames", [&] { finish(*batch); });
+            const std::exception_ptr error = attempt(*batch, "collecting a batch of frames", [&] {
+                finish(*batch);
+            });
             guard.lock();
             hand_back(*batch, error);
             finished_one = true;
@@ -444,8 +454,8 @@ void BatchQueue::run()
         /* Wait for companions while fewer frames wait than engines use the
          * queue and the oldest frame's budget lasts. */
         const auto deadline = pending_.front()->deadline;
-        const bool everyone = pending_.size() >= static_cast<size_t>(std::max(engines_, 1L)) ||
-                              pending_.size() >= kMaxBatchFrames;
+        const bool everyone =
+            pending_.size() >= static_cast<size_t>(std::max(engines_, 1L)) || pending_.size() >= kMaxBatchFrames;
         if (!everyone && !stop_ && std::chrono::steady_clock::now() < deadline) {
             wake_.wait_until(guard, deadline);
             continue;
@@ -456,8 +466,9 @@ void BatchQueue::run()
         ++batches_launched_;
         frames_launched_ += free_batch->requests.size();
         guard.unlock();
-        const std::exception_ptr error =
-            attempt(*free_batch, "launching a batch of frames", [&] { launch(*free_batch); });
+        const std::exception_ptr error = attempt(*free_batch, "launching a batch of frames", [&] {
+            launch(*free_batch);
+        });
         guard.lock();
         if (error) {
             hand_back(*free_batch, error);
@@ -475,7 +486,9 @@ void BatchQueue::watch_launched()
 {
     std::unique_lock<std::mutex> guard(lock_);
     for (;;) {
-        launched_.wait(guard, [this] { return !watched_.empty() || stop_watching_; });
+        launched_.wait(guard, [this] {
+            return !watched_.empty() || stop_watching_;
+        });
         if (watched_.empty())
             return;
         Batch* batch = watched_.front();

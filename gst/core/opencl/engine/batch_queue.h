@@ -82,10 +82,10 @@ uint64_t default_batch_windows(const DeviceInfo& device);
  * pixels alive until `done`, and reads the results after. */
 struct BatchRequest {
     std::shared_ptr<const Geometry> geometry;
-    const uint8_t* pixels = nullptr;   /* the frame's tight copy (pinned staging) */
-    int64_t final_threshold = 0;       /* fixed point, as the kernels compare */
-    uint64_t memory_bytes = 0;         /* slot_sizes() of its geometry */
-    uint64_t batch_max_positions = UINT64_MAX; /* window positions a batch led by this frame may hold */
+    const uint8_t* pixels = nullptr;                /* the frame's tight copy (pinned staging) */
+    int64_t final_threshold = 0;                    /* fixed point, as the kernels compare */
+    uint64_t memory_bytes = 0;                      /* slot_sizes() of its geometry */
+    uint64_t batch_max_positions = UINT64_MAX;      /* window positions a batch led by this frame may hold */
     std::chrono::steady_clock::time_point deadline; /* launched by then even without companions */
 
     /* Results, set by the dispatcher before `done`. */
@@ -94,7 +94,7 @@ struct BatchRequest {
     std::vector<shared::Accepted> accepted; /* indices in the frame's own scan order */
     int batch_frames = 0;
     int reruns = 0;
-    std::vector<cl_uint> counters;          /* the batch's counters */
+    std::vector<cl_uint> counters;                                                         /* the batch's counters */
     std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> kernels, transfers; /* batch's, with profiling */
 };
 
@@ -150,7 +150,7 @@ private:
     std::shared_ptr<const cl::Program> program_;
     std::shared_ptr<const DeviceClassifier> classifier_;
     EnginePlan plan_;
-    uint64_t slot_budget_ = 0; /* bytes one batch may take */
+    uint64_t slot_budget_ = 0;  /* bytes one batch may take */
     size_t accepted_floor_ = 0; /* accepted windows of the largest batch that overflowed (dispatcher only) */
 
     mutable std::mutex lock_;
@@ -159,7 +159,7 @@ private:
     std::condition_variable finished_; /* engines waiting for their frames */
     std::deque<std::shared_ptr<BatchRequest>> pending_;
     std::vector<std::unique_ptr<Batch>> batches_; /* one per slot */
-    std::deque<Batch*> watched_; /* launched and not yet complete, in launch order */
+    std::deque<Batch*> watched_;                  /* launched and not yet complete, in launch order */
     bool stop_watching_ = false;
     long engines_ = 0;
     long attached_ = 0;

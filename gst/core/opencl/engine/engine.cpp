@@ -77,9 +77,9 @@ struct Engine::Impl {
     uint64_t next_frame = 0;
     std::shared_ptr<const Geometry> geometry; /* of the last frame submitted */
     uint64_t memory_budget = 0;
-    bool budget_is_default = true; /* EngineConfig::memory_budget was 0 */
-    std::atomic<uint64_t> frame_memory{0}; /* slot_sizes() of geometry */
-    std::atomic<size_t> limit{1};          /* in_flight_limit() */
+    bool budget_is_default = true;             /* EngineConfig::memory_budget was 0 */
+    std::atomic<uint64_t> frame_memory{0};     /* slot_sizes() of geometry */
+    std::atomic<size_t> limit{1};              /* in_flight_limit() */
     std::atomic<bool> limit_by_failure{false}; /* in_flight_limited_by_failure() */
     /* Batching (EngineConfig::batching): the queue shared with the other
      * batching engines, and per slot its frame's request there. */
@@ -95,7 +95,7 @@ struct Engine::Impl {
      * on the queue (joined) only while its frames are no larger. */
     uint64_t batch_max_windows = 0;
     uint64_t batch_windows_per_engine = 0; /* EngineConfig's */
-    uint64_t batch_windows = UINT64_MAX; /* EngineConfig::batch_windows, resolved */
+    uint64_t batch_windows = UINT64_MAX;   /* EngineConfig::batch_windows, resolved */
     bool batch_member = false;
 
     void choose_plan(const EngineConfig& config);
@@ -164,9 +164,8 @@ std::string Engine::Impl::build_options() const
 
 std::string kernel_program_source(const FeatureKind& kind, bool with_row_scan)
 {
-    return kernel_source(kSharedKernelHeader, "shared.h") + "\n" + kernel_source(kCommonKernels, "common.cl") +
-           "\n" + kernel_source(kPyramidKernels, "pyramid.cl") + "\n" +
-           kernel_source(kCascadeKernels, "cascade.cl") + "\n" +
+    return kernel_source(kSharedKernelHeader, "shared.h") + "\n" + kernel_source(kCommonKernels, "common.cl") + "\n" +
+           kernel_source(kPyramidKernels, "pyramid.cl") + "\n" + kernel_source(kCascadeKernels, "cascade.cl") + "\n" +
            kernel_source(kind.kernel_source(), kind.kernel_file()) + "\n" +
            kernel_source(kWaldboostKernels, "waldboost.cl") +
            (with_row_scan ? "\n" + kernel_source(kScanRowsKernels, "scan_rows.cl") : "");
@@ -197,8 +196,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     /* A device problem, not the classifier's: another device may have it
      * (Intel's Xe and Arc GPUs have no fp64), so a fallback list moves on. */
     if (!extension.empty() && m.selected.info.extensions.find(extension) == std::string::npos)
-        throw Error(ErrorKind::NoDevice,
-                    m.packed.kind->missing_extension_message(m.selected.info.device_name));
+        throw Error(ErrorKind::NoDevice, m.packed.kind->missing_extension_message(m.selected.info.device_name));
     m.choose_plan(config);
     m.memory_budget = config.memory_budget ? config.memory_budget : m.selected.info.global_memory / 4 * 3;
     m.budget_is_default = config.memory_budget == 0;
@@ -206,14 +204,16 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
     try {
         m.context = m.shared->context();
         /* One model packed by two kinds makes two device classifiers. */
-        const std::string classifier_key = std::string(m.packed.kind->name()) + "/" +
-                                           tuning_key(m.selected.info, classifier);
+        const std::string classifier_key =
+            std::string(m.packed.kind->name()) + "/" + tuning_key(m.selected.info, classifier);
         m.device_classifier = m.shared->classifier(classifier_key, m.packed, &m.sharing.classifier_shared);
         const std::string source = kernel_program_source(*m.packed.kind, m.plan.scan_by_rows);
         const std::string options = m.build_options();
         m.program = m.shared->program(
             source, options,
-            [&] { return build_program(m.context, m.selected.device, source, options, &m.build_report); },
+            [&] {
+                return build_program(m.context, m.selected.device, source, options, &m.build_report);
+            },
             &m.sharing.program_shared);
         if (m.sharing.program_shared)
             m.build_report.note = "shared with another engine on this device";
@@ -228,8 +228,8 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
                                     std::to_string(reinterpret_cast<uintptr_t>(m.device_classifier.get())) +
                                     (m.plan.profiling ? "/profiled" : "");
             m.batch = m.shared->batch_queue(key, [&] {
-                return std::make_shared<BatchQueue>(*m.shared, m.program, m.device_classifier, m.plan,
-                                                    m.memory_budget, 2 * config.max_in_flight);
+                return std::make_shared<BatchQueue>(*m.shared, m.program, m.device_classifier, m.plan, m.memory_budget,
+                                                    2 * config.max_in_flight);
             });
             m.batch->attach();
             m.batch->join();
@@ -307,14 +307,16 @@ void Engine::Impl::use_geometry(Size size, const DetectParams& params)
      * an out-of-memory error. The cached geometry stays the last one that
      * fits. */
     if (bytes > memory_budget) {
-        const auto mib = [](uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+        const auto mib = [](uint64_t b) {
+            return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB";
+        };
         throw Error(ErrorKind::OutOfResources,
                     "a " + std::to_string(size.width) + "x" + std::to_string(size.height) + " frame needs " +
                         mib(bytes) + " of device memory (pyramid, integral images and lists), more than the memory " +
                         "budget of " + mib(memory_budget) + " on " + selected.info.device_name +
-                        (budget_is_default ? " (three quarters of its " + mib(selected.info.global_memory) +
-                                                 " of global memory)"
-                                           : std::string()) +
+                        (budget_is_default
+                             ? " (three quarters of its " + mib(selected.info.global_memory) + " of global memory)"
+                             : std::string()) +
                         "; scale the frames down or use a device with more memory");
     }
     geometry = std::move(next);
@@ -335,7 +337,7 @@ void Engine::Impl::follow_batch_limit()
     if (!batch)
         return;
     const long attached = batch->attached();
-    const uint64_t limit = batch_max_windows           ? batch_max_windows
+    const uint64_t limit = batch_max_windows          ? batch_max_windows
                            : batch_windows_per_engine ? batch_windows_per_engine * static_cast<uint64_t>(attached)
                                                       : default_batch_max_windows(selected.info, attached);
     const bool member = geometry->positions <= limit;
@@ -559,16 +561,17 @@ FrameResult Engine::Impl::result_of(FrameSlot& slot, const Geometry& g, std::vec
 {
     FrameResult result;
     result.frame = slot.frame;
-    std::sort(accepted.begin(), accepted.end(),
-              [](const shared::Accepted& x, const shared::Accepted& y) { return x.index < y.index; });
+    std::sort(accepted.begin(), accepted.end(), [](const shared::Accepted& x, const shared::Accepted& y) {
+        return x.index < y.index;
+    });
     /* The kernels' score is relative to the rounded-up threshold; the sum
      * minus the threshold itself is the reference's score, whatever the
      * threshold's finest bit. */
     const double final = slot.params.final_threshold.value_or(classifier.final_threshold);
     for (const shared::Accepted& a : accepted)
         if (!a.hidden)
-            result.windows.push_back(window_at(
-                g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
+            result.windows.push_back(
+                window_at(g, a.index, static_cast<float>(packed.from_fixed(a.score + slot.final_threshold) - final)));
     const uint64_t cut = cap_windows(result.windows, slot.params.max_windows);
     result.detections = detections_of(result.windows, slot.params, g.image);
     clip_windows(result.windows, g.image);

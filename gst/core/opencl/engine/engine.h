@@ -34,17 +34,17 @@ class PinnedBlock;
  * with SIMD over neighbouring windows and OpenCV's early exits is faster
  * (kernels/scan_rows.cl). Both give the same windows. */
 enum class ScanMethod {
-    Auto,      /* rows on CPU devices, the reduction elsewhere */
+    Auto, /* rows on CPU devices, the reduction elsewhere */
     Reduction,
     Rows,
 };
 
 struct EngineConfig {
-    std::string device = "auto";              /* see select_device(); "all-gpus" spreads engines */
+    std::string device = "auto"; /* see select_device(); "all-gpus" spreads engines */
     /* Empty: the cached tuned parameters for this device and classifier, else
      * default_reduction() (see tuning_cache.h). */
     std::optional<ReductionParams> reduction;
-    int max_in_flight = 2;                    /* frames submitted and not yet collected */
+    int max_in_flight = 2; /* frames submitted and not yet collected */
     /* Bytes the frames in flight may take on the device (0: three quarters
      * of its global memory). When max_in_flight frames of a size do not
      * fit, in_flight_limit() says how many do. */
@@ -101,28 +101,28 @@ struct KernelTime {
 };
 
 struct FrameStats {
-    std::vector<KernelTime> kernels;           /* OpenCL profiling, in launch order (empty without) */
-    std::vector<KernelTime> transfers;         /* the frame's upload, fills and read-backs, likewise */
-    uint64_t windows = 0;                      /* positions scanned */
-    ScanMethod scan = ScanMethod::Reduction;   /* Rows or Reduction */
+    std::vector<KernelTime> kernels;             /* OpenCL profiling, in launch order (empty without) */
+    std::vector<KernelTime> transfers;           /* the frame's upload, fills and read-backs, likewise */
+    uint64_t windows = 0;                        /* positions scanned */
+    ScanMethod scan = ScanMethod::Reduction;     /* Rows or Reduction */
     std::vector<uint64_t> candidates_after_step; /* list lengths after step 1 and each step 2 (reduction only) */
     uint64_t weak_evaluated = 0;
     double weak_per_window = 0;
-    uint64_t accepted = 0;                     /* windows accepted, before grouping */
-    uint64_t discarded = 0;                    /* candidates lost: always 0 (lossless) */
-    uint64_t cut = 0;                          /* accepted windows past DetectParams::max_windows, dropped */
-    int reruns = 0;                            /* frames re-run after a list outgrew its buffer */
+    uint64_t accepted = 0;  /* windows accepted, before grouping */
+    uint64_t discarded = 0; /* candidates lost: always 0 (lossless) */
+    uint64_t cut = 0;       /* accepted windows past DetectParams::max_windows, dropped */
+    int reruns = 0;         /* frames re-run after a list outgrew its buffer */
     /* Frames launched together with this one (1 without batching). In a
      * batch, weak_evaluated, candidates_after_step, kernels, transfers and
      * device_milliseconds are the whole batch's. */
     int batch_frames = 1;
-    double device_milliseconds = 0;            /* first kernel start to last kernel end */
+    double device_milliseconds = 0; /* first kernel start to last kernel end */
 };
 
 struct FrameResult {
-    uint64_t frame = 0;                 /* submission number, from 0 */
-    std::vector<RawWindow> windows;     /* accepted windows, as detect_raw() gives them */
-    std::vector<Detection> detections;  /* grouped with the frame's DetectParams */
+    uint64_t frame = 0;                /* submission number, from 0 */
+    std::vector<RawWindow> windows;    /* accepted windows, as detect_raw() gives them */
+    std::vector<Detection> detections; /* grouped with the frame's DetectParams */
     FrameStats stats;
 };
 

@@ -118,7 +118,8 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         throw;
     }
     upload_from = nullptr;
-    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) && find_pinned(context, image.data, frame_bytes))
+    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) &&
+        find_pinned(context, image.data, frame_bytes))
         upload_from = image.data;
     else
         copy_frame(staging_data, image);
@@ -139,7 +140,8 @@ void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& pl
         throw;
     }
     upload_from = nullptr;
-    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) && find_pinned(context, image.data, frame_bytes))
+    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) &&
+        find_pinned(context, image.data, frame_bytes))
         upload_from = image.data;
     else
         copy_frame(staging_data, image);
@@ -163,8 +165,8 @@ void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan
 size_t SlotSizes::total_bytes() const
 {
     return frame_copies * frame + canvas + band_totals + integral + extra_integrals +
-           2 * sizeof(shared::Candidate) * list_capacity +
-           sizeof(shared::Accepted) * accepted_capacity + first_stage_rejected + tables;
+           2 * sizeof(shared::Candidate) * list_capacity + sizeof(shared::Accepted) * accepted_capacity +
+           first_stage_rejected + tables;
 }
 
 SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
@@ -192,9 +194,11 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     s.accepted_capacity = std::max<size_t>(1024, g.positions / 256);
     /* The row scan applies the skip rule itself and never touches it. */
     s.first_stage_rejected = plan.scan_by_rows ? 1 : g.positions;
-    auto bytes = [](const auto& table) { return sizeof(table[0]) * table.size(); };
-    s.tables = bytes(g.resize_levels) + bytes(g.scan_levels) + bytes(g.taps) + bytes(g.row_shelf) +
-               bytes(g.level_map) + bytes(g.row_widths) + sizeof(cl_int) * (plan.scan_by_rows ? 1 : groups);
+    auto bytes = [](const auto& table) {
+        return sizeof(table[0]) * table.size();
+    };
+    s.tables = bytes(g.resize_levels) + bytes(g.scan_levels) + bytes(g.taps) + bytes(g.row_shelf) + bytes(g.level_map) +
+               bytes(g.row_widths) + sizeof(cl_int) * (plan.scan_by_rows ? 1 : groups);
     return s;
 }
 
@@ -223,9 +227,9 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
         level_map = read_only_buffer(context, g.level_map);
         /* The tilted integral is made from every column of the integral
          * image, gaps included (kernels/pyramid.cl). */
-        row_widths = read_only_buffer(context, plan.tilted ? std::vector<cl_int>(g.row_widths.size(),
-                                                                                  static_cast<cl_int>(g.canvas_width))
-                                                           : g.row_widths);
+        row_widths = read_only_buffer(
+            context,
+            plan.tilted ? std::vector<cl_int>(g.row_widths.size(), static_cast<cl_int>(g.canvas_width)) : g.row_widths);
         band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
         if (plan.squares)
             square_band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
@@ -253,8 +257,8 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
     accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
     counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * kCounterCount);
     first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.first_stage_rejected);
-    group_levels = read_only_buffer(
-        context, plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, plan.reduction.group_size));
+    group_levels = read_only_buffer(context, plan.scan_by_rows ? std::vector<cl_int>(1, 0)
+                                                               : group_first_levels(g, plan.reduction.group_size));
     buffers_for = geometry;
 }
 
@@ -289,8 +293,8 @@ void copy_frame(uint8_t* dst, const GrayView& image)
     static const int max_threads =
         environment::copy_threads(static_cast<int>(std::clamp(std::thread::hardware_concurrency() / 2, 1u, 4u)));
     constexpr size_t kBytesPerThread = size_t{2} << 20;
-    const int threads = static_cast<int>(
-        std::min<size_t>(max_threads, std::max<size_t>(1, width * image.height / kBytesPerThread)));
+    const int threads =
+        static_cast<int>(std::min<size_t>(max_threads, std::max<size_t>(1, width * image.height / kBytesPerThread)));
     if (threads <= 1) {
         copy_rows(0, image.height);
         return;

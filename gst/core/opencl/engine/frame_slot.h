@@ -113,7 +113,7 @@ struct FrameSlot {
      * uploaded from there by DMA instead of through the staging copy. */
     const uint8_t* upload_from = nullptr;
     bool staging_mapped = false;
-    cl::Event staging_map;           /* a pending non-blocking map */
+    cl::Event staging_map; /* a pending non-blocking map */
     size_t staging_capacity = 0;
     size_t frame_bytes = 0;
 

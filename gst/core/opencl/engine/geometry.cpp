@@ -214,8 +214,7 @@ bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, boo
     const uint64_t integral = static_cast<uint64_t>(layout.integral_origin) +
                               static_cast<uint64_t>(layout.integral_pitch) * (stack.canvas_rows + 1);
     return stack.source_rows * static_cast<uint64_t>(stack.source_pitch) <= limit &&
-           (stack.level_count == 0 || integral <= limit) &&
-           stack.positions <= std::numeric_limits<cl_uint>::max() / 2;
+           (stack.level_count == 0 || integral <= limit) && stack.positions <= std::numeric_limits<cl_uint>::max() / 2;
 }
 
 BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
@@ -332,8 +331,10 @@ size_t batch_member_of(const BatchGeometry& batch, cl_uint index)
 
 RawWindow window_at(const Geometry& g, cl_uint index, float score)
 {
-    const auto it = std::upper_bound(g.scan_levels.begin(), g.scan_levels.end(), index,
-                                     [](cl_uint i, const shared::ScanLevel& s) { return i < s.first; });
+    const auto it =
+        std::upper_bound(g.scan_levels.begin(), g.scan_levels.end(), index, [](cl_uint i, const shared::ScanLevel& s) {
+            return i < s.first;
+        });
     const size_t scan = static_cast<size_t>(it - g.scan_levels.begin()) - 1;
     const shared::ScanLevel& s = g.scan_levels[scan];
     const int level_index = g.scan_to_level[scan];
@@ -356,7 +357,9 @@ std::vector<cl_int> group_first_levels(const Geometry& g, int group_size)
     for (size_t i = 0; i < groups; ++i) {
         const cl_uint first = static_cast<cl_uint>(i * static_cast<size_t>(group_size));
         const auto it = std::upper_bound(g.scan_levels.begin(), g.scan_levels.end(), first,
-                                         [](cl_uint index, const shared::ScanLevel& s) { return index < s.first; });
+                                         [](cl_uint index, const shared::ScanLevel& s) {
+                                             return index < s.first;
+                                         });
         levels[i] = static_cast<cl_int>(it - g.scan_levels.begin()) - 1;
     }
     return levels;
@@ -379,14 +382,8 @@ int canvas_pitch(const Geometry& g, bool band_layout)
     return band_layout ? static_cast<int>(round_up(static_cast<size_t>(g.canvas_width), 4)) : g.canvas_width;
 }
 
-int rows_band_count(const Geometry& g)
-{
-    return (g.canvas_height + ROWS_INTEGRAL_BAND - 1) / ROWS_INTEGRAL_BAND;
-}
+int rows_band_count(const Geometry& g) { return (g.canvas_height + ROWS_INTEGRAL_BAND - 1) / ROWS_INTEGRAL_BAND; }
 
-int rows_band_pitch(const Geometry& g, bool squares)
-{
-    return 1 + g.canvas_width * (squares ? 2 : 1);
-}
+int rows_band_pitch(const Geometry& g, bool squares) { return 1 + g.canvas_width * (squares ? 2 : 1); }
 
 }  // namespace waldboost::opencl

@@ -22,10 +22,7 @@
 
 namespace waldboost::opencl {
 
-inline size_t round_up(size_t value, size_t multiple)
-{
-    return (value + multiple - 1) / multiple * multiple;
-}
+inline size_t round_up(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 /* Everything that depends on the frame size and the scan parameters. */
 struct Geometry {
@@ -53,13 +50,13 @@ struct Geometry {
     int integral_origin = 0;
     int integral_pitch = 0;
     cl_uint pyramid_rows = 0;
-    cl_uint positions = 0;  /* window positions scanned */
-    cl_uint scan_rows = 0;  /* rows of window positions, all levels (scan_rows.cl) */
+    cl_uint positions = 0; /* window positions scanned */
+    cl_uint scan_rows = 0; /* rows of window positions, all levels (scan_rows.cl) */
 
     bool matches(Size size, const DetectParams& p) const
     {
-        return image == size && scale_factor == p.scale_factor && min_size == p.min_size &&
-               max_size == p.max_size && stride == p.stride;
+        return image == size && scale_factor == p.scale_factor && min_size == p.min_size && max_size == p.max_size &&
+               stride == p.stride;
     }
 };
 

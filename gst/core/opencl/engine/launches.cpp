@@ -122,8 +122,8 @@ private:
                                          static_cast<size_t>(u.pitch), 0, width, 0, u.pixels, nullptr,
                                          transfer("upload"));
         }
-        q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * kCounterCount,
-                            nullptr, transfer("fill counters"));
+        q.enqueueFillBuffer(slot_.counters, cl_uint{0}, 0, sizeof(cl_uint) * kCounterCount, nullptr,
+                            transfer("fill counters"));
         if (!plan_.scan_by_rows)
             q.enqueueFillBuffer(slot_.first_stage_rejected, cl_uchar{0}, 0, g_.positions, nullptr,
                                 transfer("fill first_stage_rejected"));
@@ -314,9 +314,9 @@ private:
     void map_staging()
     {
         maybe_inject_fault("map");
-        slot_.staging_data = static_cast<uint8_t*>(slot_.queue.enqueueMapBuffer(
-            slot_.staging, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, slot_.staging_capacity, nullptr,
-            &slot_.staging_map));
+        slot_.staging_data =
+            static_cast<uint8_t*>(slot_.queue.enqueueMapBuffer(slot_.staging, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION,
+                                                               0, slot_.staging_capacity, nullptr, &slot_.staging_map));
         slot_.staging_mapped = true;
         if (cl::Event* event = transfer("map staging"))
             *event = slot_.staging_map;

@@ -24,8 +24,7 @@ std::map<uintptr_t, Range>& registry()
 
 }  // namespace
 
-PinnedBlock::PinnedBlock(std::shared_ptr<SharedDevice> device, size_t bytes)
-    : device_(std::move(device)), size_(bytes)
+PinnedBlock::PinnedBlock(std::shared_ptr<SharedDevice> device, size_t bytes) : device_(std::move(device)), size_(bytes)
 {
     const cl::Context& context = device_->context();
     queue_ = cl::CommandQueue(context, context.getInfo<CL_CONTEXT_DEVICES>().at(0));

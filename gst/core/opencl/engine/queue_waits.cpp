@@ -22,8 +22,7 @@ void read_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, size_t off
     read.wait();
 }
 
-void* map_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags, size_t offset,
-                   size_t size)
+void* map_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags, size_t offset, size_t size)
 {
     cl::Event map;
     void* mapped = queue.enqueueMapBuffer(buffer, CL_FALSE, flags, offset, size, nullptr, &map);
@@ -38,4 +37,4 @@ void unmap_and_wait(cl::CommandQueue& queue, const cl::Memory& memory, void* map
     unmap.wait();
 }
 
-} // namespace waldboost::opencl
+}  // namespace waldboost::opencl

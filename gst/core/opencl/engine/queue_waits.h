@@ -27,10 +27,9 @@ void wait_for_enqueued(cl::CommandQueue& queue);
 void read_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, size_t offset, size_t size, void* host);
 
 /* clEnqueueMapBuffer, waiting for this map only. */
-void* map_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags, size_t offset,
-                   size_t size);
+void* map_and_wait(cl::CommandQueue& queue, const cl::Buffer& buffer, cl_map_flags flags, size_t offset, size_t size);
 
 /* clEnqueueUnmapMemObject, waiting for this unmap only. */
 void unmap_and_wait(cl::CommandQueue& queue, const cl::Memory& memory, void* mapped);
 
-} // namespace waldboost::opencl
+}  // namespace waldboost::opencl

@@ -33,7 +33,9 @@ const ReductionParam* find_reduction_param(std::string_view name)
 
 bool ReductionOverrides::empty() const
 {
-    return std::none_of(values.begin(), values.end(), [](const std::optional<int>& v) { return v.has_value(); });
+    return std::none_of(values.begin(), values.end(), [](const std::optional<int>& v) {
+        return v.has_value();
+    });
 }
 
 ReductionParams apply(ReductionParams base, const ReductionOverrides& overrides)
@@ -110,8 +112,9 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
      * stream and lost throughput with the LRD detector (docs/history.md,
      * "Figures behind the code's choices"). */
     const bool resets = !classifier.weak.empty() &&
-                        std::any_of(classifier.weak.begin(), classifier.weak.end() - 1,
-                                    [](const WeakClassifier& w) { return w.reset_sum_after; });
+                        std::any_of(classifier.weak.begin(), classifier.weak.end() - 1, [](const WeakClassifier& w) {
+                            return w.reset_sum_after;
+                        });
     /* Each step-2 launch also stops its groups after 4 synchronised rounds
      * (a weak classifier each in a sequence), so that a group of deep
      * windows does not walk them one by one through the whole classifier
@@ -292,8 +295,7 @@ ReductionOverrides parse_reduction_overrides(std::string_view text)
         if (items.size() != kReductionParams.size())
             throw Error(ErrorKind::BadParameter,
                         "reduction parameters: give " + std::to_string(kReductionParams.size()) +
-                            " comma-separated numbers (" + reduction_names() + ") or name=value pairs, not " +
-                            quoted);
+                            " comma-separated numbers (" + reduction_names() + ") or name=value pairs, not " + quoted);
         for (size_t i = 0; i < items.size(); ++i) {
             const std::optional<int> value = parse_int(items[i]);
             if (!value)
@@ -320,8 +322,8 @@ ReductionOverrides parse_reduction_overrides(std::string_view text)
             throw Error(ErrorKind::BadParameter, subject(*param) + " is given twice in " + quoted);
         const std::optional<int> value = parse_int(item.substr(eq + 1));
         if (!value)
-            throw Error(ErrorKind::BadParameter, subject(*param) + ": \"" + std::string(trim(item.substr(eq + 1))) +
-                                                     "\" is not a whole number");
+            throw Error(ErrorKind::BadParameter,
+                        subject(*param) + ": \"" + std::string(trim(item.substr(eq + 1))) + "\" is not a whole number");
         check_reduction_value(*param, *value);
         overrides.values[i] = *value;
     }

@@ -30,15 +30,15 @@ struct ReductionParams {
      * weak classifiers of every window without synchronising and compacts
      * its survivors at once (divisor 1); the synchronised rounds of the
      * thesis' settings (4/8, 8/4 x2) cost more there than they save. */
-    int group_size = 256;     /* work-items per group in steps 1 and 2 (a power of two) */
-    int step1_unsync = 7;     /* weak classifiers before step 1's first synchronisation
+    int group_size = 256; /* work-items per group in steps 1 and 2 (a power of two) */
+    int step1_unsync = 7; /* weak classifiers before step 1's first synchronisation
                                  (on GPUs: through the second stage, see below) */
     int step1_divisor = 1;
     int step2_unsync = 16;
     int step2_divisor = 4;
-    int step2_repeats = 3;    /* launches of step 2 */
+    int step2_repeats = 3;     /* launches of step 2 */
     int step4_group_size = 32; /* work-items per candidate in step 4 (a power of two) */
-    int step2_rounds = 65535; /* synchronised rounds of each step-2 launch at most: bounds
+    int step2_rounds = 65535;  /* synchronised rounds of each step-2 launch at most: bounds
                                  how long a group walks its deepest windows one rejection
                                  test at a time before step 4 takes them (see below) */
 
@@ -53,9 +53,9 @@ struct ReductionParam {
     const char* nick;  /* a few words: the alias property's nick; messages use it in lower case */
     const char* blurb; /* one sentence, as gst-inspect shows it */
     int min;
-    int max;           /* the device-independent limit; see work_group */
+    int max; /* the device-independent limit; see work_group */
     bool power_of_two;
-    bool work_group;   /* a work-group size: also at most the device's maximum work-group size */
+    bool work_group;               /* a work-group size: also at most the device's maximum work-group size */
     int ReductionParams::*at_most; /* also at most this other parameter (nullptr: none) */
     int ReductionParams::*member;
     const char* define; /* the OpenCL build option (-D DEFINE=value); nullptr: none, the
@@ -73,24 +73,24 @@ struct ReductionParam {
  * --reduction, the element's `reduction` field and alias property) follows
  * from the row. */
 inline constexpr std::array<ReductionParam, 8> kReductionParams = {{
-    {"group-size", "Group size", "Work-items per work-group in reduction steps 1 and 2, a power of two",
-     8, 4096, true, true, nullptr, &ReductionParams::group_size, "GROUP_SIZE"},
+    {"group-size", "Group size", "Work-items per work-group in reduction steps 1 and 2, a power of two", 8, 4096, true,
+     true, nullptr, &ReductionParams::group_size, "GROUP_SIZE"},
     {"step1-unsync", "Step 1 unsynchronised count",
-     "Weak classifiers step 1 evaluates for each window before its first synchronisation",
-     0, 65535, false, false, nullptr, &ReductionParams::step1_unsync, "STEP1_UNSYNC"},
+     "Weak classifiers step 1 evaluates for each window before its first synchronisation", 0, 65535, false, false,
+     nullptr, &ReductionParams::step1_unsync, "STEP1_UNSYNC"},
     {"step1-divisor", "Step 1 divisor",
-     "Step 1 stops once at most 1/divisor of a group's windows are left; at most the group size",
-     1, 4096, false, false, &ReductionParams::group_size, &ReductionParams::step1_divisor, "STEP1_DIVISOR"},
+     "Step 1 stops once at most 1/divisor of a group's windows are left; at most the group size", 1, 4096, false, false,
+     &ReductionParams::group_size, &ReductionParams::step1_divisor, "STEP1_DIVISOR"},
     {"step2-unsync", "Step 2 unsynchronised count",
-     "Weak classifiers step 2 evaluates for each window before its first synchronisation",
-     0, 65535, false, false, nullptr, &ReductionParams::step2_unsync, "STEP2_UNSYNC"},
+     "Weak classifiers step 2 evaluates for each window before its first synchronisation", 0, 65535, false, false,
+     nullptr, &ReductionParams::step2_unsync, "STEP2_UNSYNC"},
     {"step2-divisor", "Step 2 divisor",
-     "Step 2 stops once at most 1/divisor of a group's windows are left; at most the group size",
-     1, 4096, false, false, &ReductionParams::group_size, &ReductionParams::step2_divisor, "STEP2_DIVISOR"},
-    {"step2-repeats", "Step 2 repeats", "Launches of step 2 over the candidate list",
-     0, 16, false, false, nullptr, &ReductionParams::step2_repeats, nullptr},
-    {"step4-group-size", "Step 4 group size", "Work-items per remaining window in reduction step 4, a power of two",
-     1, 4096, true, true, nullptr, &ReductionParams::step4_group_size, "STEP4_GROUP_SIZE"},
+     "Step 2 stops once at most 1/divisor of a group's windows are left; at most the group size", 1, 4096, false, false,
+     &ReductionParams::group_size, &ReductionParams::step2_divisor, "STEP2_DIVISOR"},
+    {"step2-repeats", "Step 2 repeats", "Launches of step 2 over the candidate list", 0, 16, false, false, nullptr,
+     &ReductionParams::step2_repeats, nullptr},
+    {"step4-group-size", "Step 4 group size", "Work-items per remaining window in reduction step 4, a power of two", 1,
+     4096, true, true, nullptr, &ReductionParams::step4_group_size, "STEP4_GROUP_SIZE"},
     {"step2-rounds", "Step 2 rounds",
      "Synchronised rounds each step-2 launch runs at most before it passes its survivors on (65535: until "
      "the divisor's share is left)",

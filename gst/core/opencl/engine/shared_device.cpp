@@ -151,7 +151,8 @@ SharedDevice::SharedDevice(const cl::Device& device)
 cl::CommandQueue SharedDevice::slot_queue(bool profiling)
 {
     if (!one_queue_)
-        return cl::CommandQueue(context_, device_, profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
+        return cl::CommandQueue(context_, device_,
+                                profiling ? CL_QUEUE_PROFILING_ENABLE : cl_command_queue_properties{0});
     std::lock_guard<std::mutex> guard(queue_lock_);
     if (!shared_queue_())
         shared_queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
@@ -169,11 +170,16 @@ std::shared_ptr<const cl::Program> SharedDevice::program(const std::string& sour
     return find_or_make(programs_, options + '\n' + source, build, shared);
 }
 
-std::shared_ptr<const DeviceClassifier> SharedDevice::classifier(const std::string& key,
-                                                                 const PackedClassifier& packed, bool* shared)
+std::shared_ptr<const DeviceClassifier> SharedDevice::classifier(const std::string& key, const PackedClassifier& packed,
+                                                                 bool* shared)
 {
     std::lock_guard<std::mutex> guard(lock_);
-    return find_or_make(classifiers_, key, [&] { return upload_classifier(context_, packed); }, shared);
+    return find_or_make(
+        classifiers_, key,
+        [&] {
+            return upload_classifier(context_, packed);
+        },
+        shared);
 }
 
 std::shared_ptr<BatchQueue> SharedDevice::batch_queue(const std::string& key,

@@ -65,7 +65,7 @@ private:
     std::map<uint64_t, uint64_t> recent_; /* start -> end, disjoint and not touching */
     uint64_t recent_ns_ = 0;              /* their total length */
     uint64_t folded_ns_ = 0;
-    uint64_t horizon_ = 0;                /* time before it is folded */
+    uint64_t horizon_ = 0; /* time before it is folded */
     uint64_t newest_end_ = 0;
 };
 

@@ -46,7 +46,9 @@ std::string tuning_key(const DeviceInfo& device, const Classifier& classifier)
                                  static_cast<guchar>(v >> 24)};
         g_checksum_update(sum.get(), bytes, sizeof bytes);
     };
-    auto i32 = [&](int v) { u32(static_cast<uint32_t>(v)); };
+    auto i32 = [&](int v) {
+        u32(static_cast<uint32_t>(v));
+    };
     auto f32 = [&](float v) {
         uint32_t bits;
         std::memcpy(&bits, &v, sizeof bits);

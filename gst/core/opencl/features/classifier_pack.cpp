@@ -109,10 +109,10 @@ PackedClassifier pack_classifier(const Classifier& classifier, const FeatureKind
                 throw Error(ErrorKind::UnsupportedClassifier,
                             "classifier threshold " + format_float(w.reject_threshold) +
                                 " is beyond the OpenCL engine's range (|threshold| < 2^22" +
-                                (p.scale_shift ? " / 2^" + std::to_string(p.scale_shift) +
-                                                     ": its finest response needs a scale of 2^" +
-                                                     std::to_string(p.scale_shift)
-                                               : std::string()) +
+                                (p.scale_shift
+                                     ? " / 2^" + std::to_string(p.scale_shift) +
+                                           ": its finest response needs a scale of 2^" + std::to_string(p.scale_shift)
+                                     : std::string()) +
                                 ")");
             p.thresholds[t] = p.fixed_ceil(w.reject_threshold);
             if (p.first_test == static_cast<int>(n))

@@ -42,7 +42,7 @@ struct PackedClassifier {
      * kernels/shared.h) per weak classifier. Haar: every tree's leaves, tree
      * after tree. */
     std::vector<cl_long> responses;
-    std::vector<cl_long> thresholds;  /* LONG_MIN: no rejection test */
+    std::vector<cl_long> thresholds; /* LONG_MIN: no rejection test */
     std::vector<cl_uchar> resets;
     /* Index of the first weak classifier with a rejection test (weak_count
      * when none has). */

@@ -13,8 +13,8 @@
 
 namespace waldboost::opencl {
 
-const FeatureKind& lbp_feature_kind();  /* lbp_kind.cpp, kernels/lbp.cl */
-const FeatureKind& haar_feature_kind(); /* haar_kind.cpp, kernels/haar.cl */
+const FeatureKind& lbp_feature_kind();                        /* lbp_kind.cpp, kernels/lbp.cl */
+const FeatureKind& haar_feature_kind();                       /* haar_kind.cpp, kernels/haar.cl */
 const FeatureKind& rank_feature_kind(RankFeature::Kind kind); /* LRD, LRP: rank_kind.cpp, kernels/rank.cl */
 
 }  // namespace waldboost::opencl

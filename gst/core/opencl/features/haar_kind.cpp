@@ -133,8 +133,8 @@ public:
     std::string missing_extension_message(const std::string& device_name) const override
     {
         return "Haar cascades need double precision (cl_khr_fp64) on the OpenCL device to give OpenCV's "
-               "detections, and " + device_name +
-               " has none; choose another device (waldboost-devices lists them) or an LBP cascade";
+               "detections, and " +
+               device_name + " has none; choose another device (waldboost-devices lists them) or an LBP cascade";
     }
 };
 

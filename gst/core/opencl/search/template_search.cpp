@@ -107,19 +107,18 @@ void reserve(const cl::Context& context, cl::Buffer& buffer, size_t& capacity, s
     capacity = grown;
 }
 
-
 /* One caller's searches, checked and packed in the caller's thread (so
  * that a bad request fails its own call only), then launched by whichever
  * caller runs the next launch, together with the others waiting. */
 struct PackedCall {
     std::vector<tracking::SearchResult> results;
-    std::vector<TrackRequest> packed;  /* template offsets into `template_bytes`, band 0 */
-    std::vector<size_t> launched;      /* the request each packed one answers */
+    std::vector<TrackRequest> packed; /* template offsets into `template_bytes`, band 0 */
+    std::vector<size_t> launched;     /* the request each packed one answers */
     std::vector<uint8_t> template_bytes;
-    const uint8_t* band = nullptr;     /* the frame rows the requests reach */
+    const uint8_t* band = nullptr; /* the frame rows the requests reach */
     size_t band_bytes = 0;
     bool done = false;
-    bool launched_here = false;        /* this call went to the device */
+    bool launched_here = false; /* this call went to the device */
     std::exception_ptr error;
 };
 
@@ -129,7 +128,7 @@ struct PackedCall {
 void pack_call(const GrayView& frame, const std::vector<SearchRequest>& requests, PackedCall& call)
 {
     call.results.assign(requests.size(), SearchResult{});
-    std::unordered_map<const Template*, int32_t> offsets; /* a template searched for twice is uploaded once */
+    std::unordered_map<const Template*, int32_t> offsets;           /* a template searched for twice is uploaded once */
     int first_row = std::numeric_limits<int>::max(), last_row = -1; /* the frame rows any request reaches */
     for (size_t i = 0; i < requests.size(); ++i) {
         const SearchRequest& request = requests[i];
@@ -152,8 +151,8 @@ void pack_call(const GrayView& frame, const std::vector<SearchRequest>& requests
                 throw Error(ErrorKind::BadParameter, "template search: more than 2 GiB of template samples in a call");
             call.template_bytes.insert(call.template_bytes.end(), t->samples.begin(), t->samples.end());
         }
-        call.packed.push_back(TrackRequest{at->second, t->columns, t->rows, t->step_x, t->step_y, request.x,
-                                           request.y, rx.lo, rx.hi, ry.lo, ry.hi, 0, 0, 0});
+        call.packed.push_back(TrackRequest{at->second, t->columns, t->rows, t->step_x, t->step_y, request.x, request.y,
+                                           rx.lo, rx.hi, ry.lo, ry.hi, 0, 0, 0});
         call.launched.push_back(i);
         first_row = std::min(first_row, request.y + ry.lo);
         last_row = std::max(last_row, request.y + ry.hi + t->span_y() - 1);
@@ -279,7 +278,10 @@ void SearchLauncher::build(size_t group, size_t local_samples)
     bool program_shared = false;
     build_report = BuildReport{};
     program_ = shared->program(
-        source, options, [&] { return build_program(context, device, source, options, &build_report); },
+        source, options,
+        [&] {
+            return build_program(context, device, source, options, &build_report);
+        },
         &program_shared);
     if (program_shared)
         build_report.note = "shared with another template search on this device";

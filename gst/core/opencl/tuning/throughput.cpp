@@ -22,8 +22,7 @@ double ms_since(Clock::time_point start)
 
 }  // namespace
 
-double warm_up(Engine& engine, const std::vector<GrayView>& frames, const DetectParams& params,
-               const FrameCheck& check)
+double warm_up(Engine& engine, const std::vector<GrayView>& frames, const DetectParams& params, const FrameCheck& check)
 {
     const auto start = Clock::now();
     for (size_t i = 0; i < frames.size(); ++i) {

@@ -74,8 +74,10 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
          * over the frames. */
         const double warm_ms = std::max(warm_up(engine, frames, params, check), 1e-3);
         const size_t stream = std::max(frames.size(), std::min<size_t>(120, static_cast<size_t>(200.0 / warm_ms) + 1));
-        const ThroughputRuns measured = measure_throughput(engine, frames, params, runs, RunLength{stream, 0},
-                                                           [&](int, size_t i, FrameResult& r) { check(i, r); });
+        const ThroughputRuns measured =
+            measure_throughput(engine, frames, params, runs, RunLength{stream, 0}, [&](int, size_t i, FrameResult& r) {
+                check(i, r);
+            });
         TuningTrial trial{p, median(measured.ms_per_frame)};
         if (progress && scored)
             progress(trial);
@@ -95,14 +97,10 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     std::sort(step1_counts.begin(), step1_counts.end());
     step1_counts.erase(std::unique(step1_counts.begin(), step1_counts.end()), step1_counts.end());
     const std::vector<std::pair<const char*, std::vector<int>>> candidates = {
-        {"step1-unsync", step1_counts},
-        {"step1-divisor", {1, 2, 4, 8, 16, 32}},
-        {"group-size", {16, 32, 64, 128, 256}},
-        {"step2-unsync", {0, 4, 8, 16, 64}},
-        {"step2-divisor", {2, 4, 8}},
-        {"step2-repeats", {0, 1, 2, 3}},
-        {"step4-group-size", {8, 16, 32, 64}},
-        {"step2-rounds", {0, 4, 16, 64, 65535}},
+        {"step1-unsync", step1_counts},         {"step1-divisor", {1, 2, 4, 8, 16, 32}},
+        {"group-size", {16, 32, 64, 128, 256}}, {"step2-unsync", {0, 4, 8, 16, 64}},
+        {"step2-divisor", {2, 4, 8}},           {"step2-repeats", {0, 1, 2, 3}},
+        {"step4-group-size", {8, 16, 32, 64}},  {"step2-rounds", {0, 4, 16, 64, 65535}},
     };
     struct Axis {
         const ReductionParam* param;
@@ -116,7 +114,9 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
         axes.push_back({param, &values});
     }
     for (const ReductionParam& param : kReductionParams)
-        if (std::none_of(axes.begin(), axes.end(), [&](const Axis& a) { return a.param == &param; }))
+        if (std::none_of(axes.begin(), axes.end(), [&](const Axis& a) {
+                return a.param == &param;
+            }))
             throw Error(ErrorKind::BadParameter,
                         std::string("tuning: no candidate values for the reduction parameter ") + param.name);
 

@@ -26,14 +26,14 @@ class EngineMiner final : public ScanningMiner {
 public:
     /* What the mining cost (docs/training.md gives figures). */
     struct Stats {
-        uint64_t engines_built = 0;      /* one per mining call with weak classifiers */
-        double build_seconds = 0;        /* making those engines (kernels, upload) */
-        uint64_t programs_compiled = 0;  /* of which built their program from source */
+        uint64_t engines_built = 0;       /* one per mining call with weak classifiers */
+        double build_seconds = 0;         /* making those engines (kernels, upload) */
+        uint64_t programs_compiled = 0;   /* of which built their program from source */
         uint64_t programs_from_cache = 0; /* or loaded it from the binary cache (others shared one) */
-        uint64_t levels_scanned = 0;     /* pyramid levels scanned on the engine */
-        uint64_t detect_calls = 0;       /* in so many Engine::detect() calls (one per image) */
-        double scan_seconds = 0;         /* in those calls, the stacking of the levels included */
-        uint64_t cpu_fallbacks = 0;      /* mining calls scanned with the CPU reference instead (below) */
+        uint64_t levels_scanned = 0;      /* pyramid levels scanned on the engine */
+        uint64_t detect_calls = 0;        /* in so many Engine::detect() calls (one per image) */
+        double scan_seconds = 0;          /* in those calls, the stacking of the levels included */
+        uint64_t cpu_fallbacks = 0;       /* mining calls scanned with the CPU reference instead (below) */
     };
 
     /* Throws Error (NoDevice) when `config.device` matches no OpenCL

@@ -88,10 +88,10 @@ private:
     {
         const size_t gx = height > 1 ? 8 : 64, gy = height > 1 ? 8 : 1;
         const size_t local_x = std::min(gx, small_group_), local_y = std::min(gy, small_group_ / local_x);
-        queue_.enqueueNDRangeKernel(kernel.ready(), cl::NullRange,
-                                    cl::NDRange((width + local_x - 1) / local_x * local_x,
-                                                (height + local_y - 1) / local_y * local_y),
-                                    cl::NDRange(local_x, local_y));
+        queue_.enqueueNDRangeKernel(
+            kernel.ready(), cl::NullRange,
+            cl::NDRange((width + local_x - 1) / local_x * local_x, (height + local_y - 1) / local_y * local_y),
+            cl::NDRange(local_x, local_y));
     }
     /* Candidates per launch. */
     size_t chunk_candidates() const;
@@ -118,8 +118,8 @@ private:
 
     cl::Buffer grids_;
     cl::Buffer values_, spare_values_;
-    size_t capacity_ = 0;   /* samples the value planes hold */
-    size_t on_device_ = 0;  /* samples whose values are computed */
+    size_t capacity_ = 0;  /* samples the value planes hold */
+    size_t on_device_ = 0; /* samples whose values are computed */
     cl::Buffer labels_buffer_, weights_buffer_, sums_buffers_[2], windows_buffer_, integrals_buffer_, source_buffer_;
     size_t labels_capacity_ = 0, weights_capacity_ = 0, source_capacity_ = 0;
     bool labels_stale_ = true;
@@ -152,8 +152,8 @@ OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevic
         group = std::min({group, device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(),
                           device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0)});
         small_group_ = floor_power_of_two(std::min({size_t{64}, device_.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>(),
-                                                     device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0),
-                                                     device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(1)}));
+                                                    device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(0),
+                                                    device_.getInfo<CL_DEVICE_MAX_WORK_ITEM_SIZES>().at(1)}));
         const size_t local_memory = static_cast<size_t>(device_.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>());
         const size_t per_candidate = 2 * layout_.bins * sizeof(cl_ulong); /* as two halves, or one ulong */
         const size_t budget = std::min(cpu ? kCpuGroupHistogramBytes : kGpuGroupHistogramBytes, local_memory / 2);
@@ -164,16 +164,16 @@ OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevic
         group_candidates_ = budget / per_candidate;
         build(floor_power_of_two(std::max<size_t>(group, 1)));
         /* The compiler may allow fewer work-items than the device. */
-        const size_t allowed = cl::Kernel(*program_, "train_histograms")
-                                   .getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+        const size_t allowed =
+            cl::Kernel(*program_, "train_histograms").getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
         if (allowed < group_size_)
             build(floor_power_of_two(std::max<size_t>(allowed, 1)));
 
         std::vector<cl_int> grids;
         for (const training::Grid& g : set_.grids)
             grids.insert(grids.end(), {g.x, g.y, g.block_width, g.block_height});
-        grids_ = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, grids.size() * sizeof(cl_int),
-                            grids.data());
+        grids_ =
+            cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, grids.size() * sizeof(cl_int), grids.data());
         for (cl::Buffer& sums : sums_buffers_)
             sums = cl::Buffer(context_, CL_MEM_WRITE_ONLY, chunk_candidates() * 2 * layout_.bins * sizeof(cl_ulong));
     } catch (const cl::Error& e) {
@@ -194,7 +194,11 @@ void OpenClHistograms::build(size_t group)
         options += " " + extra;
     bool program_shared = false;
     program_ = shared_->program(
-        source, options, [&] { return build_program(context_, device_, source, options); }, &program_shared);
+        source, options,
+        [&] {
+            return build_program(context_, device_, source, options);
+        },
+        &program_shared);
     integrals_kernel_ = BoundKernel(*program_, "train_integrals");
     values_kernel_ = BoundKernel(*program_, "train_grid_values");
     gather_kernel_ = BoundKernel(*program_, "train_gather");
@@ -205,8 +209,8 @@ void OpenClHistograms::build(size_t group)
 void OpenClHistograms::add(const GrayImage& window, bool positive)
 {
     if (window.width != set_.window.width || window.height != set_.window.height)
-        throw Error(ErrorKind::BadParameter, "training histograms: a sample of " + std::to_string(window.width) +
-                                                 "x" + std::to_string(window.height) + " for a window of " +
+        throw Error(ErrorKind::BadParameter, "training histograms: a sample of " + std::to_string(window.width) + "x" +
+                                                 std::to_string(window.height) + " for a window of " +
                                                  std::to_string(set_.window.width) + "x" +
                                                  std::to_string(set_.window.height));
     for (int y = 0; y < window.height; ++y)
@@ -220,8 +224,7 @@ void OpenClHistograms::grow(size_t samples)
     if (values_() && capacity_ >= samples)
         return;
     const size_t capacity = std::max({samples, capacity_ + capacity_ / 2, size_t{1024}});
-    if (capacity > static_cast<size_t>(std::numeric_limits<cl_int>::max()) ||
-        planes() * capacity > max_alloc_)
+    if (capacity > static_cast<size_t>(std::numeric_limits<cl_int>::max()) || planes() * capacity > max_alloc_)
         throw Error(ErrorKind::OutOfResources,
                     "training histograms: " + std::to_string(capacity) + " samples of " + std::to_string(planes()) +
                         " bytes need more than the " + std::to_string(max_alloc_ >> 20) + " MiB " + device_name_ +
@@ -402,7 +405,8 @@ void OpenClHistograms::upload_weights(const std::vector<uint64_t>& weights)
 size_t OpenClHistograms::chunk_candidates() const
 {
     /* A whole number of work-groups' candidates, about kChunkBytes of sums. */
-    const size_t per_chunk = std::max<size_t>(1, kChunkBytes / (2 * layout_.bins * sizeof(cl_ulong)) / group_candidates_);
+    const size_t per_chunk =
+        std::max<size_t>(1, kChunkBytes / (2 * layout_.bins * sizeof(cl_ulong)) / group_candidates_);
     return per_chunk * group_candidates_;
 }
 
@@ -420,8 +424,8 @@ cl::Event OpenClHistograms::enqueue_chunk(size_t first, size_t n, int buffer, ui
     queue_.enqueueNDRangeKernel(histogram_kernel_.ready(), cl::NullRange, cl::NDRange(groups * group_size_),
                                 cl::NDRange(group_size_));
     cl::Event read;
-    queue_.enqueueReadBuffer(sums_buffers_[buffer], CL_FALSE, 0, n * 2 * layout_.bins * sizeof(cl_ulong), out,
-                             nullptr, &read);
+    queue_.enqueueReadBuffer(sums_buffers_[buffer], CL_FALSE, 0, n * 2 * layout_.bins * sizeof(cl_ulong), out, nullptr,
+                             &read);
     queue_.flush();
     return read;
 }
@@ -488,9 +492,8 @@ Choice OpenClHistograms::best(const std::vector<uint64_t>& weights)
 
 }  // namespace
 
-std::unique_ptr<training::HistogramBackend> make_opencl_histograms(CandidateSet set,
-                                                                   std::shared_ptr<SharedDevice> device,
-                                                                   size_t work_group_size)
+std::unique_ptr<training::HistogramBackend>
+make_opencl_histograms(CandidateSet set, std::shared_ptr<SharedDevice> device, size_t work_group_size)
 {
     return std::make_unique<OpenClHistograms>(std::move(set), std::move(device), work_group_size);
 }

@@ -31,9 +31,8 @@ std::string train_program_source();
  * without 64-bit integers (an embedded profile without cles_khr_int64),
  * Error (KernelBuild) when the program does not build, Error for a failed
  * OpenCL call (OutOfResources when the working set does not fit). */
-std::unique_ptr<training::HistogramBackend> make_opencl_histograms(training::CandidateSet set,
-                                                                   std::shared_ptr<SharedDevice> device,
-                                                                   size_t work_group_size = 0);
+std::unique_ptr<training::HistogramBackend>
+make_opencl_histograms(training::CandidateSet set, std::shared_ptr<SharedDevice> device, size_t work_group_size = 0);
 
 /* A factory for TrainerConfig::histograms on the device `device_spec`
  * picks (select_device(): "auto" the first GPU, else any device), chosen
