@@ -11,7 +11,7 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav"
 if [ "${1:-}" = "--tests" ]; then
-  packages="$packages libgtest-dev libopencv-dev valgrind clang libclang-rt-14-dev llvm
+  packages="$packages libgtest-dev libopencv-dev valgrind clang clang-format libclang-rt-14-dev llvm
     python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
     python3-skimage"
 fi

@@ -25,18 +25,23 @@ phase() {  # NAME COMMAND...: runs COMMAND, records its time, returns its status
 }
 # A new build folder gets line tables only (-g1) in place of full debug
 # information: stack traces, valgrind and gdb still name file and line, and
-# GCC compiles the tests about a quarter faster. A folder that exists keeps
-# its options.
+# GCC compiles the tests about a quarter faster. Warnings (meson's level 2,
+# the project's default) are errors there. A folder that exists keeps its
+# options.
 build() {
   if [ -f build/build.ninja ]; then
     meson setup --reconfigure build >/dev/null
   else
-    meson setup build -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1
+    meson setup build -Dwerror=true -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1
   fi
   ninja -C build
 }
 
 phase install build-aux/install-deps.sh --tests
+# The C and C++ files changed since the tree was formatted keep
+# .clang-format's layout (a failure here fails the run at the end).
+format_status=0
+phase format build-aux/check-format.sh || format_status=$?
 phase build build
 phase test-data tests/fetch-test-data.sh build/testdata
 
@@ -59,13 +64,14 @@ if [ $sanitizer_status -eq 0 ]; then
 fi
 
 # The phase table, the slowest tests, and one closing line in the plain
-# "N passed, N failed" form: both meson runs, plus the fuzzing run as one
-# more test.
-python3 - "$fuzz_status" "$sanitizer_status" "$times" <<'PY'
+# "N passed, N failed" form: both meson runs, plus the fuzzing run and the
+# format check as one more test each.
+python3 - "$fuzz_status" "$sanitizer_status" "$times" "$format_status" <<'PY'
 import glob, json, sys
-fuzz_status, sanitizer_status, times_path = sys.argv[1:4]
+fuzz_status, sanitizer_status, times_path, format_status = sys.argv[1:5]
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
 counts["OK" if fuzz_status == "0" else "FAIL"] += 1
+counts["OK" if format_status == "0" else "FAIL"] += 1
 asan_logs = glob.glob("build-asan/meson-logs/testlog.json")
 if not asan_logs:
     counts["FAIL"] += 1
@@ -93,6 +99,7 @@ for seconds, run, name in sorted(durations, reverse=True)[:10]:
     print(f"  {seconds:>8.1f} s  {run:<10} {name}")
 print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
 PY
+[ $format_status -eq 0 ] || { echo "run-all: files are not formatted (build-aux/check-format.sh --fix)" >&2; status=1; }
 [ $fuzz_status -eq 0 ] || { echo "run-all: the fuzzers found a problem (build-fuzz/logs)" >&2; status=1; }
 [ $sanitizer_status -eq 0 ] || { echo "run-all: the sanitizer run failed (build-asan/meson-logs)" >&2; status=1; }
 exit $status

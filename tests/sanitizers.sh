@@ -41,7 +41,7 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 # -O1 and line tables only (-g1): the sanitizers' usual level, and GCC
 # compiles instrumented code about twice as fast as at -O2 -g (a large test
 # file: 56 s against 111 s on one core); reports still name file and line.
-setup_options="-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false"
+setup_options="-Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false -Dwerror=true"
 setup_options="$setup_options -Dc_args=-g1 -Dcpp_args=-g1"
 # Clang (Debian's clang, which the fuzzers use too) compiles instrumented
 # code in a little over half GCC's time (docs/history.md, "The suite's time
