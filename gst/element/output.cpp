@@ -6,6 +6,8 @@
 
 #include <gst/video/gstvideometa.h>
 
+#include "track_events_meta.h"
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -105,10 +107,9 @@ GstStructure* detections_structure(const FrameReport& report, const MessageTimes
     return s;
 }
 
-/* "waldboostdetect-events": "frame", the timestamps and "events", a list of
- * "event" structures (kind "appeared" or "left", id, x, y, width, height,
- * label). */
-GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
+/* The "event" structures (kind "appeared" or "left", id, x, y, width,
+ * height, label) of the message and of the buffer's meta. */
+void take_events_list(GstStructure* s, const FrameReport& report)
 {
     GValue list = G_VALUE_INIT;
     g_value_init(&list, GST_TYPE_LIST);
@@ -123,11 +124,33 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
                                                     G_TYPE_STRING, report.label.c_str(), nullptr));
         gst_value_list_append_and_take_value(&list, &item);
     }
+    gst_structure_take_value(s, "events", &list);
+}
+
+/* "waldboostdetect-events": "frame", the timestamps and "events". */
+GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
+{
     GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, t.timestamp,
                                         "stream-time", G_TYPE_UINT64, t.stream_time, "running-time", G_TYPE_UINT64,
                                         t.running_time, "frame", G_TYPE_UINT64, report.frame, nullptr);
-    gst_structure_take_value(s, "events", &list);
+    take_events_list(s, report);
     return s;
+}
+
+/* The frame's track events on the buffer too (track_events_meta.h), so
+ * that elements downstream (waldboostmetaconvert) see them with the frame,
+ * whatever `updates` says about messages. */
+void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
+{
+    if (report.events.empty())
+        return;
+    GstCustomMeta* meta = gst_buffer_add_custom_meta(buffer, WALDBOOST_TRACK_EVENTS_META_NAME);
+    if (!meta)
+        return;
+    GstStructure* s = gst_custom_meta_get_structure(meta);
+    gst_structure_set_name(s, WALDBOOST_TRACK_EVENTS_STRUCTURE);
+    gst_structure_set(s, "frame", G_TYPE_UINT64, report.frame, nullptr);
+    take_events_list(s, report);
 }
 
 }  // namespace
@@ -205,6 +228,7 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
                          const GstVideoInfo& info)
 {
     attach_roi_metas(buffer, report);
+    attach_track_events_meta(buffer, report);
     if (draw != DrawMode::Meta)
         return;
     if (GstVideoOverlayComposition* composition = overlay_composition(report, s, info)) {

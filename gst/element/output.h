@@ -20,7 +20,8 @@
 
 namespace waldboost_element {
 
-/* Attaches the frame's metas to `buffer` (writable): attach_roi_metas', and
+/* Attaches the frame's metas to `buffer` (writable): attach_roi_metas', the
+ * track events (track_events_meta.h) when tracks appeared or left, and
  * with DrawMode::Meta the drawing's GstVideoOverlayCompositionMeta. */
 void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s, DrawMode draw,
                          const GstVideoInfo& info);

@@ -9,8 +9,13 @@
 #include <gst/gst.h>
 
 #include "gstwaldboostdetect.h"
+#include "track_events_meta.h"
 
-static gboolean plugin_init(GstPlugin* plugin) { return GST_ELEMENT_REGISTER(waldboostdetect, plugin); }
+static gboolean plugin_init(GstPlugin* plugin)
+{
+    waldboost_track_events_meta_register();
+    return GST_ELEMENT_REGISTER(waldboostdetect, plugin);
+}
 
 GST_PLUGIN_DEFINE(
     GST_VERSION_MAJOR, GST_VERSION_MINOR, waldboost,
