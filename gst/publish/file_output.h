@@ -1,0 +1,58 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * JSON lines in a file: one document per line. A new file starts when a
+ * Document says so (rotate_to: a splitmuxsink fragment's sidecar) or when
+ * the next document would pass max_size bytes (the name's %d, or a
+ * ".N" suffix, counts the files).
+ */
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "publish_worker.h"
+
+namespace waldboost_publish {
+
+class FileOutput : public Output {
+public:
+    /* `on_error` gets a message a user can act on; the documents it could
+     * not write are counted as dropped. */
+    FileOutput(std::string pattern, guint64 max_size, std::function<void(const std::string&)> on_error);
+    ~FileOutput() override;
+
+    /* Opens the first file; false (with on_error called) when it cannot. */
+    bool open_first();
+
+    bool service(int) override { return false; }
+    bool ready() override { return true; }
+    bool deliver(const Document& d) override;
+    size_t in_flight() override { return 0; }
+    guint64 confirmed() override { return written_docs_; }
+    void idle() override;
+
+    /* The name of file number `index` of `pattern`. */
+    static std::string file_name(const std::string& pattern, guint index);
+
+private:
+    bool open(const std::string& path);
+
+    std::string pattern_;
+    guint64 max_size_;
+    std::function<void(const std::string&)> on_error_;
+    FILE* file_ = nullptr;
+    std::string path_;
+    guint index_ = 0;
+    guint64 size_ = 0;
+    guint64 written_docs_ = 0;
+    bool failed_ = false; /* said once, until a file opens again */
+    /* Following splitmuxsink, the documents made before its first fragment
+     * opened: written to that fragment's sidecar. */
+    std::vector<std::string> before_first_;
+};
+
+}  // namespace waldboost_publish

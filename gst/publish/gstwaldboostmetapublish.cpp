@@ -1,0 +1,574 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-waldboostmetapublish
+ *
+ * Sends the JSON documents of waldboostmetaconvert (the meta on each frame,
+ * or application/x-json buffers from its json_src pad) to a file as JSON
+ * lines, or to an MQTT broker. Buffers pass unchanged. A bounded queue and
+ * a worker thread keep the output off the video path: when the queue is
+ * full, documents are dropped and counted (stats), never waited for.
+ *
+ * gst-launch-1.0 ... ! waldboostmetaconvert source-id=cam1 ! waldboostmetapublish method=mqtt
+ *     host=broker.lan topic="cameras/{source-id}" ! fakesink
+ */
+#include "gstwaldboostmetapublish.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "file_output.h"
+#include "json_meta.h"
+#include "publish_worker.h"
+#ifdef HAVE_MOSQUITTO
+#include "mqtt_output.h"
+#endif
+
+using namespace waldboost_publish;
+
+GST_DEBUG_CATEGORY_STATIC(gst_waldboost_meta_publish_debug);
+#define GST_CAT_DEFAULT gst_waldboost_meta_publish_debug
+
+enum {
+    PROP_0,
+    PROP_METHOD,
+    PROP_FILE_PATH,
+    PROP_MAX_FILE_SIZE,
+    PROP_SPLITMUXSINK,
+    PROP_HOST,
+    PROP_PORT,
+    PROP_TOPIC,
+    PROP_QOS,
+    PROP_CLIENT_ID,
+    PROP_CA_FILE,
+    PROP_CERT_FILE,
+    PROP_KEY_FILE,
+    PROP_CREDENTIALS_FILE,
+    PROP_MAX_QUEUE,
+    PROP_FLUSH_TIMEOUT,
+    PROP_STATS,
+};
+
+constexpr guint kDefaultMaxQueue = 1000;
+constexpr guint kDefaultFlushTimeoutMs = 5000;
+
+struct PublishSettings {
+    GstWaldboostPublishMethod method = GST_WALDBOOST_PUBLISH_FILE;
+    std::string file_path;
+    guint64 max_file_size = 0;
+    std::string splitmuxsink;
+    std::string host = "localhost";
+    int port = 1883;
+    std::string topic = "waldboost/{source-id}";
+    int qos = 1;
+    std::string client_id;
+    std::string ca_file, cert_file, key_file, credentials_file;
+    guint max_queue = kDefaultMaxQueue;
+    guint flush_timeout_ms = kDefaultFlushTimeoutMs;
+};
+
+struct _GstWaldboostMetaPublish {
+    GstBaseTransform parent;
+    PublishSettings* settings; /* under the object lock */
+    std::unique_ptr<PublishWorker>* worker;
+    std::string* topic;   /* the topic pattern of this run */
+    GstElement* splitmux; /* followed, with its deep-notify handler */
+    gulong splitmux_handler;
+};
+
+G_DEFINE_TYPE(GstWaldboostMetaPublish, gst_waldboost_meta_publish, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE(waldboostmetapublish, "waldboostmetapublish", GST_RANK_NONE,
+                            GST_TYPE_WALDBOOST_META_PUBLISH);
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+static GType gst_waldboost_publish_method_get_type()
+{
+    static GType type = 0;
+    static const GEnumValue values[] = {
+        {GST_WALDBOOST_PUBLISH_FILE, "JSON lines in a file (file-path)", "file"},
+        {GST_WALDBOOST_PUBLISH_MQTT, "Messages to an MQTT broker (host, port, topic)", "mqtt"},
+        {0, nullptr, nullptr},
+    };
+    if (g_once_init_enter(&type))
+        g_once_init_leave(&type, g_enum_register_static("GstWaldboostPublishMethod", values));
+    return type;
+}
+
+/* A topic for `source`: the pattern's {source-id} replaced by it, with the
+ * characters MQTT keeps for subscriptions (+ and #) made '_'. */
+static std::string topic_for(const std::string& pattern, const std::string& source)
+{
+    static const std::string key = "{source-id}";
+    std::string clean = source;
+    for (char& ch : clean)
+        if (ch == '+' || ch == '#' || static_cast<unsigned char>(ch) < 0x20)
+            ch = '_';
+    std::string out = pattern;
+    for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + clean.size()))
+        out.replace(at, key.size(), clean);
+    return out;
+}
+
+static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, const std::vector<std::string>& docs)
+{
+    if (!*self->worker)
+        return;
+    for (const std::string& d : docs)
+        (*self->worker)->push(Document{topic_for(*self->topic, source), d, {}});
+}
+
+static GstFlowReturn publish_transform_ip(GstBaseTransform* trans, GstBuffer* buffer)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    std::string source;
+    std::vector<std::string> docs;
+    if (get_json_fields(json_meta_structure(buffer), &source, &docs)) {
+        enqueue(self, source, docs);
+        return GST_FLOW_OK;
+    }
+    /* application/x-json from elsewhere: the buffer is the document. */
+    GstCaps* caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(trans));
+    const bool json = caps && gst_structure_has_name(gst_caps_get_structure(caps, 0), "application/x-json");
+    if (caps)
+        gst_caps_unref(caps);
+    GstMapInfo map;
+    if (json && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
+        docs.emplace_back(reinterpret_cast<const char*>(map.data), map.size);
+        gst_buffer_unmap(buffer, &map);
+        enqueue(self, "", docs);
+    }
+    return GST_FLOW_OK;
+}
+
+static gboolean publish_sink_event(GstBaseTransform* trans, GstEvent* event)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    if (GST_EVENT_TYPE(event) == GST_EVENT_CUSTOM_DOWNSTREAM) {
+        std::string source;
+        std::vector<std::string> docs;
+        if (get_json_fields(gst_event_get_structure(event), &source, &docs))
+            enqueue(self, source, docs);
+    } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS && *self->worker) {
+        GST_OBJECT_LOCK(self);
+        const guint timeout = self->settings->flush_timeout_ms;
+        GST_OBJECT_UNLOCK(self);
+        const size_t left = (*self->worker)->drain(timeout);
+        if (left > 0)
+            GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                                ("%zu documents were not delivered within flush-timeout=%u ms at the end of the "
+                                 "stream; a larger flush-timeout waits longer.",
+                                 left, timeout),
+                                (nullptr));
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_meta_publish_parent_class)->sink_event(trans, event);
+}
+
+/* A splitmuxsink fragment's sidecar: its file name with the extension
+ * replaced by .jsonl. */
+static std::string sidecar_of(const std::string& fragment)
+{
+    const size_t slash = fragment.rfind('/');
+    const size_t dot = fragment.rfind('.');
+    const size_t stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : fragment.size();
+    return fragment.substr(0, stem) + ".jsonl";
+}
+
+/* splitmuxsink sets its file sink's location as each fragment opens:
+ * deep-notify tells the publisher, which starts the sidecar there. */
+static void on_splitmux_location(GstObject* splitmux, GstObject* prop_object, GParamSpec*, gpointer user)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(user);
+    if (prop_object == splitmux || !*self->worker)
+        return;
+    gchar* location = nullptr;
+    g_object_get(prop_object, "location", &location, nullptr);
+    if (!location)
+        return;
+    GST_INFO_OBJECT(self, "fragment %s: sidecar %s", location, sidecar_of(location).c_str());
+    (*self->worker)->push(Document{{}, {}, sidecar_of(location)});
+    g_free(location);
+}
+
+static bool follow_splitmuxsink(GstWaldboostMetaPublish* self, const std::string& name)
+{
+    GstObject* top = GST_OBJECT(gst_object_ref(self));
+    while (GstObject* parent = gst_object_get_parent(top)) {
+        gst_object_unref(top);
+        top = parent;
+    }
+    GstElement* found = GST_IS_BIN(top) ? gst_bin_get_by_name(GST_BIN(top), name.c_str()) : nullptr;
+    gst_object_unref(top);
+    if (!found) {
+        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                          ("No element named \"%s\" in the pipeline for splitmuxsink; name the splitmuxsink "
+                           "(splitmuxsink name=%s ...) or clear the property.",
+                           name.c_str(), name.c_str()),
+                          (nullptr));
+        return false;
+    }
+    self->splitmux = found;
+    self->splitmux_handler = g_signal_connect(found, "deep-notify::location", G_CALLBACK(on_splitmux_location), self);
+    return true;
+}
+
+/* Whether `pattern` holds at most one conversion, an integer one (as
+ * %05d or %u), so that it can name numbered files. */
+static bool valid_pattern(const std::string& pattern)
+{
+    int conversions = 0;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] != '%')
+            continue;
+        if (i + 1 < pattern.size() && pattern[i + 1] == '%') {
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < pattern.size() && (g_ascii_isdigit(pattern[j]) || pattern[j] == '0'))
+            ++j;
+        if (j >= pattern.size() || (pattern[j] != 'd' && pattern[j] != 'u'))
+            return false;
+        ++conversions;
+        i = j;
+    }
+    return conversions <= 1;
+}
+
+static std::string trim_line(const std::string& line)
+{
+    size_t end = line.size();
+    while (end > 0 && (line[end - 1] == '\r' || line[end - 1] == '\n'))
+        --end;
+    return line.substr(0, end);
+}
+
+/* The user name and password: the file's first and second lines. Only
+ * the file's name is ever said. */
+static bool read_credentials(GstWaldboostMetaPublish* self, const std::string& path, std::string* user,
+                             std::string* password)
+{
+    gchar* text = nullptr;
+    GError* error = nullptr;
+    if (!g_file_get_contents(path.c_str(), &text, nullptr, &error)) {
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
+                          ("Could not read credentials-file \"%s\": %s", path.c_str(), error->message), (nullptr));
+        g_error_free(error);
+        return false;
+    }
+    gchar** lines = g_strsplit(text, "\n", 3);
+    *user = lines[0] ? trim_line(lines[0]) : "";
+    *password = lines[0] && lines[1] ? trim_line(lines[1]) : "";
+    g_strfreev(lines);
+    memset(text, 0, strlen(text));
+    g_free(text);
+    if (user->empty()) {
+        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                          ("credentials-file \"%s\" has no user name: its first line is the user name, its second "
+                           "the password.",
+                           path.c_str()),
+                          (nullptr));
+        return false;
+    }
+    return true;
+}
+
+static gboolean publish_start(GstBaseTransform* trans)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    GST_OBJECT_LOCK(self);
+    const PublishSettings s = *self->settings;
+    GST_OBJECT_UNLOCK(self);
+    *self->topic = s.topic;
+    auto warn = [self](const std::string& message) {
+        GST_ELEMENT_WARNING(self, RESOURCE, WRITE, ("%s", message.c_str()), (nullptr));
+    };
+    std::unique_ptr<Output> output;
+    if (s.method == GST_WALDBOOST_PUBLISH_FILE) {
+        if (s.file_path.empty() && s.splitmuxsink.empty()) {
+            GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                              ("method=file needs file-path (or splitmuxsink, whose fragments name the files)."),
+                              (nullptr));
+            return FALSE;
+        }
+        if (!valid_pattern(s.file_path)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                              ("file-path \"%s\" may hold one integer conversion (as %%05d) to number the files, "
+                               "and no other %%; write %%%% for a %% sign.",
+                               s.file_path.c_str()),
+                              (nullptr));
+            return FALSE;
+        }
+        auto file = std::make_unique<FileOutput>(s.file_path, s.max_file_size, warn);
+        if (!s.file_path.empty() && !file->open_first()) {
+            GST_ELEMENT_ERROR(self, RESOURCE, OPEN_WRITE,
+                              ("Could not open file-path \"%s\" for writing.", s.file_path.c_str()),
+                              ("%s", g_strerror(errno)));
+            return FALSE;
+        }
+        output = std::move(file);
+    } else {
+#ifdef HAVE_MOSQUITTO
+        MqttSettings m;
+        m.host = s.host;
+        m.port = s.port;
+        m.qos = s.qos;
+        m.client_id = s.client_id;
+        m.ca_file = s.ca_file;
+        m.cert_file = s.cert_file;
+        m.key_file = s.key_file;
+        if (!s.credentials_file.empty() && !read_credentials(self, s.credentials_file, &m.user, &m.password))
+            return FALSE;
+        auto mqtt = std::make_unique<MqttOutput>(std::move(m), warn);
+        std::string error;
+        if (!mqtt->init(&error)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("MQTT: %s.", error.c_str()), (nullptr));
+            return FALSE;
+        }
+        output = std::move(mqtt);
+#else
+        GST_ELEMENT_ERROR(self, CORE, NOT_IMPLEMENTED,
+                          ("This build of waldboostmetapublish has no MQTT support: it was built without "
+                           "libmosquitto (Debian's libmosquitto-dev, meson option -Dmqtt=enabled)."),
+                          (nullptr));
+        return FALSE;
+#endif
+    }
+    auto on_drop = [self](guint64 dropped) {
+        GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
+                            ("The output does not keep up (or is disconnected): the queue of max-queue documents "
+                             "is full and documents are being dropped (%" G_GUINT64_FORMAT " so far; see stats). "
+                             "Said again at the next drop after the queue runs empty.",
+                             dropped),
+                            (nullptr));
+    };
+    *self->worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop);
+    if (s.method == GST_WALDBOOST_PUBLISH_FILE && !s.splitmuxsink.empty() &&
+        !follow_splitmuxsink(self, s.splitmuxsink)) {
+        self->worker->reset();
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean publish_stop(GstBaseTransform* trans)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    if (self->splitmux) {
+        g_signal_handler_disconnect(self->splitmux, self->splitmux_handler);
+        gst_object_unref(self->splitmux);
+        self->splitmux = nullptr;
+    }
+    self->worker->reset();
+    return TRUE;
+}
+
+static GstStructure* publish_stats(GstWaldboostMetaPublish* self)
+{
+    PublishWorker::Counts c;
+    GST_OBJECT_LOCK(self);
+    if (*self->worker)
+        c = (*self->worker)->counts();
+    GST_OBJECT_UNLOCK(self);
+    return gst_structure_new("stats", "documents", G_TYPE_UINT64, c.documents, "published", G_TYPE_UINT64, c.published,
+                             "dropped", G_TYPE_UINT64, c.dropped, "queued", G_TYPE_UINT64, c.queued, "in-flight",
+                             G_TYPE_UINT64, c.in_flight, "connected", G_TYPE_BOOLEAN, c.connected, "connections",
+                             G_TYPE_UINT64, c.connections, nullptr);
+}
+
+static void publish_set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(object);
+    const char* text = G_VALUE_HOLDS_STRING(value) && g_value_get_string(value) ? g_value_get_string(value) : "";
+    GST_OBJECT_LOCK(self);
+    PublishSettings& s = *self->settings;
+    switch (id) {
+    case PROP_METHOD: s.method = static_cast<GstWaldboostPublishMethod>(g_value_get_enum(value)); break;
+    case PROP_FILE_PATH: s.file_path = text; break;
+    case PROP_MAX_FILE_SIZE: s.max_file_size = g_value_get_uint64(value); break;
+    case PROP_SPLITMUXSINK: s.splitmuxsink = text; break;
+    case PROP_HOST: s.host = text; break;
+    case PROP_PORT: s.port = g_value_get_int(value); break;
+    case PROP_TOPIC: s.topic = text; break;
+    case PROP_QOS: s.qos = g_value_get_int(value); break;
+    case PROP_CLIENT_ID: s.client_id = text; break;
+    case PROP_CA_FILE: s.ca_file = text; break;
+    case PROP_CERT_FILE: s.cert_file = text; break;
+    case PROP_KEY_FILE: s.key_file = text; break;
+    case PROP_CREDENTIALS_FILE: s.credentials_file = text; break;
+    case PROP_MAX_QUEUE: s.max_queue = g_value_get_uint(value); break;
+    case PROP_FLUSH_TIMEOUT: s.flush_timeout_ms = g_value_get_uint(value); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void publish_get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(object);
+    if (id == PROP_STATS) {
+        g_value_take_boxed(value, publish_stats(self));
+        return;
+    }
+    GST_OBJECT_LOCK(self);
+    const PublishSettings& s = *self->settings;
+    switch (id) {
+    case PROP_METHOD: g_value_set_enum(value, s.method); break;
+    case PROP_FILE_PATH: g_value_set_string(value, s.file_path.c_str()); break;
+    case PROP_MAX_FILE_SIZE: g_value_set_uint64(value, s.max_file_size); break;
+    case PROP_SPLITMUXSINK: g_value_set_string(value, s.splitmuxsink.c_str()); break;
+    case PROP_HOST: g_value_set_string(value, s.host.c_str()); break;
+    case PROP_PORT: g_value_set_int(value, s.port); break;
+    case PROP_TOPIC: g_value_set_string(value, s.topic.c_str()); break;
+    case PROP_QOS: g_value_set_int(value, s.qos); break;
+    case PROP_CLIENT_ID: g_value_set_string(value, s.client_id.c_str()); break;
+    case PROP_CA_FILE: g_value_set_string(value, s.ca_file.c_str()); break;
+    case PROP_CERT_FILE: g_value_set_string(value, s.cert_file.c_str()); break;
+    case PROP_KEY_FILE: g_value_set_string(value, s.key_file.c_str()); break;
+    case PROP_CREDENTIALS_FILE: g_value_set_string(value, s.credentials_file.c_str()); break;
+    case PROP_MAX_QUEUE: g_value_set_uint(value, s.max_queue); break;
+    case PROP_FLUSH_TIMEOUT: g_value_set_uint(value, s.flush_timeout_ms); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+    }
+    GST_OBJECT_UNLOCK(self);
+}
+
+static void publish_finalize(GObject* object)
+{
+    auto* self = GST_WALDBOOST_META_PUBLISH(object);
+    delete self->worker;
+    delete self->settings;
+    delete self->topic;
+    G_OBJECT_CLASS(gst_waldboost_meta_publish_parent_class)->finalize(object);
+}
+
+static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* klass)
+{
+    GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+    GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+    GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+    gobject_class->set_property = publish_set_property;
+    gobject_class->get_property = publish_get_property;
+    gobject_class->finalize = publish_finalize;
+    trans_class->transform_ip = publish_transform_ip;
+    trans_class->transform_ip_on_passthrough = TRUE;
+    trans_class->sink_event = publish_sink_event;
+    trans_class->start = publish_start;
+    trans_class->stop = publish_stop;
+
+    /* Settings are read when the element starts (READY to PAUSED). */
+    const auto flags = static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+    g_object_class_install_property(
+        gobject_class, PROP_METHOD,
+        g_param_spec_enum("method", "Method", "Where documents go: file (JSON lines) or mqtt (a broker)",
+                          gst_waldboost_publish_method_get_type(), GST_WALDBOOST_PUBLISH_FILE, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_FILE_PATH,
+        g_param_spec_string("file-path", "File path",
+                            "method=file: the JSON lines file; with max-file-size, a %05d in it numbers the files "
+                            "(else .1, .2 ... are appended)",
+                            "", flags));
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_FILE_SIZE,
+        g_param_spec_uint64("max-file-size", "Max file size",
+                            "method=file: start the next file before one would pass this many bytes (0 = never)", 0,
+                            G_MAXUINT64, 0, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_SPLITMUXSINK,
+        g_param_spec_string("splitmuxsink", "splitmuxsink",
+                            "method=file: the name of a splitmuxsink in the pipeline; each of its fragments gets a "
+                            "sidecar of its own, the fragment's name with .jsonl for its extension",
+                            "", flags));
+    g_object_class_install_property(
+        gobject_class, PROP_HOST,
+        g_param_spec_string("host", "Host", "method=mqtt: the broker's host name or address", "localhost", flags));
+    g_object_class_install_property(gobject_class, PROP_PORT,
+                                    g_param_spec_int("port", "Port",
+                                                     "method=mqtt: the broker's port (8883 is usual with TLS)", 1,
+                                                     65535, 1883, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_TOPIC,
+        g_param_spec_string("topic", "Topic",
+                            "method=mqtt: the topic of every document; {source-id} becomes the document's source",
+                            "waldboost/{source-id}", flags));
+    g_object_class_install_property(
+        gobject_class, PROP_QOS,
+        g_param_spec_int("qos", "QoS",
+                         "method=mqtt: 0 at most once, 1 at least once (confirmed by the broker), 2 exactly once", 0, 2,
+                         1, flags));
+    g_object_class_install_property(gobject_class, PROP_CLIENT_ID,
+                                    g_param_spec_string("client-id", "Client id",
+                                                        "method=mqtt: the MQTT client id; empty = a random one", "",
+                                                        flags));
+    g_object_class_install_property(
+        gobject_class, PROP_CA_FILE,
+        g_param_spec_string("ca-file", "CA file",
+                            "method=mqtt: a PEM file of the certificate authorities the broker's certificate is "
+                            "checked against; set = TLS",
+                            "", flags));
+    g_object_class_install_property(
+        gobject_class, PROP_CERT_FILE,
+        g_param_spec_string("cert-file", "Certificate file",
+                            "method=mqtt with TLS: this client's certificate (PEM), for brokers that ask for one", "",
+                            flags));
+    g_object_class_install_property(gobject_class, PROP_KEY_FILE,
+                                    g_param_spec_string("key-file", "Key file",
+                                                        "method=mqtt with TLS: the private key of cert-file (PEM)", "",
+                                                        flags));
+    g_object_class_install_property(
+        gobject_class, PROP_CREDENTIALS_FILE,
+        g_param_spec_string("credentials-file", "Credentials file",
+                            "method=mqtt: a file whose first line is the user name and second line the password; "
+                            "they are never shown nor logged. A refusal by the broker is a warning, and the "
+                            "publisher retries",
+                            "", flags));
+    g_object_class_install_property(
+        gobject_class, PROP_MAX_QUEUE,
+        g_param_spec_uint("max-queue", "Max queue",
+                          "Documents waiting for the output at most; more are dropped (counted in stats, with a "
+                          "warning), so that the video never waits",
+                          1, 1000000, kDefaultMaxQueue, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_FLUSH_TIMEOUT,
+        g_param_spec_uint("flush-timeout", "Flush timeout",
+                          "At the end of the stream, how long (ms) to wait for queued documents to be delivered "
+                          "before the EOS goes on",
+                          0, 600000, kDefaultFlushTimeoutMs, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_STATS,
+        g_param_spec_boxed("stats", "Statistics",
+                           "documents (taken), published (written; with MQTT QoS 1 and 2, confirmed by the "
+                           "broker), dropped, queued, in-flight, connected, connections",
+                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+    gst_element_class_add_static_pad_template(element_class, &sink_template);
+    gst_element_class_add_static_pad_template(element_class, &src_template);
+    gst_element_class_set_static_metadata(
+        element_class, "WaldBoost metadata publisher", "Filter/Metadata",
+        "Sends waldboostmetaconvert's JSON documents to a file (JSON lines, rotated by size or with "
+        "splitmuxsink's fragments) or to an MQTT broker, through a bounded queue that never holds the video up",
+        "waldboost-gst developers");
+    gst_type_mark_as_plugin_api(gst_waldboost_publish_method_get_type(), static_cast<GstPluginAPIFlags>(0));
+    GST_DEBUG_CATEGORY_INIT(gst_waldboost_meta_publish_debug, "waldboostmetapublish", 0,
+                            "WaldBoost metadata publisher");
+}
+
+static void gst_waldboost_meta_publish_init(GstWaldboostMetaPublish* self)
+{
+    self->settings = new PublishSettings();
+    self->worker = new std::unique_ptr<PublishWorker>();
+    self->topic = new std::string();
+    self->splitmux = nullptr;
+    self->splitmux_handler = 0;
+    gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
+    gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

@@ -1,0 +1,119 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "publish_worker.h"
+
+#include <chrono>
+
+namespace waldboost_publish {
+
+PublishWorker::PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop)
+    : output_(std::move(output)), capacity_(capacity), on_drop_(std::move(on_drop))
+{
+    thread_ = std::thread([this] {
+        run();
+    });
+}
+
+PublishWorker::~PublishWorker()
+{
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+}
+
+void PublishWorker::push(Document d)
+{
+    guint64 dropped = 0;
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        ++documents_;
+        if (queue_.size() >= capacity_) {
+            ++dropped_;
+            if (!dropping_) {
+                dropping_ = true;
+                dropped = dropped_;
+            }
+        } else {
+            queue_.push_back(std::move(d));
+        }
+    }
+    changed_.notify_all();
+    if (dropped && on_drop_)
+        on_drop_(dropped);
+}
+
+size_t PublishWorker::drain(guint timeout_ms)
+{
+    std::unique_lock<std::mutex> lock(lock_);
+    changed_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] {
+        return queue_.empty() && !busy_ && in_flight_ == 0;
+    });
+    return queue_.size() + (busy_ ? 1 : 0) + in_flight_;
+}
+
+PublishWorker::Counts PublishWorker::counts()
+{
+    Counts c;
+    std::lock_guard<std::mutex> guard(lock_);
+    c.documents = documents_;
+    c.dropped = dropped_ + lost_;
+    c.queued = queue_.size();
+    c.published = published_;
+    c.in_flight = in_flight_;
+    c.connected = connected_;
+    c.connections = connections_;
+    return c;
+}
+
+void PublishWorker::run()
+{
+    std::unique_lock<std::mutex> lock(lock_);
+    while (!stop_) {
+        lock.unlock();
+        /* The output's network work waits on its socket; without any, the
+         * worker waits for documents. */
+        const bool serviced = output_->service(20);
+        in_flight_ = output_->in_flight();
+        published_ = output_->confirmed();
+        connected_ = output_->connected();
+        connections_ = output_->connections();
+        lock.lock();
+        if (!serviced && queue_.empty() && !stop_) {
+            changed_.notify_all();
+            changed_.wait_for(lock, std::chrono::milliseconds(100));
+        }
+        while (!stop_ && !queue_.empty()) {
+            lock.unlock();
+            const bool ready = output_->ready();
+            lock.lock();
+            if (!ready || queue_.empty())
+                break;
+            Document d = std::move(queue_.front());
+            queue_.pop_front();
+            busy_ = true;
+            lock.unlock();
+            if (!output_->deliver(d) && d.rotate_to.empty())
+                ++lost_;
+            in_flight_ = output_->in_flight();
+            published_ = output_->confirmed();
+            lock.lock();
+            busy_ = false;
+        }
+        if (queue_.empty()) {
+            dropping_ = false;
+            lock.unlock();
+            output_->idle();
+            in_flight_ = output_->in_flight();
+            published_ = output_->confirmed();
+            lock.lock();
+            changed_.notify_all();
+        }
+    }
+}
+
+}  // namespace waldboost_publish

@@ -1,0 +1,92 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What keeps waldboostmetapublish off the video path: a bounded queue the
+ * streaming thread puts documents in (dropping them, counted, when it is
+ * full; it never waits), and a worker thread that hands them to the output
+ * (a file, an MQTT broker) at its own pace.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace waldboost_publish {
+
+/* One item of the queue: a document and where it goes, or (rotate_to set)
+ * the file to write from now on. */
+struct Document {
+    std::string topic;
+    std::string payload;
+    std::string rotate_to;
+};
+
+/* Where the worker delivers documents. Every call comes from the worker
+ * thread. */
+class Output {
+public:
+    virtual ~Output() = default;
+    /* Network work (connection, acknowledgements), waiting at most
+     * `wait_ms` for the socket; false when there is none to do. */
+    virtual bool service(int wait_ms) = 0;
+    /* Whether it takes a document now (connected, window not full). */
+    virtual bool ready() = 0;
+    /* Delivers one; false when it is lost (counted as dropped). */
+    virtual bool deliver(const Document& d) = 0;
+    /* Documents delivered but not confirmed yet (MQTT QoS 1 and 2). */
+    virtual size_t in_flight() = 0;
+    /* Confirmed deliveries so far. */
+    virtual guint64 confirmed() = 0;
+    /* The queue ran empty: a good time to flush. */
+    virtual void idle() {}
+    virtual bool connected() { return true; }
+    virtual guint64 connections() { return 0; }
+};
+
+class PublishWorker {
+public:
+    /* `on_drop` runs on the streaming thread at the first drop after the
+     * queue last ran empty: the element warns there. */
+    PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop);
+    ~PublishWorker(); /* stops the worker; what is queued is lost */
+
+    /* From the streaming thread: never waits for the output. */
+    void push(Document d);
+    /* Waits until every document is delivered and confirmed, at most
+     * `timeout_ms`; returns how many were left. */
+    size_t drain(guint timeout_ms);
+
+    struct Counts {
+        guint64 documents = 0, published = 0, dropped = 0, queued = 0, in_flight = 0, connections = 0;
+        bool connected = false;
+    };
+    Counts counts();
+
+private:
+    void run();
+
+    std::unique_ptr<Output> output_;
+    const size_t capacity_;
+    std::function<void(guint64)> on_drop_;
+    std::mutex lock_;
+    std::condition_variable changed_;
+    std::deque<Document> queue_;
+    bool stop_ = false;
+    bool dropping_ = false;
+    bool busy_ = false; /* the worker holds a document */
+    guint64 documents_ = 0, dropped_ = 0;
+    std::atomic<guint64> lost_{0}, in_flight_{0}, published_{0}, connections_{0};
+    std::atomic<bool> connected_{false};
+    std::thread thread_;
+};
+
+}  // namespace waldboost_publish
