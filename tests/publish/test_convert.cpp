@@ -1,0 +1,409 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * waldboostmetaconvert in a GstHarness: region-of-interest metas and track
+ * events meta made here, as the detector makes them (docs/user-guide.md,
+ * "Region-of-interest metadata"), and the documents read back with
+ * json-glib's parser. Every document seen is validated at the end against
+ * data/waldboost-metadata.schema.json by validate_documents.py
+ * (python3-jsonschema).
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kWidth = 320, kHeight = 240;
+const char* kCaps = "video/x-raw,format=GRAY8,width=320,height=240,framerate=30/1";
+
+/* Every document the tests saw goes to this file, for the schema check in
+ * main(): check runs each test in a process of its own. */
+std::string g_seen_path;
+
+void seen(const std::string& doc)
+{
+    FILE* f = fopen(g_seen_path.c_str(), "a");
+    fail_unless(f != nullptr);
+    /* JSON lines: a pretty document becomes one line. */
+    std::string line = doc;
+    for (char& ch : line)
+        if (ch == '\n')
+            ch = ' ';
+    fprintf(f, "%s\n", line.c_str());
+    fclose(f);
+}
+
+GstHarness* converter()
+{
+    GstHarness* h = gst_harness_new("waldboostmetaconvert");
+    gst_harness_set_src_caps_str(h, kCaps);
+    return h;
+}
+
+GstBuffer* frame(GstClockTime pts)
+{
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, kWidth * kHeight, nullptr);
+    gst_buffer_memset(b, 0, 0x80, kWidth * kHeight);
+    GST_BUFFER_PTS(b) = pts;
+    GST_BUFFER_DURATION(b) = GST_SECOND / 30;
+    return b;
+}
+
+/* An object as the detector attaches it; `track` >= 1 adds the track
+ * fields. */
+GstVideoRegionOfInterestMeta* add_object(GstBuffer* b, const char* label, guint x, guint y, guint w, guint h, int id,
+                                         int parent, double confidence, int track_age = -1)
+{
+    GstVideoRegionOfInterestMeta* m = gst_buffer_add_video_region_of_interest_meta(b, label, x, y, w, h);
+    m->id = id;
+    m->parent_id = parent;
+    GstStructure* s = gst_structure_new("detection", "confidence", G_TYPE_DOUBLE, confidence, "neighbors", G_TYPE_INT,
+                                        12, "score", G_TYPE_DOUBLE, 1.5, "id", G_TYPE_INT, id, nullptr);
+    if (track_age >= 0)
+        gst_structure_set(s, "age", G_TYPE_INT, track_age, "hits", G_TYPE_INT, track_age + 1, "detected",
+                          G_TYPE_BOOLEAN, TRUE, nullptr);
+    gst_video_region_of_interest_meta_add_param(m, s);
+    return m;
+}
+
+void add_event(GstBuffer* b, const char* kind, int id, const char* label, int x, int y, int w, int h)
+{
+    GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostTrackEventsMeta");
+    if (!meta)
+        meta = gst_buffer_add_custom_meta(b, "WaldboostTrackEventsMeta");
+    fail_unless(meta != nullptr, "the events meta is registered by the plugin");
+    GstStructure* s = gst_custom_meta_get_structure(meta);
+    GValue list = G_VALUE_INIT;
+    if (const GValue* old = gst_structure_get_value(s, "events"))
+        g_value_init(&list, GST_TYPE_LIST), g_value_copy(old, &list);
+    else
+        g_value_init(&list, GST_TYPE_LIST);
+    GValue item = G_VALUE_INIT;
+    g_value_init(&item, GST_TYPE_STRUCTURE);
+    g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING, kind, "id", G_TYPE_INT, id, "x",
+                                                G_TYPE_INT, x, "y", G_TYPE_INT, y, "width", G_TYPE_INT, w, "height",
+                                                G_TYPE_INT, h, "label", G_TYPE_STRING, label, nullptr));
+    gst_value_list_append_and_take_value(&list, &item);
+    gst_structure_take_value(s, "events", &list);
+}
+
+std::vector<std::string> documents_of(GstBuffer* b)
+{
+    std::vector<std::string> docs;
+    GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostJsonMeta");
+    if (!meta)
+        return docs;
+    const GValue* array = gst_structure_get_value(gst_custom_meta_get_structure(meta), "documents");
+    for (guint i = 0; array && i < gst_value_array_get_size(array); ++i)
+        docs.emplace_back(g_value_get_string(gst_value_array_get_value(array, i)));
+    for (const std::string& d : docs)
+        seen(d);
+    return docs;
+}
+
+/* A parsed document, freed with the parser. */
+struct Doc {
+    JsonParser* parser = json_parser_new();
+    JsonObject* root = nullptr;
+    explicit Doc(const std::string& text)
+    {
+        GError* error = nullptr;
+        fail_unless(json_parser_load_from_data(parser, text.c_str(), -1, &error), "not JSON: %s", text.c_str());
+        root = json_node_get_object(json_parser_get_root(parser));
+    }
+    ~Doc() { g_object_unref(parser); }
+    gint64 integer(const char* name) const { return json_object_get_int_member(root, name); }
+    const char* string(const char* name) const { return json_object_get_string_member(root, name); }
+};
+
+gint64 parse_iso8601_ns(const std::string& text)
+{
+    GDateTime* t = g_date_time_new_from_iso8601(text.c_str(), nullptr);
+    fail_unless(t != nullptr, "not ISO 8601: %s", text.c_str());
+    const gint64 ns = g_date_time_to_unix(t) * GST_SECOND + g_date_time_get_microsecond(t) * GST_USECOND;
+    g_date_time_unref(t);
+    return ns;
+}
+
+}  // namespace
+
+/* Objects, parts and track fields as the detector attaches them. */
+GST_START_TEST(test_frame_document_objects)
+{
+    GstHarness* h = converter();
+    g_object_set(h->element, "source-id", "cam-7", nullptr);
+    GstBuffer* b = frame(2 * GST_SECOND);
+    add_object(b, "face", 40, 30, 80, 96, 3, -1, 0.86, 5);
+    add_object(b, "eye", 60, 50, 20, 12, 1 << 30, 3, 0.39);
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    std::vector<std::string> docs = documents_of(out);
+    fail_unless_equals_int(docs.size(), 1);
+    fail_if(docs[0].find('\n') != std::string::npos, "compact is one line");
+    Doc d(docs[0]);
+    fail_unless_equals_string(d.string("schema"), "waldboost-metadata/1");
+    fail_unless_equals_string(d.string("type"), "frame");
+    fail_unless_equals_string(d.string("source"), "cam-7");
+    fail_unless_equals_int64(d.integer("pts"), 2 * GST_SECOND);
+    fail_unless_equals_int64(d.integer("timestamp"), 2 * GST_SECOND);
+    fail_unless_equals_int64(d.integer("frame"), 0);
+    JsonObject* res = json_object_get_object_member(d.root, "resolution");
+    fail_unless_equals_int(json_object_get_int_member(res, "width"), kWidth);
+    fail_unless_equals_int(json_object_get_int_member(res, "height"), kHeight);
+    JsonArray* objects = json_object_get_array_member(d.root, "objects");
+    fail_unless_equals_int(json_array_get_length(objects), 2);
+
+    JsonObject* face = json_array_get_object_element(objects, 0);
+    fail_unless_equals_int(json_object_get_int_member(face, "region_id"), 3);
+    fail_unless_equals_int(json_object_get_int_member(face, "id"), 3);
+    fail_if(json_object_has_member(face, "parent_id"), "an object has no parent");
+    fail_unless_equals_int(json_object_get_int_member(face, "x"), 40);
+    fail_unless_equals_int(json_object_get_int_member(face, "y"), 30);
+    fail_unless_equals_int(json_object_get_int_member(face, "w"), 80);
+    fail_unless_equals_int(json_object_get_int_member(face, "h"), 96);
+    JsonObject* det = json_object_get_object_member(face, "detection");
+    fail_unless_equals_string(json_object_get_string_member(det, "label"), "face");
+    fail_unless_equals_float(json_object_get_double_member(det, "confidence"), 0.86);
+    JsonObject* box = json_object_get_object_member(det, "bounding_box");
+    fail_unless_equals_float(json_object_get_double_member(box, "x_min"), 40.0 / kWidth);
+    fail_unless_equals_float(json_object_get_double_member(box, "x_max"), 120.0 / kWidth);
+    fail_unless_equals_float(json_object_get_double_member(box, "y_min"), 30.0 / kHeight);
+    fail_unless_equals_float(json_object_get_double_member(box, "y_max"), 126.0 / kHeight);
+    JsonObject* track = json_object_get_object_member(face, "track");
+    fail_unless_equals_int(json_object_get_int_member(track, "age"), 5);
+    fail_unless_equals_int(json_object_get_int_member(track, "hits"), 6);
+    fail_unless(json_object_get_boolean_member(track, "detected"));
+
+    JsonObject* eye = json_array_get_object_element(objects, 1);
+    fail_unless_equals_int(json_object_get_int_member(eye, "parent_id"), 3);
+    fail_unless_equals_int(json_object_get_int_member(eye, "region_id"), 1 << 30);
+    fail_if(json_object_has_member(eye, "id"), "a part is no track");
+    fail_if(json_object_has_member(eye, "track"), "a part is no track");
+    fail_unless_equals_string(json_object_get_string_member(json_object_get_object_member(eye, "detection"), "label"),
+                              "eye");
+    gst_buffer_unref(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* One document per event after the frame's; the tracks still open leave
+ * at EOS, in an event ahead of it and on json_src. */
+GST_START_TEST(test_event_documents_and_eos)
+{
+    GstElement* element = gst_element_factory_make("waldboostmetaconvert", nullptr);
+    GstHarness* h = gst_harness_new_with_element(element, "sink", "src");
+    GstHarness* json = gst_harness_new_with_element(element, nullptr, "json_src");
+    gst_object_unref(element);
+    gst_harness_set_src_caps_str(h, kCaps);
+
+    GstBuffer* b = frame(0);
+    add_object(b, "face", 10, 10, 40, 40, 1, -1, 0.9, 0);
+    add_object(b, "face", 100, 10, 40, 40, 2, -1, 0.9, 0);
+    add_event(b, "appeared", 1, "face", 10, 10, 40, 40);
+    add_event(b, "appeared", 2, "face", 100, 10, 40, 40);
+    gst_harness_push(h, b);
+    b = frame(GST_SECOND / 30);
+    add_object(b, "face", 12, 11, 40, 40, 2, -1, 0.9, 1); /* track 2 moved */
+    add_event(b, "left", 1, "face", 11, 10, 40, 40);
+    gst_harness_push(h, b);
+
+    std::vector<std::string> frame0 = documents_of(gst_harness_pull(h));
+    std::vector<std::string> second = documents_of(gst_harness_pull(h));
+    fail_unless_equals_int(frame0.size(), 3);
+    fail_unless_equals_int(second.size(), 2);
+    Doc appeared(frame0[1]), left(second[1]);
+    fail_unless_equals_string(appeared.string("type"), "event");
+    JsonObject* e = json_object_get_object_member(appeared.root, "event");
+    fail_unless_equals_string(json_object_get_string_member(e, "kind"), "appeared");
+    fail_unless_equals_int(json_object_get_int_member(e, "id"), 1);
+    fail_unless_equals_int(json_object_get_int_member(Doc(frame0[2]).root, "frame"), 0);
+    e = json_object_get_object_member(left.root, "event");
+    fail_unless_equals_string(json_object_get_string_member(e, "kind"), "left");
+    fail_unless_equals_int(json_object_get_int_member(e, "x"), 11);
+    fail_unless_equals_int64(left.integer("frame"), 1);
+
+    /* json_src: the same five documents, one a buffer, in order. */
+    for (const std::string& expected : {frame0[0], frame0[1], frame0[2], second[0], second[1]}) {
+        GstBuffer* j = gst_harness_pull(json);
+        GstMapInfo map;
+        gst_buffer_map(j, &map, GST_MAP_READ);
+        const std::string got(reinterpret_cast<char*>(map.data), map.size);
+        fail_unless_equals_string(got.c_str(), expected.c_str());
+        gst_buffer_unmap(j, &map);
+        gst_buffer_unref(j);
+    }
+    GstCaps* caps = gst_pad_get_current_caps(json->sinkpad);
+    fail_unless(gst_structure_has_name(gst_caps_get_structure(caps, 0), "application/x-json"));
+    gst_caps_unref(caps);
+
+    /* EOS: track 2 leaves, at its last box, in a custom event. */
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    GstEvent* ev = nullptr;
+    while ((ev = gst_harness_try_pull_event(h)) && GST_EVENT_TYPE(ev) != GST_EVENT_CUSTOM_DOWNSTREAM)
+        gst_event_unref(ev);
+    fail_unless(ev != nullptr, "a custom event carries the left events at EOS");
+    const GValue* array = gst_structure_get_value(gst_event_get_structure(ev), "documents");
+    fail_unless_equals_int(gst_value_array_get_size(array), 1);
+    std::string last = g_value_get_string(gst_value_array_get_value(array, 0));
+    seen(last);
+    Doc d(last);
+    e = json_object_get_object_member(d.root, "event");
+    fail_unless_equals_string(json_object_get_string_member(e, "kind"), "left");
+    fail_unless_equals_int(json_object_get_int_member(e, "id"), 2);
+    fail_unless_equals_int(json_object_get_int_member(e, "x"), 12);
+    fail_unless_equals_int64(d.integer("frame"), 1);
+    gst_event_unref(ev);
+    gst_harness_teardown(json);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+GstBuffer* with_reference(GstBuffer* b, const char* caps_name, GstClockTime t)
+{
+    GstCaps* caps = gst_caps_new_empty_simple(caps_name);
+    gst_buffer_add_reference_timestamp_meta(b, caps, t, GST_CLOCK_TIME_NONE);
+    gst_caps_unref(caps);
+    return b;
+}
+
+/* The wall-clock time: from timestamp/x-unix, from timestamp/x-ntp (also
+ * as rtp.sender_ntp_unix_timestamp_ns), from the pipeline clock. */
+GST_START_TEST(test_system_timestamp)
+{
+    GstHarness* h = converter();
+    /* 2026-01-02T03:04:05.678Z */
+    const GstClockTime unix_ns = G_GUINT64_CONSTANT(1767323045678) * GST_MSECOND;
+    gst_harness_push(h, with_reference(frame(0), "timestamp/x-unix", unix_ns));
+    gst_harness_push(
+        h, with_reference(frame(GST_SECOND), "timestamp/x-ntp", unix_ns + G_GUINT64_CONSTANT(2208988800) * GST_SECOND));
+    Doc u(documents_of(gst_harness_pull(h)).at(0));
+    fail_unless_equals_string(u.string("system_timestamp"), "2026-01-02T03:04:05.678Z");
+    fail_if(json_object_has_member(u.root, "rtp"));
+    Doc n(documents_of(gst_harness_pull(h)).at(0));
+    fail_unless_equals_string(n.string("system_timestamp"), "2026-01-02T03:04:05.678Z");
+    fail_unless_equals_int64(
+        json_object_get_int_member(json_object_get_object_member(n.root, "rtp"), "sender_ntp_unix_timestamp_ns"),
+        unix_ns);
+
+    /* The clock at 10 s, a frame due at 4 s: 6 s before now. */
+    gst_harness_use_testclock(h);
+    gst_harness_set_time(h, 10 * GST_SECOND);
+    gst_harness_push(h, frame(4 * GST_SECOND));
+    const gint64 now = g_get_real_time() * 1000;
+    Doc c(documents_of(gst_harness_pull(h)).at(0));
+    const gint64 got = parse_iso8601_ns(c.string("system_timestamp"));
+    fail_unless(std::llabs(got - (now - 6 * static_cast<gint64>(GST_SECOND))) < 500 * GST_MSECOND, "clock mapping: %s",
+                c.string("system_timestamp"));
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* skip-empty-frames, format=pretty and post-messages. */
+GST_START_TEST(test_options)
+{
+    GstHarness* h = converter();
+    g_object_set(h->element, "skip-empty-frames", TRUE, "format", 1, "post-messages", TRUE, nullptr);
+    GstBus* bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    gst_harness_push(h, frame(0));
+    GstBuffer* b = frame(GST_SECOND / 30);
+    add_object(b, "face", 1, 2, 30, 30, 0, -1, 0.5);
+    gst_harness_push(h, b);
+    GstBuffer* empty = gst_harness_pull(h);
+    fail_unless(documents_of(empty).empty(), "no document for an empty frame");
+    gst_buffer_unref(empty);
+    std::vector<std::string> docs = documents_of(gst_harness_pull(h));
+    fail_unless_equals_int(docs.size(), 1);
+    fail_unless(docs[0].find('\n') != std::string::npos, "pretty spans lines");
+    Doc d(docs[0]);
+    fail_unless_equals_int64(d.integer("frame"), 1);
+    GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT);
+    fail_unless(m != nullptr);
+    const GstStructure* s = gst_message_get_structure(m);
+    fail_unless(gst_structure_has_name(s, "waldboostmetaconvert"));
+    fail_unless_equals_string(gst_structure_get_string(s, "json"), docs[0].c_str());
+    gst_message_unref(m);
+    fail_unless(gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT) == nullptr, "one message, one document");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* Strings from metas come out as valid, escaped JSON. */
+GST_START_TEST(test_hostile_strings)
+{
+    GstHarness* h = converter();
+    const char* source = "cam \"1\" \\ \x01\t\xe2\x80\xae\xff";
+    g_object_set(h->element, "source-id", source, nullptr);
+    GstBuffer* b = frame(0);
+    add_object(b, "la\"bel\n\xc3", 1, 2, 3, 4, 0, -1, 0.5);
+    gst_harness_push(h, b);
+    std::vector<std::string> docs = documents_of(gst_harness_pull(h));
+    fail_unless(g_utf8_validate(docs.at(0).c_str(), -1, nullptr));
+    Doc d(docs[0]);
+    gchar* valid = g_utf8_make_valid(source, -1);
+    fail_unless_equals_string(d.string("source"), valid);
+    g_free(valid);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+static Suite* convert_suite()
+{
+    Suite* s = suite_create("waldboostmetaconvert");
+    TCase* tc = tcase_create("convert");
+    tcase_add_test(tc, test_frame_document_objects);
+    tcase_add_test(tc, test_event_documents_and_eos);
+    tcase_add_test(tc, test_system_timestamp);
+    tcase_add_test(tc, test_options);
+    tcase_add_test(tc, test_hostile_strings);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+/* The documents seen, against the schema (validate_documents.py). */
+static bool documents_valid()
+{
+    const char* script = g_getenv("WALDBOOST_VALIDATE_DOCUMENTS");
+    if (!script)
+        return true;
+    const char* python = g_getenv("WALDBOOST_PYTHON") ? g_getenv("WALDBOOST_PYTHON") : "python3";
+    gchar* argv[] = {const_cast<gchar*>(python), const_cast<gchar*>(script), const_cast<gchar*>(g_seen_path.c_str()),
+                     nullptr};
+    gint status = 0;
+    const gboolean ran =
+        g_spawn_sync(nullptr, argv, nullptr, G_SPAWN_SEARCH_PATH, nullptr, nullptr, nullptr, nullptr, &status, nullptr);
+    return ran && g_spawn_check_wait_status(status, nullptr);
+}
+
+int main(int argc, char** argv)
+{
+    gst_check_init(&argc, &argv);
+    gchar* path = nullptr;
+    const int fd = g_file_open_tmp("waldboost-docs-XXXXXX.jsonl", &path, nullptr);
+    close(fd);
+    g_seen_path = path;
+    g_free(path);
+    int failed = gst_check_run_suite(convert_suite(), "waldboostmetaconvert", __FILE__);
+    gchar* text = nullptr;
+    g_file_get_contents(g_seen_path.c_str(), &text, nullptr, nullptr);
+    const bool any = text && *text;
+    g_free(text);
+    if (!failed && (!any || !documents_valid())) {
+        g_printerr("the documents seen are missing or do not match the schema\n");
+        failed = 1;
+    }
+    g_unlink(g_seen_path.c_str());
+    return failed;
+}

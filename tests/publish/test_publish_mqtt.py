@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""waldboostmetapublish method=mqtt against a real broker (suite "publish"):
+Debian's mosquitto, started here on a free port of 127.0.0.1, and
+mosquitto_sub as the subscriber.
+
+- in order, nothing lost: the detector's documents on a still image (a
+  track appears on the first frame and leaves at the end), QoS 1;
+- the broker stopped and started again while a live stream runs: the video
+  keeps its rate, delivery resumes, the drops are counted and warned of;
+- TLS with a CA, a server and a client certificate made here by openssl;
+- a wrong password: a warning that says so, and the password in no output.
+Every document received validates against the schema. Exit 77 when
+mosquitto, mosquitto_sub or PyGObject is missing or the broker cannot start."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validate_documents  # noqa: E402
+
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto") else None)
+for tool, path in (("mosquitto", MOSQUITTO), ("mosquitto_sub", shutil.which("mosquitto_sub")),
+                   ("mosquitto_passwd", shutil.which("mosquitto_passwd")), ("openssl", shutil.which("openssl"))):
+    if not path:
+        print(f"SKIP: {tool} not found (Debian packages mosquitto, mosquitto-clients, openssl)")
+        sys.exit(77)
+
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    print(f"SKIP: no PyGObject with GStreamer: {e}")
+    sys.exit(77)
+
+Gst.init(None)
+VALIDATOR = validate_documents.validator()
+FAILURES = []
+WORK = tempfile.mkdtemp(prefix="waldboost-mqtt-")
+# mosquitto started as root runs as the user mosquitto: it must read the
+# configuration, the password file and the (throwaway) keys here.
+os.chmod(WORK, 0o755)
+os.umask(0o022)
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Broker:
+    """mosquitto on 127.0.0.1:port with the given configuration lines."""
+
+    def __init__(self, name, extra=()):
+        self.port = free_port()
+        self.conf = os.path.join(WORK, f"{name}.conf")
+        self.log = os.path.join(WORK, f"{name}.log")
+        with open(self.conf, "w", encoding="utf-8") as f:
+            f.write(f"listener {self.port} 127.0.0.1\npersistence false\n")
+            f.write("allow_anonymous true\n" if not any("allow_anonymous" in e for e in extra) else "")
+            f.write("".join(line + "\n" for line in extra))
+        self.process = None
+
+    started = False
+
+    def start(self):
+        log = open(self.log, "a", encoding="utf-8")
+        self.process = subprocess.Popen([MOSQUITTO, "-c", self.conf], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                Broker.started = True
+                return
+            except OSError:
+                time.sleep(0.05)
+        with open(self.log, encoding="utf-8") as f:
+            print(f"mosquitto did not start:\n{f.read()}")
+        self.stop()
+        # Only the first broker's failure is a skip (mosquitto cannot run
+        # here); a later one is the test's own fault.
+        sys.exit(1 if Broker.started else 77)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(5)
+
+
+class Subscriber:
+    """mosquitto_sub on test/#, QoS 1: the payloads as they arrive."""
+
+    def __init__(self, broker, extra=()):
+        self.messages = []
+        self.process = subprocess.Popen(
+            ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", "test/#", "-q", "1", "-v",
+             *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        # Subscribed before the first document: a probe message comes back.
+        deadline = time.monotonic() + 10
+        while not self.messages and time.monotonic() < deadline:
+            subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", "test/ready", "-m",
+                            "ready", *extra], capture_output=True, timeout=10)
+            time.sleep(0.1)
+        if not self.messages:
+            raise SystemExit("mosquitto_sub did not subscribe within 10 s")
+        time.sleep(0.2)
+        self.messages.clear()
+
+    def _read(self):
+        for line in self.process.stdout:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            self.messages.append((topic, payload))
+
+    def wait_for(self, count, timeout=5):
+        deadline = time.monotonic() + timeout
+        while len(self.messages) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(5)
+        self.thread.join(2)
+
+    def documents(self):
+        docs = [json.loads(p) for _, p in self.messages]
+        validate_documents.validate_lines(VALIDATOR, [p for _, p in self.messages], "mqtt")
+        return docs
+
+
+def run(description, during=None):
+    """Runs a pipeline to EOS; returns (warnings, stats, buffer times)."""
+    pipeline = Gst.parse_launch(description)
+    times = []
+    sink = pipeline.get_by_name("sink")
+    sink.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER,
+                                          lambda pad, info: times.append(time.monotonic()) or Gst.PadProbeReturn.OK)
+    bus = pipeline.get_bus()
+    pipeline.set_state(Gst.State.PLAYING)
+    if during:
+        threading.Thread(target=during, daemon=True).start()
+    warnings = []
+    while True:
+        m = bus.timed_pop_filtered(60 * Gst.SECOND, Gst.MessageType.ANY)
+        if m is None:
+            raise SystemExit(f"timeout: {description}")
+        if m.type == Gst.MessageType.ERROR:
+            raise SystemExit(f"error: {m.parse_error()} in {description}")
+        if m.type == Gst.MessageType.WARNING:
+            warnings.append(m.parse_warning()[0].message)
+        if m.type == Gst.MessageType.EOS:
+            break
+    stats = pipeline.get_by_name("publish").get_property("stats")
+    stats = {k: stats.get_value(k) for k in ("documents", "published", "dropped", "connections")}
+    pipeline.set_state(Gst.State.NULL)
+    return warnings, stats, times
+
+
+def publisher(broker, extra=""):
+    return (f"waldboostmetapublish name=publish method=mqtt host=127.0.0.1 port={broker.port} "
+            f"topic=test/{{source-id}} qos=1 {extra}")
+
+
+def test_in_order():
+    image = os.path.join(os.environ.get("WALDBOOST_TEST_DATA", "build/testdata"), "astronaut.png")
+    if not os.path.exists(image):
+        check(os.environ.get("WALDBOOST_REQUIRE_TEST_DATA") != "1", f"missing test data {image}")
+        return
+    broker = Broker("order")
+    broker.start()
+    sub = Subscriber(broker)
+    frames = 40
+    # Detection on the first frame only (interval): the track follows the
+    # face on the others, cheaply.
+    _, stats, _ = run(f"filesrc location={image} ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 "
+                      f"! imagefreeze num-buffers={frames} ! waldboostdetect tracking=true confirm-hits=1 "
+                      "interval=1000 ! waldboostmetaconvert source-id=cam1 "
+                      f"! {publisher(broker)} ! fakesink name=sink")
+    sub.wait_for(frames + 2)
+    sub.stop()
+    broker.stop()
+    docs = sub.documents()
+    order = [(d["type"], d["frame"], d.get("event", {}).get("kind")) for d in docs]
+    ids = {o["id"] for o in docs[0]["objects"]} if docs else set()
+    expected = ([("frame", 0, None)] + [("event", 0, "appeared")] * len(ids) +
+                [("frame", i, None) for i in range(1, frames)] + [("event", frames - 1, "left")] * len(ids))
+    check(ids and order == expected, f"every document once, in order: {order[:6]}... ({len(order)})")
+    check({t for t, _ in sub.messages} == {"test/cam1"}, "topic with {source-id}")
+    check(stats["documents"] == stats["published"] == len(expected) and stats["dropped"] == 0,
+          f"stats {stats}")
+
+
+def test_broker_restart():
+    broker = Broker("restart")
+    broker.start()
+    sub = Subscriber(broker)
+    fps, frames = 50, 250
+
+    def outage():
+        time.sleep(1.0)
+        broker.stop()
+        time.sleep(1.2)
+        broker.start()
+
+    warnings, stats, times = run(
+        f"videotestsrc is-live=true num-buffers={frames} ! video/x-raw,width=64,height=48,framerate={fps}/1 "
+        f"! waldboostmetaconvert source-id=live ! {publisher(broker, 'max-queue=10')} "
+        "! fakesink name=sink sync=true", during=outage)
+    sub.wait_for(1)
+    time.sleep(0.5)
+    sub.stop()
+    broker.stop()
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    check(len(times) == frames, f"{len(times)} of {frames} frames")
+    check(max(gaps) < 0.25, f"the video stalled {max(gaps):.3f} s with the broker down")
+    check(times[-1] - times[0] < frames / fps + 0.5, f"{times[-1] - times[0]:.2f} s for {frames / fps} s of video")
+    received = [d["frame"] for d in sub.documents()]
+    unique = sorted(set(received))
+    check(received == sorted(received), "in order across the outage")
+    check(unique and unique[0] == 0 and unique[-1] == frames - 1,
+          f"delivery before and after the outage: {unique[:3]}...{unique[-3:]}")
+    check(stats["dropped"] > 0 and stats["connections"] >= 2, f"drops counted, reconnected: {stats}")
+    check(len(unique) + stats["dropped"] >= frames - 64, f"{len(unique)} received + dropped, of {frames}: {stats}")
+    check(any("dropped" in w for w in warnings), f"a warning about the drops: {warnings}")
+
+
+def openssl(*args):
+    subprocess.run(["openssl", *args], cwd=WORK, check=True, capture_output=True)
+
+
+def test_tls():
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "1",
+            "-subj", "/CN=waldboost test CA")
+    for name, ext in (("server", "subjectAltName=IP:127.0.0.1"), ("client", "extendedKeyUsage=clientAuth")):
+        openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj",
+                f"/CN={name}")
+        with open(os.path.join(WORK, f"{name}.ext"), "w", encoding="utf-8") as f:
+            f.write(ext + "\n")
+        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", f"{name}.crt", "-days", "1", "-extfile", f"{name}.ext")
+    w = lambda name: os.path.join(WORK, name)  # noqa: E731
+    for name in ("server.key", "client.key"):
+        os.chmod(w(name), 0o644)  # openssl writes 0600; mosquitto is not root
+    broker = Broker("tls", [f"cafile {w('ca.crt')}", f"certfile {w('server.crt')}", f"keyfile {w('server.key')}",
+                            "require_certificate true"])
+    broker.start()
+    sub = Subscriber(broker, ["--cafile", w("ca.crt"), "--cert", w("client.crt"), "--key", w("client.key")])
+    frames = 20
+    warnings, stats, _ = run(f"videotestsrc num-buffers={frames} ! video/x-raw,width=64,height=48 "
+                             "! waldboostmetaconvert source-id=tls ! "
+                      + publisher(broker, f"ca-file={w('ca.crt')} cert-file={w('client.crt')} "
+                                          f"key-file={w('client.key')}") + " ! fakesink name=sink")
+    sub.wait_for(frames)
+    sub.stop()
+    broker.stop()
+    check([d["frame"] for d in sub.documents()] == list(range(frames)), f"TLS: {len(sub.messages)} received")
+    check(stats["published"] == frames and not warnings, f"TLS stats {stats}, warnings {warnings}")
+
+
+PASSWORD = "s3cret-Pa55word-never-shown"
+
+
+def test_wrong_password():
+    passwords = os.path.join(WORK, "passwords")
+    subprocess.run(["mosquitto_passwd", "-b", "-c", passwords, "camera", PASSWORD], check=True, capture_output=True)
+    broker = Broker("auth", ["allow_anonymous false", f"password_file {passwords}"])
+    broker.start()
+    wrong = os.path.join(WORK, "wrong-credentials")
+    with open(wrong, "w", encoding="utf-8") as f:
+        f.write("camera\n" + PASSWORD[::-1] + "\n")
+    right = os.path.join(WORK, "credentials")
+    with open(right, "w", encoding="utf-8") as f:
+        f.write("camera\n" + PASSWORD + "\n")
+    # In a process of its own with the element's debug log at its most
+    # verbose: neither password may show anywhere.
+    child = subprocess.run([sys.executable, __file__, "--auth-child", str(broker.port), wrong, right],
+                           env=dict(os.environ, GST_DEBUG="waldboostmeta*:9,basetransform:6"),
+                           capture_output=True, text=True, timeout=60)
+    broker.stop()
+    output = child.stdout + child.stderr
+    print(child.stdout)
+    check(child.returncode == 0, f"auth child failed:\n{output[-2000:]}")
+    check("the broker refused the user name or password" in output, "a warning says the password was refused")
+    for secret in (PASSWORD, PASSWORD[::-1]):
+        check(secret not in output, "a password shows in the output")
+        with open(broker.log, encoding="utf-8") as f:
+            check(secret not in f.read(), "a password shows in the broker's log")
+
+
+def auth_child(port, wrong, right):
+    class B:
+        pass
+    broker = B()
+    broker.port = int(port)
+    warnings, stats, _ = run("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 "
+                             "! waldboostmetaconvert source-id=auth ! "
+                             + publisher(broker, f"credentials-file={wrong} flush-timeout=1500")
+                             + " ! fakesink name=sink")
+    print("warnings:", warnings)
+    print("wrong password stats:", stats)
+    if stats["published"] != 0 or not warnings:
+        sys.exit(1)
+    _, stats, _ = run("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 "
+                      "! waldboostmetaconvert source-id=auth ! "
+                      + publisher(broker, f"credentials-file={right}") + " ! fakesink name=sink")
+    print("right password stats:", stats)
+    sys.exit(0 if stats["published"] == 5 else 1)
+
+
+def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--auth-child":
+        auth_child(*sys.argv[2:])
+    try:
+        for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password):
+            start = time.monotonic()
+            test()
+            print(f"{test.__name__}: {time.monotonic() - start:.1f} s", flush=True)
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    if FAILURES:
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
