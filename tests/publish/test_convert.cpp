@@ -111,6 +111,16 @@ std::vector<std::string> documents_of(GstBuffer* b)
     return docs;
 }
 
+/* The documents of the next buffer out of `h`. */
+std::vector<std::string> pull_documents(GstHarness* h)
+{
+    GstBuffer* b = gst_harness_pull(h);
+    fail_unless(b != nullptr);
+    std::vector<std::string> docs = documents_of(b);
+    gst_buffer_unref(b);
+    return docs;
+}
+
 /* A parsed document, freed with the parser. */
 struct Doc {
     JsonParser* parser = json_parser_new();
@@ -217,8 +227,8 @@ GST_START_TEST(test_event_documents_and_eos)
     add_event(b, "left", 1, "face", 11, 10, 40, 40);
     gst_harness_push(h, b);
 
-    std::vector<std::string> frame0 = documents_of(gst_harness_pull(h));
-    std::vector<std::string> second = documents_of(gst_harness_pull(h));
+    std::vector<std::string> frame0 = pull_documents(h);
+    std::vector<std::string> second = pull_documents(h);
     fail_unless_equals_int(frame0.size(), 3);
     fail_unless_equals_int(second.size(), 2);
     Doc appeared(frame0[1]), left(second[1]);
@@ -286,10 +296,10 @@ GST_START_TEST(test_system_timestamp)
     gst_harness_push(h, with_reference(frame(0), "timestamp/x-unix", unix_ns));
     gst_harness_push(
         h, with_reference(frame(GST_SECOND), "timestamp/x-ntp", unix_ns + G_GUINT64_CONSTANT(2208988800) * GST_SECOND));
-    Doc u(documents_of(gst_harness_pull(h)).at(0));
+    Doc u(pull_documents(h).at(0));
     fail_unless_equals_string(u.string("system_timestamp"), "2026-01-02T03:04:05.678Z");
     fail_if(json_object_has_member(u.root, "rtp"));
-    Doc n(documents_of(gst_harness_pull(h)).at(0));
+    Doc n(pull_documents(h).at(0));
     fail_unless_equals_string(n.string("system_timestamp"), "2026-01-02T03:04:05.678Z");
     fail_unless_equals_int64(
         json_object_get_int_member(json_object_get_object_member(n.root, "rtp"), "sender_ntp_unix_timestamp_ns"),
@@ -300,7 +310,7 @@ GST_START_TEST(test_system_timestamp)
     gst_harness_set_time(h, 10 * GST_SECOND);
     gst_harness_push(h, frame(4 * GST_SECOND));
     const gint64 now = g_get_real_time() * 1000;
-    Doc c(documents_of(gst_harness_pull(h)).at(0));
+    Doc c(pull_documents(h).at(0));
     const gint64 got = parse_iso8601_ns(c.string("system_timestamp"));
     fail_unless(std::llabs(got - (now - 6 * static_cast<gint64>(GST_SECOND))) < 500 * GST_MSECOND, "clock mapping: %s",
                 c.string("system_timestamp"));
@@ -322,7 +332,7 @@ GST_START_TEST(test_options)
     GstBuffer* empty = gst_harness_pull(h);
     fail_unless(documents_of(empty).empty(), "no document for an empty frame");
     gst_buffer_unref(empty);
-    std::vector<std::string> docs = documents_of(gst_harness_pull(h));
+    std::vector<std::string> docs = pull_documents(h);
     fail_unless_equals_int(docs.size(), 1);
     fail_unless(docs[0].find('\n') != std::string::npos, "pretty spans lines");
     Doc d(docs[0]);
@@ -349,7 +359,7 @@ GST_START_TEST(test_hostile_strings)
     GstBuffer* b = frame(0);
     add_object(b, "la\"bel\n\xc3", 1, 2, 3, 4, 0, -1, 0.5);
     gst_harness_push(h, b);
-    std::vector<std::string> docs = documents_of(gst_harness_pull(h));
+    std::vector<std::string> docs = pull_documents(h);
     fail_unless(g_utf8_validate(docs.at(0).c_str(), -1, nullptr));
     Doc d(docs[0]);
     gchar* valid = g_utf8_make_valid(source, -1);
