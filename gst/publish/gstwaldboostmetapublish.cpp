@@ -282,6 +282,8 @@ static bool read_credentials(GstWaldboostMetaPublish* self, const std::string& p
     return true;
 }
 
+static gboolean publish_stop(GstBaseTransform* trans);
+
 static gboolean publish_start(GstBaseTransform* trans)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
@@ -351,10 +353,13 @@ static gboolean publish_start(GstBaseTransform* trans)
                              dropped),
                             (nullptr));
     };
-    *self->worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop);
+    auto worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop);
+    GST_OBJECT_LOCK(self);
+    *self->worker = std::move(worker);
+    GST_OBJECT_UNLOCK(self);
     if (s.method == GST_WALDBOOST_PUBLISH_FILE && !s.splitmuxsink.empty() &&
         !follow_splitmuxsink(self, s.splitmuxsink)) {
-        self->worker->reset();
+        publish_stop(trans);
         return FALSE;
     }
     return TRUE;
@@ -368,7 +373,12 @@ static gboolean publish_stop(GstBaseTransform* trans)
         gst_object_unref(self->splitmux);
         self->splitmux = nullptr;
     }
-    self->worker->reset();
+    /* Taken out under the lock (stats reads it), stopped outside it: the
+     * worker may be posting a warning, which takes the element's lock. */
+    GST_OBJECT_LOCK(self);
+    std::unique_ptr<PublishWorker> worker = std::move(*self->worker);
+    GST_OBJECT_UNLOCK(self);
+    worker.reset();
     return TRUE;
 }
 
