@@ -369,6 +369,25 @@ GST_START_TEST(test_hostile_strings)
 }
 GST_END_TEST;
 
+/* 10,000 objects on one frame: one document with all of them. */
+GST_START_TEST(test_many_objects)
+{
+    GstHarness* h = converter();
+    GstBuffer* b = frame(0);
+    constexpr int kObjects = 10000;
+    for (int i = 0; i < kObjects; ++i)
+        add_object(b, "face", i % 300, (i / 300) % 220, 20, 20, i, -1, 0.5);
+    gst_harness_push(h, b);
+    std::vector<std::string> docs = pull_documents(h);
+    Doc d(docs.at(0));
+    JsonArray* objects = json_object_get_array_member(d.root, "objects");
+    fail_unless_equals_int(json_array_get_length(objects), kObjects);
+    fail_unless_equals_int(
+        json_object_get_int_member(json_array_get_object_element(objects, kObjects - 1), "region_id"), kObjects - 1);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 static Suite* convert_suite()
 {
     Suite* s = suite_create("waldboostmetaconvert");
@@ -378,6 +397,7 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_system_timestamp);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_hostile_strings);
+    tcase_add_test(tc, test_many_objects);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,11 +8,14 @@
   the document from the metas), the track appears on the first frame and
   leaves at the end;
 - rotation by size (max-file-size) and with splitmuxsink's fragments;
+- a folder that disappears while files rotate into it: a warning, the
+  drops counted, the stream goes on;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
 import json
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -39,9 +42,19 @@ def check(condition, what):
         print("FAIL:", what)
 
 
-def run(description):
-    """Runs a pipeline to EOS; returns its element messages and warnings."""
+def run(description, probe=None):
+    """Runs a pipeline to EOS; returns its element messages and warnings
+    (and with `probe`, a function of the buffer number called on each
+    buffer that reaches the element named sink, the publisher's stats)."""
     pipeline = Gst.parse_launch(description)
+    if probe:
+        count = [0]
+
+        def on_buffer(pad, info):
+            probe(count[0])
+            count[0] += 1
+            return Gst.PadProbeReturn.OK
+        pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     messages, warnings = [], []
@@ -59,7 +72,12 @@ def run(description):
                 messages.append({"timestamp": s.get_value("timestamp"), "detections": detections_of(s)})
         if m.type == Gst.MessageType.EOS:
             break
+    publish = pipeline.get_by_name("publish")
+    stats = publish.get_property("stats") if publish else None
+    stats = {k: stats.get_value(k) for k in ("documents", "published", "dropped")} if stats else None
     pipeline.set_state(Gst.State.NULL)
+    if probe:
+        return messages, warnings, stats
     return messages, warnings
 
 
@@ -155,8 +173,25 @@ def test_rotation_with_splitmuxsink(folder):
     check(frames == list(range(60)), f"every frame once, in order: {frames}")
 
 
+def test_folder_disappears(folder):
+    inner = os.path.join(folder, "gone")
+    os.mkdir(inner)
+    pattern = os.path.join(inner, "side-%02d.jsonl")
+
+    def remove_at(frame):
+        if frame == 10:
+            shutil.rmtree(inner)
+    _, warnings, stats = run("videotestsrc num-buffers=40 ! video/x-raw,width=64,height=48 "
+                             "! waldboostmetaconvert source-id=s ! waldboostmetapublish name=publish "
+                             f"file-path={pattern} max-file-size=1000 ! fakesink name=sink", probe=remove_at)
+    check(any("Could not open" in w and "side-" in w for w in warnings), f"a warning names the file: {warnings}")
+    check(stats["documents"] == 40 and stats["dropped"] > 0 and stats["published"] + stats["dropped"] == 40,
+          f"every document written or counted as dropped: {stats}")
+
+
 def main():
-    for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink):
+    for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
+                 test_folder_disappears):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:

@@ -9,7 +9,10 @@ mosquitto_sub as the subscriber.
 - the broker stopped and started again while a live stream runs: the video
   keeps its rate, delivery resumes, the drops are counted and warned of;
 - TLS with a CA, a server and a client certificate made here by openssl;
-- a wrong password: a warning that says so, and the password in no output.
+- a wrong password: a warning that says so, and the password in no output;
+- hostile brokers (one that accepts and never answers, one that sends
+  garbage): the video keeps its rate, a warning says what went wrong, the
+  EOS comes within flush-timeout.
 Every document received validates against the schema. Exit 77 when
 mosquitto, mosquitto_sub or PyGObject is missing or the broker cannot start."""
 import json
@@ -325,11 +328,65 @@ def auth_child(port, wrong, right):
     sys.exit(0 if stats["published"] == 5 else 1)
 
 
+class HostileBroker:
+    """A listener on 127.0.0.1 that accepts connections and then stalls
+    (never answers) or sends garbage."""
+
+    def __init__(self, garbage):
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(4)
+        self.port = self.server.getsockname()[1]
+        self.garbage = garbage
+        self.clients = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            self.clients.append(client)
+            if self.garbage:
+                try:
+                    client.sendall(bytes(range(256)) * 4)
+                except OSError:
+                    pass
+
+    def stop(self):
+        self.server.close()
+        for c in self.clients:
+            c.close()
+
+
+def test_hostile_brokers():
+    for garbage, expected in ((False, None), (True, "MQTT broker")):
+        broker = HostileBroker(garbage)
+        fps, frames = 50, 75
+        start = time.monotonic()
+        warnings, stats, times = run(
+            f"videotestsrc is-live=true num-buffers={frames} ! video/x-raw,width=64,height=48,framerate={fps}/1 "
+            f"! waldboostmetaconvert source-id=hostile ! {publisher(broker, 'flush-timeout=300')} "
+            "! fakesink name=sink sync=true")
+        elapsed = time.monotonic() - start
+        broker.stop()
+        what = "garbage" if garbage else "stall"
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        check(len(times) == frames and max(gaps) < 0.25, f"{what}: the video stalled ({max(gaps):.3f} s)")
+        check(elapsed < frames / fps + 2, f"{what}: {elapsed:.1f} s to EOS")
+        check(stats["published"] == 0 and stats["connections"] == 0, f"{what}: stats {stats}")
+        check(any("not delivered within flush-timeout" in w for w in warnings),
+              f"{what}: the EOS says what was not delivered: {warnings}")
+        if expected:
+            check(any(expected in w for w in warnings), f"{what}: a warning about the broker: {warnings}")
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--auth-child":
         auth_child(*sys.argv[2:])
     try:
-        for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password):
+        for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password, test_hostile_brokers):
             start = time.monotonic()
             test()
             print(f"{test.__name__}: {time.monotonic() - start:.1f} s", flush=True)
