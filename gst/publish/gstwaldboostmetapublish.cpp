@@ -244,6 +244,7 @@ static bool valid_pattern(const std::string& pattern)
     return conversions <= 1;
 }
 
+#ifdef HAVE_MOSQUITTO
 static std::string trim_line(const std::string& line)
 {
     size_t end = line.size();
@@ -281,6 +282,7 @@ static bool read_credentials(GstWaldboostMetaPublish* self, const std::string& p
     }
     return true;
 }
+#endif
 
 static gboolean publish_stop(GstBaseTransform* trans);
 
