@@ -189,9 +189,21 @@ def test_folder_disappears(folder):
           f"every document written or counted as dropped: {stats}")
 
 
+def test_json_caps(folder):
+    """application/x-json from elsewhere (no meta): each buffer is one
+    document."""
+    source = os.path.join(folder, "in.json")
+    doc = {"schema": "waldboost-metadata/1", "type": "frame", "source": "elsewhere", "frame": 7, "objects": []}
+    with open(source, "w", encoding="utf-8") as f:
+        f.write(json.dumps(doc))
+    out = os.path.join(folder, "out.jsonl")
+    run(f"filesrc location={source} ! application/x-json ! waldboostmetapublish file-path={out} ! fakesink")
+    check(read_lines(out) == [doc], "an application/x-json buffer is written as it is")
+
+
 def main():
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
-                 test_folder_disappears):
+                 test_folder_disappears, test_json_caps):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
