@@ -112,7 +112,8 @@ static void advance_segment(const Cascade* c, int origin, int stop, uint* t, lon
 
 /* Evaluates weak classifiers from *t up to `stop` while the window lives.
  * Segments help step 2's unsynchronised run and slow step 1's (measured on
- * the H100, docs/history.md), so only step 2 uses them there. */
+ * the H100, docs/history.md, "Figures behind the code's choices"), so only
+ * step 2 uses them there. */
 static void advance_by(const Cascade* c, int origin, int stop, uint* t, long* sum, bool* alive, uint* evaluated,
                        __global uchar* first_stage_rejected, uint index, bool segments)
 {

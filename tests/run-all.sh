@@ -25,9 +25,9 @@ phase() {  # NAME COMMAND...: runs COMMAND, records its time, returns its status
 }
 # A new build folder gets line tables only (-g1) in place of full debug
 # information: stack traces, valgrind and gdb still name file and line, and
-# GCC compiles the tests about a quarter faster. Warnings (meson's level 2,
-# the project's default) are errors there. A folder that exists keeps its
-# options.
+# GCC compiles the tests faster (docs/history.md, "Figures behind the code's
+# choices"). Warnings (meson's level 2, the project's default) are errors
+# there. A folder that exists keeps its options.
 build() {
   if [ -f build/build.ninja ]; then
     meson setup --reconfigure build >/dev/null

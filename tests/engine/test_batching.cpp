@@ -275,10 +275,11 @@ TEST(EngineBatching, FramesAboveTheWindowLimitGoAloneAndNobodyWaitsForThem)
     cpu.type = "CPU";
     cpu.compute_units = 2;
     EXPECT_EQ(opencl::default_batch_max_windows(gpu, 64), 132 * opencl::kBatchWindowsPerComputeUnit);
-    /* Where it was measured (docs/performance.md, Batched launches): on the
-     * H200, with the default classifier and parameters, batching gained for
-     * 2 streams of 640x480, 4 of 720p, 16 and 64 of 1080p, and lost for 2
-     * of 720p and 1080p, 4 of 1080p and any number of 4K frames. */
+    /* Where it was measured (docs/history.md, "Figures behind the code's
+     * choices"): on the H200, with the default classifier and parameters,
+     * batching gained for 2 streams of 640x480, 4 of 720p, 16 and 64 of
+     * 1080p, and lost for 2 of 720p and 1080p, 4 of 1080p and any number of
+     * 4K frames. */
     const DetectParams defaults;
     auto batched = [&](Size size, long engines) {
         return uint64_t{opencl::make_geometry(size, default_classifier(), defaults, true).positions} <=

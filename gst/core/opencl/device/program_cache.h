@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Building OpenCL programs, with an on-disk cache of device binaries: a
- * driver compiling the detector's kernels from source can take hundreds of
- * milliseconds to seconds, paid again at every pipeline start without it.
+ * driver compiling the detector's kernels from source takes long, and
+ * would take it again at every pipeline start without the cache
+ * (docs/history.md, "Figures behind the code's choices").
  *
  * An entry is keyed by SHA-256 of the platform, device, driver and device
  * versions, the source, the options and the cache format, so a driver update

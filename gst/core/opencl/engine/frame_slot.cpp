@@ -280,8 +280,8 @@ void FrameSlot::grow_accepted(const cl::Context& context, size_t count)
 }
 
 /* One thread's copy of a 4K frame took about as long as the device's work
- * on it (docs/history.md), so large frames are copied by a few threads,
- * one band of rows each. */
+ * on it (docs/history.md, "Figures behind the code's choices"), so large
+ * frames are copied by a few threads, one band of rows each. */
 void copy_frame(uint8_t* dst, const GrayView& image)
 {
     const size_t width = static_cast<size_t>(image.width);

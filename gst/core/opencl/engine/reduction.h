@@ -26,7 +26,8 @@ namespace waldboost::opencl {
  * 1/divisor of a work-group's windows are left and compacts the survivors. */
 struct ReductionParams {
     /* GPU defaults, measured on an H100 at 1920x1080 and 3840x2160 with both
-     * OpenCV LBP face cascades (docs/history.md): step 1 runs the first
+     * OpenCV LBP face cascades (docs/history.md, "Figures behind the code's
+     * choices"): step 1 runs the first
      * weak classifiers of every window without synchronising and compacts
      * its survivors at once (divisor 1); the synchronised rounds of the
      * thesis' settings (4/8, 8/4 x2) cost more there than they save. */

@@ -59,8 +59,9 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
      * device, OpenCL profiling off (so the driver may overlap frames), the
      * wall time of a stream of frames divided by its length; the median of
      * `runs` streams. Single-frame device time is not the figure that
-     * matters with frames in flight (docs/history.md). Every frame that
-     * comes back, warm-up and streams, must give the defaults' windows. */
+     * matters with frames in flight (docs/history.md, round 3, "The tuner
+     * scores throughput"). Every frame that comes back, warm-up and
+     * streams, must give the defaults' windows. */
     auto time = [&](const ReductionParams& p, bool scored) {
         EngineConfig config;
         config.device = device;
@@ -124,8 +125,8 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     const ReductionParams defaults = default_reduction(selected.info, classifier);
     ReductionParams best = defaults;
     /* A first, unscored pass: the first engine of a process ran slower on
-     * the H100 (clocks, first allocations; docs/history.md), which let any
-     * later trial beat the defaults. */
+     * the H100 (clocks, first allocations; docs/history.md, "Figures behind
+     * the code's choices"), which let any later trial beat the defaults. */
     time(best, false);
     TuningTrial base = time(best, true);
     result.trials.push_back(base);
@@ -157,9 +158,9 @@ TuningResult tune_reduction(const Classifier& classifier, const std::string& dev
     }
     /* Confirmation: throughput drifts during a search (on the H100 the
      * defaults, timed first, still read slower than later in the same
-     * process, and than the bench's figure), so the winner and the defaults
-     * are timed again one after the other, and the winner must still be
-     * faster by more than kMinGain. */
+     * process, and than the bench's figure; the same row of docs/history.md),
+     * so the winner and the defaults are timed again one after the other,
+     * and the winner must still be faster by more than kMinGain. */
     if (!(best == defaults)) {
         const double again_default = time(defaults, false).ms;
         const double again_best = time(best, false).ms;
