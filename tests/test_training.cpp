@@ -31,6 +31,7 @@
 #include "core/training/checkpoint.h"
 #include "core/training/samples.h"
 #include "core/training/trainer.h"
+#include "core/training/wald_threshold.h"
 #include "test_support.h"
 #include "tools/common/image_file.h"
 

@@ -5,10 +5,13 @@
 #include "core/training/checkpoint.h"
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <type_traits>
 #include <variant>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 
 namespace waldboost::training {
 
@@ -338,6 +341,103 @@ CheckpointState decode_checkpoint(const std::string& bytes, Size window, const s
     if (r.left() != 0)
         r.fail(std::to_string(r.left()) + " bytes after the last sample");
     return s;
+}
+
+uint64_t settings_fingerprint(const TrainerConfig& config, const std::vector<Grid>& grids)
+{
+    Fingerprint f;
+    f.add_u64(static_cast<uint64_t>(config.window.width));
+    f.add_u64(static_cast<uint64_t>(config.window.height));
+    f.add_string(config.label);
+    f.add_u64(static_cast<uint64_t>(config.family));
+    f.add_u64(grids.size());
+    for (const Grid& g : grids)
+        for (int v : {g.x, g.y, g.block_width, g.block_height})
+            f.add_u64(static_cast<uint64_t>(v));
+    f.add_u64(static_cast<uint64_t>(config.weak_count));
+    f.add_double(config.alpha);
+    if (config.first_share != 1.0) /* checkpoints written before the option still match */
+        f.add_double(config.first_share);
+    f.add_double(config.calibration_share);
+    f.add_u64(static_cast<uint64_t>(config.negatives));
+    f.add_u64(config.seed);
+    return f.value();
+}
+
+uint64_t positives_fingerprint(const std::vector<GrayImage>& positives)
+{
+    Fingerprint f;
+    f.add_u64(positives.size());
+    for (const GrayImage& p : positives)
+        f.add_image(p);
+    return f.value();
+}
+
+void write_checkpoint_file(const std::string& path, const CheckpointState& state)
+{
+    try {
+        io::write_output_file(path, encode_checkpoint(state));
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Io, std::string("cannot write the checkpoint: ") + e.what());
+    }
+}
+
+uint64_t largest_checkpoint(const TrainerConfig& config, size_t positives, size_t working_negatives)
+{
+    const size_t window_bytes = static_cast<size_t>(config.window.width) * config.window.height;
+    const uint64_t weak_bytes = 64 + 4 * LbpFeature::kTableSize; /* LBP's table is the largest */
+    return (1u << 20) + static_cast<uint64_t>(config.weak_count) * weak_bytes +
+           static_cast<uint64_t>(positives + working_negatives) * (17 + window_bytes);
+}
+
+CheckpointState read_checkpoint_file(const std::string& path, uint64_t largest, Size window)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    /* A wrong file named by mistake (a video, say) is refused before it is
+     * read into memory. */
+    const std::streamoff size = in.tellg();
+    if (size < 0)
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    if (static_cast<uint64_t>(size) > largest)
+        throw Error(ErrorKind::BadParameter, "checkpoint " + path + ": " + std::to_string(size) +
+                                                 " bytes, more than this run's state can take (" +
+                                                 std::to_string(largest) + "): not a checkpoint of this run");
+    in.seekg(0);
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad())
+        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    return decode_checkpoint(content.str(), window, path);
+}
+
+std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const CheckpointRun& run, const std::string& path)
+{
+    const std::string where = "checkpoint " + path + ": ";
+    if (state.settings != run.settings)
+        throw Error(ErrorKind::BadParameter,
+                    where + "it was made with other settings (window, label, feature family, block sizes, "
+                            "position step, weak classifiers, alpha, negatives or seed) than this run's");
+    if (state.positives != run.positives)
+        throw Error(ErrorKind::BadParameter, where + "it was made from other positives than this run's (" +
+                                                 std::to_string(run.positive_count) + " now)");
+    if (state.backgrounds != run.backgrounds)
+        throw Error(ErrorKind::BadParameter,
+                    where + "it was made from other background images or mining settings than this run's");
+    if (state.classifier.weak.size() > static_cast<size_t>(run.weak_count))
+        throw Error(ErrorKind::BadParameter, where + "it holds more weak classifiers than this run trains");
+    for (const WeakClassifier& weak : state.classifier.weak)
+        if (feature_type_name(weak.feature) != run.feature_name)
+            throw Error(ErrorKind::BadParameter, where + "a weak classifier of another feature family");
+    if (!(state.negative_survival >= 0.0 && state.negative_survival <= 1.0))
+        throw Error(ErrorKind::BadParameter, where + "a negative survival outside 0 to 1");
+    std::mt19937_64 rng;
+    std::istringstream rng_text(state.rng);
+    rng_text >> rng;
+    if (rng_text.fail())
+        throw Error(ErrorKind::BadParameter, where + "its random state does not parse");
+    return rng;
 }
 
 }  // namespace waldboost::training

@@ -6,16 +6,21 @@
  * classifier as if it had never stopped (docs/training.md, "Checkpoints").
  * A binary file: a magic, a version, the payload's length, the payload and
  * an FNV-1a hash of it, so that a foreign, truncated or corrupted file is
- * refused with a message saying which, before any of it is used.
+ * refused with a message saying which, before any of it is used. Here too
+ * what ties a checkpoint to its run: the fingerprints of the settings and
+ * the positives, and the checks a resumed run makes.
  */
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/detection/image.h"
 #include "core/model/model.h"
+#include "core/training/histograms.h"
+#include "core/training/trainer.h"
 
 namespace waldboost::training {
 
@@ -69,5 +74,39 @@ std::string frame_checkpoint_payload(const std::string& payload);
  * feature of another family, a count beyond the bytes left). The
  * fingerprints are returned as stored; the trainer compares them. */
 CheckpointState decode_checkpoint(const std::string& bytes, Size window, const std::string& source);
+
+/* Everything in the settings that changes the classifier (the threads do
+ * not), with the candidate grids they give. */
+uint64_t settings_fingerprint(const TrainerConfig& config, const std::vector<Grid>& grids);
+uint64_t positives_fingerprint(const std::vector<GrayImage>& positives);
+
+/* Writes `state` to `path` with io::write_output_file, so that a crash while
+ * writing leaves the last checkpoint as it was. Throws Error (Io). */
+void write_checkpoint_file(const std::string& path, const CheckpointState& state);
+
+/* Reads and decodes the checkpoint at `path`, refusing a file larger than
+ * `largest` bytes before reading it into memory. Throws Error (Io:
+ * unreadable; BadParameter: too large, or as decode_checkpoint). */
+CheckpointState read_checkpoint_file(const std::string& path, uint64_t largest, Size window);
+
+/* The most bytes a checkpoint of a run of `config` with `positives`
+ * positives and a working set of `working_negatives` can take. */
+uint64_t largest_checkpoint(const TrainerConfig& config, size_t positives, size_t working_negatives);
+
+/* What a checkpoint must match to go on with a run. */
+struct CheckpointRun {
+    uint64_t settings = 0;
+    uint64_t positives = 0;
+    size_t positive_count = 0;
+    uint64_t backgrounds = 0;
+    int weak_count = 0;
+    std::string feature_name; /* feature_type_name() of every weak classifier */
+};
+
+/* Throws Error (BadParameter) naming `path` and the first mismatch: other
+ * settings, positives or backgrounds, more weak classifiers than the run
+ * trains, another feature family, a survival outside 0 to 1, or a random
+ * state that does not parse. Returns that random state. */
+std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const CheckpointRun& run, const std::string& path);
 
 }  // namespace waldboost::training

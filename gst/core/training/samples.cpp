@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.h"
+#include "core/reference/detector.h"
 
 namespace waldboost::training {
 
@@ -181,6 +183,90 @@ std::vector<GrayImage> positive_samples(const GrayView& image, const Rect& box, 
         samples.push_back(crop_window(image, box, window, augmentation, k > 0, rng));
         if (augmentation.mirror)
             samples.push_back(mirrored(samples.back().view()));
+    }
+    return samples;
+}
+
+void WorkingSet::add(const GrayImage& window, bool positive, const Classifier& so_far, bool calibrates,
+                     size_t positive_index)
+{
+    backend_->add(window, positive);
+    LevelIntegrals integrals;
+    integrals.sum = integral_image(window.view());
+    sums_.push_back(evaluate_window(so_far, integrals, 0, 0, -std::numeric_limits<float>::infinity()).score);
+    positive_.push_back(positive);
+    calibration_.push_back(calibrates);
+    CheckpointSample origin;
+    origin.kind = positive ? CheckpointSample::Kind::Positive : CheckpointSample::Kind::Negative;
+    if (positive)
+        origin.positive_index = positive_index;
+    else
+        origin.window = window;
+    origins_.push_back(std::move(origin));
+}
+
+void WorkingSet::keep(const std::vector<bool>& kept)
+{
+    backend_->keep(kept);
+    binned_candidate_ = std::numeric_limits<size_t>::max();
+    size_t out = 0;
+    for (size_t i = 0; i < count(); ++i) {
+        if (!kept[i])
+            continue;
+        if (out != i) { /* a self-move would empty the pixels */
+            sums_[out] = sums_[i];
+            positive_[out] = positive_[i];
+            calibration_[out] = calibration_[i];
+            origins_[out] = std::move(origins_[i]);
+        }
+        ++out;
+    }
+    sums_.resize(out);
+    positive_.resize(out);
+    calibration_.resize(out);
+    origins_.resize(out);
+}
+
+void WorkingSet::clear()
+{
+    backend_->clear();
+    sums_.clear();
+    positive_.clear();
+    calibration_.clear();
+    origins_.clear();
+    binned_candidate_ = std::numeric_limits<size_t>::max();
+}
+
+void WorkingSet::fetch_bins(size_t candidate)
+{
+    chosen_bins_ = backend_->bins(candidate);
+    binned_candidate_ = candidate;
+}
+
+size_t WorkingSet::bin(size_t i, size_t candidate) const
+{
+    if (candidate != binned_candidate_)
+        throw std::logic_error("training: the bins of a candidate fetch_bins() did not fetch");
+    return chosen_bins_[i];
+}
+
+void WorkingSet::add_responses(size_t candidate, const std::vector<float>& responses)
+{
+    for (size_t i = 0; i < count(); ++i)
+        sums_[i] += responses[bin(i, candidate)];
+}
+
+std::vector<CheckpointSample> WorkingSet::checkpoint_samples() const
+{
+    std::vector<CheckpointSample> samples;
+    samples.reserve(origins_.size());
+    for (size_t i = 0; i < origins_.size(); ++i) {
+        CheckpointSample s;
+        s.kind = origins_[i].kind;
+        s.positive_index = origins_[i].positive_index;
+        s.window = origins_[i].window;
+        s.running_sum = sums_[i];
+        samples.push_back(std::move(s));
     }
     return samples;
 }

@@ -3,20 +3,26 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Training samples: the annotation files opencv_annotation writes and
- * opencv_createsamples reads, and the window-sized positive crops the
+ * opencv_createsamples reads, the window-sized positive crops the
  * trainer learns from, with the augmentations a small set needs (mirror,
- * shifts, scales, rotations, brightness and contrast). No file is read
+ * shifts, scales, rotations, brightness and contrast), and the working set
+ * of positives and mined negatives that boosting fits. No file is read
  * here: the tool loads the images, so that the core needs no image codec.
  */
 #pragma once
 
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/detection/image.h"
 #include "core/detection/types.h"
+#include "core/model/model.h"
+#include "core/training/checkpoint.h"
+#include "core/training/histograms.h"
 
 namespace waldboost::training {
 
@@ -68,5 +74,48 @@ std::vector<GrayImage> positive_samples(const GrayView& image, const Rect& box, 
 
 /* The left-right mirror of an image. */
 GrayImage mirrored(const GrayView& image);
+
+/* The samples that reach the next weak classifier: their feature values in
+ * a HistogramBackend, and here each one's class, whether it calibrates the
+ * thresholds instead of being fitted, its running sum H over the weak
+ * classifiers so far, and where it came from (a positive's index, a
+ * negative's pixels): what a checkpoint stores instead of the values. */
+class WorkingSet {
+public:
+    explicit WorkingSet(std::unique_ptr<HistogramBackend> backend) : backend_(std::move(backend)) {}
+
+    /* Appends `window` with its running sum under `so_far`, in the CPU
+     * reference's order and precision (a double sum of float responses). */
+    void add(const GrayImage& window, bool positive, const Classifier& so_far, bool calibrates, size_t positive_index);
+    /* Keeps sample i when kept[i] (kept.size() == count()), in order. */
+    void keep(const std::vector<bool>& kept);
+    void clear();
+
+    size_t count() const { return sums_.size(); }
+    bool positive(size_t i) const { return positive_[i]; }
+    bool calibrates(size_t i) const { return calibration_[i]; }
+    double sum(size_t i) const { return sums_[i]; }
+    HistogramBackend& backend() { return *backend_; }
+
+    /* Fetches `candidate`'s bin of every sample from the backend, which
+     * bin() then reads. */
+    void fetch_bins(size_t candidate);
+    size_t bin(size_t i, size_t candidate) const;
+    /* Adds to every running sum the response of its bin of `candidate`
+     * (fetched). */
+    void add_responses(size_t candidate, const std::vector<float>& responses);
+
+    /* The samples as a checkpoint stores them, in order. */
+    std::vector<CheckpointSample> checkpoint_samples() const;
+
+private:
+    std::unique_ptr<HistogramBackend> backend_;
+    std::vector<bool> positive_;
+    std::vector<bool> calibration_;
+    std::vector<double> sums_;
+    std::vector<CheckpointSample> origins_; /* running_sum unused */
+    size_t binned_candidate_ = std::numeric_limits<size_t>::max();
+    std::vector<uint8_t> chosen_bins_;
+};
 
 }  // namespace waldboost::training

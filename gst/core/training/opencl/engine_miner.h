@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/opencl/engine/engine.h"
-#include "core/training/trainer.h"
+#include "core/training/miners.h"
 
 namespace waldboost::training {
 
