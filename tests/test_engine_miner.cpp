@@ -59,7 +59,7 @@ GrayImage halved(const char* file)
 /* A classifier with weak classifiers and rejection thresholds as the trainer
  * makes them: astronaut.png's face, varied, against building.jpg and
  * board.jpg (trained with the CPU miner). */
-Classifier trained_classifier(FeatureFamily family, int weak_count)
+Classifier trained_classifier(FeatureType family, int weak_count)
 {
     const GrayImage astronaut = tools::load_gray_image(waldboost_test::test_data("astronaut.png"));
     Augmentation vary;
@@ -73,12 +73,12 @@ Classifier trained_classifier(FeatureFamily family, int weak_count)
     for (int k = 0; k < 300; ++k)
         positives.push_back(crop_window(astronaut.view(), Rect{171, 64, 104, 104}, Size{24, 24}, vary, k > 0, rng));
     TrainerConfig config;
-    config.family = family;
+    config.feature_type = family;
     config.weak_count = weak_count;
     config.negatives = 400;
     config.position_step = 2;
     config.threads = 2;
-    if (family == FeatureFamily::Lbp)
+    if (family == FeatureType::Lbp)
         config.block_sizes = {Size{1, 1}, Size{2, 2}, Size{3, 3}};
     Trainer trainer(
         config, positives,
@@ -101,18 +101,18 @@ TEST(EngineMiner, MinesTheSameWindowsAsTheCpuMiner)
         GTEST_SKIP() << "test images missing";
     const std::vector<GrayImage> backgrounds = {halved("building.jpg"), halved("fruits.jpg"),
                                                 tools::load_gray_image(waldboost_test::test_data("board.jpg"))};
-    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrd}) {
+    for (FeatureType family : {FeatureType::Lbp, FeatureType::Lrd}) {
         Classifier full = trained_classifier(family, 8);
         size_t thresholds = 0;
         for (const WeakClassifier& w : full.weak)
             thresholds += w.reject_threshold != kNoRejection;
-        ASSERT_GE(thresholds, 2u) << family_name(family) << ": too few thresholds to test the mining";
+        ASSERT_GE(thresholds, 2u) << feature_type_name(family) << ": too few thresholds to test the mining";
         /* The classifier as the trainer holds it while mining: the last
          * weak classifier keeps its rejection threshold. */
         for (size_t weak : {size_t{0}, size_t{2}, full.weak.size()}) {
             Classifier c = full;
             c.weak.resize(weak);
-            const std::string what = std::string(family_name(family)) + ", " + std::to_string(weak) + " weak";
+            const std::string what = std::string(feature_type_name(family)) + ", " + std::to_string(weak) + " weak";
             for (int stride : {1, 3}) {
                 CpuMiner cpu(backgrounds, Size{24, 24}, stride);
                 EngineMiner engine(backgrounds, Size{24, 24}, engine_config(), stride);

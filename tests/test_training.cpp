@@ -27,6 +27,7 @@
 
 #include "core/error.h"
 #include "core/model/classifier_io.h"
+#include "core/model/feature_types.h"
 #include "core/reference/detector.h"
 #include "core/training/checkpoint.h"
 #include "core/training/samples.h"
@@ -439,6 +440,49 @@ TEST(Trainer, RefusesBadTrainingInput)
         "needs 2000 negatives");
 }
 
+/* The one list of feature types (core/model/feature_types.h) against what
+ * the model says of each feature itself: the name, the table size and the
+ * alternative agree, and the trainer takes the tagged types only. */
+TEST(FeatureTypes, TheListAgreesWithTheModelAndTheTrainer)
+{
+    ASSERT_EQ(feature_types().size(), 4u);
+    for (size_t i = 0; i < feature_types().size(); ++i) {
+        const FeatureTypeInfo& t = feature_types()[i];
+        SCOPED_TRACE(t.name);
+        EXPECT_EQ(static_cast<size_t>(t.type), i);
+        const Feature f = make_feature(t.type);
+        EXPECT_EQ(feature_type(f), t.type);
+        EXPECT_STREQ(feature_type_name(f), t.name);
+        EXPECT_EQ(response_values(f).size, t.table_size);
+        EXPECT_EQ(find_feature_type_by_name(t.name), &t);
+        if (t.tag) {
+            EXPECT_EQ(find_feature_type_by_tag(t.tag), &t);
+        }
+    }
+    /* The values are hashed into checkpoints: they must not move. */
+    EXPECT_EQ(static_cast<int>(FeatureType::Lbp), 0);
+    EXPECT_EQ(static_cast<int>(FeatureType::Lrd), 1);
+    EXPECT_EQ(static_cast<int>(FeatureType::Lrp), 2);
+    EXPECT_EQ(feature_type_info(FeatureType::Lbp).table_size, 256u);
+    EXPECT_EQ(feature_type_info(FeatureType::Lrd).table_size, 17u);
+    EXPECT_EQ(feature_type_info(FeatureType::Lrp).table_size, 81u);
+    EXPECT_EQ(trainable_feature_tags(), "lbp, lrd or lrp");
+    EXPECT_EQ(find_feature_type_by_tag("haar"), nullptr);
+    EXPECT_EQ(find_feature_type_by_tag("LBP"), nullptr);
+    EXPECT_EQ(find_feature_type_by_name("lbp"), nullptr);
+
+    TrainerConfig c = small_config();
+    c.feature_type = FeatureType::Haar;
+    try {
+        Trainer(c, {GrayImage(24, 24)},
+                std::make_shared<CpuMiner>(std::vector<GrayImage>{GrayImage(100, 100)}, Size{24, 24}));
+        ADD_FAILURE() << "a trainer of Haar features";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::BadParameter);
+        EXPECT_NE(std::string(e.what()).find("HAAR features cannot be trained"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
 {
     if (!have_backgrounds())
@@ -660,9 +704,9 @@ TEST(Trainer, RankFeaturesLearnTheObjectToo)
     const std::vector<GrayImage> train_bg = backgrounds(false), test_bg = backgrounds(true);
     const std::vector<GrayImage> positives = synthetic_positives(train_bg, 2000, 11);
     const std::vector<GrayImage> held_out = synthetic_positives(test_bg, 300, 12);
-    for (FeatureFamily family : {FeatureFamily::Lrd, FeatureFamily::Lrp}) {
+    for (FeatureType family : {FeatureType::Lrd, FeatureType::Lrp}) {
         TrainerConfig config = small_config();
-        config.family = family;
+        config.feature_type = family;
         config.block_sizes = {};
         config.negatives = 2000;
         config.weak_count = 40;
@@ -676,12 +720,12 @@ TEST(Trainer, RankFeaturesLearnTheObjectToo)
         const Classifier c = load_classifier_memory(write_waldboost_xml(trained), "trained");
         ASSERT_TRUE(std::holds_alternative<RankFeature>(c.weak[0].feature));
         EXPECT_EQ(std::get<RankFeature>(c.weak[0].feature).kind,
-                  family == FeatureFamily::Lrd ? RankFeature::Kind::Difference : RankFeature::Kind::Pair);
+                  family == FeatureType::Lrd ? RankFeature::Kind::Difference : RankFeature::Kind::Pair);
         const HeldOut h = measure(c, held_out, test_bg);
-        std::cout << "[ training  ] " << family_name(family) << ": held-out miss rate " << h.miss_rate
+        std::cout << "[ training  ] " << feature_type_name(family) << ": held-out miss rate " << h.miss_rate
                   << ", held-out background windows accepted " << h.accepted << " of " << h.windows << std::endl;
-        EXPECT_LE(h.miss_rate, 2 * config.alpha + 0.02) << family_name(family);
-        EXPECT_LT(h.fp_rate(), 0.05) << family_name(family);
+        EXPECT_LE(h.miss_rate, 2 * config.alpha + 0.02) << feature_type_name(family);
+        EXPECT_LT(h.fp_rate(), 0.05) << feature_type_name(family);
     }
 }
 
@@ -761,12 +805,12 @@ TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
         GTEST_SKIP() << "background images missing";
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 5);
-    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrd}) {
+    for (FeatureType family : {FeatureType::Lbp, FeatureType::Lrd}) {
         TrainerConfig c = small_config(4);
-        c.family = family;
-        if (family != FeatureFamily::Lbp)
+        c.feature_type = family;
+        if (family != FeatureType::Lbp)
             c.block_sizes = {};
-        c.weak_count = family == FeatureFamily::Lbp ? 8 : 12;
+        c.weak_count = family == FeatureType::Lbp ? 8 : 12;
         c.negatives = 300;
         Trainer whole(c, positives, std::make_shared<CpuMiner>(bg, c.window));
         std::vector<uint64_t> mined;
@@ -776,7 +820,7 @@ TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
         ASSERT_TRUE(std::any_of(mined.begin(), mined.end(), [](uint64_t n) {
             return n > 0;
         })) << "no mining round: the test would not cover the miner's random state";
-        const std::string path = temporary_path(std::string(family_name(family)) + ".ckpt");
+        const std::string path = temporary_path(std::string(feature_type_name(family)) + ".ckpt");
         for (int stop_at : {1, 3, 7}) {
             Trainer first(c, positives, std::make_shared<CpuMiner>(bg, c.window));
             first.set_checkpoint(path, 2);
@@ -796,7 +840,7 @@ TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
             });
             EXPECT_FALSE(second.stopped());
             EXPECT_EQ(first_reported, stop_at + 1);
-            EXPECT_EQ(write_waldboost_xml(resumed), expected) << family_name(family) << " stopped at " << stop_at;
+            EXPECT_EQ(write_waldboost_xml(resumed), expected) << feature_type_name(family) << " stopped at " << stop_at;
         }
         std::remove(path.c_str());
     }

@@ -62,14 +62,14 @@ int64_t block_sum(const GrayImage& w, int x, int y, int bw, int bh)
     return s;
 }
 
-size_t plain_bin(FeatureFamily family, const Grid& g, int a, int b, const GrayImage& w)
+size_t plain_bin(FeatureType family, const Grid& g, int a, int b, const GrayImage& w)
 {
     int64_t sums[9];
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
             sums[3 * r + c] =
                 block_sum(w, g.x + c * g.block_width, g.y + r * g.block_height, g.block_width, g.block_height);
-    if (family == FeatureFamily::Lbp) {
+    if (family == FeatureType::Lbp) {
         /* Bit 7 the top-left block, then clockwise; set when >= the centre. */
         const int clockwise[8] = {0, 1, 2, 5, 8, 7, 6, 3};
         size_t code = 0;
@@ -83,8 +83,8 @@ size_t plain_bin(FeatureFamily family, const Grid& g, int a, int b, const GrayIm
         rank_a += sums[j] < sums[a];
         rank_b += sums[j] < sums[b];
     }
-    return family == FeatureFamily::Lrd ? static_cast<size_t>(rank_a - rank_b + 8)
-                                        : static_cast<size_t>(9 * rank_a + rank_b);
+    return family == FeatureType::Lrd ? static_cast<size_t>(rank_a - rank_b + 8)
+                                      : static_cast<size_t>(9 * rank_a + rank_b);
 }
 
 struct Sample {
@@ -102,7 +102,7 @@ std::vector<PlainCandidate> plain_candidates(const CandidateSet& set)
 {
     std::vector<PlainCandidate> out;
     for (const Grid& g : set.grids) {
-        if (set.family == FeatureFamily::Lbp) {
+        if (set.feature_type == FeatureType::Lbp) {
             out.push_back({g, 0, 0});
             continue;
         }
@@ -123,22 +123,22 @@ std::vector<uint64_t> plain_sums(const CandidateSet& set, const std::vector<Samp
     for (size_t c = 0; c < candidates.size(); ++c)
         for (size_t i = 0; i < samples.size(); ++i) {
             const size_t bin =
-                plain_bin(set.family, candidates[c].grid, candidates[c].a, candidates[c].b, samples[i].window);
+                plain_bin(set.feature_type, candidates[c].grid, candidates[c].a, candidates[c].b, samples[i].window);
             sums[c * 2 * bins + (samples[i].positive ? bins : 0) + bin] += weights[i];
         }
     return sums;
 }
 
-CandidateSet candidate_set(FeatureFamily family, Size window)
+CandidateSet candidate_set(FeatureType family, Size window)
 {
     CandidateSet set;
-    set.family = family;
+    set.feature_type = family;
     set.window = window;
     for (int bw = 1; 3 * bw <= window.width; ++bw)
         for (int bh = 1; 3 * bh <= window.height; ++bh)
             for (int y = 0; y + 3 * bh <= window.height; ++y)
                 for (int x = 0; x + 3 * bw <= window.width; ++x)
-                    if (family == FeatureFamily::Lbp || (x + y) % 3 == 0) /* fewer rank grids: time */
+                    if (family == FeatureType::Lbp || (x + y) % 3 == 0) /* fewer rank grids: time */
                         set.grids.push_back(Grid{x, y, bw, bh});
     return set;
 }
@@ -160,13 +160,13 @@ std::vector<uint64_t> random_weights(size_t n, std::mt19937_64& rng)
 
 /* A family, and the work-items per group: 0 the device's default (1 on
  * PoCL: plain additions), 64 the GPUs' way (local atomics on halves). */
-class TrainingHistograms : public ::testing::TestWithParam<std::tuple<FeatureFamily, size_t>> {};
+class TrainingHistograms : public ::testing::TestWithParam<std::tuple<FeatureType, size_t>> {};
 
 }  // namespace
 
 TEST_P(TrainingHistograms, DeviceAndCpuSumsEqualThePlainComputation)
 {
-    const FeatureFamily family = std::get<0>(GetParam());
+    const FeatureType family = std::get<0>(GetParam());
     const size_t group_size = std::get<1>(GetParam());
     const Size window{13, 11};
     const CandidateSet set = candidate_set(family, window);
@@ -256,12 +256,11 @@ TEST_P(TrainingHistograms, DeviceAndCpuSumsEqualThePlainComputation)
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, TrainingHistograms,
-                         ::testing::Combine(::testing::Values(FeatureFamily::Lbp, FeatureFamily::Lrd,
-                                                              FeatureFamily::Lrp),
+                         ::testing::Combine(::testing::Values(FeatureType::Lbp, FeatureType::Lrd, FeatureType::Lrp),
                                             ::testing::Values(size_t{0}, size_t{64})),
-                         [](const ::testing::TestParamInfo<std::tuple<FeatureFamily, size_t>>& info) {
+                         [](const ::testing::TestParamInfo<std::tuple<FeatureType, size_t>>& info) {
                              const size_t group = std::get<1>(info.param);
-                             return std::string(family_name(std::get<0>(info.param))) +
+                             return std::string(feature_type_name(std::get<0>(info.param))) +
                                     (group ? "_groups_of_" + std::to_string(group) : "_default_groups");
                          });
 
@@ -332,11 +331,11 @@ TEST(TrainingOnDevice, WritesTheSameClassifierAsTheCpu)
         backgrounds.push_back(synthetic_background(160, 120, rng));
     const Size window{16, 16};
     const std::vector<GrayImage> positives = synthetic_positives(backgrounds, window, 400, rng);
-    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrd, FeatureFamily::Lrp}) {
-        SCOPED_TRACE(family_name(family));
+    for (FeatureType family : {FeatureType::Lbp, FeatureType::Lrd, FeatureType::Lrp}) {
+        SCOPED_TRACE(feature_type_name(family));
         TrainerConfig config;
         config.window = window;
-        config.family = family;
+        config.feature_type = family;
         config.weak_count = 10;
         config.negatives = 400;
         config.position_step = 2;
@@ -358,7 +357,7 @@ TEST(TrainingOnDevice, WritesTheSameClassifierAsTheCpu)
 
 TEST(TrainingHistogramsInput, MismatchedCallsAreRefusedOnEitherBackend)
 {
-    const CandidateSet set = candidate_set(FeatureFamily::Lrd, Size{9, 9});
+    const CandidateSet set = candidate_set(FeatureType::Lrd, Size{9, 9});
     std::vector<std::unique_ptr<HistogramBackend>> backends;
     backends.push_back(make_cpu_histograms(set, 1));
     try {
@@ -419,13 +418,13 @@ TEST(TrainingHistogramsInput, MismatchedCallsAreRefusedOnEitherBackend)
  * into the second chunk and into the last, the choice moves with it. */
 TEST(TrainingHistogramsInput, ManyChunksChooseAsTheCpu)
 {
-    for (FeatureFamily family : {FeatureFamily::Lbp, FeatureFamily::Lrp}) {
-        SCOPED_TRACE(family_name(family));
+    for (FeatureType family : {FeatureType::Lbp, FeatureType::Lrp}) {
+        SCOPED_TRACE(feature_type_name(family));
         CandidateSet set;
-        set.family = family;
+        set.feature_type = family;
         set.window = Size{24, 24};
         std::vector<Size> sizes;
-        if (family == FeatureFamily::Lbp)
+        if (family == FeatureType::Lbp)
             for (int bw = 1; bw <= 8; ++bw)
                 for (int bh = 1; bh <= 8; ++bh)
                     sizes.push_back(Size{bw, bh});

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/model/feature_types.h"
 #include "core/opencl/features/classifier_pack.h"
 #include "core/opencl/features/feature_kind.h"
 #include "core/reference/detector.h"
@@ -178,5 +179,25 @@ TEST(EngineFeatureSeam, AnExtensionTheDeviceLacksIsADeviceProblem)
     } catch (const Error& e) {
         EXPECT_EQ(e.kind(), ErrorKind::NoDevice) << e.what();
         EXPECT_NE(std::string(e.what()).find("cl_waldboost_no_such_extension"), std::string::npos) << e.what();
+    }
+}
+
+/* The engine picks a classifier's kind by its FeatureType, and each kind
+ * takes its name and table size from the one list of feature types
+ * (core/model/feature_types.h): a different kind per type. */
+TEST(EngineFeatureSeam, EachFeatureTypeHasTheKindTheListNames)
+{
+    std::vector<const opencl::FeatureKind*> kinds;
+    for (const FeatureTypeInfo& t : feature_types()) {
+        SCOPED_TRACE(t.name);
+        Classifier classifier;
+        WeakClassifier weak;
+        weak.feature = make_feature(t.type);
+        classifier.weak.push_back(weak);
+        const opencl::FeatureKind& kind = opencl::feature_kind(classifier);
+        EXPECT_STREQ(kind.name(), t.name);
+        EXPECT_EQ(kind.table_size(), t.table_size);
+        EXPECT_EQ(std::count(kinds.begin(), kinds.end(), &kind), 0);
+        kinds.push_back(&kind);
     }
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/model/feature_types.h"
 #include "core/model/formats.h"
 #include "core/text.h"
 
@@ -132,18 +133,7 @@ std::string haar_tree_problem(const HaarTree& tree, int w, int h)
     return {};
 }
 
-const char* feature_type_name(const Feature& feature)
-{
-    struct Name {
-        const char* operator()(const LbpFeature&) const { return "LBP"; }
-        const char* operator()(const HaarTree&) const { return "HAAR"; }
-        const char* operator()(const RankFeature& f) const
-        {
-            return f.kind == RankFeature::Kind::Difference ? "LRD" : "LRP";
-        }
-    };
-    return std::visit(Name{}, feature);
-}
+const char* feature_type_name(const Feature& feature) { return feature_type_name(feature_type(feature)); }
 
 ResponseValues response_values(const Feature& feature)
 {

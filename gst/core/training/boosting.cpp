@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <variant>
 
 #include "core/error.h"
 
@@ -27,7 +28,7 @@ std::vector<Grid> candidate_grids(const TrainerConfig& config)
     const Size w = config.window;
     std::vector<Grid> grids;
     std::vector<Size> sizes = config.block_sizes;
-    if (sizes.empty() && config.family == FeatureFamily::Lbp)
+    if (sizes.empty() && config.feature_type == FeatureType::Lbp)
         for (int bw = 1; 3 * bw <= w.width; ++bw)
             for (int bh = 1; 3 * bh <= w.height; ++bh)
                 sizes.push_back(Size{bw, bh});
@@ -78,7 +79,7 @@ Choice select_candidate(WorkingSet& set, const std::vector<double>& weights)
 Feature fit_feature(WorkingSet& set, const CandidateSet& candidates, size_t candidate,
                     const std::vector<double>& weights, std::vector<float>* responses)
 {
-    const FamilyLayout layout = candidates.layout();
+    const FeatureLayout layout = candidates.layout();
     set.fetch_bins(candidate);
     std::vector<double> pos(layout.bins, 0.0), neg(layout.bins, 0.0);
     for (size_t i = 0; i < set.count(); ++i)
@@ -90,34 +91,34 @@ Feature fit_feature(WorkingSet& set, const CandidateSet& candidates, size_t cand
     for (size_t b = 0; b < layout.bins; ++b)
         (*responses)[b] = real_adaboost_response(pos[b], neg[b], eps);
     const Grid& g = candidates.grids[candidate / layout.per_grid];
-    if (layout.family == FeatureFamily::Lbp) {
-        LbpFeature f;
-        f.x = g.x;
-        f.y = g.y;
-        f.block_width = g.block_width;
-        f.block_height = g.block_height;
-        std::copy(responses->begin(), responses->end(), f.responses.begin());
-        return f;
+    Feature feature = make_feature(layout.type);
+    if (auto* lbp = std::get_if<LbpFeature>(&feature)) {
+        lbp->x = g.x;
+        lbp->y = g.y;
+        lbp->block_width = g.block_width;
+        lbp->block_height = g.block_height;
+        std::copy(responses->begin(), responses->end(), lbp->responses.begin());
+        return feature;
     }
-    RankFeature f;
-    f.kind = layout.family == FeatureFamily::Lrd ? RankFeature::Kind::Difference : RankFeature::Kind::Pair;
-    f.x = g.x;
-    f.y = g.y;
-    f.block_width = g.block_width;
-    f.block_height = g.block_height;
+    /* FeatureLayout takes no other type than LBP and the rank features. */
+    RankFeature& rank = std::get<RankFeature>(feature);
+    rank.x = g.x;
+    rank.y = g.y;
+    rank.block_width = g.block_width;
+    rank.block_height = g.block_height;
     const BlockPair& p = block_pairs()[candidate % layout.per_grid];
-    f.block_a = p.a;
-    f.block_b = p.b;
-    f.responses = *responses;
-    return f;
+    rank.block_a = p.a;
+    rank.block_b = p.b;
+    rank.responses = *responses;
+    return feature;
 }
 
 std::string describe_candidate(const CandidateSet& candidates, size_t candidate)
 {
-    const FamilyLayout layout = candidates.layout();
+    const FeatureLayout layout = candidates.layout();
     std::string text =
-        std::string(family_name(layout.family)) + " " + describe(candidates.grids[candidate / layout.per_grid]);
-    if (layout.family != FeatureFamily::Lbp) {
+        std::string(feature_type_name(layout.type)) + " " + describe(candidates.grids[candidate / layout.per_grid]);
+    if (layout.type != FeatureType::Lbp) {
         const BlockPair& p = block_pairs()[candidate % layout.per_grid];
         text += " blocks " + std::to_string(p.a) + "-" + std::to_string(p.b);
     }

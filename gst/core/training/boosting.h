@@ -21,8 +21,8 @@
 
 namespace waldboost::training {
 
-/* Every 3x3 grid of the configured block sizes (or the family's default
- * ones) at every position step that fits the window. Throws Error
+/* Every 3x3 grid of the configured block sizes (or the feature type's
+ * default ones) at every position step that fits the window. Throws Error
  * (BadParameter) for a block size below 1x1 or when no grid fits. */
 std::vector<Grid> candidate_grids(const TrainerConfig& config);
 

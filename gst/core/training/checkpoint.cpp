@@ -349,7 +349,7 @@ uint64_t settings_fingerprint(const TrainerConfig& config, const std::vector<Gri
     f.add_u64(static_cast<uint64_t>(config.window.width));
     f.add_u64(static_cast<uint64_t>(config.window.height));
     f.add_string(config.label);
-    f.add_u64(static_cast<uint64_t>(config.family));
+    f.add_u64(static_cast<uint64_t>(config.feature_type));
     f.add_u64(grids.size());
     for (const Grid& g : grids)
         for (int v : {g.x, g.y, g.block_width, g.block_height})

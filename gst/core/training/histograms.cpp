@@ -26,23 +26,33 @@ const std::array<BlockPair, 36>& block_pairs()
     return pairs;
 }
 
-FamilyLayout::FamilyLayout(FeatureFamily f)
-    : family(f), bins(f == FeatureFamily::Lbp   ? LbpFeature::kTableSize
-                      : f == FeatureFamily::Lrd ? RankFeature::kDifferenceTableSize
-                                                : RankFeature::kPairTableSize),
-      bytes_per_grid(f == FeatureFamily::Lbp ? 1 : 9), per_grid(f == FeatureFamily::Lbp ? 1 : 36)
+FeatureLayout::FeatureLayout(FeatureType t) : type(t), bins(feature_type_info(t).table_size)
 {
+    switch (t) {
+    case FeatureType::Lbp: /* the code */
+        bytes_per_grid = 1;
+        per_grid = 1;
+        return;
+    case FeatureType::Lrd:
+    case FeatureType::Lrp: /* the nine ranks; a candidate per pair of blocks */
+        bytes_per_grid = RankFeature::kBlocks;
+        per_grid = block_pairs().size();
+        return;
+    case FeatureType::Haar: break;
+    }
+    throw Error(ErrorKind::BadParameter, std::string("training: ") + feature_type_name(t) +
+                                             " features cannot be trained (" + trainable_feature_tags() + ")");
 }
 
 std::vector<uint8_t> grid_values(const CandidateSet& set, const GrayImage& window)
 {
-    const FamilyLayout layout = set.layout();
+    const FeatureLayout layout = set.layout();
     const IntegralImage integral = integral_image(window.view());
     std::vector<uint8_t> values(set.grids.size() * layout.bytes_per_grid);
     for (size_t g = 0; g < set.grids.size(); ++g) {
         const Grid& grid = set.grids[g];
         uint8_t* out = values.data() + g * layout.bytes_per_grid;
-        if (layout.family == FeatureFamily::Lbp) {
+        if (layout.type == FeatureType::Lbp) {
             LbpFeature f;
             f.x = grid.x;
             f.y = grid.y;
@@ -228,7 +238,7 @@ public:
                         for (size_t k = 0; k < per_grid; ++k) {
                             uint64_t* h = hist.data() + (g - g0) * histogram + k * 2 * bins;
                             const uint8_t* grid = scratch.data() + (g - g0) * layout_.bytes_per_grid * kSampleTile;
-                            if (layout_.family == FeatureFamily::Lbp) {
+                            if (layout_.type == FeatureType::Lbp) {
                                 for (size_t t = 0; t < tile; ++t)
                                     h[side[t] * bins + grid[t]] += w[t];
                                 continue;
@@ -236,7 +246,7 @@ public:
                             const BlockPair& pair = block_pairs()[k];
                             const uint8_t* ra = grid + static_cast<size_t>(pair.a) * kSampleTile;
                             const uint8_t* rb = grid + static_cast<size_t>(pair.b) * kSampleTile;
-                            if (layout_.family == FeatureFamily::Lrd)
+                            if (layout_.type == FeatureType::Lrd)
                                 for (size_t t = 0; t < tile; ++t)
                                     h[side[t] * bins + static_cast<size_t>(ra[t] - rb[t] + 8)] += w[t];
                             else

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "core/detection/image.h"
-#include "core/training/trainer.h"
+#include "core/model/feature_types.h"
 
 namespace waldboost::training {
 
@@ -44,33 +44,35 @@ struct BlockPair {
 };
 const std::array<BlockPair, 36>& block_pairs();
 
-/* What a family stores per sample and grid, and how a candidate's bin is
- * read from it: LBP one byte (the code), LRD and LRP nine (the ranks). */
-struct FamilyLayout {
-    FeatureFamily family;
-    size_t bins;           /* table entries */
-    size_t bytes_per_grid; /* stored per sample and grid */
-    size_t per_grid;       /* candidates per grid */
+/* What a feature type stores per sample and grid, and how a candidate's
+ * bin is read from it: LBP one byte (the code), LRD and LRP nine (the
+ * ranks). */
+struct FeatureLayout {
+    FeatureType type;
+    size_t bins;               /* table entries (feature_type_info().table_size) */
+    size_t bytes_per_grid = 0; /* stored per sample and grid */
+    size_t per_grid = 0;       /* candidates per grid */
 
-    explicit FamilyLayout(FeatureFamily f);
+    /* Throws Error (BadParameter) for a type the trainer cannot make. */
+    explicit FeatureLayout(FeatureType t);
     /* The bin of candidate `k` of a grid whose stored bytes are `v`. */
     size_t bin(const uint8_t* v, size_t k) const
     {
-        if (family == FeatureFamily::Lbp)
+        if (type == FeatureType::Lbp)
             return v[0];
         const BlockPair& p = block_pairs()[k];
-        return family == FeatureFamily::Lrd ? static_cast<size_t>(v[p.a] - v[p.b] + 8)
-                                            : static_cast<size_t>(9 * v[p.a] + v[p.b]);
+        return type == FeatureType::Lrd ? static_cast<size_t>(v[p.a] - v[p.b] + 8)
+                                        : static_cast<size_t>(9 * v[p.a] + v[p.b]);
     }
 };
 
 /* The candidates: every grid, and per grid layout.per_grid features;
  * candidate c is grid c / per_grid, feature c % per_grid. */
 struct CandidateSet {
-    FeatureFamily family = FeatureFamily::Lbp;
+    FeatureType feature_type = FeatureType::Lbp;
     Size window{24, 24};
     std::vector<Grid> grids;
-    FamilyLayout layout() const { return FamilyLayout(family); }
+    FeatureLayout layout() const { return FeatureLayout(feature_type); }
     size_t count() const { return grids.size() * layout().per_grid; }
 };
 
@@ -138,9 +140,9 @@ public:
     virtual Choice best(const std::vector<uint64_t>& weights);
 
 protected:
-    explicit HistogramBackend(CandidateSet set) : set_(std::move(set)), layout_(set_.family) {}
+    explicit HistogramBackend(CandidateSet set) : set_(std::move(set)), layout_(set_.feature_type) {}
     const CandidateSet set_;
-    const FamilyLayout layout_;
+    const FeatureLayout layout_;
 };
 
 /* The CPU backend: the values in host memory, sample after sample; best()

@@ -32,16 +32,6 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 }  // namespace
 
-const char* family_name(FeatureFamily family)
-{
-    switch (family) {
-    case FeatureFamily::Lbp: return "LBP";
-    case FeatureFamily::Lrd: return "LRD";
-    case FeatureFamily::Lrp: return "LRP";
-    }
-    return "?";
-}
-
 struct Trainer::Impl {
     TrainerConfig config;
     std::vector<GrayImage> positives;
@@ -116,7 +106,7 @@ Trainer::Trainer(TrainerConfig config, std::vector<GrayImage> positives, std::sh
                                                      std::to_string(w.width) + "x" + std::to_string(w.height));
     if (!miner)
         throw Error(ErrorKind::BadParameter, "training: no source of negatives");
-    m.candidates.family = config.family;
+    m.candidates.feature_type = config.feature_type;
     m.candidates.window = w;
     m.candidates.grids = candidate_grids(config);
     const unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -159,7 +149,7 @@ void Trainer::resume(const std::string& path)
     run.positive_count = m.positives.size();
     run.backgrounds = m.miner->fingerprint();
     run.weak_count = m.config.weak_count;
-    run.feature_name = family_name(m.config.family);
+    run.feature_name = feature_type_name(m.config.feature_type);
     m.resumed_rng = check_checkpoint_run(state, run, path);
     state.classifier.label = m.config.label;
 

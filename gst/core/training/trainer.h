@@ -27,28 +27,23 @@
 #include <vector>
 
 #include "core/detection/image.h"
+#include "core/model/feature_types.h"
 #include "core/model/model.h"
 #include "core/training/miners.h"
 
 namespace waldboost::training {
 
-/* The feature families a classifier may use (one per classifier, as the
- * loader and the engine require). All three read the nine block sums of a
- * 3x3 grid of equal blocks. */
 class HistogramBackend;
 struct CandidateSet;
-
-enum class FeatureFamily {
-    Lbp, /* multi-block LBP as the engine runs it: 256 bins */
-    Lrd, /* local rank difference R_a - R_b: 17 bins */
-    Lrp, /* local rank pattern 9 R_a + R_b: 81 bins */
-};
-const char* family_name(FeatureFamily family);
 
 struct TrainerConfig {
     Size window{24, 24};
     std::string label = "object";
-    FeatureFamily family = FeatureFamily::Lbp;
+    /* One per classifier, as the loader and the engine require: a type
+     * with a command-line tag in core/model/feature_types.h (LBP, LRD or
+     * LRP, which all read the nine block sums of a 3x3 grid of equal
+     * blocks). */
+    FeatureType feature_type = FeatureType::Lbp;
     /* Block sizes of the 3x3 grids to consider; empty: for LBP every size
      * whose grid fits the window, for LRD and LRP 1x1, 2x2, 2x4 and 4x2
      * (what the rank features' authors found enough for faces; each grid

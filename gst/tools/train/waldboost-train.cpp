@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/io/output_file.h"
 #include "core/model/classifier_io.h"
+#include "core/model/feature_types.h"
 #include "core/opencl/device/device.h"
 #include "core/training/opencl/training_histograms.h"
 #include "core/training/opencl/engine_miner.h"
@@ -172,10 +173,26 @@ int usage_error(const std::string& message)
     return 2;
 }
 
+/* The feature types the trainer makes, from the one list of them:
+ * "lbp (multi-block LBP, default), lrd (local rank differences) or ...". */
+std::string feature_type_choices()
+{
+    std::vector<std::string> choices;
+    for (const waldboost::FeatureTypeInfo& t : waldboost::feature_types())
+        if (t.tag)
+            choices.push_back(std::string(t.tag) + " (" + t.summary +
+                              (t.type == wt::TrainerConfig().feature_type ? ", default)" : ")"));
+    std::string text;
+    for (size_t i = 0; i < choices.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+    return text;
+}
+
 /* Parses the command line into `o` (GLib prints --help and exits).
  * Returns the message of a usage error, or nothing. */
 std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
 {
+    const std::string feature_help = "Feature type: " + feature_type_choices();
     const GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output, "Write the classifier here (WaldBoost XML)", "FILE"},
         {"annotations", 'a', 0, G_OPTION_ARG_FILENAME_ARRAY, &o.annotations,
@@ -198,10 +215,7 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "lets many background windows through): e.g. one chosen on training data with waldboost-evaluate "
          "--threshold",
          "T"},
-        {"feature", 'f', 0, G_OPTION_ARG_STRING, &o.feature,
-         "Feature family: lbp (multi-block LBP, default), lrd (local rank differences) or lrp (local rank "
-         "patterns)",
-         "KIND"},
+        {"feature", 'f', 0, G_OPTION_ARG_STRING, &o.feature, feature_help.c_str(), "KIND"},
         {"block-sizes", 0, 0, G_OPTION_ARG_STRING, &o.block_sizes,
          "Block sizes of the features' 3x3 grids, e.g. 1x1,2x2,2x4,4x2 (default: every size that fits for lbp, "
          "1x1,2x2,2x4,4x2 for lrd and lrp)",
@@ -274,15 +288,10 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     if (o.label)
         config.label = o.label;
     if (o.feature) {
-        const std::string f = o.feature;
-        if (f == "lbp")
-            config.family = wt::FeatureFamily::Lbp;
-        else if (f == "lrd")
-            config.family = wt::FeatureFamily::Lrd;
-        else if (f == "lrp")
-            config.family = wt::FeatureFamily::Lrp;
-        else
-            return "--feature must be lbp, lrd or lrp";
+        const waldboost::FeatureTypeInfo* type = waldboost::find_feature_type_by_tag(o.feature);
+        if (!type)
+            return "--feature must be " + waldboost::trainable_feature_tags();
+        config.feature_type = type->type;
     }
     if (o.block_sizes) {
         std::istringstream list(o.block_sizes);

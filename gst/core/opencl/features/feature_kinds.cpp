@@ -12,13 +12,15 @@ const FeatureKind& feature_kind(const Classifier& classifier)
 {
     if (classifier.weak.empty())
         throw std::logic_error("feature_kind: a classifier without weak classifiers");
-    /* A feature type without a kind does not compile. */
-    struct Kind {
-        const FeatureKind& operator()(const LbpFeature&) const { return lbp_feature_kind(); }
-        const FeatureKind& operator()(const HaarTree&) const { return haar_feature_kind(); }
-        const FeatureKind& operator()(const RankFeature& f) const { return rank_feature_kind(f.kind); }
-    };
-    return std::visit(Kind{}, classifier.weak.front().feature);
+    /* By the one list of feature types (core/model/feature_types.h): a
+     * type without a case here is a -Wswitch warning, an error in CI. */
+    switch (feature_type(classifier.weak.front().feature)) {
+    case FeatureType::Lbp: return lbp_feature_kind();
+    case FeatureType::Lrd:
+    case FeatureType::Lrp: return rank_feature_kind(feature_type(classifier.weak.front().feature));
+    case FeatureType::Haar: return haar_feature_kind();
+    }
+    throw std::logic_error("feature_kind: a feature type without a kind");
 }
 
 }  // namespace waldboost::opencl

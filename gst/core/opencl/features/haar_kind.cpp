@@ -94,10 +94,10 @@ void pack_segment_ends(PackedClassifier& p)
 
 class HaarKind final : public FeatureKind {
 public:
-    const char* name() const override { return "HAAR"; }
+    const char* name() const override { return feature_type_name(FeatureType::Haar); }
     const char* kernel_file() const override { return "haar.cl"; }
     std::string_view kernel_source() const override { return kHaarKernels; }
-    size_t table_size() const override { return 0; /* the leaves, 2 or more per tree */ }
+    size_t table_size() const override { return feature_type_info(FeatureType::Haar).table_size; /* 0: the leaves */ }
     ResponseValues responses(const WeakClassifier& weak) const override { return response_values(weak.feature); }
 
     void pack(const Classifier& classifier, PackedClassifier& p) const override

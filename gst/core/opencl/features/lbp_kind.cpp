@@ -47,10 +47,10 @@ bool append_stump_records(PackedClassifier& p)
 
 class LbpKind final : public FeatureKind {
 public:
-    const char* name() const override { return "LBP"; }
+    const char* name() const override { return feature_type_name(FeatureType::Lbp); }
     const char* kernel_file() const override { return "lbp.cl"; }
     std::string_view kernel_source() const override { return kLbpKernels; }
-    size_t table_size() const override { return LbpFeature::kTableSize; }
+    size_t table_size() const override { return feature_type_info(FeatureType::Lbp).table_size; }
     ResponseValues responses(const WeakClassifier& weak) const override { return response_values(weak.feature); }
 
     void pack(const Classifier& classifier, PackedClassifier& p) const override

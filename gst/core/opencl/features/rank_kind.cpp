@@ -7,6 +7,7 @@
 #include "core/opencl/features/feature_kinds.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/opencl/features/classifier_pack.h"
 #include "shared.h"
@@ -19,11 +20,11 @@ namespace {
 
 class RankKind final : public FeatureKind {
 public:
-    explicit RankKind(RankFeature::Kind kind) : kind_(kind) {}
-    const char* name() const override { return kind_ == RankFeature::Kind::Difference ? "LRD" : "LRP"; }
+    explicit RankKind(FeatureType type) : type_(type) {}
+    const char* name() const override { return feature_type_name(type_); }
     const char* kernel_file() const override { return "rank.cl"; }
     std::string_view kernel_source() const override { return kRankKernels; }
-    size_t table_size() const override { return RankFeature::table_size(kind_); }
+    size_t table_size() const override { return feature_type_info(type_).table_size; }
     ResponseValues responses(const WeakClassifier& weak) const override { return response_values(weak.feature); }
 
     void pack(const Classifier& classifier, PackedClassifier& p) const override
@@ -43,24 +44,25 @@ public:
 
     std::string build_defines(const PackedClassifier&) const override
     {
-        return " -D RANK_TABLE=" + std::to_string(table_size()) +
-               (kind_ == RankFeature::Kind::Pair ? " -D RANK_PAIRS" : "");
+        return " -D RANK_TABLE=" + std::to_string(table_size()) + (type_ == FeatureType::Lrp ? " -D RANK_PAIRS" : "");
     }
     IntegralNeeds integrals(const PackedClassifier&) const override { return {}; }
     /* As for LBP: only block sums are compared. */
     bool narrow_sums_serve(const PackedClassifier& p) const override { return p.largest_block * 255 <= 0xFFFF; }
 
 private:
-    RankFeature::Kind kind_;
+    FeatureType type_;
 };
 
 }  // namespace
 
-const FeatureKind& rank_feature_kind(RankFeature::Kind kind)
+const FeatureKind& rank_feature_kind(FeatureType type)
 {
-    static const RankKind difference(RankFeature::Kind::Difference);
-    static const RankKind pair(RankFeature::Kind::Pair);
-    return kind == RankFeature::Kind::Difference ? difference : pair;
+    static const RankKind difference(FeatureType::Lrd);
+    static const RankKind pair(FeatureType::Lrp);
+    if (type != FeatureType::Lrd && type != FeatureType::Lrp)
+        throw std::logic_error("rank_feature_kind: not a rank feature type");
+    return type == FeatureType::Lrd ? difference : pair;
 }
 
 }  // namespace waldboost::opencl

@@ -31,7 +31,6 @@ namespace {
 
 using training::CandidateSet;
 using training::Choice;
-using training::FeatureFamily;
 
 /* Work-items per work-group: GPUs hide latency with many, which share
  * the group's histograms through local atomics; a CPU device runs a
@@ -184,7 +183,7 @@ OpenClHistograms::OpenClHistograms(CandidateSet set, std::shared_ptr<SharedDevic
 void OpenClHistograms::build(size_t group)
 {
     const std::string source = train_program_source();
-    const int family = set_.family == FeatureFamily::Lbp ? 0 : set_.family == FeatureFamily::Lrd ? 1 : 2;
+    const int family = set_.feature_type == FeatureType::Lbp ? 0 : set_.feature_type == FeatureType::Lrd ? 1 : 2;
     std::string options = "-cl-std=CL1.2 -D TRAIN_FAMILY=" + std::to_string(family) +
                           " -D TRAIN_BINS=" + std::to_string(layout_.bins) +
                           " -D TRAIN_GROUP_CANDIDATES=" + std::to_string(group_candidates_) +
@@ -362,11 +361,11 @@ std::vector<uint8_t> OpenClHistograms::bins(size_t candidate)
     if (n == 0)
         return out;
     try {
-        if (set_.family == FeatureFamily::Lbp) {
+        if (set_.feature_type == FeatureType::Lbp) {
             read_and_wait(queue_, values_, g * capacity_, n, out.data());
             return out;
         }
-        /* The pair's two rank planes, as FamilyLayout::bin() reads a grid's nine bytes. */
+        /* The pair's two rank planes, as FeatureLayout::bin() reads a grid's nine bytes. */
         const training::BlockPair& p = training::block_pairs()[k];
         std::vector<uint8_t> a(n), b(n);
         read_and_wait(queue_, values_, (g * 9 + static_cast<size_t>(p.a)) * capacity_, n, a.data());
