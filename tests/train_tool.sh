@@ -38,6 +38,19 @@ expect 2 "device must be auto, cpu or opencl" "$train" -o "$work/x.xml" -a "$wor
 OCL_ICD_VENDORS="$work/no-vendors" expect 1 "device=opencl: no OpenCL device" "$train" -o "$work/x.xml" \
   -a "$work/faces.txt" -n "$work/bg.txt" --device opencl
 expect 2 "window must be WxH" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" -w 24
+# Checked before any image is read (the images here do not exist), not when
+# training ends: an empty label, an output folder that is not there, and
+# -o naming an input file, which the run would replace.
+echo "$work/nowhere.png 1 0 0 24 24" > "$work/late.txt"
+expect 2 "label is empty" "$train" -o "$work/x.xml" -a "$work/late.txt" -n "$work/bg.txt" --label ""
+expect 1 "cannot write the classifier: $work/no-such-folder/x.xml: cannot create a temporary file: No such file" \
+  "$train" -o "$work/no-such-folder/x.xml" -a "$work/late.txt" -n "$work/bg.txt"
+cp "$work/late.txt" "$work/late.copy"
+expect 2 "output names the annotation file" "$train" -o "$work/late.txt" -a "$work/late.txt" -n "$work/bg.txt"
+ln -s late.txt "$work/late-link.txt"
+expect 2 "output names the annotation file" "$train" -o "$work/late-link.txt" -a "$work/late.txt" -n "$work/bg.txt"
+expect 2 "output names the negatives list" "$train" -o "$work/bg.txt" -a "$work/late.txt" -n "$work/bg.txt"
+cmp -s "$work/late.txt" "$work/late.copy" || { echo "FAILED: -o replaced the annotation file"; exit 1; }
 expect 1 "cannot read the annotation file" "$train" -o "$work/x.xml" -a "$work/missing.txt" -n "$work/bg.txt"
 : > "$work/empty.txt"
 expect 1 "no annotated image" "$train" -o "$work/x.xml" -a "$work/empty.txt" -n "$work/bg.txt"

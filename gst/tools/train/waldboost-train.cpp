@@ -8,7 +8,9 @@
  * waldboost-detect and the engine load as they are. docs/training.md.
  */
 #include <glib.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -25,10 +27,12 @@
 #include "core/io/output_file.h"
 #include "core/model/classifier_io.h"
 #include "core/model/feature_types.h"
+#include "core/model/formats.h"
 #include "core/opencl/device/device.h"
 #include "core/training/opencl/training_histograms.h"
 #include "core/training/opencl/engine_miner.h"
 #include "core/training/samples.h"
+#include "core/text.h"
 #include "core/training/trainer.h"
 #include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
@@ -137,6 +141,32 @@ std::vector<std::string> image_files(const std::string& dir)
 
 using waldboost::tools::folder_of;
 using waldboost::tools::read_text;
+
+/* Whether `a` and `b` name one existing file (through links too). */
+bool same_file(const char* a, const char* b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Throws Error (Io) when the folder --output writes into is not there,
+ * with the message the writer (core/io/output_file.h) would give when
+ * training ends: checked before any image is read. */
+void check_output_folder(const std::string& output)
+{
+    struct stat st;
+    if (stat(output.c_str(), &st) == 0)
+        return; /* written in place or replaced next to itself */
+    const std::string folder = folder_of(output);
+    int error = 0;
+    if (stat(folder.c_str(), &st) != 0)
+        error = errno;
+    else if (!S_ISDIR(st.st_mode))
+        error = ENOTDIR;
+    if (error)
+        throw Error(ErrorKind::Io, "cannot write the classifier: " + waldboost::printable(output) +
+                                       ": cannot create a temporary file: " + std::strerror(error));
+}
 
 using waldboost::tools::json_string;
 
@@ -285,8 +315,18 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     wt::TrainerConfig& config = s->config;
     if (o.window && !parse_size(o.window, &config.window))
         return "--window must be WxH, e.g. 24x24";
-    if (o.label)
+    if (o.label) {
         config.label = o.label;
+        /* The writer would refuse it when training ends, and the label is
+         * in the checkpoint, so it is checked first. */
+        if (const std::string problem = waldboost::label_problem(config.label); !problem.empty())
+            return "--label: " + problem;
+    }
+    for (gchar** a = o.annotations; a && *a; ++a)
+        if (same_file(o.output, *a))
+            return std::string("--output names the annotation file ") + *a + ", which the run would replace";
+    if (same_file(o.output, o.negatives))
+        return std::string("--output names the negatives list ") + o.negatives + ", which the run would replace";
     if (o.feature) {
         const waldboost::FeatureTypeInfo* type = waldboost::find_feature_type_by_tag(o.feature);
         if (!type)
@@ -417,6 +457,7 @@ void print_mining_stats(const wt::EngineMiner::Stats& st)
  * Returns the exit status; throws what stops the run. */
 int train(const Options& o, Settings& s)
 {
+    check_output_folder(o.output);
     /* The device first: a missing one shows before any image is read. */
     const std::string opencl_device = choose_device(s.device, &s.config);
     /* The lists first: a mistake there shows before any image is read. */
