@@ -11,6 +11,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -438,6 +439,42 @@ TEST(Trainer, RefusesBadTrainingInput)
                 .train();
         },
         "needs 2000 negatives");
+}
+
+/* Threads that cannot start (here, no address space left for their
+ * stacks; in a container, a pids limit) are an error the caller gets, with
+ * the threads that started joined, not std::terminate. */
+TEST(Trainer, ThreadsThatCannotStartAreAnError)
+{
+    std::vector<GrayImage> bg{GrayImage(120, 120, 50)};
+    for (int y = 0; y < 120; ++y)
+        for (int x = 0; x < 120; ++x)
+            bg[0].row(y)[x] = static_cast<uint8_t>((x * 7 + y * 13) % 256);
+    std::vector<GrayImage> positives(40, GrayImage(24, 24, 200));
+    TrainerConfig c = small_config();
+    c.negatives = 100;
+    c.weak_count = 2;
+    c.threads = 4096; /* 32 GiB of stacks */
+    Trainer trainer(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+    rlimit saved{};
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    ASSERT_GT(pages, 0);
+    rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (512u << 20);
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+    std::string error;
+    ErrorKind kind = ErrorKind::Io;
+    try {
+        trainer.train();
+    } catch (const Error& e) {
+        error = e.what();
+        kind = e.kind();
+    }
+    ASSERT_EQ(setrlimit(RLIMIT_AS, &saved), 0);
+    EXPECT_EQ(kind, ErrorKind::OutOfResources) << error;
+    EXPECT_NE(error.find("cannot start thread"), std::string::npos) << error;
 }
 
 /* The one list of feature types (core/model/feature_types.h) against what

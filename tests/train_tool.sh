@@ -101,6 +101,12 @@ same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 
 # shellcheck disable=SC2086
 "$train" -o "$work/again.xml" $same -j 1 2> /dev/null
 cmp "$work/faces.xml" "$work/again.xml" || { echo "FAILED: the same seed gave another classifier"; exit 1; }
+# More threads than can start (100,000 stacks in 4 GB of address space):
+# clamped to the cores, the same file, where it used to abort.
+# shellcheck disable=SC2086
+(ulimit -v 4000000 && "$train" -o "$work/many.xml" $same -j 100000 --device=cpu 2> "$work/err") \
+  || { echo "FAILED: -j 100000"; cat "$work/err"; exit 1; }
+cmp "$work/faces.xml" "$work/many.xml" || { echo "FAILED: -j 100000 gave another classifier"; exit 1; }
 # Stopped after 5 weak classifiers and resumed: the same file as the run
 # that never stopped; damaged or foreign checkpoints are refused.
 # shellcheck disable=SC2086
@@ -131,6 +137,29 @@ echo "train tool: SIGINT gave exit status $status"
 "$train" -o "$work/interrupted.xml" $same --checkpoint "$work/ck" --resume 2> "$work/err" \
   || { cat "$work/err"; exit 1; }
 cmp "$work/faces.xml" "$work/interrupted.xml" || { echo "FAILED: the interrupted run gave another classifier"; exit 1; }
+# Two signals end the run at once, not after the weak classifier in
+# progress (the second weak classifier here, seconds long, the first
+# signal sent once the first one's checkpoint exists and the second once
+# the first was taken), and the last checkpoint is whole: it resumes.
+slow="-a $work/faces.txt -n $work/bg.txt --weak 3 --copies 40 --mirror --negative-count 2000 -j 1 --device=cpu"
+rm -f "$work/ck" "$work/twice.xml"
+# shellcheck disable=SC2086
+"$train" -o "$work/twice.xml" $slow --checkpoint "$work/ck" 2> "$work/err" &
+pid=$!
+while [ ! -e "$work/ck" ] && kill -0 $pid 2> /dev/null; do sleep 0.05; done
+kill -INT $pid 2> /dev/null || true
+while ! grep -q "a second signal ends the run now" "$work/err" && kill -0 $pid 2> /dev/null; do sleep 0.01; done
+kill -INT $pid 2> /dev/null || true
+status=0
+wait $pid || status=$?
+grep -q "interrupted again: ending now" "$work/err" || { echo "FAILED: a second SIGINT did not end the run"; cat "$work/err"; exit 1; }
+! grep -q "weak 2/3" "$work/err" || { echo "FAILED: two SIGINTs waited for the weak classifier"; cat "$work/err"; exit 1; }
+[ ! -e "$work/twice.xml" ] || { echo "FAILED: a run ended by two signals wrote a classifier"; exit 1; }
+# shellcheck disable=SC2086
+"$train" -o "$work/twice.xml" $slow --checkpoint "$work/ck" --resume --stop-after 2 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+grep -q "resumed from .* after 1 weak classifiers" "$work/err" || { echo "FAILED: no resume"; cat "$work/err"; exit 1; }
+echo "train tool: two SIGINTs gave exit status $status"
 expect 2 "need --checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" --resume
 expect 1 "cannot read the checkpoint" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/bg.txt" \
   --checkpoint "$work/missing.ck" --resume

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <system_error>
 #include <thread>
 
 #include "core/error.h"
@@ -213,7 +215,8 @@ public:
         const size_t blocks = (grids + block_grids - 1) / block_grids;
         check_weights(weights);
         std::vector<Choice> best(threads_);
-        auto work = [&](unsigned thread) {
+        std::vector<std::exception_ptr> failed(threads_);
+        auto sum_blocks = [&](unsigned thread) {
             std::vector<uint64_t> hist(block_grids * histogram);
             std::vector<uint8_t> scratch(block_grids * layout_.bytes_per_grid * kSampleTile);
             for (size_t block = thread; block < blocks; block += threads_) {
@@ -263,12 +266,42 @@ public:
                     }
             }
         };
-        std::vector<std::thread> pool;
-        for (unsigned t = 1; t < threads_; ++t)
-            pool.emplace_back(work, t);
-        work(0);
-        for (std::thread& t : pool)
-            t.join();
+        /* A failure in a thread (memory) comes back to the caller, not
+         * std::terminate. */
+        auto work = [&](unsigned thread) {
+            try {
+                sum_blocks(thread);
+            } catch (...) {
+                failed[thread] = std::current_exception();
+            }
+        };
+        {
+            std::vector<std::thread> pool;
+            /* Joined however the block is left: a std::thread destroyed
+             * unjoined ends the program. */
+            struct JoinAll {
+                std::vector<std::thread>& pool;
+                ~JoinAll()
+                {
+                    for (std::thread& t : pool)
+                        t.join();
+                }
+            } join_all{pool};
+            for (unsigned t = 1; t < threads_; ++t) {
+                try {
+                    pool.emplace_back(work, t);
+                } catch (const std::system_error& e) {
+                    throw Error(ErrorKind::OutOfResources, "training: cannot start thread " + std::to_string(t + 1) +
+                                                               " of " + std::to_string(threads_) +
+                                                               " to choose the weak classifier (" + e.what() +
+                                                               "): ask for fewer threads");
+                }
+            }
+            work(0);
+        }
+        for (const std::exception_ptr& e : failed)
+            if (e)
+                std::rethrow_exception(e);
         Choice chosen;
         for (const Choice& c : best)
             if (c.better_than(chosen))

@@ -9,6 +9,7 @@
  */
 #include <glib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
@@ -21,6 +22,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -49,9 +51,27 @@ using waldboost::GrayImage;
 constexpr const char* kTool = "waldboost-train";
 
 /* Set by SIGINT and SIGTERM while a checkpoint is kept: training stops
- * after the weak classifier in progress and writes the checkpoint. */
+ * after the weak classifier in progress and writes the checkpoint. A
+ * second signal ends the run at once, as the signal would without a
+ * checkpoint; the last checkpoint, replaced atomically, stays whole. */
 volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
+extern "C" void on_interrupt(int sig)
+{
+    /* write(), not stdio: it is async-signal-safe. */
+    if (!interrupted) {
+        interrupted = 1;
+        static const char first[] =
+            "waldboost-train: stopping after the weak classifier in progress; a second signal ends the run now\n";
+        ssize_t written = write(STDERR_FILENO, first, sizeof first - 1);
+        (void)written;
+        return;
+    }
+    static const char again[] = "waldboost-train: interrupted again: ending now; the last checkpoint is kept\n";
+    ssize_t written = write(STDERR_FILENO, again, sizeof again - 1);
+    (void)written;
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
 
 struct Options {
     gchar* output = nullptr;
@@ -257,7 +277,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "Random seed: the same seed and data give the same classifier "
          "(default 1)",
          "N"},
-        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "Threads (default: every core)", "N"},
+        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "Threads, at most the machine's cores (default: every core)",
+         "N"},
         {"copies", 0, 0, G_OPTION_ARG_INT, &o.copies,
          "Samples per annotated object, the first as annotated, the others varied (default 1)", "N"},
         {"mirror", 0, 0, G_OPTION_ARG_NONE, &o.mirror, "Add the left-right mirror of every positive", nullptr},
@@ -289,7 +310,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
     g_option_context_set_description(
         context, "Positives come from --annotations and/or --positives, negatives from the background images of "
                  "--negatives. Progress goes to stderr: one line per weak classifier. With --checkpoint, SIGINT or "
-                 "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130). "
+                 "SIGTERM stops after the weak classifier in progress and writes the checkpoint (exit status 130); a "
+                 "second one ends the run at once, keeping the last checkpoint. "
                  "Exit status: 0 done (or stopped by --stop-after), 1 the training data or a file could not be "
                  "used, 2 a usage error.");
     return waldboost::tools::parse_command_line(context, entries, &o, argc, argv);
@@ -372,7 +394,9 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     config.position_step = o.position_step;
     config.negatives = o.negative_count;
     config.seed = static_cast<uint64_t>(o.seed);
-    config.threads = static_cast<unsigned>(o.threads);
+    /* More threads than cores only take memory (-j 100000 could not start
+     * them all); every count chooses the same features. */
+    config.threads = std::min(static_cast<unsigned>(o.threads), std::max(1u, std::thread::hardware_concurrency()));
     wt::Augmentation& augmentation = s->augmentation;
     augmentation.copies = o.copies;
     augmentation.mirror = o.mirror;
