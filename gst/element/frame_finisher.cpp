@@ -287,6 +287,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;
     report.visible = pending.visible;
+    report.running_time = message_times(element_, buffer).running_time;
     {
         /* One map of the frame for the tracker, the parts and burning;
          * unmapped before metas go on the buffer (a mapped frame holds a
@@ -294,6 +295,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn, pending.visible);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
+            report.lost = tracker_->stamp(report.objects, report.events, report.running_time);
         } else {
             close_tracks();
             report.objects = untracked_objects(detections);

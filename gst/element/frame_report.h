@@ -30,6 +30,11 @@ struct FrameReport {
     const NestedCascades* nested = nullptr;
     /* Tracks that appeared or left on this frame (tracking=true). */
     std::vector<waldboost::tracking::TrackEvent> events;
+    /* The tracks those events ended, with when they were seen, and this
+     * frame's running time (the reported tracks' last seen): the analytics
+     * metadata's TrackingMtds. */
+    std::vector<LostTrack> lost;
+    GstClockTime running_time = GST_CLOCK_TIME_NONE;
     guint64 windows_cut = 0; /* accepted windows past max-windows */
     /* Where the visible (cropped) frame lies in the buffer: the boxes above
      * are in its coordinates, drawing moves them by its offset. */

@@ -85,6 +85,22 @@ G_DEFINE_ENUM_TYPE(GstWaldboostParts, gst_waldboost_parts,
                    WALDBOOST_VALUE(GST_WALDBOOST_PARTS_FIRST, "first",
                                    "The first part each nested cascade finds in an object, as facedetect reports"))
 
+#if HAVE_GST_ANALYTICS
+G_DEFINE_ENUM_TYPE(GstWaldboostMetadata, gst_waldboost_metadata,
+                   WALDBOOST_VALUE(GST_WALDBOOST_METADATA_ROI, "roi",
+                                   "GstVideoRegionOfInterestMeta per object and part"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_METADATA_ANALYTICS, "analytics",
+                                   "GstAnalyticsRelationMeta: ODMtd, ClsMtd and TrackingMtd with their relations"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_METADATA_BOTH, "both",
+                                   "Both the region-of-interest and the analytics metadata"))
+#else
+/* Built without GstAnalytics (GStreamer before 1.24): ROI metas only. */
+G_DEFINE_ENUM_TYPE(GstWaldboostMetadata, gst_waldboost_metadata,
+                   WALDBOOST_VALUE(GST_WALDBOOST_METADATA_ROI, "roi",
+                                   "GstVideoRegionOfInterestMeta per object and part (the only metadata of a build "
+                                   "for GStreamer before 1.24)"))
+#endif
+
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
                     WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
                                     "The label (the detector's, or the part's: eyes, nose, mouth)"),
@@ -372,5 +388,6 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_GROUPING, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_UPDATES, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_PARTS, static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_METADATA, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_BOX_TEXT, static_cast<GstPluginAPIFlags>(0));
 }

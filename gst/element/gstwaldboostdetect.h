@@ -23,6 +23,8 @@ GType gst_waldboost_grouping_get_type(void);
 GType gst_waldboost_updates_get_type(void);
 #define GST_TYPE_WALDBOOST_PARTS (gst_waldboost_parts_get_type())
 GType gst_waldboost_parts_get_type(void);
+#define GST_TYPE_WALDBOOST_METADATA (gst_waldboost_metadata_get_type())
+GType gst_waldboost_metadata_get_type(void);
 
 typedef enum {
     GST_WALDBOOST_DRAW_AUTO,
@@ -61,6 +63,15 @@ typedef enum {
     GST_WALDBOOST_PARTS_ALL,
     GST_WALDBOOST_PARTS_FIRST,
 } GstWaldboostParts;
+
+/* Which metadata each buffer gets (metadata). Builds without GstAnalytics
+ * (GStreamer before 1.24) register roi alone: the other values are
+ * refused there. */
+typedef enum {
+    GST_WALDBOOST_METADATA_ROI,
+    GST_WALDBOOST_METADATA_ANALYTICS,
+    GST_WALDBOOST_METADATA_BOTH,
+} GstWaldboostMetadata;
 
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
 

@@ -5,11 +5,16 @@
 #include "output.h"
 
 #include <gst/video/gstvideometa.h>
+#if HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 #include "track_events_meta.h"
 
 #include <algorithm>
 #include <unordered_set>
+
+#include "debug.h"
 
 namespace waldboost_element {
 
@@ -224,10 +229,90 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
     }
 }
 
+#if HAVE_GST_ANALYTICS
+namespace {
+
+/* An ODMtd with its ClsMtd, related; false when the meta refused one. */
+bool add_labelled_box(GstAnalyticsRelationMeta* relations, const std::string& label, const waldboost::Detection& d,
+                      GstAnalyticsODMtd* od)
+{
+    const waldboost::Rect& r = d.rect;
+    const GQuark type = g_quark_from_string(label.c_str());
+    GstAnalyticsClsMtd cls;
+    return gst_analytics_relation_meta_add_od_mtd(relations, type, r.x, r.y, r.width, r.height, d.confidence, od) &&
+           gst_analytics_relation_meta_add_one_cls_mtd(relations, d.confidence, type, &cls) &&
+           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_RELATE_TO, od->id, cls.id);
+}
+
+/* An object's ODMtd and ClsMtd and, for a track, its TrackingMtd, seen from
+ * its first frame to this one. */
+bool add_object(GstAnalyticsRelationMeta* relations, const FrameReport& report, const ReportedObject& o,
+                GstAnalyticsODMtd* od)
+{
+    if (!add_labelled_box(relations, report.label, o.detection, od))
+        return false;
+    if (!o.tracked)
+        return true;
+    GstAnalyticsTrackingMtd track;
+    return gst_analytics_relation_meta_add_tracking_mtd(relations, static_cast<guint64>(o.id), o.first_seen, &track) &&
+           gst_analytics_tracking_mtd_update_last_seen(&track, report.running_time) &&
+           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_RELATE_TO, od->id, track.id);
+}
+
+/* A part's ODMtd and ClsMtd, which the object's ODMtd `parent` CONTAINs. */
+bool add_part(GstAnalyticsRelationMeta* relations, const FrameReport& report, const FoundPart& f, guint parent)
+{
+    GstAnalyticsODMtd od;
+    return add_labelled_box(relations, part_label(*report.nested, f.part), f.detection, &od) &&
+           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_CONTAIN, parent, od.id) &&
+           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_IS_PART_OF, od.id, parent);
+}
+
+bool add_lost_track(GstAnalyticsRelationMeta* relations, const LostTrack& t)
+{
+    GstAnalyticsTrackingMtd track;
+    return gst_analytics_relation_meta_add_tracking_mtd(relations, static_cast<guint64>(t.id), t.first_seen, &track) &&
+           gst_analytics_tracking_mtd_update_last_seen(&track, t.last_seen) &&
+           gst_analytics_tracking_mtd_set_lost(&track);
+}
+
+}  // namespace
+
+void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report)
+{
+    if (report.objects.empty() && report.lost.empty())
+        return;
+    GstAnalyticsRelationMeta* relations = gst_buffer_get_analytics_relation_meta(buffer);
+    if (!relations)
+        relations = gst_buffer_add_analytics_relation_meta(buffer);
+    bool ok = relations != nullptr;
+    std::vector<guint> object_ids;
+    for (size_t i = 0; ok && i < report.objects.size(); ++i) {
+        GstAnalyticsODMtd od{};
+        ok = add_object(relations, report, report.objects[i], &od);
+        object_ids.push_back(od.id);
+    }
+    for (size_t i = 0; ok && i < report.parts.size(); ++i)
+        ok = add_part(relations, report, report.parts[i], object_ids.at(report.parts[i].parent));
+    for (size_t i = 0; ok && i < report.lost.size(); ++i)
+        ok = add_lost_track(relations, report.lost[i]);
+    /* GstAnalyticsRelationMeta grows as needed: only memory runs out. */
+    if (!ok)
+        GST_WARNING("frame %" G_GUINT64_FORMAT ": the GstAnalyticsRelationMeta refused an Mtd; its analytics "
+                    "metadata is incomplete",
+                    report.frame);
+}
+#endif
+
 void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s, DrawMode draw,
                          const GstVideoInfo& info)
 {
-    attach_roi_metas(buffer, report);
+    if (s.metadata != GST_WALDBOOST_METADATA_ANALYTICS)
+        attach_roi_metas(buffer, report);
+#if HAVE_GST_ANALYTICS
+    if (s.metadata != GST_WALDBOOST_METADATA_ROI)
+        attach_analytics_metas(buffer, report);
+#endif
     attach_track_events_meta(buffer, report);
     if (draw != DrawMode::Meta)
         return;

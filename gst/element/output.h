@@ -5,24 +5,25 @@
  * What a frame's report becomes: its region-of-interest metas (with their
  * "detection" parameter structures), the overlay composition drawing.h
  * makes, and its bus messages. Every metadata and message format of the
- * element is written here, from the report alone; another format
- * (GStreamer 1.24's analytics metadata, say) is one more function beside
- * attach_roi_metas, called from attach_report_metas.
+ * element is written here, from the report alone: attach_roi_metas and,
+ * where GStreamer has it (1.24 on), attach_analytics_metas.
  */
 #pragma once
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include "config.h" /* HAVE_GST_ANALYTICS */
 #include "drawing.h"
 #include "frame_report.h"
 #include "settings.h"
 
 namespace waldboost_element {
 
-/* Attaches the frame's metas to `buffer` (writable): attach_roi_metas', the
- * track events (track_events_meta.h) when tracks appeared or left, and
- * with DrawMode::Meta the drawing's GstVideoOverlayCompositionMeta. */
+/* Attaches the frame's metas to `buffer` (writable): attach_roi_metas',
+ * attach_analytics_metas' or both as the metadata setting says, the track
+ * events (track_events_meta.h) when tracks appeared or left, and with
+ * DrawMode::Meta the drawing's GstVideoOverlayCompositionMeta. */
 void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const OutputSettings& s, DrawMode draw,
                          const GstVideoInfo& info);
 
@@ -32,6 +33,20 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
  * "detection" parameter: confidence, neighbors, score, id and, for a
  * track, age, hits and detected. */
 void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
+
+#if HAVE_GST_ANALYTICS
+/* The report as GstAnalytics metadata, in the buffer's
+ * GstAnalyticsRelationMeta (added, or the one an element upstream added):
+ * per object and per part an ODMtd (type: the label's quark, the ROI
+ * meta's box, the confidence) that RELATE_TOs its ClsMtd, one class at
+ * index 0 (the label's quark, the confidence: objectdetectionoverlay
+ * labels a box with index 0 of its ClsMtd); per
+ * tracked object a TrackingMtd (the track id, first and last seen as
+ * running times) that its ODMtd RELATE_TOs; a part's object CONTAINs it
+ * and it IS_PART_OF the object; and per track that left on this frame a
+ * TrackingMtd marked lost, with the times it was last seen. */
+void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report);
+#endif
 
 /* Which frames get a "waldboostdetect" message (updates, facedetect's
  * rules); follows the frames in order, messages posted or not. */

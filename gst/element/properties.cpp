@@ -268,6 +268,7 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     }
     case PROP_POST_MESSAGES: o.post_messages = g_value_get_boolean(value); break;
     case PROP_UPDATES: o.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
+    case PROP_METADATA: o.metadata = static_cast<GstWaldboostMetadata>(g_value_get_enum(value)); break;
     case PROP_MIN_STDDEV: d.min_stddev = g_value_get_int(value); break;
     case PROP_TRACKING: d.tracking = g_value_get_boolean(value); break;
     case PROP_INTERVAL: d.interval = g_value_get_int(value); break;
@@ -345,6 +346,7 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_LABEL_COLORS: g_value_take_boxed(value, label_colors_structure(o.label_colors)); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, o.post_messages); break;
     case PROP_UPDATES: g_value_set_enum(value, o.updates); break;
+    case PROP_METADATA: g_value_set_enum(value, o.metadata); break;
     case PROP_MIN_STDDEV: g_value_set_int(value, d.min_stddev); break;
     case PROP_TRACKING: g_value_set_boolean(value, d.tracking); break;
     case PROP_INTERVAL: g_value_set_int(value, d.interval); break;

@@ -333,6 +333,21 @@ void install_properties(GObjectClass* gobject_class)
                           "post-messages=true)",
                           GST_TYPE_WALDBOOST_UPDATES, GST_WALDBOOST_UPDATES_EVERY_FRAME, rw));
     /**
+     * GstWaldboostDetect:metadata:
+     *
+     * Which metadata each buffer gets: GstVideoRegionOfInterestMeta, GstAnalyticsRelationMeta
+     * (GStreamer 1.24 and later), or both. A build for an older GStreamer has roi alone.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_METADATA,
+        g_param_spec_enum("metadata", "Metadata",
+                          "Which metadata each buffer gets: region-of-interest metas, GstAnalytics metadata "
+                          "(ODMtd, ClsMtd, TrackingMtd; objectdetectionoverlay draws it), or both. Builds for "
+                          "GStreamer before 1.24 have roi only",
+                          GST_TYPE_WALDBOOST_METADATA, kDefaultMetadata, rw));
+    /**
      * GstWaldboostDetect:min-stddev:
      *
      * Frames whose grey standard deviation is below this are not searched (0: every frame is), as

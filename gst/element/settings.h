@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include "config.h" /* HAVE_GST_ANALYTICS */
+
 #include <gst/gst.h>
 
 #include <algorithm>
@@ -34,6 +36,9 @@ inline constexpr double kDefaultScaleFactor = 1.1;
 inline constexpr int kDefaultMinNeighbors = 3;
 inline constexpr int kDefaultMaxInflight = 2;
 inline constexpr guint kDefaultColor = 0xff00ff00; /* opaque green, ARGB */
+/* Both kinds of metadata where GstAnalytics exists (GStreamer 1.24 on). */
+inline constexpr GstWaldboostMetadata kDefaultMetadata =
+    HAVE_GST_ANALYTICS ? GST_WALDBOOST_METADATA_BOTH : GST_WALDBOOST_METADATA_ROI;
 inline constexpr int kDefaultLineWidth = 2;
 inline constexpr double kDefaultNmsIou = 0.3;
 /* Tracking: a hidden object keeps its id for 40 frames (1.6 s at 25 fps);
@@ -111,6 +116,7 @@ struct OutputSettings {
     std::map<std::string, guint> label_colors;
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
+    GstWaldboostMetadata metadata = kDefaultMetadata;
 };
 
 struct Settings {

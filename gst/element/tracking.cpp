@@ -88,4 +88,30 @@ std::vector<ReportedObject> StreamTracker::frame(const waldboost::GrayView& luma
     return objects;
 }
 
+std::vector<LostTrack> StreamTracker::stamp(std::vector<ReportedObject>& objects,
+                                            const std::vector<wt::TrackEvent>& events, GstClockTime now)
+{
+    for (ReportedObject& o : objects) {
+        if (!o.tracked)
+            continue;
+        SeenTimes& seen = seen_[o.id];
+        if (seen.first == GST_CLOCK_TIME_NONE)
+            seen.first = now;
+        seen.last = now;
+        o.first_seen = seen.first;
+    }
+    std::vector<LostTrack> lost;
+    for (const wt::TrackEvent& e : events) {
+        if (e.kind != wt::TrackEvent::Kind::Left)
+            continue;
+        const gint id = static_cast<gint>(e.id & (kFirstPartId - 1));
+        const auto found = seen_.find(id);
+        if (found == seen_.end())
+            continue; /* never reported: nothing of it was attached */
+        lost.push_back(LostTrack{id, found->second.first, found->second.last});
+        seen_.erase(found);
+    }
+    return lost;
+}
+
 }  // namespace waldboost_element

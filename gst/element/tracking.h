@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/detection/image.h"
@@ -37,6 +38,17 @@ struct ReportedObject {
     int age = 0;
     int hits = 0;
     bool detected = true; /* false: followed by template search on this frame */
+    /* With tracking, the running time of the first frame the track was
+     * reported on (StreamTracker::stamp). */
+    GstClockTime first_seen = GST_CLOCK_TIME_NONE;
+};
+
+/* A track that left on a frame, with the running times of the first and
+ * last frames it was reported on: the analytics metadata's lost tracks. */
+struct LostTrack {
+    gint id = 0;
+    GstClockTime first_seen = GST_CLOCK_TIME_NONE;
+    GstClockTime last_seen = GST_CLOCK_TIME_NONE;
 };
 
 /* The searches of a frame that run on the CPU rather than the device: two
@@ -62,6 +74,12 @@ public:
     std::vector<ReportedObject> frame(const waldboost::GrayView& luma, bool detected,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events);
+    /* When the tracks were seen, for the analytics metadata: sets the
+     * objects' first_seen (this frame's running time `now` for a new one),
+     * records `now` as their last, and returns the tracks that `events`
+     * ended, with their times, forgetting them. */
+    std::vector<LostTrack> stamp(std::vector<ReportedObject>& objects,
+                                 const std::vector<waldboost::tracking::TrackEvent>& events, GstClockTime now);
     const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
     /* Ends every track: their "left" events. */
     std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
@@ -91,8 +109,14 @@ private:
         std::string failure;
     };
 
+    struct SeenTimes {
+        GstClockTime first = GST_CLOCK_TIME_NONE;
+        GstClockTime last = GST_CLOCK_TIME_NONE;
+    };
+
     waldboost::tracking::Tracker tracker_;
     FallbackSearcher searcher_;
+    std::unordered_map<gint, SeenTimes> seen_; /* by ReportedObject::id */
 };
 
 }  // namespace waldboost_element
