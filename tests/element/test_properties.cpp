@@ -874,10 +874,42 @@ GST_START_TEST(test_prop_haar_cascades)
 }
 GST_END_TEST;
 
+/* metadata: where the element has GstAnalytics (GStreamer 1.24 on) roi,
+ * analytics and both, default both; a build without it has roi alone,
+ * and refuses the others. */
+GST_START_TEST(test_property_metadata_values)
+{
+    GstElement* e = make_element({});
+    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "metadata");
+    fail_unless(G_IS_PARAM_SPEC_ENUM(spec), "no metadata enum property");
+    GEnumClass* values = G_PARAM_SPEC_ENUM(spec)->enum_class;
+    const char* const nicks[] = {"roi", "analytics", "both"};
+    const guint count = WALDBOOST_HAVE_GST_ANALYTICS ? 3 : 1;
+    fail_unless_equals_int(values->n_values, count);
+    for (guint v = 0; v < count; ++v) {
+        const GEnumValue* value = g_enum_get_value(values, static_cast<gint>(v));
+        fail_unless(value != nullptr && std::strcmp(value->value_nick, nicks[v]) == 0,
+                    "metadata value %u should be \"%s\"", v, nicks[v]);
+    }
+    fail_unless_equals_string(g_enum_get_value(values, G_PARAM_SPEC_ENUM(spec)->default_value)->value_nick,
+                              WALDBOOST_HAVE_GST_ANALYTICS ? "both" : "roi");
+    for (const char* nick : {"analytics", "both", "roi"}) {
+        gst_util_set_object_arg(G_OBJECT(e), "metadata", "roi");
+        gst_util_set_object_arg(G_OBJECT(e), "metadata", nick);
+        gint now = -1;
+        g_object_get(e, "metadata", &now, nullptr);
+        const bool accepted = WALDBOOST_HAVE_GST_ANALYTICS || std::strcmp(nick, "roi") == 0;
+        fail_unless_equals_string(g_enum_get_value(values, now)->value_nick, accepted ? nick : "roi");
+    }
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("properties");
     tcase_add_test(tc, test_property_defaults);
+    tcase_add_test(tc, test_property_metadata_values);
     tcase_add_test(tc, test_property_ranges);
     tcase_add_test(tc, test_property_roi_refused);
     tcase_add_test(tc, test_property_label_refused);
