@@ -26,5 +26,9 @@ inline constexpr size_t kMaxPartSearches = 256;
 inline constexpr size_t kMaxParts = 1000;
 /* Boxes of a frame that get a box-text tag (objects first, then parts). */
 inline constexpr size_t kMaxTextTags = 256;
+/* Objects of a frame in its GstAnalytics metadata (the first ones, with
+ * their parts): GstAnalyticsRelationMeta keeps an N x N relation matrix of
+ * its Mtds, so a frame of 100,000 objects would need 40 GB. */
+inline constexpr size_t kMaxAnalyticsObjects = 256;
 
 }  // namespace waldboost_element

@@ -26,6 +26,7 @@ void FrameFinisher::reset()
     tracks_warned_ = false;
     parts_warned_ = false;
     tags_warned_ = false;
+    analytics_warned_ = false;
     events_warned_ = false;
     parts_given_ = 0;
     next_track_id_ = 1;
@@ -222,7 +223,7 @@ void FrameFinisher::warn_windows_cut(const PendingFrame& pending, guint64 window
 /* Once per stream each, as for max-windows: a frame that reaches one of
  * the bounds of frame_bounds.h. */
 void FrameFinisher::warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut,
-                              size_t tags_cut)
+                              size_t tags_cut, size_t analytics_cut)
 {
     if (untracked > 0 && !tracks_warned_) {
         tracks_warned_ = true;
@@ -258,6 +259,18 @@ void FrameFinisher::warn_caps(const PendingFrame& pending, size_t untracked, siz
                             ("frame %" G_GUINT64_FORMAT ": the first %zu boxes (objects, then parts) get a tag (a "
                              "fixed bound: a tag costs a Pango layout)",
                              pending.frame, kMaxTextTags));
+    }
+    if (analytics_cut > 0 && !analytics_warned_) {
+        /* In the log only: the crowds that reach it (a classifier that
+         * accepts nearly every window) already post the max-windows or the
+         * tracks warning, which say what to change. */
+        analytics_warned_ = true;
+        GST_WARNING_OBJECT(element_,
+                           "frame %" G_GUINT64_FORMAT ": the GstAnalytics metadata carries the first %zu objects "
+                           "(with their parts); %zu more are only in the region-of-interest metas and the messages "
+                           "(a fixed bound: a GstAnalyticsRelationMeta's relation matrix grows with the square of "
+                           "its Mtds). Said once per stream.",
+                           pending.frame, kMaxAnalyticsObjects, analytics_cut);
     }
 }
 
@@ -308,8 +321,10 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     warn_windows_cut(pending, report.windows_cut);
     const size_t boxes = report.objects.size() + report.parts.size();
     const bool tagged = s.box_text && pending.draw != DrawMode::None;
-    warn_caps(pending, untracked, report.objects.size(), parts_cut,
-              tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0);
+    const bool analytics = HAVE_GST_ANALYTICS && s.metadata != GST_WALDBOOST_METADATA_ROI;
+    warn_caps(
+        pending, untracked, report.objects.size(), parts_cut, tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0,
+        analytics && report.objects.size() > kMaxAnalyticsObjects ? report.objects.size() - kMaxAnalyticsObjects : 0);
     warn_events_without_tracking(fs);
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = updates_.due(s.updates, !report.objects.empty());

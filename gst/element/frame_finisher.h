@@ -73,7 +73,8 @@ private:
                                              const std::vector<ReportedObject>& objects, bool* cut);
     std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,
                                           const std::vector<ReportedObject>& objects, bool* cut);
-    void warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut, size_t tags_cut);
+    void warn_caps(const PendingFrame& pending, size_t untracked, size_t objects, bool parts_cut, size_t tags_cut,
+                   size_t analytics_cut);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
@@ -108,6 +109,7 @@ private:
     bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
     bool parts_warned_ = false;
     bool tags_warned_ = false;
+    bool analytics_warned_ = false;
 };
 
 }  // namespace waldboost_element

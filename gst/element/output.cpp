@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "debug.h"
+#include "frame_bounds.h"
 
 namespace waldboost_element {
 
@@ -232,6 +233,10 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
 #if HAVE_GST_ANALYTICS
 namespace {
 
+/* Room for one Mtd in a relation meta: the largest of ours (a TrackingMtd)
+ * with the meta's own header per Mtd, rounded up. */
+constexpr size_t kMtdBytes = 64;
+
 /* An ODMtd with its ClsMtd, related; false when the meta refused one. */
 bool add_labelled_box(GstAnalyticsRelationMeta* relations, const std::string& label, const waldboost::Detection& d,
                       GstAnalyticsODMtd* od)
@@ -282,18 +287,29 @@ void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report)
 {
     if (report.objects.empty() && report.lost.empty())
         return;
+    const size_t objects = std::min(report.objects.size(), kMaxAnalyticsObjects);
     GstAnalyticsRelationMeta* relations = gst_buffer_get_analytics_relation_meta(buffer);
-    if (!relations)
-        relations = gst_buffer_add_analytics_relation_meta(buffer);
+    if (!relations) {
+        /* Sized for the frame: the meta grows its relation matrix by its
+         * initial order, copying it each time (cubic in a crowd). */
+        size_t mtds = report.lost.size();
+        for (size_t i = 0; i < objects; ++i)
+            mtds += report.objects[i].tracked ? 3 : 2;
+        for (const FoundPart& f : report.parts)
+            mtds += f.parent < objects ? 2 : 0;
+        GstAnalyticsRelationMetaInitParams params = {mtds, mtds * kMtdBytes};
+        relations = gst_buffer_add_analytics_relation_meta_full(buffer, &params);
+    }
     bool ok = relations != nullptr;
     std::vector<guint> object_ids;
-    for (size_t i = 0; ok && i < report.objects.size(); ++i) {
+    for (size_t i = 0; ok && i < objects; ++i) {
         GstAnalyticsODMtd od{};
         ok = add_object(relations, report, report.objects[i], &od);
         object_ids.push_back(od.id);
     }
     for (size_t i = 0; ok && i < report.parts.size(); ++i)
-        ok = add_part(relations, report, report.parts[i], object_ids.at(report.parts[i].parent));
+        if (report.parts[i].parent < objects)
+            ok = add_part(relations, report, report.parts[i], object_ids.at(report.parts[i].parent));
     for (size_t i = 0; ok && i < report.lost.size(); ++i)
         ok = add_lost_track(relations, report.lost[i]);
     /* GstAnalyticsRelationMeta grows as needed: only memory runs out. */

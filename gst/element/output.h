@@ -44,7 +44,8 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
  * tracked object a TrackingMtd (the track id, first and last seen as
  * running times) that its ODMtd RELATE_TOs; a part's object CONTAINs it
  * and it IS_PART_OF the object; and per track that left on this frame a
- * TrackingMtd marked lost, with the times it was last seen. */
+ * TrackingMtd marked lost, with the times it was last seen. Only the
+ * first kMaxAnalyticsObjects objects (frame_bounds.h) and their parts. */
 void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report);
 #endif
 

@@ -365,11 +365,36 @@ GST_START_TEST(test_analytics_joins_upstream_relation_meta)
 }
 GST_END_TEST;
 
+/* A classifier that accepts every window, grouping=none: the ROI metas
+ * carry every object, the analytics metadata the first 256 (the ROI metas'
+ * first, in order), in a meta sized once for them. */
+GST_START_TEST(test_analytics_bounded_in_a_crowd)
+{
+    const std::string all = uniform_classifier_file("thing", 1, 0.0f);
+    std::vector<GstBuffer*> out = run_frames({{"classifier", all}, {"grouping", "none"}, {"draw", "none"}},
+                                             {synthetic(160, 120), synthetic(160, 120, 1)});
+    constexpr size_t kBound = 256;
+    for (size_t k = 0; k < out.size(); ++k) {
+        const std::vector<Roi> rois = rois_of(out[k]);
+        fail_unless(rois.size() > 2 * kBound, "frame %zu: only %zu objects", k, rois.size());
+        GstAnalyticsRelationMeta* rmeta = gst_buffer_get_analytics_relation_meta(out[k]);
+        const std::vector<Od> ods = ods_of(rmeta);
+        fail_unless_equals_int(ods.size(), kBound);
+        for (size_t i = 0; i < kBound; ++i)
+            od_for(ods, rois[i], k);
+        /* Sized once for the frame: the ODMtds and their ClsMtds. */
+        fail_unless_equals_int(gst_analytics_relation_get_length(rmeta), 2 * kBound);
+    }
+    unref_all(out);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("analytics");
     tcase_add_test(tc, test_analytics_matches_roi_metas);
     tcase_add_test(tc, test_analytics_metadata_property);
     tcase_add_test(tc, test_analytics_joins_upstream_relation_meta);
+    tcase_add_test(tc, test_analytics_bounded_in_a_crowd);
     return tc;
 }
