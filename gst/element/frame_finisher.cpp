@@ -297,6 +297,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     FrameReport report;
     report.frame = pending.frame;
     report.label = s.label;
+    report.label_id = s.label_id;
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;
     report.visible = pending.visible;

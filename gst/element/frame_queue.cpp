@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "debug.h"
 #include "frame_access.h"
+#include "label_ids.h"
 
 namespace waldboost_element {
 
@@ -151,6 +152,8 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     const waldboost::Classifier& classifier = setup_.classifier();
     if (frame->output.label.empty())
         frame->output.label = classifier.label;
+    if (frame->output.label_id == kLabelIdFromLabel)
+        frame->output.label_id = label_id_for(frame->output.label);
     frame->params = core_config(s, classifier, engine_->device()).detect;
     frame->nested = setup_.nested();
     frame->nested_params = nested_params(frame->params);

@@ -21,6 +21,7 @@ namespace waldboost_element {
 struct FrameReport {
     guint64 frame = 0; /* the element's frame number, from 0 each start */
     std::string label; /* the detections' (the property or the classifier's) */
+    gint label_id = 0; /* its class id (label-id, or label_ids.h's) */
     /* The objects (detections, or tracks with their fields), their meta
      * ids in ReportedObject::id. */
     std::vector<ReportedObject> objects;

@@ -9,6 +9,7 @@
 #include <gst/analytics/analytics.h>
 #endif
 
+#include "label_ids.h"
 #include "track_events_meta.h"
 
 #include <algorithm>
@@ -212,6 +213,8 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         meta->id = unique_id(taken, &next_free, o.id);
         meta->parent_id = -1; /* none; the parts found inside name it */
         GstStructure* param = detection_meta_param(o.detection);
+        gst_structure_set(param, "label", G_TYPE_STRING, report.label.c_str(), "label_id", G_TYPE_INT, report.label_id,
+                          nullptr);
         add_track_fields(param, o);
         gst_video_region_of_interest_meta_add_param(meta, param);
         ids.push_back(meta->id);
@@ -225,7 +228,9 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         meta->id = unique_id(taken, &next_free, f.id);
         meta->parent_id = ids.at(f.parent);
         GstStructure* param = detection_meta_param(f.detection);
-        gst_structure_set(param, "id", G_TYPE_INT, f.id, nullptr);
+        const std::string& label = part_label(*report.nested, f.part);
+        gst_structure_set(param, "id", G_TYPE_INT, f.id, "label", G_TYPE_STRING, label.c_str(), "label_id", G_TYPE_INT,
+                          label_id_for(label), nullptr);
         gst_video_region_of_interest_meta_add_param(meta, param);
     }
 }

@@ -30,8 +30,9 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
 /* One GstVideoRegionOfInterestMeta per object (type: the label, id: the
  * object's, parent_id -1) and then per part (type: the part's name, id:
  * the part's (FoundPart::id), parent_id: its object's id), each with a
- * "detection" parameter: confidence, neighbors, score, id and, for a
- * track, age, hits and detected. */
+ * "detection" parameter: confidence, neighbors, score, id, label and
+ * label_id (the class id, label_ids.h) and, for a track, age, hits and
+ * detected. */
 void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
 
 #if HAVE_GST_ANALYTICS

@@ -205,6 +205,7 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
         }
         break;
     }
+    case PROP_LABEL_ID: o.label_id = g_value_get_int(value); break;
     case PROP_DEVICE: {
         const std::string device = string_or_empty(value);
         e.device = device.empty() ? "auto" : device;
@@ -319,6 +320,7 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     switch (id) {
     case PROP_CLASSIFIER: g_value_set_string(value, e.classifier_path.c_str()); break;
     case PROP_LABEL: g_value_set_string(value, o.label.c_str()); break;
+    case PROP_LABEL_ID: g_value_set_int(value, o.label_id); break;
     case PROP_DEVICE: g_value_set_string(value, e.device.c_str()); break;
     case PROP_SCALE_FACTOR: g_value_set_double(value, d.scale_factor); break;
     case PROP_MIN_SIZE: g_value_set_int(value, d.min_size); break;

@@ -22,6 +22,7 @@ enum PropertyId : guint {
     PROP_0,
     PROP_CLASSIFIER,
     PROP_LABEL,
+    PROP_LABEL_ID,
     PROP_DEVICE,
     PROP_SCALE_FACTOR,
     PROP_MIN_SIZE,

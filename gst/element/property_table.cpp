@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/opencl/engine/reduction.h"
+#include "label_ids.h"
 #include "properties.h"
 #include "settings.h"
 
@@ -54,6 +55,24 @@ void install_properties(GObjectClass* gobject_class)
             "256 bytes of UTF-8 without control or bidi characters; another value is refused with a "
             "warning and the previous one is kept",
             "", rw));
+    /**
+     * GstWaldboostDetect:label-id:
+     *
+     * The class id of the detections (the "label_id" of their region-of-interest metas' "detection"
+     * parameters, and of the JSON documents). -1: the label's own id, the same in every process:
+     * face 1, profile-face 2, eye 3, ... (docs/user-guide.md), another label 1000 or more from its
+     * hash.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_LABEL_ID,
+        g_param_spec_int("label-id", "Label id",
+                         "Class id of the detections (label_id in the metas' parameters and the JSON documents); "
+                         "-1 = the label's own: face 1, profile-face 2, eye 3, full-body 9, upper-body 10 and the "
+                         "other labels of Debian's cascades from a fixed table (docs/user-guide.md), any other "
+                         "label an id of 1000 or more made from its text, the same in every run",
+                         -1, G_MAXINT, kLabelIdFromLabel, rw));
     /**
      * GstWaldboostDetect:device:
      *

@@ -109,6 +109,7 @@ struct DetectionSettings {
 /* How the results are shown: drawn, attached, posted. */
 struct OutputSettings {
     std::string label; /* empty: the classifier's (resolved in FrameSettings) */
+    int label_id = -1; /* -1: the label's (label_ids.h; resolved in FrameSettings) */
     GstWaldboostDraw draw = GST_WALDBOOST_DRAW_AUTO;
     guint color = kDefaultColor;
     int line_width = kDefaultLineWidth;
@@ -138,7 +139,7 @@ CoreConfig core_config(const Settings& s, const waldboost::Classifier& classifie
 /* What a frame in flight carries from the settings it entered with. */
 struct FrameSettings {
     DetectionSettings detection;
-    OutputSettings output; /* label resolved: the property or the classifier's */
+    OutputSettings output; /* label and label_id resolved: the property or the classifier's */
     waldboost::DetectParams params;
     /* The cascades searched inside each detection (null: none), and how. */
     std::shared_ptr<const NestedCascades> nested;
