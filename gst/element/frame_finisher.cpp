@@ -10,6 +10,7 @@
 #include "core/opencl/search/template_search.h"
 #include "debug.h"
 #include "frame_bounds.h"
+#include "privacy.h"
 
 namespace waldboost_element {
 
@@ -306,7 +307,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         /* One map of the frame for the tracker, the parts and burning;
          * unmapped before metas go on the buffer (a mapped frame holds a
          * reference, which makes the buffer read-only). */
-        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn, pending.visible);
+        FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn || hides_objects(s), pending.visible);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
             report.lost = tracker_->stamp(report.objects, report.events, report.running_time);
@@ -315,6 +316,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             report.objects = untracked_objects(detections);
         }
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
+        hide_report(GST_ELEMENT(element_), frame, report, s);
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
     }

@@ -100,6 +100,11 @@ G_DEFINE_ENUM_TYPE(GstWaldboostMetadata, gst_waldboost_metadata,
                                    "GstVideoRegionOfInterestMeta per object and part (the only metadata of a build "
                                    "for GStreamer before 1.24)"))
 #endif
+G_DEFINE_ENUM_TYPE(GstWaldboostPrivacy, gst_waldboost_privacy,
+                   WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_NONE, "none", "The frame is left as it is"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_BLUR, "blur", "Blur the inside of each box"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_PIXELATE, "pixelate",
+                                   "Replace the inside of each box by a mosaic of 8 cells across"))
 
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
                     WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
@@ -389,5 +394,6 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_UPDATES, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_PARTS, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_METADATA, static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_PRIVACY, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_BOX_TEXT, static_cast<GstPluginAPIFlags>(0));
 }

@@ -25,6 +25,8 @@ GType gst_waldboost_updates_get_type(void);
 GType gst_waldboost_parts_get_type(void);
 #define GST_TYPE_WALDBOOST_METADATA (gst_waldboost_metadata_get_type())
 GType gst_waldboost_metadata_get_type(void);
+#define GST_TYPE_WALDBOOST_PRIVACY (gst_waldboost_privacy_get_type())
+GType gst_waldboost_privacy_get_type(void);
 
 typedef enum {
     GST_WALDBOOST_DRAW_AUTO,
@@ -72,6 +74,12 @@ typedef enum {
     GST_WALDBOOST_METADATA_ANALYTICS,
     GST_WALDBOOST_METADATA_BOTH,
 } GstWaldboostMetadata;
+/* How the objects of privacy-labels are hidden in the frame (privacy). */
+typedef enum {
+    GST_WALDBOOST_PRIVACY_NONE,
+    GST_WALDBOOST_PRIVACY_BLUR,
+    GST_WALDBOOST_PRIVACY_PIXELATE,
+} GstWaldboostPrivacy;
 
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
 

@@ -325,6 +325,37 @@ void install_properties(GObjectClass* gobject_class)
                            "own (eyes blue, nose yellow, mouth pink)",
                            GST_TYPE_STRUCTURE, rw));
     /**
+     * GstWaldboostDetect:privacy:
+     *
+     * Hide the objects of #GstWaldboostDetect:privacy-labels in the outgoing frame, in place, whatever
+     * draw says: blurred or pixelated, every component of every format. Only pixels inside the boxes
+     * change; outlines drawn with draw go over the hidden area.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_PRIVACY,
+        g_param_spec_enum("privacy", "Privacy",
+                          "Hide the objects whose label privacy-labels names in the outgoing frame itself, "
+                          "whatever draw says: blur or pixelate the inside of each box (nothing outside a box "
+                          "changes). Frames without detections are left as they are: with interval above 1 "
+                          "set tracking=true, so that the frames between detections hide the tracked objects",
+                          GST_TYPE_WALDBOOST_PRIVACY, GST_WALDBOOST_PRIVACY_NONE, rw));
+    /**
+     * GstWaldboostDetect:privacy-labels:
+     *
+     * The labels privacy hides, comma-separated (the detector's and the parts': face, eye, ...); empty:
+     * every object and part.
+     *
+     * Since: 2026.11
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_PRIVACY_LABELS,
+        g_param_spec_string("privacy-labels", "Privacy labels",
+                            "Comma-separated labels of the objects privacy hides (the detector's label and the "
+                            "parts', e.g. \"face,profile-face\"); empty = every object and part",
+                            "", rw));
+    /**
      * GstWaldboostDetect:post-messages:
      *
      * Whether the element posts its "waldboostdetect" element messages.

@@ -115,6 +115,8 @@ struct OutputSettings {
     int line_width = kDefaultLineWidth;
     guint box_text = 0; /* GstWaldboostBoxText flags */
     std::map<std::string, guint> label_colors;
+    GstWaldboostPrivacy privacy = GST_WALDBOOST_PRIVACY_NONE;
+    std::vector<std::string> privacy_labels; /* empty: every label */
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
     GstWaldboostMetadata metadata = kDefaultMetadata;

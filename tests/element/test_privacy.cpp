@@ -1,0 +1,180 @@
+/* waldboost-gst — OpenCL WaldBoost object detection
+ * Copyright (C) 2026 The waldboost-gst authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Element tests, privacy: blur and pixelate in every format the element
+ * takes (odd sizes, padded rows, textured chroma). The boxes come from the
+ * core's reference detector; in each box nearly every sample of every
+ * component changes, no other byte of the buffer does (padding included),
+ * and the core no longer finds the face it found; privacy-labels selects.
+ */
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+using namespace element_test;
+
+namespace {
+
+/* An odd-sized view of the astronaut's face: the chroma samples on the
+ * boxes' and the frame's last odd column and row are covered. */
+GrayImage odd_face() { return crop(astronaut(), 110, 25, 201, 161); }
+
+/* A frame as make_frame() makes it, with a texture in its chroma too, so
+ * that hiding shows there. */
+GstBuffer* textured_frame(const GrayImage& img, GstVideoFormat format, Sent* sent)
+{
+    GstBuffer* b = make_frame(img, format, pts_of(0), 8, sent);
+    GstVideoFrame frame;
+    fail_unless(gst_video_frame_map(&frame, &sent->info, b, GST_MAP_WRITE));
+    for (guint c = 1; c < GST_VIDEO_FRAME_N_COMPONENTS(&frame); ++c)
+        for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c); ++y)
+            for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&frame, c); ++x)
+                static_cast<guint8*>(GST_VIDEO_FRAME_COMP_DATA(
+                    &frame, c))[static_cast<size_t>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&frame, c) +
+                                static_cast<size_t>(x) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c)] =
+                    static_cast<guint8>(96 + (x * 7 + y * 13 + c * 29) % 64);
+    gst_video_frame_unmap(&frame);
+    gst_buffer_extract(b, 0, sent->bytes.data(), sent->bytes.size());
+    return b;
+}
+
+/* One frame through a new element with `props`. */
+GstBuffer* run_one(const Props& props, const GrayImage& img, GstVideoFormat format, Sent* sent)
+{
+    GstHarness* h = harness_with(props);
+    set_caps(h, format, img.width, img.height);
+    fail_unless_equals_int(gst_harness_push(h, textured_frame(img, format, sent)), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 1);
+    gst_harness_teardown(h);
+    return out[0];
+}
+
+/* Checks that in every component the samples whose pixels all lie in a
+ * box mostly changed (at least `min_changed` of them in each box), and
+ * that no other byte of the buffer did. Returns the output's luma. */
+GrayImage check_hidden(const Sent& sent, GstBuffer* out, const std::vector<Box>& boxes, double min_changed,
+                       const char* what)
+{
+    std::vector<uint8_t> restored = bytes_of(out);
+    fail_unless_equals_int(restored.size(), sent.bytes.size());
+    const GstVideoInfo& info = sent.info;
+    const int fw = GST_VIDEO_INFO_WIDTH(&info), fh = GST_VIDEO_INFO_HEIGHT(&info);
+    GrayImage luma(fw, fh);
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); ++c) {
+        const int ws = GST_VIDEO_FORMAT_INFO_W_SUB(info.finfo, c), hs = GST_VIDEO_FORMAT_INFO_H_SUB(info.finfo, c);
+        const size_t base = GST_VIDEO_INFO_COMP_OFFSET(&info, c);
+        const int stride = GST_VIDEO_INFO_COMP_STRIDE(&info, c), pstride = GST_VIDEO_INFO_COMP_PSTRIDE(&info, c);
+        for (const Box& b : boxes) {
+            int inside = 0, changed = 0;
+            for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); ++y)
+                for (int x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, c); ++x) {
+                    /* The sample's pixels, within the frame. */
+                    const int px0 = x << ws, py0 = y << hs;
+                    const int px1 = std::min(fw, (x + 1) << ws), py1 = std::min(fh, (y + 1) << hs);
+                    if (px0 < b.x || py0 < b.y || px1 > b.x + b.w || py1 > b.y + b.h)
+                        continue;
+                    const size_t at = base + static_cast<size_t>(y) * stride + static_cast<size_t>(x) * pstride;
+                    ++inside;
+                    changed += restored[at] != sent.bytes[at];
+                }
+            fail_unless(inside > 0 && changed >= min_changed * inside,
+                        "%s: component %u of box %d,%d %dx%d: %d of %d samples changed", what, c, b.x, b.y, b.w, b.h,
+                        changed, inside);
+        }
+        for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); ++y)
+            for (int x = 0; x < GST_VIDEO_INFO_COMP_WIDTH(&info, c); ++x) {
+                const size_t at = base + static_cast<size_t>(y) * stride + static_cast<size_t>(x) * pstride;
+                if (c == 0)
+                    luma.at(x, y) = restored[at];
+                const int px0 = x << ws, py0 = y << hs;
+                const int px1 = std::min(fw, (x + 1) << ws), py1 = std::min(fh, (y + 1) << hs);
+                for (const Box& b : boxes)
+                    if (px0 >= b.x && py0 >= b.y && px1 <= b.x + b.w && py1 <= b.y + b.h)
+                        restored[at] = sent.bytes[at];
+            }
+    }
+    fail_unless(restored == sent.bytes, "%s: bytes outside the boxes changed", what);
+    return luma;
+}
+
+bool overlaps(const Detection& d, const Box& b)
+{
+    return d.rect.x < b.x + b.w && b.x < d.rect.x + d.rect.width && d.rect.y < b.y + b.h &&
+           b.y < d.rect.y + d.rect.height;
+}
+
+}  // namespace
+
+GST_START_TEST(test_privacy_every_format)
+{
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty(), "the core finds no face in the test image");
+    for (const char* mode : {"blur", "pixelate"})
+        for (GstVideoFormat f : kFormats) {
+            const std::string what = std::string(mode) + " " + gst_video_format_to_string(f);
+            Sent sent;
+            GstBuffer* out = run_one({{"privacy", mode}, {"draw", "none"}}, img, f, &sent);
+            CHECK_BOXES(out, want, what);
+            const GrayImage luma = check_hidden(sent, out, want, 0.8, what.c_str());
+            /* Hidden: the detector no longer finds a face where it did. */
+            for (const Detection& d : core(luma))
+                for (const Box& b : want)
+                    fail_unless(!overlaps(d, b), "%s: a face is still found at %d,%d %dx%d", what.c_str(), d.rect.x,
+                                d.rect.y, d.rect.width, d.rect.height);
+            gst_buffer_unref(out);
+        }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_privacy_labels)
+{
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    Sent sent;
+    /* Another label only: the frame goes out as it came. */
+    GstBuffer* out = run_one({{"privacy", "pixelate"}, {"privacy-labels", "eye"}, {"draw", "none"}}, img,
+                             GST_VIDEO_FORMAT_I420, &sent);
+    CHECK_BOXES(out, want, "privacy-labels=eye");
+    fail_unless(bytes_of(out) == sent.bytes, "privacy-labels=eye changed the frame of a face detector");
+    gst_buffer_unref(out);
+    /* The list names the label among others (blanks ignored). */
+    out = run_one({{"privacy", "pixelate"}, {"privacy-labels", "eye, face"}, {"draw", "none"}}, img,
+                  GST_VIDEO_FORMAT_I420, &sent);
+    check_hidden(sent, out, want, 0.8, "privacy-labels=eye, face");
+    gst_buffer_unref(out);
+}
+GST_END_TEST;
+
+GST_START_TEST(test_privacy_under_burned_boxes)
+{
+    /* The outlines go over the hidden area: burned after hiding, they are
+     * the colour burning alone gives them. */
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    Sent plain, hidden;
+    GstBuffer* burned = run_one({{"draw", "burn"}}, img, GST_VIDEO_FORMAT_GRAY8, &plain);
+    GstBuffer* both = run_one({{"draw", "burn"}, {"privacy", "blur"}}, img, GST_VIDEO_FORMAT_GRAY8, &hidden);
+    const std::vector<bool> mask = outline_mask(outline_rects(want, img.width, img.height, 2), img.width, img.height);
+    const PlanePair a = component(plain, burned, 0), b = component(hidden, both, 0);
+    for (size_t i = 0; i < mask.size(); ++i)
+        if (mask[i])
+            fail_unless_equals_int(a.after[i], b.after[i]);
+    gst_buffer_unref(burned);
+    gst_buffer_unref(both);
+}
+GST_END_TEST;
+
+TCase* element_case()
+{
+    TCase* tc = tcase_create("privacy");
+    tcase_add_test(tc, test_privacy_every_format);
+    tcase_add_test(tc, test_privacy_labels);
+    tcase_add_test(tc, test_privacy_under_burned_boxes);
+    return tc;
+}
