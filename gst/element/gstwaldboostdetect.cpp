@@ -104,7 +104,7 @@ G_DEFINE_ENUM_TYPE(GstWaldboostPrivacy, gst_waldboost_privacy,
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_NONE, "none", "The frame is left as it is"),
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_BLUR, "blur", "Blur the inside of each box"),
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_PIXELATE, "pixelate",
-                                   "Replace the inside of each box by a mosaic of 8 cells across"))
+                                   "Replace the inside of each box by a mosaic of cells an eighth of its smaller side"))
 
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
                     WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
