@@ -346,13 +346,23 @@ GstBuffer* FrameQueue::keep_upstream_pool_free(GstBuffer* input)
  * been cropped: what a sink that honours the meta shows is what the boxes
  * describe, and nothing outside it is reported. Refusing the meta in the
  * ALLOCATION query instead would make upstream copy every frame, and a
- * decoder may attach it anyway. */
+ * decoder may attach it anyway. The crop is clipped to the frame's own
+ * size, its GstVideoMeta's when it has one: videocrop's caps give the
+ * cropped size while the buffer (and the crop's rectangle) is the whole
+ * frame. */
 static waldboost::Rect visible_rect(GstBuffer* buffer, int width, int height)
 {
     waldboost::Rect r{0, 0, width, height};
     const GstVideoCropMeta* crop = gst_buffer_get_video_crop_meta(buffer);
     if (!crop)
         return r;
+    /* A GstVideoMeta smaller than the caps leaves the frame unreadable
+     * (map_checked_frame); one larger is the frame gst_video_frame_map()
+     * maps. */
+    if (const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer)) {
+        width = static_cast<int>(std::clamp<guint>(meta->width, static_cast<guint>(width), G_MAXINT));
+        height = static_cast<int>(std::clamp<guint>(meta->height, static_cast<guint>(height), G_MAXINT));
+    }
     const gint64 x0 = std::min<gint64>(crop->x, width), y0 = std::min<gint64>(crop->y, height);
     const gint64 x1 = std::min<gint64>(gint64{crop->x} + crop->width, width);
     const gint64 y1 = std::min<gint64>(gint64{crop->y} + crop->height, height);

@@ -5,7 +5,8 @@
  * Element tests, detections: the region-of-interest metas on astronaut.png
  * against the core library's CPU reference detector, in every format, with
  * padded rows (GstVideoMeta strides) and odd widths; a GstVideoCropMeta
- * against the same frame cropped for real; frames from the pool of pinned
+ * against the same frame cropped for real, with caps of the frame's size
+ * and, as videocrop sends it, of the crop's; frames from the pool of pinned
  * memory the element proposes upstream, that pool's config, and the switch
  * that stops the element proposing it.
  */
@@ -429,10 +430,109 @@ GST_START_TEST(test_rois_crop_meta)
 }
 GST_END_TEST;
 
+/* As videocrop attaches a crop when downstream takes the meta: the caps
+ * are the crop's size, the buffer holds the whole frame (its GstVideoMeta
+ * says so) and the crop meta's rectangle is in that frame. A left and top
+ * crop that keeps a face near the right and bottom edges: the boxes and
+ * the burnt pixels must be those of the frame cropped for real. Before,
+ * the crop was clipped to the caps' (cropped) size, so only the columns
+ * and rows from the crop's left and top edges up to the caps' width and
+ * height were searched, and the face near the right edge was lost. */
+/* Two faces, the second near the bottom right corner. */
+static GrayImage faces_to_the_corner()
+{
+    GrayImage canvas(420, 300);
+    for (int y = 0; y < canvas.height; ++y)
+        for (int x = 0; x < canvas.width; ++x)
+            canvas.at(x, y) = 128;
+    const GrayImage left = face_frame(0), right = face_frame(4);
+    for (int y = 0; y < left.height; ++y)
+        for (int x = 0; x < left.width; ++x) {
+            canvas.at(x + 4, y + 10) = left.at(x, y);
+            canvas.at(x + 214, y + 134) = right.at(x, y);
+        }
+    return canvas;
+}
+
+static GstBuffer* run_cropped_by_meta(const Props& props, const GrayImage& img, const GstVideoCropMeta& shown)
+{
+    GstHarness* h = harness_with(props);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, static_cast<int>(shown.width), static_cast<int>(shown.height));
+    GstBuffer* b = make_frame(img, GST_VIDEO_FORMAT_GRAY8, pts_of(0));
+    gsize offset[GST_VIDEO_MAX_PLANES] = {0};
+    gint stride[GST_VIDEO_MAX_PLANES] = {GST_ROUND_UP_4(img.width)};
+    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, img.width, img.height, 1,
+                                   offset, stride);
+    GstVideoCropMeta* meta = gst_buffer_add_video_crop_meta(b);
+    meta->x = shown.x;
+    meta->y = shown.y;
+    meta->width = shown.width;
+    meta->height = shown.height;
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 1);
+    gst_harness_teardown(h);
+    return out[0];
+}
+
+GST_START_TEST(test_rois_crop_meta_with_cropped_caps)
+{
+    const GrayImage canvas = faces_to_the_corner();
+    /* Crops from the left and the top, to the frame's right and bottom
+     * edges: the second face (x 214 to 414, y 134 to 294) lies past the
+     * caps' width and height. */
+    const int crops[][2] = {{150, 100}, {200, 120}, {60, 40}};
+    for (const auto& c : crops) {
+        GstVideoCropMeta shown{};
+        shown.x = static_cast<guint>(c[0]);
+        shown.y = static_cast<guint>(c[1]);
+        shown.width = static_cast<guint>(canvas.width - c[0]);
+        shown.height = static_cast<guint>(canvas.height - c[1]);
+        const GrayImage visible =
+            crop(canvas, c[0], c[1], static_cast<int>(shown.width), static_cast<int>(shown.height));
+        const std::vector<Box> want = expected_boxes(core(visible), "face");
+        fail_unless(std::any_of(want.begin(), want.end(),
+                                [&](const Box& b) {
+                                    return b.x + c[0] > 210 && b.y + c[1] > 130;
+                                }),
+                    "the test needs the right face near the bottom right corner: %s", describe(want).c_str());
+        char what[100];
+        g_snprintf(what, sizeof what, "crop meta left=%d top=%d, caps of the crop's size", c[0], c[1]);
+
+        GstBuffer* out = run_cropped_by_meta({{"draw", "none"}}, canvas, shown);
+        CHECK_BOXES(out, want, what);
+        gst_buffer_unref(out);
+
+        const Props burn = {{"draw", "burn"}, {"box-text", "label"}};
+        out = run_cropped_by_meta(burn, canvas, shown);
+        GstBuffer* real = run_one(burn, visible, nullptr);
+        CHECK_BOXES(out, want, what);
+        const std::vector<uint8_t> got = bytes_of(out), real_bytes = bytes_of(real);
+        int differ = 0, hidden_changed = 0;
+        for (int y = 0; y < canvas.height; ++y)
+            for (int x = 0; x < canvas.width; ++x) {
+                const uint8_t g = got[static_cast<size_t>(y) * GST_ROUND_UP_4(canvas.width) + x];
+                const int vx = x - c[0], vy = y - c[1];
+                if (vx >= 0 && vy >= 0 && vx < visible.width && vy < visible.height)
+                    differ += g != real_bytes[static_cast<size_t>(vy) * GST_ROUND_UP_4(visible.width) + vx];
+                else
+                    hidden_changed += g != canvas.at(x, y);
+            }
+        fail_unless(differ == 0 && hidden_changed == 0,
+                    "%s, burn: %d visible pixels differ from the real crop's, %d hidden pixels changed", what, differ,
+                    hidden_changed);
+        gst_buffer_unref(out);
+        gst_buffer_unref(real);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("detections");
     tcase_add_test(tc, test_rois_crop_meta);
+    tcase_add_test(tc, test_rois_crop_meta_with_cropped_caps);
     tcase_add_test(tc, test_rois_astronaut_gray8);
     tcase_add_test(tc, test_rois_astronaut_i420);
     tcase_add_test(tc, test_rois_padded_rows);
