@@ -886,6 +886,45 @@ TEST_F(ToolOptions, DetectWithAHugeScaleFactorEnds)
     }
 }
 
+/* The JSON on stdout is whole or absent: a run that fails half way (a
+ * device fault at the first frame) prints nothing there, and an image
+ * that cannot be read leaves out its entry, not the document's syntax.
+ * A final threshold beyond the engine's fixed point (the trainer's
+ * -FLT_MAX) runs on the device as on the CPU. Before, the header went
+ * out before the first frame, so a failing run left half a document, a
+ * failed first image put a comma before the first entry, and -d cpu
+ * refused the threshold the CPU took, half way through the document. */
+TEST_F(ToolOptions, DetectWritesItsJsonWholeOrNotAtAll)
+{
+    const std::string tool = tool_path("WALDBOOST_DETECT");
+    if (tool.empty())
+        GTEST_SKIP() << "WALDBOOST_DETECT is not set";
+    const std::string out = dir_.file("out.json"), log = dir_.file("log.txt");
+    auto run = [&](const std::string& env, const std::string& args) {
+        return run_status(env + " timeout 60 " + shell_quote(tool) + " " + args + " >" + shell_quote(out) + " 2>" +
+                          shell_quote(log));
+    };
+    auto parses = [&] {
+        return run_status("python3 -c 'import json, sys; json.load(open(sys.argv[1]))' " + shell_quote(out)) == 0;
+    };
+
+    EXPECT_NE(run("WALDBOOST_CL_FAULT=enqueue:1", "-d cpu " + shell_quote(image_)), 0)
+        << waldboost_test::read_text(log);
+    EXPECT_EQ(waldboost_test::read_text(out), "") << "a failing run printed part of its JSON";
+
+    for (const char* device : {"", "-d cpu "}) {
+        SCOPED_TRACE(device);
+        EXPECT_EQ(run("", std::string(device) + "--threshold -3.4e38 " + shell_quote(image_)), 0)
+            << waldboost_test::read_text(log);
+        EXPECT_TRUE(parses()) << waldboost_test::read_text(out);
+    }
+
+    EXPECT_EQ(run("", shell_quote(dir_.file("missing.png")) + " " + shell_quote(image_)), 1)
+        << waldboost_test::read_text(log);
+    EXPECT_TRUE(parses()) << waldboost_test::read_text(out);
+    EXPECT_NE(waldboost_test::read_text(out).find("image.pgm"), std::string::npos) << waldboost_test::read_text(out);
+}
+
 TEST_F(ToolOptions, BenchRefusesBadNumbersAsUsageErrors)
 {
     const std::string tool = tool_path("WALDBOOST_BENCH");

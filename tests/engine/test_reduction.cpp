@@ -6,7 +6,8 @@
  * against the CPU reference: every parameter set gives the same windows, so
  * does a classifier scaled by 2^-50, responses spanning more than a double
  * are refused or exact, nothing is lost when every window is accepted, the
- * window cap keeps the reference's first windows, and bounded step-2
+ * window cap keeps the reference's first windows, any finite final
+ * threshold gives the reference's windows, and bounded step-2
  * rounds only move work. Exactness only: these may share the machine.
  */
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -134,6 +136,51 @@ TEST(Engine, LosesNothingWhenEveryWindowIsAccepted)
     }
     expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, "accept-all, rows");
     EXPECT_GT(reference.size(), static_cast<size_t>(kDefaultMaxWindows)) << "past the default cap";
+}
+
+/* Any finite final threshold runs, as the loader, the reference and the
+ * tools accept it (the trainer writes -FLT_MAX for "whatever survives the
+ * stages"): beyond the fixed point's range the engine accepts every
+ * surviving window or none, with the reference's scores. Before, the
+ * engine refused |threshold| x 2^scale >= 2^22 at every frame, so a file
+ * the loader took failed at the element's first frame. Also with a scaled
+ * classifier, whose range is 2^22 / 2^scale. */
+TEST(Engine, AnyFiniteFinalThresholdGivesTheReferencesWindows)
+{
+    std::mt19937 rng(41);
+    const Classifier plain = random_classifier(rng, 12, 12, 10, true);
+    const Classifier scaled = with_values(plain, [](float v) {
+        return std::ldexp(v, -50);
+    });
+    const GrayImage img = random_image(rng, 96, 80);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const float max = std::numeric_limits<float>::max();
+    const float thresholds[] = {-max, -1e30f, -4194304.0f, -4194303.5f, -8.0f, 4194304.0f, 1e30f, max};
+    for (const Classifier* c : {&plain, &scaled}) {
+        const std::string name = c == &scaled ? "scaled by 2^-50" : "plain";
+        size_t all_survivors = 0;
+        for (const EngineConfig& config : {config_with(parameter_sets().front()), rows_config()}) {
+            Engine engine(*c, config);
+            for (const float threshold : thresholds) {
+                const float final = c == &scaled ? std::ldexp(threshold, -50) : threshold;
+                const std::string what = name + ", final threshold " + std::to_string(final);
+                params.final_threshold = final;
+                const std::vector<RawWindow> reference = detect_raw(*c, img.view(), params);
+                if (final < 0)
+                    all_survivors = std::max(all_survivors, reference.size());
+                std::vector<RawWindow> windows;
+                try {
+                    windows = engine.detect(img.view(), params).windows;
+                } catch (const Error& e) {
+                    ADD_FAILURE() << what << ": " << e.what();
+                    continue;
+                }
+                expect_same_windows(windows, reference, what);
+            }
+        }
+        EXPECT_GT(all_survivors, 100u) << name << ": the low thresholds should accept what survives the stages";
+    }
 }
 
 /* max_windows keeps the first windows in scan order on both detectors:

@@ -9,9 +9,11 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -69,6 +71,18 @@ struct PixbufDeleter {
 using PixbufPtr = std::unique_ptr<GdkPixbuf, PixbufDeleter>;
 
 using waldboost::tools::json_string;
+
+/* printf to the end of `out`. The JSON document is built whole before any
+ * of it is written: a run that fails half way prints nothing on stdout. */
+G_GNUC_PRINTF(2, 3) void append(std::string* out, const char* format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    gchar* text = g_strdup_vprintf(format, args);
+    va_end(args);
+    *out += text;
+    g_free(text);
+}
 
 /* A side of WIDTHxHEIGHT: decimal digits only, at most an int. */
 bool parse_side(const char* begin, const char* end, int* side)
@@ -259,12 +273,13 @@ int main(int argc, char** argv)
                          build.cache_hit ? "loaded from the cache" : "built from source", build.milliseconds);
         }
 
-        std::printf("{\n  \"classifier\": {\"label\": %s, \"source\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
-                    json_string(classifier.label).c_str(),
-                    json_string(options.classifier ? options.classifier : "embedded").c_str(), classifier.window_width,
-                    classifier.window_height, classifier.weak.size());
-        std::printf("  \"images\": [");
-        int failures = 0;
+        std::string json;
+        append(&json, "{\n  \"classifier\": {\"label\": %s, \"source\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
+               json_string(classifier.label).c_str(),
+               json_string(options.classifier ? options.classifier : "embedded").c_str(), classifier.window_width,
+               classifier.window_height, classifier.weak.size());
+        append(&json, "  \"images\": [");
+        int failures = 0, written = 0;
         for (int i = 0; options.images[i]; ++i) {
             const char* path = options.images[i];
             GError* load_error = nullptr;
@@ -313,25 +328,28 @@ int main(int argc, char** argv)
                              "--max-windows keeps them)\n",
                              path, static_cast<unsigned long long>(stats.cut), options.max_windows);
 
-            std::printf("%s\n    {\"file\": %s, \"width\": %d, \"height\": %d, \"milliseconds\": %.1f,", i ? "," : "",
-                        json_string(path).c_str(), gray.width, gray.height, ms);
+            /* Images that could not be read have no entry: the comma goes
+             * by the entries written. */
+            append(&json, "%s\n    {\"file\": %s, \"width\": %d, \"height\": %d, \"milliseconds\": %.1f,",
+                   written++ ? "," : "", json_string(path).c_str(), gray.width, gray.height, ms);
             if (options.stats) {
-                std::printf(" \"windows\": %llu, \"weak_evaluated\": %llu, \"windows_cut\": %llu,",
-                            static_cast<unsigned long long>(stats.windows),
-                            static_cast<unsigned long long>(stats.weak_evaluated),
-                            static_cast<unsigned long long>(stats.cut));
+                append(&json, " \"windows\": %llu, \"weak_evaluated\": %llu, \"windows_cut\": %llu,",
+                       static_cast<unsigned long long>(stats.windows),
+                       static_cast<unsigned long long>(stats.weak_evaluated),
+                       static_cast<unsigned long long>(stats.cut));
                 if (!kernel_times.empty())
-                    std::printf("\n     \"kernel_milliseconds\": {%s},", kernel_times.c_str());
+                    append(&json, "\n     \"kernel_milliseconds\": {%s},", kernel_times.c_str());
             }
-            std::printf("\n     \"detections\": [");
+            append(&json, "\n     \"detections\": [");
             for (size_t k = 0; k < detections.size(); ++k) {
                 const Detection& d = detections[k];
-                std::printf("%s\n       {\"label\": %s, \"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, "
-                            "\"neighbors\": %d, \"score\": %.4f, \"confidence\": %.3f}",
-                            k ? "," : "", json_string(classifier.label).c_str(), d.rect.x, d.rect.y, d.rect.width,
-                            d.rect.height, d.neighbors, d.score, d.confidence);
+                append(&json,
+                       "%s\n       {\"label\": %s, \"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d, "
+                       "\"neighbors\": %d, \"score\": %.4f, \"confidence\": %.3f}",
+                       k ? "," : "", json_string(classifier.label).c_str(), d.rect.x, d.rect.y, d.rect.width,
+                       d.rect.height, d.neighbors, d.score, d.confidence);
             }
-            std::printf("%s]}", detections.empty() ? "" : "\n     ");
+            append(&json, "%s]}", detections.empty() ? "" : "\n     ");
 
             if (options.annotate && i == 0) {
                 PixbufPtr rgb(gdk_pixbuf_add_alpha(pixbuf.get(), FALSE, 0, 0, 0));
@@ -344,7 +362,11 @@ int main(int argc, char** argv)
                 }
             }
         }
-        std::printf("\n  ]\n}\n");
+        append(&json, "\n  ]\n}\n");
+        if (std::fwrite(json.data(), 1, json.size(), stdout) != json.size() || std::fflush(stdout) != 0) {
+            std::fprintf(stderr, "waldboost-detect: writing the JSON to stdout failed: %s\n", g_strerror(errno));
+            return 1;
+        }
         return failures ? 1 : 0;
     } catch (const waldboost::Error& e) {
         std::fprintf(stderr, "waldboost-detect: %s\n", e.what());

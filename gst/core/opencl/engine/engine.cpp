@@ -432,10 +432,9 @@ void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectPara
     FrameSlot& slot = *slots[index];
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
-    /* Scaled as the classifier's values are (classifier_pack.h). */
-    if (!std::isfinite(final) || std::ldexp(std::fabs(final), packed.scale_shift) >= kFixedLimit)
-        throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is out of range");
-    slot.final_threshold = packed.fixed_ceil(final);
+    if (!std::isfinite(final))
+        throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is not a finite number");
+    slot.final_threshold = packed.fixed_final_threshold(final);
     slot.reruns = 0;
     follow_batch_limit();
     batched[index] = batch && batch_member && batch->engines() > 1;

@@ -28,6 +28,16 @@ double PackedClassifier::from_fixed(int64_t fixed) const
     return std::ldexp(static_cast<double>(fixed), -(kFixedShift + scale_shift));
 }
 
+int64_t PackedClassifier::fixed_final_threshold(float value) const
+{
+    const double scaled = std::ldexp(static_cast<double>(value), scale_shift);
+    if (scaled <= -kFixedLimit)
+        return fixed_ceil(std::ldexp(-kFixedLimit, -scale_shift));
+    if (scaled >= kFixedLimit)
+        return fixed_ceil(std::ldexp(kFixedLimit, -scale_shift));
+    return fixed_ceil(value);
+}
+
 namespace {
 
 /* The exponent of the lowest set bit of a nonzero finite value. */

@@ -72,6 +72,13 @@ struct PackedClassifier {
     int64_t fixed_ceil(double value) const;
     /* A fixed-point value in the classifier's terms (exact below 2^53). */
     double from_fixed(int64_t fixed) const;
+    /* A final threshold in fixed point, for any finite value: every sum the
+     * packed classifier can reach lies strictly between -2^22 and 2^22
+     * (scaled; pack_classifier refuses larger responses), so a threshold
+     * beyond that range accepts every window or none, as the range's edge
+     * does, and is clamped to it. The sum minus the threshold (a window's
+     * score) then stays within 64 bits. */
+    int64_t fixed_final_threshold(float value) const;
 };
 
 /* Chooses scale_shift, the least k >= 0 that makes every response times 2^k
