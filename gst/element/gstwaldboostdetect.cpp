@@ -30,7 +30,9 @@
 
 #include "gstwaldboostdetect.h"
 
+#include <atomic>
 #include <mutex>
+#include <vector>
 
 #include "core/opencl/device/environment.h"
 #include "debug.h"
@@ -118,6 +120,9 @@ struct WaldboostDetectPrivate {
     wel::SettingsStore settings;
     wel::SharedStats stats;
     wel::FrameQueue queue;
+    /* The warning about a format upstream offers that the element cannot
+     * take, posted once per start. */
+    std::atomic<bool> format_warned{false};
     GstPadActivateModeFunction parent_src_activate_mode = nullptr;
     GstPadEventFunction parent_sink_event = nullptr;
 };
@@ -133,14 +138,26 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(waldboostdetect, "waldboostdetect", GST_RA
                                                               "WaldBoost OpenCL object detection"))
 
 /* The luma plane of these formats is the grayscale image. */
-#define WALDBOOST_CAPS GST_VIDEO_CAPS_MAKE("{ GRAY8, I420, YV12, NV12, NV21, Y42B, Y444 }")
+#define WALDBOOST_FORMATS "GRAY8, I420, YV12, NV12, NV21, Y42B, Y444"
+#define WALDBOOST_CAPS GST_VIDEO_CAPS_MAKE("{ " WALDBOOST_FORMATS " }")
 
 /* ------------------------------------------------------------------------ */
 /* GstBaseTransform                                                         */
 
 static gboolean gst_waldboost_detect_start(GstBaseTransform* trans)
 {
-    return GST_WALDBOOST_DETECT(trans)->priv->queue.start();
+    WaldboostDetectPrivate* p = GST_WALDBOOST_DETECT(trans)->priv;
+    p->format_warned = false;
+    /* Values refused before the element had a bus (gst-launch's parser
+     * sets them): their warnings now, where the application sees them. */
+    std::vector<wel::RefusedValue> refused;
+    {
+        std::lock_guard<std::mutex> guard(p->settings.lock);
+        refused.swap(p->settings.unposted);
+    }
+    for (const wel::RefusedValue& r : refused)
+        wel::post_refused(GST_ELEMENT(trans), r);
+    return p->queue.start();
 }
 
 static gboolean gst_waldboost_detect_stop(GstBaseTransform* trans)
@@ -186,6 +203,90 @@ static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEven
     return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->sink_event(trans, event);
 }
 
+/* The formats of `offered` when every structure of it is raw video in
+ * system memory with a format (a string or a list of them) and none of
+ * them is one the element takes; "" otherwise. */
+static std::string formats_that_need_converting(const GstCaps* offered)
+{
+    if (!offered || gst_caps_is_any(offered) || gst_caps_is_empty(offered))
+        return "";
+    GstCaps* ours = gst_caps_from_string(WALDBOOST_CAPS);
+    const GstStructure* taken = gst_caps_get_structure(ours, 0);
+    std::string formats;
+    bool convertible = true;
+    for (guint i = 0; convertible && i < gst_caps_get_size(offered); ++i) {
+        const GstStructure* st = gst_caps_get_structure(offered, i);
+        const GstCapsFeatures* features = gst_caps_get_features(offered, i);
+        const GValue* format = gst_structure_get_value(st, "format");
+        if (!gst_structure_has_name(st, "video/x-raw") || !format ||
+            (features && !gst_caps_features_is_equal(features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))) {
+            convertible = false;
+            break;
+        }
+        std::vector<const GValue*> values;
+        if (GST_VALUE_HOLDS_LIST(format))
+            for (guint k = 0; k < gst_value_list_get_size(format); ++k)
+                values.push_back(gst_value_list_get_value(format, k));
+        else
+            values.push_back(format);
+        for (const GValue* v : values) {
+            /* gst_value_can_intersect() compares only the types. */
+            if (!G_VALUE_HOLDS_STRING(v) || gst_value_intersect(nullptr, v, gst_structure_get_value(taken, "format"))) {
+                convertible = false;
+                break;
+            }
+            const std::string name = g_value_get_string(v);
+            if (formats.find(name) == std::string::npos)
+                formats += (formats.empty() ? "" : ", ") + name;
+        }
+    }
+    gst_caps_unref(ours);
+    return convertible ? formats : "";
+}
+
+/* Negotiation fails with GStreamer's bare "not-negotiated", which names
+ * neither this element nor the remedy, when upstream sends caps of a
+ * format the element cannot take (RGB from pngdec, whose output format is
+ * the PNG's). A warning says both, once per start. */
+static void warn_unconvertible(GstWaldboostDetect* self, GstCaps* offered)
+{
+    if (self->priv->format_warned)
+        return;
+    const std::string formats = formats_that_need_converting(offered);
+    if (formats.empty() || self->priv->format_warned.exchange(true))
+        return;
+    GST_ELEMENT_WARNING(self, CORE, NEGOTIATION,
+                        ("%s cannot take %s video: it reads " WALDBOOST_FORMATS ". Insert videoconvert before it.",
+                         GST_ELEMENT_NAME(self), formats.c_str()),
+                        ("upstream offered %" GST_PTR_FORMAT, offered));
+}
+
+/* An ACCEPT_CAPS query on the sink pad, answered. Such queries may be
+ * probes that upstream follows with other caps (videoconvert asks before
+ * it chooses), so only refused caps that upstream has already set on its
+ * pad count: the caps event being pushed, which GStreamer checks with
+ * this query before it delivers the event. */
+static void check_offered_caps(GstWaldboostDetect* self, GstQuery* query)
+{
+    if (GST_QUERY_TYPE(query) != GST_QUERY_ACCEPT_CAPS)
+        return;
+    gboolean accepted = TRUE;
+    gst_query_parse_accept_caps_result(query, &accepted);
+    if (accepted)
+        return;
+    GstCaps* caps = nullptr;
+    gst_query_parse_accept_caps(query, &caps);
+    GstPad* peer = gst_pad_get_peer(GST_BASE_TRANSFORM_SINK_PAD(self));
+    if (!peer)
+        return;
+    GstCaps* sent = gst_pad_get_current_caps(peer);
+    if (sent && caps && gst_caps_is_equal(sent, caps))
+        warn_unconvertible(self, caps);
+    if (sent)
+        gst_caps_unref(sent);
+    gst_object_unref(peer);
+}
+
 /* A frame leaves when its detection is done, behind at most frames_held()
  * - 1 others (max-inflight - 1 with interval=1), after waiting at most
  * batch-wait for companions: the latency the element adds to upstream's. */
@@ -215,7 +316,11 @@ static gboolean gst_waldboost_detect_query(GstBaseTransform* trans, GstPadDirect
         gst_query_set_latency(query, live, min, max);
         return TRUE;
     }
-    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->query(trans, direction, query);
+    const gboolean answered =
+        GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->query(trans, direction, query);
+    if (answered && direction == GST_PAD_SINK)
+        check_offered_caps(self, query);
+    return answered;
 }
 
 /* The ALLOCATION query from upstream. The element works in place (its
@@ -320,7 +425,7 @@ static void gst_waldboost_detect_set_property(GObject* object, guint prop_id, co
 {
     wel::SettingsStore& store = GST_WALDBOOST_DETECT(object)->priv->settings;
     std::lock_guard<std::mutex> guard(store.lock);
-    if (!wel::set_setting(object, store.settings, prop_id, value))
+    if (!wel::set_setting(object, store.settings, prop_id, value, &store.unposted))
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     ++store.generation;
 }

@@ -177,7 +177,30 @@ static std::string string_or_empty(const GValue* value)
     return v ? v : "";
 }
 
-bool set_setting(GObject* object, Settings& settings, guint id, const GValue* value)
+/* A refused value's warning, on the bus where an application sees it (the
+ * log alone made a refusal a silent no-op). Without a bus yet (gst-launch
+ * sets properties while it parses the pipeline) it goes to `unposted`, and
+ * the element posts it when it starts. */
+static void warn_refused(GObject* object, const std::string& message, const char* property,
+                         std::vector<RefusedValue>* unposted)
+{
+    GST_WARNING_OBJECT(object, "%s", message.c_str());
+    const std::string debug = std::string("property ") + property;
+    if (!post_refused(GST_ELEMENT(object), RefusedValue{message, debug}) && unposted)
+        unposted->push_back(RefusedValue{message, debug});
+}
+
+bool post_refused(GstElement* element, const RefusedValue& refused)
+{
+    GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "%s", refused.message.c_str());
+    const gboolean posted = gst_element_post_message(
+        element, gst_message_new_warning(GST_OBJECT(element), error, refused.property.c_str()));
+    g_error_free(error);
+    return posted;
+}
+
+bool set_setting(GObject* object, Settings& settings, guint id, const GValue* value,
+                 std::vector<RefusedValue>* unposted)
 {
     EngineSettings& e = settings.engine;
     DetectionSettings& d = settings.detection;
@@ -195,14 +218,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             o.label = label;
         } else {
             const std::string shown = waldboost::printable(label, 64);
-            GST_WARNING_OBJECT(object, "label \"%s\" refused: %s; the previous value is kept", shown.c_str(),
-                               why.c_str());
-            GError* error =
-                g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                            "label \"%s\" refused: %s; the previous value is kept", shown.c_str(), why.c_str());
-            gst_element_post_message(GST_ELEMENT(object),
-                                     gst_message_new_warning(GST_OBJECT(object), error, "property label"));
-            g_error_free(error);
+            warn_refused(object, "label \"" + shown + "\" refused: " + why + "; the previous value is kept", "label",
+                         unposted);
         }
         break;
     }
@@ -233,14 +250,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             std::string text;
             for (int v : roi)
                 text += (text.empty() ? "" : ", ") + std::to_string(v);
-            GST_WARNING_OBJECT(object, "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
-            /* On the bus too, where an application sees it (the log alone
-             * made a refused roi a silent no-op). */
-            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                                        "roi <%s> refused: %s; the previous value is kept", text.c_str(), why.c_str());
-            gst_element_post_message(GST_ELEMENT(object),
-                                     gst_message_new_warning(GST_OBJECT(object), error, "property roi"));
-            g_error_free(error);
+            warn_refused(object, "roi <" + text + "> refused: " + why + "; the previous value is kept", "roi",
+                         unposted);
         }
         break;
     }
@@ -256,15 +267,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
             gchar* text = st ? gst_structure_to_string(st) : g_strdup("(null)");
             const std::string shown = waldboost::printable(text);
             g_free(text);
-            GST_WARNING_OBJECT(object, "label-colors \"%s\" refused: %s; the previous setting is kept", shown.c_str(),
-                               why.c_str());
-            /* On the bus too, as for roi: the log alone made it a silent no-op. */
-            GError* error = g_error_new(GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-                                        "label-colors \"%s\" refused: %s; the previous setting is kept", shown.c_str(),
-                                        why.c_str());
-            gst_element_post_message(GST_ELEMENT(object),
-                                     gst_message_new_warning(GST_OBJECT(object), error, "property label-colors"));
-            g_error_free(error);
+            warn_refused(object, "label-colors \"" + shown + "\" refused: " + why + "; the previous setting is kept",
+                         "label-colors", unposted);
         }
         break;
     }

@@ -12,6 +12,7 @@
 #include <glib-object.h>
 
 #include <string>
+#include <vector>
 
 #include "core/opencl/engine/reduction.h"
 #include "settings.h"
@@ -69,8 +70,13 @@ enum PropertyId : guint {
 
 /* Sets property `id` of `s` from `value`; a refused value (a bad roi,
  * label-colors or reduction) keeps the previous one, with a warning in the
- * debug log of `object`. False for an id that is not a setting. */
-bool set_setting(GObject* object, Settings& s, guint id, const GValue* value);
+ * debug log of `object` (and for roi, label and label-colors on its bus,
+ * or in `unposted` while it has none). False for an id that is not a
+ * setting. */
+bool set_setting(GObject* object, Settings& s, guint id, const GValue* value,
+                 std::vector<RefusedValue>* unposted = nullptr);
+/* Posts a refused value's warning; false when the element has no bus. */
+bool post_refused(GstElement* element, const RefusedValue& refused);
 /* Gives property `id` of `s`; false for an id that is not a setting. */
 bool get_setting(const Settings& s, guint id, GValue* value);
 

@@ -321,8 +321,9 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_LABEL_COLORS,
         g_param_spec_boxed("label-colors", "Label colours",
                            "Box and tag colour per label as ARGB, e.g. \"colors,face=(uint)0xff00ff00,"
-                           "eyes=(uint)0xff2090ff\"; labels not named keep \"color\" (the detector's) or their "
-                           "own (eyes blue, nose yellow, mouth pink)",
+                           "eye=(uint)0xff2090ff\" (a part's label is its cascade's: eye for haarcascade_eye.xml); "
+                           "labels not named keep \"color\" (the detector's) or their own (eyes blue, nose yellow, "
+                           "mouth pink)",
                            GST_TYPE_STRUCTURE, rw));
     /**
      * GstWaldboostDetect:privacy:
@@ -494,8 +495,8 @@ void install_properties(GObjectClass* gobject_class)
     static const char* const nested_blurbs[] = {
         ("Cascade file (OpenCV LBP or Haar XML, or WaldBoost XML) searched in the upper half of each detection, as "
          "facedetect's eyes-profile (e.g. /usr/share/opencv4/haarcascades/haarcascade_eye.xml); its finds are "
-         "region-of-interest metas of type \"eyes\" whose parent_id is the detection's id, and an \"eyes\" list "
-         "in the detection's message structure. Empty = none"),
+         "region-of-interest metas labelled as the cascade is (\"eye\" for haarcascade_eye.xml) whose parent_id "
+         "is the detection's id, and an \"eyes\" list in the detection's message structure. Empty = none"),
         ("Cascade file searched in the centre of each detection (the middle half of its width, from a quarter of "
          "its height down to three quarters), as facedetect's nose-profile; metas and list \"nose\", as "
          "eyes-profile. Empty = none"),
@@ -506,8 +507,8 @@ void install_properties(GObjectClass* gobject_class)
      * GstWaldboostDetect:eyes-profile:
      *
      * A cascade searched in the upper half of each detection, as facedetect's eyes-profile:
-     * region-of-interest metas of type "eyes" whose parent_id is the detection's id, and an "eyes" list
-     * in its message structure. Empty: none.
+     * region-of-interest metas labelled as the cascade is ("eye" for haarcascade_eye.xml) whose parent_id
+     * is the detection's id, and an "eyes" list in its message structure. Empty: none.
      *
      * Since: 0.1
      */

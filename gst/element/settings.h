@@ -152,6 +152,13 @@ struct FrameSettings {
  * without one). */
 waldboost::Rect roi_in_frame(const std::vector<int>& roi, int width, int height);
 
+/* A property value refused (a bad roi, label or label-colors): the
+ * warning's text, and the property it names (the debug text). */
+struct RefusedValue {
+    std::string message;
+    std::string property;
+};
+
 /* The settings as the properties set them, shared by the application's
  * threads and the streaming thread; each change counts, so that the
  * streaming thread copies them only when they changed. */
@@ -159,6 +166,10 @@ struct SettingsStore {
     mutable std::mutex lock;
     Settings settings;      /* guarded by lock */
     guint64 generation = 1; /* changes so far; guarded by lock */
+    /* Refused values whose warning found no bus (gst-launch sets the
+     * properties while parsing, before the pipeline exists): posted again
+     * when the element starts. Guarded by lock. */
+    std::vector<RefusedValue> unposted;
 
     Settings copy() const
     {

@@ -4,9 +4,11 @@
  *
  * Element tests, caps: the formats the element takes (GRAY8 and the planar
  * YUV ones) and refuses (RGB, YUY2, GRAY16 and others), every format passed
- * through with its caps and pixels untouched at ordinary and odd sizes.
+ * through with its caps and pixels untouched at ordinary and odd sizes,
+ * and a warning that says to insert videoconvert when upstream offers RGB.
  * Needs no test images.
  */
+#include <string>
 #include <vector>
 
 #include "harness.h"
@@ -107,9 +109,82 @@ GST_START_TEST(test_caps_rgb_refused)
 }
 GST_END_TEST;
 
+/* RGB from upstream, as gst-launch users write it: a warning from the
+ * element names it, the format and videoconvert, before GStreamer's bare
+ * "not-negotiated" error from the source. Before, that error was all. A
+ * pipeline with videoconvert gets no such warning. */
+static std::vector<ErrorInfo> run_launch_line(const char* line, std::vector<std::string>* warning_sources)
+{
+    GError* error = nullptr;
+    GstElement* pipeline = gst_parse_launch(line, &error);
+    fail_unless(pipeline && !error, "%s: %s", line, error ? error->message : "no pipeline");
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    std::vector<ErrorInfo> warnings;
+    for (;;) {
+        GstMessage* m = gst_bus_timed_pop_filtered(
+            bus, 30 * GST_SECOND,
+            static_cast<GstMessageType>(GST_MESSAGE_WARNING | GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+        fail_unless(m != nullptr, "%s: neither EOS nor an error within 30 s", line);
+        const GstMessageType type = GST_MESSAGE_TYPE(m);
+        if (type == GST_MESSAGE_WARNING) {
+            GError* e = nullptr;
+            gchar* debug = nullptr;
+            gst_message_parse_warning(m, &e, &debug);
+            ErrorInfo info;
+            info.found = true;
+            info.domain = e->domain;
+            info.code = e->code;
+            info.message = e->message;
+            info.debug = debug ? debug : "";
+            warnings.push_back(info);
+            warning_sources->push_back(GST_OBJECT_NAME(GST_MESSAGE_SRC(m)));
+            g_error_free(e);
+            g_free(debug);
+        }
+        gst_message_unref(m);
+        if (type != GST_MESSAGE_WARNING)
+            break;
+    }
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(bus);
+    gst_object_unref(pipeline);
+    return warnings;
+}
+
+GST_START_TEST(test_caps_rgb_says_to_insert_videoconvert)
+{
+    /* A decoder that outputs RGB (pngdec: the PNG's colour type decides;
+     * its template has GRAY8 too, so gst-launch links it). */
+    for (const char* upstream :
+         {"videotestsrc num-buffers=2 ! video/x-raw,format=RGB,width=64,height=48 ! pngenc ! pngdec"}) {
+        const std::string line = std::string(upstream) + " ! waldboostdetect name=detector ! fakesink";
+        std::vector<std::string> sources;
+        const std::vector<ErrorInfo> warnings = run_launch_line(line.c_str(), &sources);
+        int told = 0;
+        for (size_t i = 0; i < warnings.size(); ++i)
+            told += sources[i] == "detector" && warnings[i].domain == GST_CORE_ERROR &&
+                    warnings[i].code == GST_CORE_ERROR_NEGOTIATION && contains(warnings[i].message, "detector") &&
+                    contains(warnings[i].message, "RGB") && contains(warnings[i].message, "videoconvert");
+        fail_unless(told == 1, "%s: %d warnings from the element naming RGB and videoconvert, not 1 (%zu in all%s%s)",
+                    line.c_str(), told, warnings.size(),
+                    warnings.empty() ? "" : ", the first: ", warnings.empty() ? "" : warnings[0].text().c_str());
+    }
+
+    std::vector<std::string> sources;
+    const std::vector<ErrorInfo> warnings =
+        run_launch_line("videotestsrc num-buffers=2 ! video/x-raw,format=RGB,width=64,height=48 ! pngenc ! pngdec ! "
+                        "videoconvert ! waldboostdetect name=detector ! fakesink",
+                        &sources);
+    fail_unless(warnings.empty(), "with videoconvert: a warning: %s",
+                warnings.empty() ? "" : warnings[0].text().c_str());
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("caps");
+    tcase_add_test(tc, test_caps_rgb_says_to_insert_videoconvert);
     tcase_add_test(tc, test_caps_template);
     tcase_add_test(tc, test_caps_formats_and_odd_sizes);
     tcase_add_test(tc, test_caps_rgb_refused);

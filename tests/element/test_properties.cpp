@@ -5,7 +5,9 @@
  * Element tests, properties: defaults and ranges, refused values, the
  * classifier files (converted, OpenCV's LBP and Haar cascades) and their
  * labels, every detection parameter against the core with the same
- * DetectParams, roi, the reduction structure and its aliases, and stats.
+ * DetectParams, roi, the reduction structure and its aliases, and stats;
+ * refused values warned on the bus when gst-launch set them before it
+ * existed, and the blurbs naming the parts' labels.
  */
 #include <algorithm>
 #include <cstring>
@@ -905,9 +907,79 @@ GST_START_TEST(test_property_metadata_values)
 }
 GST_END_TEST;
 
+/* gst-launch sets properties while it parses the line, before the element
+ * has a bus: a refused roi or label-colors warned in the debug log only,
+ * and the pipeline ran without a word. The warnings now reach the bus when
+ * the element starts, once each. */
+GST_START_TEST(test_property_refusals_before_the_bus_warn_at_start)
+{
+    GError* error = nullptr;
+    GstElement* pipeline =
+        gst_parse_launch("videotestsrc num-buffers=2 ! video/x-raw,format=GRAY8,width=64,height=48 ! "
+                         "waldboostdetect name=detector roi=\"<1, 2, 3>\" label-colors=\"colors,face=(string)-1\" "
+                         "! fakesink",
+                         &error);
+    fail_unless(pipeline && !error, "%s", error ? error->message : "no pipeline");
+    GstBus* bus = gst_element_get_bus(pipeline);
+    gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    int roi = 0, label_colors = 0, others = 0;
+    for (;;) {
+        GstMessage* m = gst_bus_timed_pop_filtered(
+            bus, 30 * GST_SECOND,
+            static_cast<GstMessageType>(GST_MESSAGE_WARNING | GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+        fail_unless(m != nullptr, "neither EOS nor an error within 30 s");
+        const GstMessageType type = GST_MESSAGE_TYPE(m);
+        if (type == GST_MESSAGE_WARNING) {
+            GError* e = nullptr;
+            gst_message_parse_warning(m, &e, nullptr);
+            const std::string text = e->message;
+            const bool ours =
+                g_strcmp0(GST_OBJECT_NAME(GST_MESSAGE_SRC(m)), "detector") == 0 && contains(text, "refused");
+            roi += ours && contains(text, "roi <1, 2, 3>");
+            label_colors += ours && contains(text, "label-colors") && contains(text, "face");
+            others += !ours;
+            g_error_free(e);
+        }
+        fail_if(type == GST_MESSAGE_ERROR, "the pipeline failed");
+        gst_message_unref(m);
+        if (type != GST_MESSAGE_WARNING)
+            break;
+    }
+    fail_unless(roi == 1 && label_colors == 1 && others == 0,
+                "%d roi warnings, %d label-colors warnings and %d others on the bus (want 1, 1, 0)", roi, label_colors,
+                others);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(bus);
+    gst_object_unref(pipeline);
+}
+GST_END_TEST;
+
+/* A part's label is its cascade's ("eye" for haarcascade_eye.xml), and
+ * label-colors keys on labels: the blurbs must name that label, or their
+ * example colours nothing. They said "eyes". */
+GST_START_TEST(test_property_blurbs_name_the_parts_labels)
+{
+    const std::string haar = haar_cascade("haarcascade_eye");
+    fail_unless(file_exists(haar), "%s is missing (Debian's opencv-data)", haar.c_str());
+    const std::string label = waldboost::load_classifier_file(haar).label;
+    GstElement* e = make_element({});
+    GObjectClass* klass = G_OBJECT_GET_CLASS(e);
+    const std::string eyes = g_param_spec_get_blurb(g_object_class_find_property(klass, "eyes-profile"));
+    const std::string colors = g_param_spec_get_blurb(g_object_class_find_property(klass, "label-colors"));
+    fail_unless(contains(eyes, "\"" + label + "\""), "eyes-profile's blurb does not name the label \"%s\": %s",
+                label.c_str(), eyes.c_str());
+    fail_unless(contains(colors, "," + label + "=(uint)"),
+                "label-colors' example does not colour the eye cascade's label \"%s\": %s", label.c_str(),
+                colors.c_str());
+    gst_object_unref(e);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("properties");
+    tcase_add_test(tc, test_property_refusals_before_the_bus_warn_at_start);
+    tcase_add_test(tc, test_property_blurbs_name_the_parts_labels);
     tcase_add_test(tc, test_property_defaults);
     tcase_add_test(tc, test_property_metadata_values);
     tcase_add_test(tc, test_property_ranges);
