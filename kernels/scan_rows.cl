@@ -66,10 +66,13 @@ static uint lanes_set(int16 mask)
     return (uint)-(d.x + d.y);
 }
 
-/* Rows of every level, one work-item each; `levels[].first_row` numbers them. */
+/* Rows of every level, one work-item each; `levels[].first_row` numbers them.
+ * `stop`: the host's stop flag (engine/stop_flag.h), read between steps of
+ * LANES windows: once raised, the frame's results are incomplete and the
+ * host drops them, so a stop waits for no more than a step per row. */
 __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int level_count, uint total_rows,
                         __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
-                        __global uchar* first_stage_rejected)
+                        __global uchar* first_stage_rejected, __global const volatile int* stop)
 {
     MAKE_CASCADE();
     const uint row_index = get_global_id(0);
@@ -95,6 +98,8 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
     bool skip_next = false;
 
     for (int column = 0; column < level.columns; column += LANES) {
+        if (*stop)
+            break;
         const int origin = row_origin + column * level.step;
         int16 alive = (int16)column + lane < (int16)level.columns;
         /* Windows whose factor is 0 (Haar's flat windows) are rejected

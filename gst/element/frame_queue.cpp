@@ -742,10 +742,16 @@ void FrameQueue::start_worker()
 
 void FrameQueue::stop_worker(bool join)
 {
+    std::shared_ptr<wcl::Engine> engine;
     {
         std::lock_guard<std::mutex> guard(lock_);
         worker_stop_ = true;
+        engine = engine_;
     }
+    /* The frames in flight are dropped: they need not end. A frame a
+     * hostile classifier makes last minutes would hold the stop as long. */
+    if (engine)
+        engine->abandon_frames();
     changed_.notify_all();
     if (join)
         gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(element_));

@@ -520,6 +520,69 @@ GST_START_TEST(test_streams_stop_waits_for_one_slow_frame)
 }
 GST_END_TEST;
 
+/* A valid hostile cascade, within every model limit: Haar trees of 1,024
+ * nodes that are chains (each node's left child is the next node, and every
+ * feature value is below the nodes' threshold, so each window walks all of
+ * them), and no rejection test. Every window costs `trees` x 1,024 Haar
+ * features: a 320x240 frame takes minutes on PoCL with 2 cores. */
+static std::string hostile_cascade_file(int trees)
+{
+    Classifier c;
+    c.label = "hostile";
+    c.window_width = 24;
+    c.window_height = 24;
+    c.final_threshold = 1.0f; /* every response is 0: nothing is accepted */
+    waldboost::HaarTree tree;
+    constexpr int kNodes = static_cast<int>(waldboost::ModelLimits::kMaxTreeNodes);
+    for (int i = 0; i < kNodes; ++i) {
+        waldboost::HaarNode node;
+        node.feature.rects = {{2 + i % 8, 2, 8, 12, -1.0f}, {2 + i % 8, 8, 8, 6, 2.0f}};
+        node.threshold = 1e30f;
+        node.left = i + 1 < kNodes ? waldboost::HaarNode::Child{false, i + 1} : waldboost::HaarNode::Child{true, i};
+        node.right = waldboost::HaarNode::Child{true, i == kNodes - 1 ? kNodes : i};
+        tree.nodes.push_back(node);
+    }
+    tree.leaves.assign(kNodes + 1, 0.0f);
+    waldboost::WeakClassifier w;
+    w.feature = tree;
+    w.reject_threshold = waldboost::kNoRejection;
+    c.weak.assign(static_cast<size_t>(trees), w);
+    return temporary_classifier_file(c);
+}
+
+/* A stop while such a frame is on a CPU device ends within 2 s: the row
+ * scan reads the engine's stop flag between steps of 16 windows, and the
+ * frame's incomplete results are dropped with it. Before, the stop waited
+ * for the whole frame (52 to 353 s for the issue's 160x120 frames). */
+GST_START_TEST(test_streams_stop_abandons_a_hostile_frame)
+{
+    const std::string path = hostile_cascade_file(32);
+    GstHarness* h = harness_with({{"classifier", path}, {"device", "cpu"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    /* One window first, so that whatever PoCL compiles at a kernel's first
+     * launch is done before the frame that is stopped. */
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 24, 24);
+    fail_unless_equals_int(push_frame(h, crop(astronaut(), 200, 100, 24, 24), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+    GstBuffer* first = gst_harness_pull(h);
+    fail_unless(first != nullptr, "the one-window frame did not come out");
+    gst_buffer_unref(first);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 320, 240);
+    fail_unless_equals_int(push_frame(h, crop(astronaut(), 60, 20, 320, 240), GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
+    g_usleep(G_USEC_PER_SEC);
+    GstBuffer* early = gst_harness_try_pull(h);
+    fail_unless(early == nullptr, "the hostile frame ended within a second: nothing to stop");
+    const gint64 stop_start = g_get_monotonic_time();
+    fail_unless(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    const double stop_s = (g_get_monotonic_time() - stop_start) / 1e6;
+    g_print("test_streams_stop_abandons_a_hostile_frame: the stop took %.2f s\n", stop_s);
+    fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame on the device", stop_s);
+    fail_if(pop_error(bus).found, "the stop posted an error");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* Batched instances of different sizes and classifiers while one of them
  * fails (its classifier becomes a missing file while playing) and another
  * stops and starts: the others' frames keep their own detections. */
@@ -619,6 +682,7 @@ GST_END_TEST;
 TCase* element_case()
 {
     TCase* tc = tcase_create("streams");
+    tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame);
     tcase_add_test(tc, test_streams_missing_timestamps);
     tcase_add_test(tc, test_streams_gap_events);
     tcase_add_test(tc, test_streams_resolution_every_few_frames);

@@ -43,6 +43,7 @@
 #include "core/opencl/engine/frame_slot.h"
 #include "core/opencl/engine/geometry.h"
 #include "core/opencl/engine/shared_device.h"
+#include "core/opencl/engine/stop_flag.h"
 
 namespace waldboost::opencl {
 
@@ -146,6 +147,9 @@ private:
     std::shared_ptr<const BatchGeometry> geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests);
 
     cl::Context context_;
+    /* The row scan's stop flag of the batches' slots: never raised, since
+     * a batch holds other engines' frames too. */
+    std::unique_ptr<StopFlag> stop_flag_;
     std::shared_ptr<BusyTime> busy_;
     std::shared_ptr<const cl::Program> program_;
     std::shared_ptr<const DeviceClassifier> classifier_;

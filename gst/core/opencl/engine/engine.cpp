@@ -33,6 +33,7 @@
 #include "core/opencl/engine/shared_device.h"
 #include "core/opencl/engine/pinned_memory.h"
 #include "core/opencl/engine/tuning_cache.h"
+#include "core/opencl/engine/stop_flag.h"
 
 namespace waldboost::opencl {
 
@@ -57,6 +58,8 @@ struct Engine::Impl {
     PackedClassifier packed;
     std::shared_ptr<const DeviceClassifier> device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
+    /* The row scan's stop flag (abandon_frames); null with the reduction. */
+    std::unique_ptr<StopFlag> stop_flag;
     std::deque<size_t> order; /* slots in flight, oldest first */
     /* Guards `order`, `early` and `collecting`: submit() runs in one thread
      * while collect() and wait_for_oldest() run in another. */
@@ -217,8 +220,13 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             &m.sharing.program_shared);
         if (m.sharing.program_shared)
             m.build_report.note = "shared with another engine on this device";
-        for (int i = 0; i < config.max_in_flight; ++i)
+        if (m.plan.scan_by_rows)
+            m.stop_flag = std::make_unique<StopFlag>(m.context, m.selected.device);
+        for (int i = 0; i < config.max_in_flight; ++i) {
             m.slots.push_back(std::make_unique<FrameSlot>(m.shared->slot_queue(m.plan.profiling), *m.program, m.plan));
+            if (m.stop_flag)
+                m.slots.back()->stop = m.stop_flag->buffer();
+        }
         m.requests.resize(m.slots.size());
         m.batched.assign(m.slots.size(), false);
         if (config.batching) {
@@ -682,6 +690,12 @@ void Engine::wait_for_oldest() const
     } catch (const cl::Error&) {
         /* collect() waits again and reports it. */
     }
+}
+
+void Engine::abandon_frames()
+{
+    if (impl_->stop_flag)
+        impl_->stop_flag->raise();
 }
 
 FrameResult Engine::detect(const GrayView& image, const DetectParams& params)

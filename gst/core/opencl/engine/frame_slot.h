@@ -96,6 +96,9 @@ struct FrameSlot {
      * integral images, with the integral's layout, and the squares' band
      * sums (GPU layout). */
     cl::Buffer squares, tilted, square_band_totals;
+    /* The row scan's stop flag (stop_flag.h): the engine's, or the batch
+     * queue's, which is never raised. */
+    cl::Buffer stop;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
 

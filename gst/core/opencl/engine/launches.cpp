@@ -247,7 +247,7 @@ private:
 
     void row_scan()
     {
-        cascade_args(slot_.scan_rows).set("total_rows", g_.scan_rows);
+        cascade_args(slot_.scan_rows).set("total_rows", g_.scan_rows).set("stop", slot_.stop);
         launch(slot_.scan_rows, round_up(g_.scan_rows, SCAN_ROWS_GROUP), SCAN_ROWS_GROUP);
     }
 
