@@ -3,6 +3,8 @@
 # Installs the Debian 12 packages this project needs, only those missing.
 #   build-aux/install-deps.sh          build and run (demo)
 #   build-aux/install-deps.sh --tests  also what the test suite needs
+#   ... --print                        prints the list, installs nothing
+#                                      (tests/debian/packages.sh reads it)
 set -eu
 
 packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
@@ -16,7 +18,11 @@ if [ "${1:-}" = "--tests" ]; then
     python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
     python3-skimage
     mosquitto mosquitto-clients openssl python3-jsonschema"
+  # The Debian 13 phase's root (tests/debian/root.sh).
+  packages="$packages debootstrap"
 fi
+# shellcheck disable=SC2086
+case " $* " in *" --print "*) echo $packages; exit 0 ;; esac
 
 missing=""
 for p in $packages; do
