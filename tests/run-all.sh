@@ -49,6 +49,13 @@ status=0
 export WALDBOOST_REQUIRE_TEST_DATA=1
 phase plain-suite meson test -C build --print-errorlogs "$@" || status=$?
 
+# The core and element suites again on Debian 13 (GStreamer 1.26, PoCL 6,
+# OpenCV 4.10) in a debootstrap root cached in /var/cache/waldboost-gst
+# (tests/debian/debian13-suite.sh). Without the root and no mirror to make
+# it from, it fails, and so does the run.
+debian13_status=0
+phase debian13 tests/debian/debian13-suite.sh || debian13_status=$?
+
 # The classifier loaders and the checkpoint decoder under libFuzzer (clang,
 # ASan + UBSan), a bounded time per target (WALDBOOST_FUZZ_SECONDS, default
 # 30: docs/reliability.md, "Fuzzing", says what 30 s reach against 48).
@@ -66,9 +73,9 @@ fi
 # The phase table, the slowest tests, and one closing line in the plain
 # "N passed, N failed" form: both meson runs, plus the fuzzing run and the
 # format check as one more test each.
-python3 - "$fuzz_status" "$sanitizer_status" "$times" "$format_status" <<'PY'
+python3 - "$fuzz_status" "$sanitizer_status" "$times" "$format_status" "$debian13_status" <<'PY'
 import glob, json, sys
-fuzz_status, sanitizer_status, times_path, format_status = sys.argv[1:5]
+fuzz_status, sanitizer_status, times_path, format_status, debian13_status = sys.argv[1:6]
 counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
 counts["OK" if fuzz_status == "0" else "FAIL"] += 1
 counts["OK" if format_status == "0" else "FAIL"] += 1
@@ -77,9 +84,12 @@ if not asan_logs:
     counts["FAIL"] += 1
 elif sanitizer_status != "0":
     counts["FAIL"] += 1  # e.g. the plugin check after the tests
+debian13_logs = glob.glob("build-debian13/meson-logs/testlog.json")
+if debian13_status != "0" and not debian13_logs:
+    counts["FAIL"] += 1  # no root, or the build failed
 durations = []
-for path in ["build/meson-logs/testlog.json"] + asan_logs:
-    run = "sanitizers" if path.startswith("build-asan") else "plain"
+for path in ["build/meson-logs/testlog.json"] + asan_logs + debian13_logs:
+    run = "sanitizers" if path.startswith("build-asan") else "debian13" if path.startswith("build-debian13") else "plain"
     for line in open(path):
         test = json.loads(line)
         result = test.get("result", "")
@@ -101,5 +111,6 @@ print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped
 PY
 [ $format_status -eq 0 ] || { echo "run-all: files are not formatted (build-aux/check-format.sh --fix)" >&2; status=1; }
 [ $fuzz_status -eq 0 ] || { echo "run-all: the fuzzers found a problem (build-fuzz/logs)" >&2; status=1; }
+[ $debian13_status -eq 0 ] || { echo "run-all: the Debian 13 run failed (the debian13 phase's output, build-debian13/meson-logs)" >&2; status=1; }
 [ $sanitizer_status -eq 0 ] || { echo "run-all: the sanitizer run failed (build-asan/meson-logs)" >&2; status=1; }
 exit $status
