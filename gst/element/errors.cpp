@@ -124,11 +124,30 @@ static std::string without_path(const std::string& reason, const std::string& pa
  *   Device                 RESOURCE FAILED: an OpenCL call failed.
  *   Io                     RESOURCE OPEN_READ: a file detection needs (the
  *                          kernel sources of WALDBOOST_KERNEL_DIR). */
+/* How to get back a missing file that a package installs, by the folder it
+ * is in: the converted classifiers (package waldboost-classifiers, or
+ * `ninja install` in a source build, under any prefix) and OpenCV's
+ * cascades (Debian's opencv-data), as a sentence to follow the message.
+ * Empty for any other file. */
+static std::string how_to_restore(const std::string& path)
+{
+    gchar* dir = g_path_get_dirname(path.c_str());
+    const std::string folder = dir;
+    g_free(dir);
+    if (g_str_has_suffix(folder.c_str(), "/share/waldboost/classifiers"))
+        return ". It is one of the converted classifiers: reinstall them with \"apt-get install --reinstall "
+               "waldboost-classifiers\" (in a source build: ninja install).";
+    if (folder.find("/share/opencv4/") != std::string::npos)
+        return ". OpenCV's cascades come with Debian's opencv-data: \"apt-get install --reinstall opencv-data\".";
+    return "";
+}
+
 void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path, const std::string& what)
 {
     const std::string why = without_path(reason_of(what), waldboost::printable(path));
     if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
-        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("Could not load %s: %s", what_failed.c_str(), why.c_str()),
+        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                          ("Could not load %s: %s%s", what_failed.c_str(), why.c_str(), how_to_restore(path).c_str()),
                           ("%s", what.c_str()));
     else
         GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not load %s: %s", what_failed.c_str(), why.c_str()),

@@ -30,6 +30,41 @@ GST_START_TEST(test_error_missing_classifier)
 }
 GST_END_TEST;
 
+/* A missing file that a package installs: the message names the file and
+ * says how to get it back (issue 52, a classifier deleted after
+ * installation); for any other file it gives no package advice. The
+ * folders are where the packages install them (prefix /usr and
+ * /usr/local). */
+GST_START_TEST(test_error_missing_installed_file_says_how_to_restore)
+{
+    const struct {
+        const char* property;
+        const char* path;
+        const char* advice; /* nullptr: none */
+    } cases[] = {
+        {"classifier", "/usr/share/waldboost/classifiers/waldboost-test-removed.xml",
+         "apt-get install --reinstall waldboost-classifiers"},
+        {"classifier", "/usr/local/share/waldboost/classifiers/waldboost-test-removed.xml",
+         "apt-get install --reinstall waldboost-classifiers"},
+        {"classifier", "/usr/share/opencv4/haarcascades/waldboost-test-removed.xml",
+         "apt-get install --reinstall opencv-data"},
+        {"eyes-profile", "/usr/share/opencv4/haarcascades/waldboost-test-removed.xml",
+         "apt-get install --reinstall opencv-data"},
+        {"classifier", "/nonexistent/share/waldboost/waldboost-test-removed.xml", nullptr},
+    };
+    for (const auto& c : cases) {
+        const ErrorInfo err = start_failure({{c.property, c.path}});
+        fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s/%d: %s",
+                    c.path, g_quark_to_string(err.domain), err.code, err.text().c_str());
+        fail_unless(contains(err.message, c.path), "the message does not name the file: %s", err.message.c_str());
+        if (c.advice)
+            fail_unless(contains(err.message, c.advice), "no \"%s\" in: %s", c.advice, err.message.c_str());
+        else
+            fail_if(contains(err.message, "apt-get"), "package advice for another file: %s", err.message.c_str());
+    }
+}
+GST_END_TEST;
+
 /* The classifier path went into the error verbatim: a newline forged a
  * second line in logs, ESC [31m coloured the terminal, a 3 KB path made a
  * 3 KB message. */
@@ -416,6 +451,7 @@ TCase* element_case()
 {
     TCase* tc = tcase_create("errors");
     tcase_add_test(tc, test_error_missing_classifier);
+    tcase_add_test(tc, test_error_missing_installed_file_says_how_to_restore);
     tcase_add_test(tc, test_error_classifier_path_escaped);
     tcase_add_test(tc, test_error_malformed_classifier);
     tcase_add_test(tc, test_error_no_such_device);
