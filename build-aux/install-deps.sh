@@ -20,6 +20,8 @@ if [ "${1:-}" = "--tests" ]; then
     mosquitto mosquitto-clients openssl python3-jsonschema"
   # The Debian 13 phase's root (tests/debian/root.sh).
   packages="$packages debootstrap"
+  # The package test (tests/debian/package-test.sh): building and linting .debs.
+  packages="$packages dpkg-dev debhelper help2man lintian ccache"
 fi
 # shellcheck disable=SC2086
 case " $* " in *" --print "*) echo $packages; exit 0 ;; esac
