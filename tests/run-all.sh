@@ -55,6 +55,10 @@ phase plain-suite meson test -C build --print-errorlogs "$@" || status=$?
 # it from, it fails, and so does the run.
 debian13_status=0
 phase debian13 tests/debian/debian13-suite.sh || debian13_status=$?
+# The Debian packages built on Debian 12 and in a Debian 13 root, then
+# installed and run in clean roots of both (tests/debian/package-test.sh).
+package_status=0
+phase packages tests/debian/package-test.sh || package_status=$?
 
 # The classifier loaders and the checkpoint decoder under libFuzzer (clang,
 # ASan + UBSan), a bounded time per target (WALDBOOST_FUZZ_SECONDS, default
@@ -110,6 +114,7 @@ for seconds, run, name in sorted(durations, reverse=True)[:10]:
 print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
 PY
 [ $format_status -eq 0 ] || { echo "run-all: files are not formatted (build-aux/check-format.sh --fix)" >&2; status=1; }
+[ $package_status -eq 0 ] || { echo "run-all: the package test failed (its last lines say what)" >&2; status=1; }
 [ $fuzz_status -eq 0 ] || { echo "run-all: the fuzzers found a problem (build-fuzz/logs)" >&2; status=1; }
 [ $debian13_status -eq 0 ] || { echo "run-all: the Debian 13 run failed (the debian13 phase's output, build-debian13/meson-logs)" >&2; status=1; }
 [ $sanitizer_status -eq 0 ] || { echo "run-all: the sanitizer run failed (build-asan/meson-logs)" >&2; status=1; }
