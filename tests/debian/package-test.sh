@@ -16,7 +16,7 @@
 #    gstreamer1.0-plugins-base for the pipeline. There it checks
 #    (tests/debian/package-checks.sh): gst-inspect-1.0 finds the element;
 #    ldd finds no OpenCV library behind the plugin or a tool, and no OpenCV
-#    library is installed; a real video through the element (60 frames of
+#    library is installed; a real video through the element (the first frames of
 #    Megamind.avi from opencv-doc, as tests/fetch-test-data.sh fetches it,
 #    transcoded once to Theora so that the roots need no libav), with the
 #    embedded classifier and with a converted one, detections printed and
@@ -121,7 +121,7 @@ tests/debian/in-root.sh "$build_root" --scratch --bind "$cache/trixie:/build" --
   fail "lintian on the Debian 13 packages (errors above)"
 step "lintian (Debian 13)"
 
-# 2. The video, once: the first 60 frames of the demo's video, as Theora.
+# 2. The video, once: the first frames of the demo's video, as Theora.
 video=$cache/megamind.ogv
 if [ ! -s "$video" ]; then
   tests/fetch-test-data.sh build/testdata >/dev/null || fail "fetching Megamind.avi (tests/fetch-test-data.sh)"
