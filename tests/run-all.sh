@@ -38,6 +38,17 @@ build() {
 }
 
 phase install build-aux/install-deps.sh --tests
+# The Debian roots of the debian13 and packages phases, made (or found in
+# their cache) in the background while the host builds and tests: making
+# one is mostly downloading and unpacking. Those phases wait for it, and
+# make a root themselves, failing loudly, where this did not.
+roots_log=$(mktemp)
+trap 'rm -f "$times" "$roots_log"' EXIT
+(tests/debian/debian13-suite.sh --root-only && tests/debian/package-test.sh --roots-only) > "$roots_log" 2>&1 &
+roots_pid=$!
+wait_for_roots() {
+  wait "$roots_pid" || { echo "run-all: making the Debian roots in the background failed:" >&2; tail -20 "$roots_log" >&2; }
+}
 # The C and C++ files changed since the tree was formatted keep
 # .clang-format's layout (a failure here fails the run at the end).
 format_status=0
@@ -54,6 +65,7 @@ phase plain-suite meson test -C build --print-errorlogs "$@" || status=$?
 # (tests/debian/debian13-suite.sh). Without the root and no mirror to make
 # it from, it fails, and so does the run.
 debian13_status=0
+wait_for_roots
 phase debian13 tests/debian/debian13-suite.sh || debian13_status=$?
 # The Debian packages built on Debian 12 and in a Debian 13 root, then
 # installed and run in clean roots of both (tests/debian/package-test.sh).

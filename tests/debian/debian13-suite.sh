@@ -33,6 +33,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 cd "$(dirname "$0")/../.."
 src=$(pwd -P)
+# --root-only: make (or find) the root and stop; run-all.sh makes the roots
+# in the background while the host builds and tests.
+root_only=""
+if [ "${1:-}" = --root-only ]; then root_only=1; shift; fi
 build=${1:-build-debian13}
 [ $# -gt 0 ] && shift
 case $build in /*|*..*) echo "debian13-suite: BUILD is a folder name in the tree" >&2; exit 2 ;; esac
@@ -43,6 +47,7 @@ jobs=${WALDBOOST_JOBS:-$(nproc)}
 rm -f "$build/meson-logs/testlog.json"
 # shellcheck disable=SC2046
 root=$(tests/debian/root.sh trixie waldboost-test $(tests/debian/packages.sh trixie --tests) ccache)
+[ -z "$root_only" ] || exit 0
 
 [ -d build/testdata ] || tests/fetch-test-data.sh build/testdata
 testdata=$(cd build/testdata && pwd -P)

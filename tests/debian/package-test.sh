@@ -81,6 +81,15 @@ build_deps() {
     sed 's/[[:space:]]*[(<|,].*//' | sed 's/^debhelper-compat$/debhelper/' | sed '/^$/d' | tr '\n' ' '
 }
 
+# --roots-only: make (or find) the three roots and stop; run-all.sh makes
+# them in the background while the host builds and tests.
+if [ "${1:-}" = --roots-only ]; then
+  # shellcheck disable=SC2046  # one word per package
+  tests/debian/root.sh trixie packages-build build-essential dpkg-dev lintian ccache $(build_deps) >/dev/null &&
+    tests/debian/root.sh bookworm clean >/dev/null && tests/debian/root.sh trixie clean >/dev/null
+  exit
+fi
+
 # 1a. Debian 12, on this machine.
 mkdir -p "$cache/bookworm" "$cache/ccache-bookworm"
 rm -f "$cache"/bookworm/*.deb "$cache"/bookworm/*.changes "$cache"/bookworm/*.buildinfo
