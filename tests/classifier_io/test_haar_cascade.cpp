@@ -172,7 +172,7 @@ TEST(HaarCascade, FieldsDecodeAsWritten)
 
     /* The old format: window "64 16", tree 0's two rectangles, threshold
      * and values. */
-    const Classifier p = load_classifier_file(haar_dir() + "/haarcascade_licence_plate_rus_16stages.xml");
+    const Classifier p = load_classifier_file(waldboost_test::licence_plate_cascade());
     EXPECT_EQ(p.window_width, 64);
     EXPECT_EQ(p.window_height, 16);
     EXPECT_EQ(p.label, "licence-plate");
@@ -323,8 +323,9 @@ TEST(HaarCascade, HostileFilesGetAClearErrorNamingTheFileAndLine)
 
     /* The old format: a node with neither a value nor a node on one side,
      * and one pointing back at the root. */
-    const std::string old_name = "haarcascade_licence_plate_rus_16stages.xml";
-    const std::string old_text = read_text(haar_dir() + "/" + old_name);
+    const std::string old_path = waldboost_test::licence_plate_cascade();
+    const std::string old_name = old_path.substr(old_path.rfind('/') + 1);
+    const std::string old_text = read_text(old_path);
     const std::string left_value = "<left_val>-9.5547717809677124e-001</left_val>";
     ASSERT_NE(old_text.find(left_value), std::string::npos);
     expect_error(

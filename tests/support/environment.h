@@ -55,6 +55,15 @@ inline std::string cascade_path(const std::string& stem)
 /* Debian's opencv-data Haar cascades. */
 inline std::string haar_dir() { return env_or("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades"); }
 inline std::string haar_cascade(const std::string& stem) { return haar_dir() + "/" + stem + ".xml"; }
+/* The Russian licence-plate cascade, the one in OpenCV's old tree format:
+ * opencv-data 4.6 (Debian 12) spells it "licence", 4.10 (Debian 13)
+ * "license". */
+inline std::string licence_plate_cascade()
+{
+    const std::string old_name = haar_cascade("haarcascade_licence_plate_rus_16stages");
+    struct stat st;
+    return stat(old_name.c_str(), &st) == 0 ? old_name : haar_cascade("haarcascade_license_plate_rus_16stages");
+}
 
 /* This build's WaldBoost XML copies of Debian's cascades (classifiers/). */
 inline std::string converted_classifier(const std::string& stem)

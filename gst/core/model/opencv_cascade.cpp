@@ -409,6 +409,7 @@ constexpr std::pair<const char*, const char*> kDebianCascadeLabels[] = {
     {"haarcascade_fullbody", "full-body"},
     {"haarcascade_lefteye_2splits", "left-eye"},
     {"haarcascade_licence_plate_rus_16stages", "licence-plate"},
+    {"haarcascade_license_plate_rus_16stages", "licence-plate"}, /* its name from OpenCV 4.10 (Debian 13) on */
     {"haarcascade_lowerbody", "lower-body"},
     {"haarcascade_profileface", "profile-face"},
     {"haarcascade_righteye_2splits", "right-eye"},
