@@ -12,10 +12,10 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
-  libjson-glib-dev libmosquitto-dev"
+  libjson-glib-dev libmosquitto-dev libgstreamer-plugins-bad1.0-dev"
 if [ "${1:-}" = "--tests" ]; then
   packages="$packages libgtest-dev libopencv-dev valgrind clang clang-format libclang-rt-14-dev llvm
-    python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+    python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0
     python3-skimage
     mosquitto mosquitto-clients openssl python3-jsonschema"
   # The Debian 13 phase's root (tests/debian/root.sh).

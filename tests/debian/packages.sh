@@ -27,12 +27,5 @@ for p in $list; do
   esac
   out="$out $p"
 done
-# Debian 13's GStreamer (1.26) has GstAnalytics: its development files
-# and its introspection data, which the element's analytics metadata and
-# its tests (element-analytics, analytics-reader) need.
-if [ "$suite" = trixie ]; then
-  out="$out libgstreamer-plugins-bad1.0-dev"
-  case " $* " in *" --tests "*) out="$out gir1.2-gst-plugins-bad-1.0" ;; esac
-fi
 # shellcheck disable=SC2086  # one line, single spaces
 echo $out
