@@ -122,11 +122,13 @@ model_sources=""
 for f in "$root"/gst/core/model/*.cpp; do
   case "$f" in */default_classifier.cpp) ;; *) model_sources="$model_sources $f" ;; esac
 done
-# What fuzz_checkpoint needs besides the model sources: the decoder and
-# GrayImage (its negatives' pixels).
-checkpoint_sources="$root/gst/core/training/checkpoint.cpp $root/gst/core/detection/image.cpp"
+# What fuzz_checkpoint needs besides the model sources: the decoder,
+# GrayImage (its negatives' pixels) and the atomic file writer it links to.
+checkpoint_sources="$root/gst/core/training/checkpoint.cpp $root/gst/core/detection/image.cpp
+  $root/gst/core/io/output_file.cpp"
 inputs=$(ls "$root"/gst/core/model/*.cpp "$root"/gst/core/model/*.h $checkpoint_sources \
   "$root"/gst/core/training/checkpoint.h "$root"/gst/core/detection/image.h "$root"/gst/core/error.h \
+  "$root"/gst/core/io/output_file.h "$root"/gst/core/text.h \
   "$here"/*.cpp "$here"/*.h "$here/$(basename "$0")")
 flags_id="$cxx $("$cxx" --version | head -n 1) $cxxflags $xml_cflags $xml_libs"
 
