@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 namespace waldboost_publish {
@@ -30,8 +31,12 @@ void add_int_member(JsonBuilder* b, const char* name, gint64 value)
     json_builder_add_int_value(b, value);
 }
 
+/* JSON has no NaN nor infinity (json-glib would write "nan.0", which no
+ * parser takes): such a value, from another element's metas, is left out. */
 void add_double_member(JsonBuilder* b, const char* name, double value)
 {
+    if (!std::isfinite(value))
+        return;
     json_builder_set_member_name(b, name);
     json_builder_add_double_value(b, value);
 }
@@ -44,7 +49,13 @@ std::string to_text(JsonBuilder* b, bool pretty)
     json_generator_set_pretty(g, pretty);
     json_generator_set_indent(g, 2);
     gchar* text = json_generator_to_data(g, nullptr);
+    /* json-glib escapes the control characters below 0x1f but writes 0x1f
+     * itself raw, which JSON forbids in a string (Python's json refuses
+     * it). A raw 0x1f can only be inside a string, and is never part of a
+     * longer UTF-8 character. */
     std::string out(text);
+    for (size_t at = out.find('\x1f'); at != std::string::npos; at = out.find('\x1f', at + 6))
+        out.replace(at, 1, "\\u001f");
     g_free(text);
     g_object_unref(g);
     json_node_unref(root);

@@ -350,21 +350,77 @@ GST_START_TEST(test_options)
 }
 GST_END_TEST;
 
-/* Strings from metas come out as valid, escaped JSON. */
+/* A hostile string: quotes, a backslash, every C0 control, U+202E, text
+ * after them, and invalid UTF-8 (a lone 0xff, a surrogate's encoding, and a
+ * sequence cut at the end). `expected` is what a document must carry: the
+ * valid characters as they are, each invalid byte as U+FFFD. `valid` has
+ * no invalid UTF-8, for a GstStructure (which refuses it). */
+struct Hostile {
+    std::string raw, expected, valid;
+};
+
+Hostile hostile(const char* tag)
+{
+    std::string valid = std::string(tag) + " \"q\" \\ ";
+    for (char c = 0x01; c < 0x20; ++c)
+        valid += c;
+    valid += "\xe2\x80\xae"
+             "rtl \xe4\xb8\xad";
+    const std::string fffd = "\xef\xbf\xbd";
+    return {valid + "\xff" + "x" + "\xed\xa0\x80" + "\xc3", valid + fffd + "x" + fffd + fffd + fffd + fffd, valid};
+}
+
+/* Strings from metas and source-id come out as valid, escaped JSON: one
+ * line, and the valid characters round-trip. */
 GST_START_TEST(test_hostile_strings)
 {
     GstHarness* h = converter();
-    const char* source = "cam \"1\" \\ \x01\t\xe2\x80\xae\xff";
-    g_object_set(h->element, "source-id", source, nullptr);
+    const Hostile source = hostile("source"), label = hostile("label"), event_label = hostile("event");
+    g_object_set(h->element, "source-id", source.raw.c_str(), nullptr);
     GstBuffer* b = frame(0);
-    add_object(b, "la\"bel\n\xc3", 1, 2, 3, 4, 0, -1, 0.5);
+    add_object(b, label.raw.c_str(), 1, 2, 3, 4, 0, -1, 0.5);
+    add_event(b, "appeared", 1, event_label.valid.c_str(), 1, 2, 3, 4);
     gst_harness_push(h, b);
     std::vector<std::string> docs = pull_documents(h);
-    fail_unless(g_utf8_validate(docs.at(0).c_str(), -1, nullptr));
-    Doc d(docs[0]);
-    gchar* valid = g_utf8_make_valid(source, -1);
-    fail_unless_equals_string(d.string("source"), valid);
-    g_free(valid);
+    fail_unless_equals_int(docs.size(), 2);
+    for (const std::string& text : docs) {
+        fail_unless(g_utf8_validate(text.c_str(), -1, nullptr), "not UTF-8: %s", text.c_str());
+        for (unsigned char c : text)
+            fail_if(c < 0x20, "a raw control character 0x%02x in %s", c, text.c_str());
+        Doc d(text);
+        fail_unless(d.string("source") == source.expected, "source: %s", d.string("source"));
+    }
+    Doc frame_doc(docs[0]), event_doc(docs[1]);
+    JsonObject* object = json_array_get_object_element(json_object_get_array_member(frame_doc.root, "objects"), 0);
+    const char* got = json_object_get_string_member(json_object_get_object_member(object, "detection"), "label");
+    fail_unless(got == label.expected, "label: %s", got);
+    got = json_object_get_string_member(json_object_get_object_member(event_doc.root, "event"), "label");
+    fail_unless(got == event_label.valid, "event label: %s", got);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* Numbers JSON has no words for: a NaN or infinite confidence or score in
+ * the metas of another element must not make a document no parser takes. */
+GST_START_TEST(test_not_finite_numbers)
+{
+    GstHarness* h = converter();
+    GstBuffer* b = frame(0);
+    GstVideoRegionOfInterestMeta* m = add_object(b, "face", 1, 2, 3, 4, 0, -1, NAN);
+    gst_structure_set(gst_video_region_of_interest_meta_get_param(m, "detection"), "score", G_TYPE_DOUBLE, INFINITY,
+                      nullptr);
+    add_object(b, "face", 5, 6, 7, 8, 1, -1, -INFINITY);
+    gst_harness_push(h, b);
+    std::vector<std::string> docs = pull_documents(h);
+    Doc d(docs.at(0));
+    JsonArray* objects = json_object_get_array_member(d.root, "objects");
+    fail_unless_equals_int(json_array_get_length(objects), 2);
+    for (guint i = 0; i < 2; ++i) {
+        JsonObject* det = json_object_get_object_member(json_array_get_object_element(objects, i), "detection");
+        fail_if(json_object_has_member(det, "confidence"), "no confidence rather than %s", docs[0].c_str());
+        fail_unless(json_object_has_member(det, "score") == (i == 1), "score only where finite: %s", docs[0].c_str());
+        fail_unless_equals_int(json_object_get_int_member(det, "neighbors"), 12);
+    }
     gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -400,6 +456,7 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_system_timestamp);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_hostile_strings);
+    tcase_add_test(tc, test_not_finite_numbers);
     tcase_add_test(tc, test_many_objects);
     suite_add_tcase(s, tc);
     return s;

@@ -20,12 +20,17 @@ def validator():
     return jsonschema.Draft7Validator(schema)
 
 
+def reject_constant(name):
+    raise SystemExit(f"{name} is not JSON")
+
+
 def validate_lines(v, lines, where):
     count = 0
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        doc = json.loads(line)
+        # Strict JSON: Python's NaN and Infinity are no JSON.
+        doc = json.loads(line, parse_constant=reject_constant)
         errors = sorted(v.iter_errors(doc), key=str)
         if errors:
             raise SystemExit(f"{where}:{number}: {errors[0].message}\n{line}")
