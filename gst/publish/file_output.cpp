@@ -4,20 +4,42 @@
  */
 #include "file_output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
 namespace waldboost_publish {
+
+namespace {
+
+/* How often the file is looked for while it is written, or opened again
+ * after a failure. */
+constexpr gint64 kWatchIntervalUs = G_USEC_PER_SEC;
+
+}  // namespace
 
 FileOutput::FileOutput(std::string pattern, guint64 max_size, std::function<void(const std::string&)> on_error)
     : pattern_(std::move(pattern)), max_size_(max_size), on_error_(std::move(on_error))
 {
 }
 
-FileOutput::~FileOutput()
+FileOutput::~FileOutput() { close_file(); }
+
+void FileOutput::close_file()
 {
-    if (file_)
-        fclose(file_);
+    if (fd_ >= 0)
+        close(fd_);
+    fd_ = -1;
+}
+
+void FileOutput::fail(const std::string& message)
+{
+    if (!failed_ && on_error_)
+        on_error_(message);
+    failed_ = true;
 }
 
 std::string FileOutput::file_name(const std::string& pattern, guint index)
@@ -33,39 +55,93 @@ std::string FileOutput::file_name(const std::string& pattern, guint index)
     return index == 0 ? pattern : pattern + "." + std::to_string(index);
 }
 
-bool FileOutput::open(const std::string& path)
+bool FileOutput::open(const std::string& path, bool append)
 {
-    if (file_) {
-        fclose(file_);
-        file_ = nullptr;
-    }
+    close_file();
     path_ = path;
     size_ = 0;
-    file_ = fopen(path.c_str(), "w");
-    if (!file_) {
-        if (!failed_ && on_error_)
-            on_error_("Could not open \"" + path + "\" for writing: " + std::string(g_strerror(errno)) +
-                      ". Documents are dropped until the next file opens.");
-        failed_ = true;
+    next_watch_us_ = g_get_monotonic_time() + kWatchIntervalUs;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0666);
+    if (fd_ < 0) {
+        fail("Could not open \"" + path + "\" for writing: " + std::string(g_strerror(errno)) +
+             ". Documents are dropped until it can be opened (tried again every second) or the next file opens.");
         return false;
+    }
+    if (append) {
+        struct stat st;
+        if (fstat(fd_, &st) == 0)
+            size_ = static_cast<guint64>(st.st_size);
     }
     failed_ = false;
     return true;
 }
 
-bool FileOutput::open_first() { return open(file_name(pattern_, index_)); }
+bool FileOutput::open_first() { return open(file_name(pattern_, index_), false); }
+
+void FileOutput::watch()
+{
+    if (path_.empty() || g_get_monotonic_time() < next_watch_us_)
+        return;
+    next_watch_us_ = g_get_monotonic_time() + kWatchIntervalUs;
+    if (fd_ < 0) {
+        /* The file could not be opened (its folder gone, say): try again,
+         * appending, so that writing resumes when it can. */
+        open(path_, true);
+        return;
+    }
+    /* A file removed while open (or its folder) takes every write without
+     * an error, and nobody can read them: say so, and write to the path
+     * again, which fails while the folder is missing. */
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && st.st_nlink == 0) {
+        const std::string path = path_;
+        close_file();
+        fail("\"" + path + "\" was removed while it was being written (or its folder was). Writing to it again: " +
+             "documents are dropped until it can be opened.");
+        failed_ = false; /* the open's own failure is said too */
+        if (!open(path, true))
+            return;
+    }
+}
+
+bool FileOutput::write_line(const std::string& payload)
+{
+    std::string line = payload;
+    line += '\n';
+    size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int error = n < 0 ? errno : ENOSPC;
+            /* No half line: what was written of this one is cut off, so
+             * that the file stays whole JSON lines. */
+            if (done > 0 && ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+                /* A device (/dev/full) has nothing to cut. */
+            }
+            fail("Could not write to \"" + path_ + "\": " + std::string(g_strerror(error)) +
+                 ". Documents are dropped (counted in stats) while writing fails.");
+            return false;
+        }
+        done += static_cast<size_t>(n);
+    }
+    size_ += line.size();
+    ++written_docs_;
+    return true;
+}
 
 bool FileOutput::deliver(const Document& d)
 {
     if (!d.rotate_to.empty()) {
-        if (!open(d.rotate_to))
+        if (!open(d.rotate_to, false))
             return false;
         for (const std::string& payload : before_first_)
             deliver(Document{{}, payload, {}});
         before_first_.clear();
         return true;
     }
-    if (!file_ && pattern_.empty() && !failed_) {
+    if (fd_ < 0 && path_.empty() && pattern_.empty()) {
         /* No file yet: splitmuxsink opens the first one as its first frame
          * reaches it, after this frame's document was made. */
         constexpr size_t kMaxBeforeFirst = 10000;
@@ -74,28 +150,14 @@ bool FileOutput::deliver(const Document& d)
         before_first_.push_back(d.payload);
         return true;
     }
-    if (file_ && max_size_ > 0 && size_ > 0 && size_ + d.payload.size() + 1 > max_size_)
-        open(file_name(pattern_, ++index_));
-    if (!file_)
+    watch();
+    if (fd_ >= 0 && max_size_ > 0 && size_ > 0 && size_ + d.payload.size() + 1 > max_size_)
+        open(file_name(pattern_, ++index_), false);
+    if (fd_ < 0)
         return false;
-    if (fwrite(d.payload.data(), 1, d.payload.size(), file_) != d.payload.size() || fputc('\n', file_) == EOF) {
-        if (!failed_ && on_error_)
-            on_error_("Could not write to \"" + path_ + "\": " + std::string(g_strerror(errno)) +
-                      ". Documents are dropped.");
-        failed_ = true;
-        return false;
-    }
-    size_ += d.payload.size() + 1;
-    ++written_docs_;
-    return true;
+    return write_line(d.payload);
 }
 
-void FileOutput::idle()
-{
-    if (file_ && fflush(file_) != 0 && !failed_ && on_error_) {
-        failed_ = true;
-        on_error_("Could not write to \"" + path_ + "\": " + std::string(g_strerror(errno)) + ".");
-    }
-}
+void FileOutput::idle() { watch(); }
 
 }  // namespace waldboost_publish

@@ -9,7 +9,6 @@
  */
 #pragma once
 
-#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,16 +38,24 @@ public:
     static std::string file_name(const std::string& pattern, guint index);
 
 private:
-    bool open(const std::string& path);
+    bool open(const std::string& path, bool append);
+    void close_file();
+    /* Each line whole, with one write (no C library buffer: a failure is
+     * known at once, for this document). */
+    bool write_line(const std::string& payload);
+    /* Once a second: a file removed while open, or one to open again. */
+    void watch();
+    void fail(const std::string& message);
 
     std::string pattern_;
     guint64 max_size_;
     std::function<void(const std::string&)> on_error_;
-    FILE* file_ = nullptr;
-    std::string path_;
+    int fd_ = -1;
+    std::string path_; /* the file written, or to open again */
     guint index_ = 0;
     guint64 size_ = 0;
     guint64 written_docs_ = 0;
+    gint64 next_watch_us_ = 0;
     bool failed_ = false; /* said once, until a file opens again */
     /* Following splitmuxsink, the documents made before its first fragment
      * opened: written to that fragment's sidecar. */

@@ -8,14 +8,19 @@
   the document from the metas), the track appears on the first frame and
   leaves at the end;
 - rotation by size (max-file-size) and with splitmuxsink's fragments;
-- a folder that disappears while files rotate into it: a warning, the
-  drops counted, the stream goes on;
+- a folder that disappears while files rotate into it, and one removed
+  while its one file is written: a warning, the drops counted, the stream
+  goes on;
+- a full disk: /dev/full, and a 16 KiB tmpfs in a mount namespace of its
+  own where one can be made: a warning, no half line, what could not be
+  written counted as dropped;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -42,17 +47,16 @@ def check(condition, what):
         print("FAIL:", what)
 
 
-def run(description, probe=None):
+def run(description, probe=None, count=False):
     """Runs a pipeline to EOS; returns its element messages and warnings
     (and with `probe`, a function of the buffer number called on each
     buffer that reaches the element named sink, the publisher's stats)."""
     pipeline = Gst.parse_launch(description)
+    counted = [0]
     if probe:
-        count = [0]
-
         def on_buffer(pad, info):
-            probe(count[0])
-            count[0] += 1
+            probe(counted[0])
+            counted[0] += 1
             return Gst.PadProbeReturn.OK
         pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
     bus = pipeline.get_bus()
@@ -76,6 +80,8 @@ def run(description, probe=None):
     stats = publish.get_property("stats") if publish else None
     stats = {k: stats.get_value(k) for k in ("documents", "published", "dropped")} if stats else None
     pipeline.set_state(Gst.State.NULL)
+    if count:
+        return messages, warnings, stats, counted[0]
     if probe:
         return messages, warnings, stats
     return messages, warnings
@@ -189,6 +195,82 @@ def test_folder_disappears(folder):
           f"every document written or counted as dropped: {stats}")
 
 
+def test_folder_removed_while_writing(folder):
+    """One file (no rotation), its folder removed under a live stream: the
+    writes would go to a deleted file without an error. A warning says so,
+    the documents from then on are counted as dropped, the video goes on."""
+    inner = os.path.join(folder, "gone")
+    os.mkdir(inner)
+    path = os.path.join(inner, "side.jsonl")
+    frames = 100
+
+    def remove_at(frame):
+        if frame == 10:
+            shutil.rmtree(inner)
+    _, warnings, stats, count = run(f"videotestsrc is-live=true num-buffers={frames} "
+                                    "! video/x-raw,width=64,height=48,framerate=50/1 "
+                                    "! waldboostmetaconvert source-id=s ! waldboostmetapublish name=publish "
+                                    f"file-path={path} ! fakesink name=sink sync=true", probe=remove_at, count=True)
+    check(count == frames, f"removed folder: {count} of {frames} frames reached the sink")
+    check(any("was removed" in w and path in w for w in warnings), f"a warning says the file was removed: {warnings}")
+    check(any("Could not open" in w and path in w for w in warnings),
+          f"a warning says it cannot be opened again: {warnings}")
+    check(stats["documents"] == frames and stats["dropped"] > 0 and stats["published"] + stats["dropped"] == frames,
+          f"every document written or counted as dropped: {stats}")
+
+
+def full_disk_run(path, frames):
+    """The publisher writing to `path` on a full disk: its warnings and
+    stats, and the documents in the file (all whole lines)."""
+    _, warnings, stats, count = run(f"videotestsrc num-buffers={frames} ! video/x-raw,width=64,height=48 "
+                                    "! waldboostmetaconvert source-id=s ! waldboostmetapublish name=publish "
+                                    f"file-path={path} ! fakesink name=sink", probe=lambda frame: None, count=True)
+    return warnings, stats, count
+
+
+def check_full_disk(what, path, frames, warnings, stats, count, written):
+    check(count == frames, f"{what}: {count} of {frames} frames reached the sink")
+    check(any("No space left on device" in w and path in w for w in warnings),
+          f"{what}: a warning names the file and the full disk: {warnings}")
+    check(stats["documents"] == frames and stats["published"] == written
+          and stats["published"] + stats["dropped"] == frames,
+          f"{what}: {written} written, every other one counted as dropped: {stats}")
+
+
+def full_disk_child(folder):
+    """In a mount namespace of its own, on a 16 KiB tmpfs at `folder`."""
+    path = os.path.join(folder, "side.jsonl")
+    frames = 200
+    warnings, stats, count = full_disk_run(path, frames)
+    docs = read_lines(path)  # every line whole JSON, or SystemExit
+    check(0 < len(docs) < frames and [d["frame"] for d in docs] == list(range(len(docs))),
+          f"tmpfs: the first documents, whole, until the disk was full: {len(docs)}")
+    check_full_disk("tmpfs", path, frames, warnings, stats, count, len(docs))
+    sys.exit(1 if FAILURES else 0)
+
+
+def test_full_disk(folder):
+    """/dev/full (every write fails with ENOSPC), and where a mount
+    namespace can be made (root, or unprivileged user namespaces) a small
+    tmpfs that fills up: a warning, the documents that could not be written
+    counted as dropped, no half line, the video goes on."""
+    frames = 30
+    warnings, stats, count = full_disk_run("/dev/full", frames)
+    check_full_disk("/dev/full", "/dev/full", frames, warnings, stats, count, 0)
+
+    unshare = shutil.which("unshare")
+    namespace = [unshare, "-m"] if os.geteuid() == 0 else [unshare, "-r", "-m"]
+    mount = "mount -t tmpfs -o size=16k waldboost-full \"$1\""
+    if not unshare or subprocess.run(namespace + ["sh", "-c", mount, "sh", folder], capture_output=True).returncode:
+        print("SKIP part: no mount namespace for a small tmpfs here; /dev/full only")
+        return
+    child = subprocess.run(namespace + ["sh", "-c", mount + " && exec \"$2\" \"$3\" --full-disk-child \"$1\"",
+                                        "sh", folder, sys.executable, os.path.abspath(__file__)],
+                           capture_output=True, text=True, timeout=120)
+    print(child.stdout, child.stderr, end="")
+    check(child.returncode == 0, f"tmpfs: the child failed or crashed (exit status {child.returncode})")
+
+
 def test_json_caps(folder):
     """application/x-json from elsewhere (no meta): each buffer is one
     document."""
@@ -202,8 +284,10 @@ def test_json_caps(folder):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
+        full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
-                 test_folder_disappears, test_json_caps):
+                 test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
