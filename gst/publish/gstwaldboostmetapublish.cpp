@@ -104,15 +104,22 @@ static GType gst_waldboost_publish_method_get_type()
     return type;
 }
 
-/* A topic for `source`: the pattern's {source-id} replaced by it, with the
- * characters MQTT keeps for subscriptions (+ and #) made '_'. */
+/* A topic for `source` (valid UTF-8, the converter sees to it): the
+ * pattern's {source-id} replaced by it, with what MQTT refuses in a topic
+ * name made '_': the wildcards + and #, control characters (C0, DEL, C1)
+ * and non-characters (libmosquitto's mosquitto_validate_utf8). */
 static std::string topic_for(const std::string& pattern, const std::string& source)
 {
     static const std::string key = "{source-id}";
-    std::string clean = source;
-    for (char& ch : clean)
-        if (ch == '+' || ch == '#' || static_cast<unsigned char>(ch) < 0x20)
-            ch = '_';
+    std::string clean;
+    for (const gchar* p = source.c_str(); *p; p = g_utf8_next_char(p)) {
+        const gunichar c = g_utf8_get_char(p);
+        if (c == '+' || c == '#' || c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0xfdd0 && c <= 0xfdef) ||
+            (c & 0xfffe) == 0xfffe)
+            clean += '_';
+        else
+            clean.append(p, g_utf8_next_char(p) - p);
+    }
     std::string out = pattern;
     for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + clean.size()))
         out.replace(at, key.size(), clean);
@@ -161,14 +168,28 @@ static gboolean publish_sink_event(GstBaseTransform* trans, GstEvent* event)
     } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS && *self->worker) {
         GST_OBJECT_LOCK(self);
         const guint timeout = self->settings->flush_timeout_ms;
+        const bool mqtt = self->settings->method == GST_WALDBOOST_PUBLISH_MQTT;
+        const std::string broker = self->settings->host + ":" + std::to_string(self->settings->port);
         GST_OBJECT_UNLOCK(self);
         const size_t left = (*self->worker)->drain(timeout);
-        if (left > 0)
+        if (left > 0) {
+            /* Why they wait: a broker that was never reached (one that
+             * takes the connection and says nothing, or is no broker) is
+             * otherwise said only after the connection timeout. */
+            const PublishWorker::Counts c = (*self->worker)->counts();
+            std::string why = "a larger flush-timeout waits longer";
+            if (mqtt && !c.connected && c.connections == 0)
+                why = "no MQTT connection to " + broker +
+                      " was made in this stream: check host and port, and that an MQTT broker (not another "
+                      "service) answers there";
+            else if (mqtt && !c.connected)
+                why = "the connection to the MQTT broker " + broker + " is lost";
             GST_ELEMENT_WARNING(self, RESOURCE, WRITE,
                                 ("%zu documents were not delivered within flush-timeout=%u ms at the end of the "
-                                 "stream; a larger flush-timeout waits longer.",
-                                 left, timeout),
+                                 "stream; %s.",
+                                 left, timeout, why.c_str()),
                                 (nullptr));
+        }
     }
     return GST_BASE_TRANSFORM_CLASS(gst_waldboost_meta_publish_parent_class)->sink_event(trans, event);
 }
@@ -332,6 +353,15 @@ static gboolean publish_start(GstBaseTransform* trans)
         m.key_file = s.key_file;
         if (!s.credentials_file.empty() && !read_credentials(self, s.credentials_file, &m.user, &m.password))
             return FALSE;
+        std::string why;
+        if (!mqtt_topic_valid(topic_for(s.topic, "source"), &why)) {
+            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
+                              ("topic \"%s\" is not a topic MQTT publishes to (%s): + and # are wildcards for "
+                               "subscriptions only, and control characters are not allowed.",
+                               s.topic.c_str(), why.c_str()),
+                              (nullptr));
+            return FALSE;
+        }
         auto mqtt = std::make_unique<MqttOutput>(std::move(m), warn);
         std::string error;
         if (!mqtt->init(&error)) {

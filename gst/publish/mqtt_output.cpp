@@ -32,6 +32,17 @@ void mqtt_library_init()
     }
 }
 
+bool mqtt_topic_valid(const std::string& topic, std::string* why)
+{
+    int rc = mosquitto_validate_utf8(topic.c_str(), static_cast<int>(std::min<size_t>(topic.size(), G_MAXINT)));
+    if (rc == MOSQ_ERR_SUCCESS)
+        rc = mosquitto_pub_topic_check(topic.c_str());
+    if (rc == MOSQ_ERR_SUCCESS)
+        return true;
+    *why = mosquitto_strerror(rc);
+    return false;
+}
+
 MqttOutput::MqttOutput(MqttSettings settings, std::function<void(const std::string&)> on_warning)
     : s_(std::move(settings)), on_warning_(std::move(on_warning))
 {
@@ -134,8 +145,16 @@ bool MqttOutput::deliver(const Document& d)
     int mid = 0;
     const int rc = mosquitto_publish(client_, &mid, d.topic.c_str(), static_cast<int>(d.payload.size()),
                                      d.payload.data(), s_.qos, false);
-    if (rc != MOSQ_ERR_SUCCESS)
+    if (rc != MOSQ_ERR_SUCCESS) {
+        /* Refused here, not by the broker (a topic made from a source id
+         * that MQTT does not allow, a document too large): said once for
+         * each kind of refusal, as every document after it may fail so. */
+        if (rc != MOSQ_ERR_NO_CONN && publish_errors_.insert(rc).second && on_warning_)
+            on_warning_("MQTT: a document for topic \"" + d.topic + "\" (" + std::to_string(d.payload.size()) +
+                        " bytes) could not be published: " + mosquitto_strerror(rc) +
+                        ". Such documents are dropped (counted in stats).");
         return false;
+    }
     if (s_.qos > 0)
         ++in_flight_;
     return true;
@@ -167,7 +186,12 @@ void MqttOutput::on_connect(int rc)
 
 void MqttOutput::on_disconnect(int rc)
 {
-    if (connected_ || connecting_)
+    if (connecting_)
+        /* Before any CONNACK: what answered sent something that is not
+         * MQTT, or closed (a TLS listener, another service). */
+        connection_failed("the connection ended before an MQTT answer; check that an MQTT broker listens there "
+                          "(with TLS exactly when ca-file is set)");
+    else if (connected_)
         connection_failed(rc == 0 ? "disconnected" : "the connection was lost");
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include "publish_worker.h"
@@ -63,7 +64,8 @@ private:
     bool started_ = false;    /* the first connect was attempted */
     bool connecting_ = false; /* a socket is open, CONNACK not yet in */
     bool connected_ = false;
-    bool warned_ = false; /* a failure was said since the last connection */
+    bool warned_ = false;          /* a failure was said since the last connection */
+    std::set<int> publish_errors_; /* the refusals of publishes said so far */
     gint64 next_attempt_us_ = 0;
     gint64 connect_deadline_us_ = 0; /* no CONNACK by then: a failure */
     int backoff_s_ = 1;
@@ -74,5 +76,9 @@ private:
 
 /* libmosquitto's process-wide set-up, once. */
 void mqtt_library_init();
+
+/* Whether libmosquitto publishes to `topic`: no wildcard, valid UTF-8
+ * without control characters, at most 65535 bytes; else why not. */
+bool mqtt_topic_valid(const std::string& topic, std::string* why);
 
 }  // namespace waldboost_publish

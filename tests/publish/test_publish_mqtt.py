@@ -12,7 +12,10 @@ mosquitto_sub as the subscriber.
 - a wrong password: a warning that says so, and the password in no output;
 - hostile brokers (one that accepts and never answers, one that sends
   garbage): the video keeps its rate, a warning says what went wrong, the
-  EOS comes within flush-timeout.
+  EOS comes within flush-timeout, and its warning says no connection was
+  made;
+- a source id with what MQTT refuses in a topic: delivered on a cleaned
+  topic; a topic pattern with a wildcard: an error at the start.
 Every document received validates against the schema. Exit 77 when
 mosquitto, mosquitto_sub or PyGObject is missing or the broker cannot start."""
 import json
@@ -113,7 +116,7 @@ class Subscriber:
         self.messages = []
         self.process = subprocess.Popen(
             ["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", "test/#", "-q", "1", "-v",
-             *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+             *extra], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, encoding="utf-8")
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
         # Subscribed before the first document: a probe message comes back.
@@ -148,9 +151,12 @@ class Subscriber:
         return docs
 
 
-def run(description, during=None):
-    """Runs a pipeline to EOS; returns (warnings, stats, buffer times)."""
+def run(description, during=None, setup=None):
+    """Runs a pipeline to EOS; returns (warnings, stats, buffer times).
+    `setup` gets the pipeline before it starts."""
     pipeline = Gst.parse_launch(description)
+    if setup:
+        setup(pipeline)
     times = []
     sink = pipeline.get_by_name("sink")
     sink.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER,
@@ -361,7 +367,7 @@ class HostileBroker:
 
 
 def test_hostile_brokers():
-    for garbage, expected in ((False, None), (True, "MQTT broker")):
+    for garbage, expected in ((False, None), (True, "ended before an MQTT answer")):
         broker = HostileBroker(garbage)
         fps, frames = 50, 75
         start = time.monotonic()
@@ -376,17 +382,46 @@ def test_hostile_brokers():
         check(len(times) == frames and max(gaps) < 0.25, f"{what}: the video stalled ({max(gaps):.3f} s)")
         check(elapsed < frames / fps + 2, f"{what}: {elapsed:.1f} s to EOS")
         check(stats["published"] == 0 and stats["connections"] == 0, f"{what}: stats {stats}")
-        check(any("not delivered within flush-timeout" in w for w in warnings),
-              f"{what}: the EOS says what was not delivered: {warnings}")
+        check(any("not delivered within flush-timeout" in w and f"no MQTT connection to 127.0.0.1:{broker.port}" in w
+                  for w in warnings), f"{what}: the EOS says what was not delivered, and why: {warnings}")
         if expected:
             check(any(expected in w for w in warnings), f"{what}: a warning about the broker: {warnings}")
+
+
+def test_hostile_topics():
+    """A source id with what MQTT refuses in a topic (wildcards, C0, DEL and
+    C1 controls, a non-character) still reaches the broker, on a topic where
+    those became '_'; the document keeps the source id as it is. A topic
+    pattern with a wildcard is an error at the start, not silent drops."""
+    broker = Broker("topics")
+    broker.start()
+    sub = Subscriber(broker)
+    source = "a+b#c\x7fd\u0085e\ufdd0f\u202eg\x01h"
+    frames = 5
+    _, stats, _ = run(f"videotestsrc num-buffers={frames} ! video/x-raw,width=64,height=48 "
+                      f"! waldboostmetaconvert name=convert ! {publisher(broker)} ! fakesink name=sink",
+                      setup=lambda p: p.get_by_name("convert").set_property("source-id", source))
+    sub.wait_for(frames)
+    sub.stop()
+    topics = {t for t, _ in sub.messages}
+    check(topics == {"test/a_b_c_d_e_f\u202eg_h"} and len(sub.messages) == frames,
+          f"hostile source id: {len(sub.messages)} documents on {topics!r}, stats {stats}")
+    check(all(d["source"] == source for d in sub.documents()), "the document keeps the source id")
+    try:
+        run(f"videotestsrc num-buffers=2 ! waldboostmetaconvert ! {publisher(broker, 'topic=test/+/x')} "
+            "! fakesink name=sink")
+        check(False, "topic with a wildcard: no error")
+    except SystemExit as e:
+        check("is not a topic MQTT publishes to" in str(e), f"topic with a wildcard: {e}")
+    broker.stop()
 
 
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--auth-child":
         auth_child(*sys.argv[2:])
     try:
-        for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password, test_hostile_brokers):
+        for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password, test_hostile_brokers,
+                     test_hostile_topics):
             start = time.monotonic()
             test()
             print(f"{test.__name__}: {time.monotonic() - start:.1f} s", flush=True)
