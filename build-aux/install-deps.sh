@@ -18,6 +18,8 @@ if [ "${1:-}" = "--tests" ]; then
     python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0
     python3-skimage
     mosquitto mosquitto-clients openssl python3-jsonschema"
+  # The recipes' tests (tests/pipelines): an RTSP server in Python.
+  packages="$packages gir1.2-gst-rtsp-server-1.0"
   # The Debian 13 phase's root (tests/debian/root.sh).
   packages="$packages debootstrap"
   # The package test (tests/debian/package-test.sh): building and linting .debs.
