@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Shared by the recipes' tests (suite "pipelines"): the failure list, the
+test media, short clips cut from it, running a pipelines/ script, reading
+and validating JSON lines, and an RTSP server (GstRtspServer, Debian's
+gir1.2-gst-rtsp-server-1.0) on a free port of 127.0.0.1."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "publish"))
+import validate_documents  # noqa: E402
+
+try:
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+except (ImportError, ValueError) as e:
+    print(f"SKIP: no PyGObject with GStreamer: {e}")
+    sys.exit(77)
+
+Gst.init(None)
+FAILURES = []
+VALIDATOR = validate_documents.validator()
+
+
+def check(condition, what):
+    if not condition:
+        FAILURES.append(what)
+        print("FAIL:", what, flush=True)
+    return condition
+
+
+def finish():
+    if FAILURES:
+        sys.exit(1)
+    print("ok")
+
+
+def test_media(name):
+    path = os.path.join(os.environ.get("WALDBOOST_TEST_DATA", "build/testdata"), name)
+    if not os.path.exists(path):
+        if os.environ.get("WALDBOOST_REQUIRE_TEST_DATA") == "1":
+            sys.exit(f"missing test data {path}")
+        print(f"SKIP: {path} missing (tests/fetch-test-data.sh)")
+        sys.exit(77)
+    return path
+
+
+def run_pipeline(description, timeout=60):
+    """Runs a pipeline to EOS; an error or a timeout ends the test."""
+    pipeline = Gst.parse_launch(description)
+    pipeline.set_state(Gst.State.PLAYING)
+    m = pipeline.get_bus().timed_pop_filtered(timeout * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if m is None:
+        sys.exit(f"timeout: {description}")
+    if m.type == Gst.MessageType.ERROR:
+        sys.exit(f"error: {m.parse_error()} in {description}")
+
+
+def make_clip(source, frames, out):
+    """The first `frames` frames of `source`, I420, lossless (FFV1 in
+    Matroska): decoding it gives the same pixels every time."""
+    run_pipeline(f'filesrc location="{source}" ! decodebin ! videoconvert ! video/x-raw,format=I420 '
+                 f'! identity eos-after={frames} ! avenc_ffv1 ! matroskamux ! filesink location="{out}"')
+    return out
+
+
+def decode_frames(path):
+    """Every frame of a video file as I420 bytes, with its caps' size."""
+    pipeline = Gst.parse_launch(f'filesrc location="{path}" ! decodebin ! videoconvert '
+                                f'! video/x-raw,format=I420 ! appsink name=sink sync=false')
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    frames, size = [], None
+    while True:
+        sample = sink.emit("try-pull-sample", 30 * Gst.SECOND)
+        if sample is None:
+            break
+        s = sample.get_caps().get_structure(0)
+        size = (s.get_value("width"), s.get_value("height"))
+        frames.append(sample.get_buffer().extract_dup(0, sample.get_buffer().get_size()))
+    error = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if error:
+        sys.exit(f"error decoding {path}: {error.parse_error()}")
+    return frames, size
+
+
+def read_documents(path):
+    """The documents of a JSON lines file, each valid JSON and valid
+    against the schema (the test stops at the first that is not)."""
+    with open(path, encoding="utf-8") as f:
+        lines = [line for line in f.read().split("\n") if line]
+    validate_documents.validate_lines(VALIDATOR, lines, path)
+    return [json.loads(line) for line in lines]
+
+
+def script_env():
+    """The environment for a pipelines/ script: the plugins of this build
+    (WALDBOOST_BUILD_DIR, which common.sh puts first on GST_PLUGIN_PATH)."""
+    env = dict(os.environ)
+    if "WALDBOOST_RECIPES_BUILD_DIR" in env:
+        env["WALDBOOST_BUILD_DIR"] = env["WALDBOOST_RECIPES_BUILD_DIR"]
+    return env
+
+
+def script(name):
+    return os.path.join(REPO, "pipelines", name)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RtspServer:
+    """A child process serving `clip` as H.264 (openh264enc, a key frame
+    every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time.
+    Exit 77 only where it cannot start."""
+
+    def __init__(self, clip, gop):
+        self.port = free_port()
+        self.uri = f"rtsp://127.0.0.1:{self.port}/camera"
+        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "rtsp_server.py"), str(self.port),
+                                         clip, str(gop)], stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline().strip()
+        if line != "ready":
+            self.process.wait(10)
+            print(f"SKIP: the RTSP server cannot start here: {line or 'no answer'}")
+            sys.exit(77)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def stop_with_ctrl_c(process, started, after, timeout=60):
+    """Waits (up to 60 s) until `started()` says the stream runs (the
+    scripts check their elements first, which takes a while on a loaded
+    machine), then sends SIGINT (what Ctrl-C and systemd's
+    KillSignal=SIGINT send) `after` seconds later unless the process ended
+    before; returns its exit status, waiting at most `timeout` s for the
+    end of the stream (None: it did not end)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None and not started():
+        time.sleep(0.1)
+    deadline = time.monotonic() + after
+    while time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.1)
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
+class Broker:
+    """Debian's mosquitto on a free port of 127.0.0.1 (as the publish-mqtt
+    test starts it), and mosquitto_sub on `topic`, QoS 1, collecting
+    (topic, payload) pairs. Exit 77 only where they cannot start."""
+
+    def __init__(self, work, topic):
+        import shutil
+        import threading
+        mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
+                                                  else None)
+        for tool, path in (("mosquitto", mosquitto), ("mosquitto_sub", shutil.which("mosquitto_sub")),
+                           ("mosquitto_pub", shutil.which("mosquitto_pub"))):
+            if not path:
+                print(f"SKIP: {tool} not found (Debian packages mosquitto, mosquitto-clients)")
+                sys.exit(77)
+        self.port = free_port()
+        conf = os.path.join(work, "mosquitto.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(f"listener {self.port} 127.0.0.1\npersistence false\nallow_anonymous true\n")
+        # mosquitto started as root runs as the user mosquitto: it reads conf.
+        os.chmod(work, 0o755)
+        os.chmod(conf, 0o644)
+        self.log = os.path.join(work, "mosquitto.log")
+        with open(self.log, "w", encoding="utf-8") as log:
+            self.broker = subprocess.Popen([mosquitto, "-c", conf], stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                if self.broker.poll() is not None or time.monotonic() > deadline:
+                    with open(self.log, encoding="utf-8") as f:
+                        print(f"SKIP: mosquitto did not start:\n{f.read()}")
+                    self.stop()
+                    sys.exit(77)
+                time.sleep(0.05)
+        self.messages = []
+        self.sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", topic,
+                                     "-t", "ready", "-q", "1", "-v"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        # Subscribed before the first document: a probe comes back.
+        deadline = time.monotonic() + 10
+        while not self.messages and time.monotonic() < deadline:
+            subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-t", "ready", "-m", "ready"],
+                           capture_output=True, timeout=10)
+            time.sleep(0.1)
+        if not self.messages:
+            sys.exit("mosquitto_sub did not subscribe within 10 s")
+        time.sleep(0.2)
+        self.messages.clear()
+
+    def _read(self):
+        for line in self.sub.stdout:
+            topic, _, payload = line.rstrip("\n").partition(" ")
+            self.messages.append((topic, payload))
+
+    def wait_quiet(self, quiet=1.0, timeout=10):
+        """Waits until nothing has arrived for `quiet` s."""
+        deadline = time.monotonic() + timeout
+        count = -1
+        while time.monotonic() < deadline and count != len(self.messages):
+            count = len(self.messages)
+            time.sleep(quiet)
+
+    def stop(self):
+        for process in (getattr(self, "sub", None), self.broker):
+            if process and process.poll() is None:
+                process.terminate()
+                process.wait(5)

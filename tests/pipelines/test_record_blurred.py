@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pipelines/record-blurred.sh (suite "pipelines"): 40 frames of
+Megamind.avi recorded losslessly (ENCODER=avenc_ffv1, Matroska), so that
+the recording can be compared with its source pixel for pixel.
+
+- the sidecar has a valid document per frame, and faces on most;
+- inside every face box of the sidecar the luma changed (mean absolute
+  difference of at least 3 grey levels: blurred);
+- outside all the boxes of a frame every luma sample and every chroma
+  sample (of the 2x2 pixels it covers none in a box) is equal to the
+  source: nothing else in the picture was touched;
+- frames without boxes are equal to the source.
+Exit 77 without PyGObject, the test media or avenc_ffv1 (gstreamer1.0-libav)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy
+
+import recipes
+from recipes import Gst, check
+
+FRAMES = 40
+
+
+def plane_changes(original, blurred, width, height, boxes):
+    """(the mean absolute luma difference inside each box, the samples
+    that differ outside all boxes: luma, then chroma)."""
+    a = numpy.frombuffer(original, numpy.uint8)
+    b = numpy.frombuffer(blurred, numpy.uint8)
+    ya, yb = a[:width * height].reshape(height, width), b[:width * height].reshape(height, width)
+    in_box = numpy.zeros((height, width), bool)
+    means = []
+    for x, y, w, h in boxes:
+        in_box[y:y + h, x:x + w] = True
+        means.append(float(numpy.abs(ya[y:y + h, x:x + w].astype(int) - yb[y:y + h, x:x + w]).mean()))
+    luma_out = int(numpy.count_nonzero((ya != yb) & ~in_box))
+    # A chroma sample covers 2x2 pixels: it must be equal when none is in a box.
+    cw, ch = (width + 1) // 2, (height + 1) // 2
+    padded = numpy.zeros((2 * ch, 2 * cw), bool)
+    padded[:height, :width] = in_box
+    chroma_in_box = padded.reshape(ch, 2, cw, 2).any(axis=(1, 3))
+    chroma_out = 0
+    for plane in range(2):
+        start = width * height + plane * cw * ch
+        ca = a[start:start + cw * ch].reshape(ch, cw)
+        cb = b[start:start + cw * ch].reshape(ch, cw)
+        chroma_out += int(numpy.count_nonzero((ca != cb) & ~chroma_in_box))
+    return means, luma_out, chroma_out
+
+
+def main():
+    if not Gst.ElementFactory.find("avenc_ffv1"):
+        print("SKIP: avenc_ffv1 missing (Debian: gstreamer1.0-libav)")
+        sys.exit(77)
+    megamind = recipes.test_media("Megamind.avi")
+    with tempfile.TemporaryDirectory() as work:
+        clip = recipes.make_clip(megamind, FRAMES, os.path.join(work, "clip.mkv"))
+        out = os.path.join(work, "blurred.mkv")
+        result = subprocess.run([recipes.script("record-blurred.sh"), clip, out],
+                                env=dict(recipes.script_env(), ENCODER="avenc_ffv1"), timeout=120)
+        check(result.returncode == 0, f"record-blurred.sh exited with {result.returncode}")
+        documents = [d for d in recipes.read_documents(os.path.join(work, "blurred.jsonl")) if d["type"] == "frame"]
+        original, size = recipes.decode_frames(clip)
+        blurred, blurred_size = recipes.decode_frames(out)
+        # identity eos-after lets a few frames more through (the decoder's).
+        count = len(original)
+        check(count >= FRAMES and len(blurred) == count and blurred_size == size,
+              f"{len(blurred)} frames of {blurred_size} recorded from {count} of {size}")
+        check([d["frame"] for d in documents] == list(range(count)), "a document per frame, in order")
+        width, height = size
+        with_faces = 0
+        for doc, a, b in zip(documents, original, blurred):
+            boxes = [(o["x"], o["y"], o["w"], o["h"]) for o in doc["objects"]]
+            with_faces += bool(boxes)
+            means, luma_out, chroma_out = plane_changes(a, b, width, height, boxes)
+            frame = doc["frame"]
+            check(all(m >= 3 for m in means), f"frame {frame}: a box's pixels barely changed: {means}")
+            check(luma_out == 0 and chroma_out == 0,
+                  f"frame {frame}: {luma_out} luma and {chroma_out} chroma samples changed outside the boxes")
+        check(with_faces >= count // 2, f"faces on {with_faces} of {count} frames")
+    recipes.finish()
+
+
+if __name__ == "__main__":
+    main()

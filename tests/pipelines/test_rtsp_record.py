@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pipelines/rtsp-record.sh against a local RTSP camera (suite "pipelines"):
+a 2.5 s clip of Megamind.avi served as H.264 by GstRtspServer, a key frame
+every 12 frames, recorded in 1 s segments until Ctrl-C (SIGINT).
+
+- the script ends cleanly (exit 0) on SIGINT;
+- every segment has its sidecar (segment00000.mkv: segment00000.jsonl);
+- every line of every sidecar is valid JSON and valid against the schema,
+  with the source id the script gave;
+- the frame documents across the sidecars number the frames 0, 1, 2 ...
+  once each, as many as the segments hold (decoded), and each is in the
+  sidecar of its frame's segment or of the one before or after it;
+- the detector found faces (Megamind.avi has faces on most frames).
+Exit 77 without PyGObject, the test media or where the server cannot start."""
+import os
+import subprocess
+import tempfile
+
+import recipes
+from recipes import check
+
+FRAMES = 60  # 2.5 s at 23.976 fps
+
+
+def main():
+    megamind = recipes.test_media("Megamind.avi")
+    with tempfile.TemporaryDirectory() as work:
+        clip = recipes.make_clip(megamind, FRAMES, os.path.join(work, "clip.mkv"))
+        server = recipes.RtspServer(clip, gop=12)
+        folder = os.path.join(work, "recordings")
+        try:
+            # Detection that keeps up with the camera on a slow, loaded
+            # machine: no face in Megamind.avi is below 60 pixels, and
+            # the frames between every third are followed.
+            recorder = subprocess.Popen([recipes.script("rtsp-record.sh"), server.uri, folder, "1", "min-size=60",
+                                         "tracking=true", "interval=3"],
+                                        env=dict(recipes.script_env(), SOURCE_ID="door"))
+            # The first segment opens with the first frame.
+            first = os.path.join(folder, "segment00000.mkv")
+            status = recipes.stop_with_ctrl_c(recorder, lambda: os.path.exists(first), after=FRAMES / 23.976 + 1.5,
+                                              timeout=120)
+        finally:
+            server.stop()
+        check(status == 0, f"rtsp-record.sh exited with {status} after SIGINT")
+        names = sorted(os.listdir(folder))
+        segments = [n for n in names if n.endswith(".mkv")]
+        sidecars = [n for n in names if n.endswith(".jsonl")]
+        check(len(segments) >= 2, f"1 s segments of a 2.5 s stream: {names}")
+        check(sidecars == [s[:-4] + ".jsonl" for s in segments], f"a sidecar per segment: {names}")
+        # Where each recorded frame is: segment j holds frames starts[j]...
+        starts, recorded = [], 0
+        for segment in segments:
+            frames, size = recipes.decode_frames(os.path.join(folder, segment))
+            check(frames and size == (720, 528), f"{segment}: {len(frames)} frames of {size}")
+            starts.append(recorded)
+            recorded += len(frames)
+        numbers, faces = [], 0
+        for index, sidecar in enumerate(sidecars):
+            documents = recipes.read_documents(os.path.join(folder, sidecar))
+            frame_docs = [d for d in documents if d["type"] == "frame"]
+            check(all(d["source"] == "door" for d in documents), f"{sidecar}: source is not SOURCE_ID")
+            check(all(d["resolution"] == {"width": 720, "height": 528} for d in frame_docs),
+                  f"{sidecar}: the frame size")
+            # A document goes to the sidecar open when it is written: the
+            # one of its frame's segment or a neighbour. splitmuxsink opens
+            # a segment once it holds the segment's first key-frame interval
+            # (documents come early), detection runs behind by its queue
+            # and its start (they come late). Never further away.
+            astray = [d["frame"] for d in frame_docs if abs(sum(1 for s in starts if s <= d["frame"]) - 1 - index) > 1]
+            check(not astray, f"{sidecar} holds frames of segments not next to its own: {astray}")
+            numbers += [d["frame"] for d in frame_docs]
+            faces += sum(len(d["objects"]) for d in frame_docs)
+        check(numbers == list(range(recorded)),
+              f"the sidecars' frames are 0..{recorded - 1} once each, as many as recorded: {numbers}")
+        check(faces >= recorded // 2, f"{faces} faces on {recorded} frames")
+    recipes.finish()
+
+
+if __name__ == "__main__":
+    main()
