@@ -15,27 +15,15 @@
 #include <mutex>
 #include <system_error>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 
+#include "core/io/input_file.h"
 #include "core/text.h"
 
 namespace waldboost::xml {
 
 namespace {
-
-/* Closes a file descriptor at the end of its scope. */
-struct FdCloser {
-    int fd;
-    explicit FdCloser(int f) : fd(f) {}
-    FdCloser(const FdCloser&) = delete;
-    FdCloser& operator=(const FdCloser&) = delete;
-    ~FdCloser() { ::close(fd); }
-};
 
 struct ParserCtxtFree {
     void operator()(xmlParserCtxtPtr ctxt) const { xmlFreeParserCtxt(ctxt); }
@@ -282,54 +270,7 @@ void ensure_initialized()
 
 std::string read_file_capped(const std::string& path, size_t max_bytes)
 {
-    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-     * writer, forever if none comes. What was opened is then checked, not
-     * the name (which could be swapped in between). */
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: " + std::strerror(errno));
-    const FdCloser closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": cannot open: is a directory");
-    /* A FIFO, a pipe, a socket or a device may never end (or block the
-     * reader, which may be a streaming thread): only regular files. */
-    if (!S_ISREG(st.st_mode))
-        throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": not a regular file");
-    if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
-        throw Error(ErrorKind::ClassifierFile,
-                    waldboost::printable(path) + ": file is too large (" + std::to_string(st.st_size) +
-                        " bytes; the limit for classifier files is " + std::to_string(max_bytes) + " bytes)");
-    }
-    /* Regular files never block; reads are plain from here. */
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-
-    std::string data;
-    data.reserve(static_cast<size_t>(st.st_size));
-    char buffer[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            throw Error(ErrorKind::ClassifierFile,
-                        waldboost::printable(path) + ": read error: " + std::strerror(errno));
-        }
-        if (n == 0)
-            break;
-        /* The file may have grown since fstat. */
-        if (data.size() + static_cast<size_t>(n) > max_bytes) {
-            throw Error(ErrorKind::ClassifierFile, waldboost::printable(path) + ": file is too large (more than " +
-                                                       std::to_string(max_bytes) +
-                                                       " bytes, the limit for classifier files)");
-        }
-        data.append(buffer, static_cast<size_t>(n));
-    }
-    return data;
+    return io::read_input_file(path, max_bytes, "classifier files", ErrorKind::ClassifierFile);
 }
 
 Document::Document(xmlDocPtr doc, std::string source) : doc_(doc), source_(std::move(source)) {}

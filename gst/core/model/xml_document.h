@@ -26,8 +26,9 @@ namespace waldboost::xml {
  * calls it; call it before using other libxml2 functions directly. */
 void ensure_initialized();
 
-/* Reads a whole file, refusing one larger than `max_bytes` (checked with
- * stat before reading, and the read itself is bounded too). */
+/* Reads a whole classifier file with io::read_input_file: a regular file
+ * of at most `max_bytes` (checked before reading, and the read itself is
+ * bounded too); errors are ClassifierFile. */
 std::string read_file_capped(const std::string& path, size_t max_bytes);
 
 /* A parsed, well-formed document. Move-only; frees the tree on destruction. */

@@ -4,14 +4,18 @@
  */
 #include "core/training/checkpoint.h"
 
+#include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <variant>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
 #include "core/io/output_file.h"
+#include "core/text.h"
 
 namespace waldboost::training {
 
@@ -260,7 +264,7 @@ std::string frame_checkpoint_payload(const std::string& payload)
 
 CheckpointState decode_checkpoint(const std::string& bytes, Size window, const std::string& source)
 {
-    const std::string where = "checkpoint " + source + ": ";
+    const std::string where = "checkpoint " + printable(source) + ": ";
     if (bytes.size() < sizeof kMagic && std::memcmp(bytes.data(), kMagic, bytes.size()) == 0)
         throw Error(ErrorKind::BadParameter, where + "truncated (" + std::to_string(bytes.size()) + " bytes)");
     if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
@@ -392,24 +396,21 @@ uint64_t largest_checkpoint(const TrainerConfig& config, size_t positives, size_
 
 CheckpointState read_checkpoint_file(const std::string& path, uint64_t largest, Size window)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
-        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
+    /* A FIFO or a device (/dev/zero has no size to check) is refused. */
+    std::optional<io::InputFile> file;
+    try {
+        file.emplace(io::InputFile::open(path));
+    } catch (const Error& e) {
+        throw Error(e.kind(), std::string("cannot read the checkpoint ") + e.what());
+    }
     /* A wrong file named by mistake (a video, say) is refused before it is
      * read into memory. */
-    const std::streamoff size = in.tellg();
-    if (size < 0)
-        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
-    if (static_cast<uint64_t>(size) > largest)
-        throw Error(ErrorKind::BadParameter, "checkpoint " + path + ": " + std::to_string(size) +
+    if (file->size() > largest)
+        throw Error(ErrorKind::BadParameter, "checkpoint " + printable(path) + ": " + std::to_string(file->size()) +
                                                  " bytes, more than this run's state can take (" +
                                                  std::to_string(largest) + "): not a checkpoint of this run");
-    in.seekg(0);
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad())
-        throw Error(ErrorKind::Io, "cannot read the checkpoint " + path);
-    return decode_checkpoint(content.str(), window, path);
+    const size_t cap = static_cast<size_t>(std::min<uint64_t>(largest, std::numeric_limits<size_t>::max()));
+    return decode_checkpoint(file->read_all(cap, "this run's checkpoint"), window, path);
 }
 
 std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const CheckpointRun& run, const std::string& path)

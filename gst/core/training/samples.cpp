@@ -10,7 +10,9 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
 #include "core/reference/detector.h"
+#include "core/text.h"
 
 namespace waldboost::training {
 
@@ -20,7 +22,7 @@ constexpr size_t kMaxBoxesPerLine = 100000;
 
 Error bad_line(const std::string& source, int line, const std::string& why)
 {
-    return Error(ErrorKind::BadParameter, source + ":" + std::to_string(line) + ": " + why);
+    return Error(ErrorKind::BadParameter, printable(source) + ":" + std::to_string(line) + ": " + why);
 }
 
 /* A whole token as an int, or false. */
@@ -63,7 +65,7 @@ std::vector<Annotation> parse_annotations(const std::string& text, const std::st
                                           const std::string& base_dir)
 {
     std::vector<Annotation> annotations;
-    std::istringstream lines(text);
+    std::istringstream lines{std::string(io::without_bom(text))};
     std::string line;
     int number = 0;
     while (std::getline(lines, line)) {
@@ -95,7 +97,7 @@ std::vector<Annotation> parse_annotations(const std::string& text, const std::st
             for (int k = 0; k < 4; ++k)
                 if (!to_int(tokens[2 + 4 * b + k], &v[k]) || v[k] < -(1LL << 30) || v[k] > (1LL << 30))
                     throw bad_line(source, number,
-                                   "box " + std::to_string(b + 1) + ": '" + tokens[2 + 4 * b + k] +
+                                   "box " + std::to_string(b + 1) + ": '" + printable(tokens[2 + 4 * b + k]) +
                                        "' is not an integer");
             if (v[2] <= 0 || v[3] <= 0)
                 throw bad_line(source, number,

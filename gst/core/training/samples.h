@@ -35,7 +35,8 @@ struct Annotation {
 
 /* Parses OpenCV's annotation format, one image per line:
  *   path count x y w h [x y w h ...]
- * Blank lines and lines starting with '#' are skipped. A relative path is
+ * Blank lines and lines starting with '#' are skipped, and a UTF-8 byte
+ * order mark at the start. A relative path is
  * resolved against `base_dir` (the annotation file's folder; empty: kept).
  * Throws Error (BadParameter) naming `source` and the line for a missing
  * count, a count that disagrees with the numbers, a non-integer, a box of
@@ -45,7 +46,8 @@ std::vector<Annotation> parse_annotations(const std::string& text, const std::st
                                           const std::string& base_dir = "");
 
 /* Throws Error (BadParameter) when `box` does not lie inside an image of
- * `image_size` (`where` names the file and line in the message). */
+ * `image_size` (`where` names the file and line in the message, escaped
+ * by the caller). */
 void check_box(const Rect& box, Size image_size, const std::string& where);
 
 /* How much each positive is varied; every option 0 / false means the crop

@@ -8,24 +8,26 @@
  */
 #pragma once
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
+#include "core/text.h"
 
 namespace waldboost::tools {
 
-/* Throws Error (Io) naming `what` and the path when it cannot be read. */
+/* The text of a regular file of at most io::kMaxTextFileBytes, without a
+ * UTF-8 byte order mark. Throws Error (Io) "cannot read the WHAT PATH:
+ * REASON" (a missing file, a FIFO or a device, one too large). */
 inline std::string read_text(const std::string& path, const char* what)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(ErrorKind::Io, std::string("cannot read the ") + what + " " + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    try {
+        return std::string(io::without_bom(io::read_input_file(path, io::kMaxTextFileBytes, "text files")));
+    } catch (const Error& e) {
+        throw Error(ErrorKind::Io, std::string("cannot read the ") + what + " " + e.what());
+    }
 }
 
 inline std::string folder_of(const std::string& path)
@@ -51,7 +53,7 @@ inline std::vector<std::string> image_list(const std::string& path, const char* 
         paths.push_back(line[0] == '/' ? line : folder_of(path) + "/" + line);
     }
     if (paths.empty())
-        throw Error(ErrorKind::BadParameter, std::string("the ") + what + " " + path + " names no image");
+        throw Error(ErrorKind::BadParameter, std::string("the ") + what + " " + printable(path) + " names no image");
     return paths;
 }
 

@@ -25,6 +25,7 @@
 #include "core/opencl/settings/detector_settings.h"
 #include "core/opencl/engine/engine.h"
 #include "core/reference/detector.h"
+#include "core/text.h"
 #include "tools/common/command_line.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
@@ -50,6 +51,7 @@ struct Options {
     gchar* device = nullptr;
     gint repeat = 1;
     gint max_windows = waldboost::kDefaultMaxWindows;
+    gint max_megapixels = waldboost::tools::kDefaultMaxMegapixels;
     gchar** images = nullptr;
 
     Options() = default;
@@ -65,10 +67,8 @@ struct Options {
     }
 };
 
-struct PixbufDeleter {
-    void operator()(GdkPixbuf* p) const { g_object_unref(p); }
-};
-using PixbufPtr = std::unique_ptr<GdkPixbuf, PixbufDeleter>;
+using waldboost::printable;
+using waldboost::tools::PixbufPtr;
 
 using waldboost::tools::json_string;
 
@@ -191,12 +191,14 @@ int main(int argc, char** argv)
          "Keep at most N accepted windows per image, the first in scan order (default 100000; 0 = no limit)", "N"},
         {"repeat", 'r', 0, G_OPTION_ARG_INT, &options.repeat, "Run each detection N times and report the median time",
          "N"},
+        {"max-megapixels", 0, 0, G_OPTION_ARG_INT, &options.max_megapixels,
+         "Refuse an image whose header declares more than N megapixels, before decoding it (default 100)", "N"},
         {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &options.images, nullptr, "IMAGE..."},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
 
     GOptionContext* context = g_option_context_new("IMAGE... - detect objects and print them as JSON");
     if (const auto error = waldboost::tools::parse_command_line(context, entries, &options, &argc, &argv, true)) {
-        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", error->c_str());
+        std::fprintf(stderr, "waldboost-detect: %s (see --help)\n", printable(*error, 1000).c_str());
         return 2;
     }
     if (!options.images || !options.images[0]) {
@@ -223,6 +225,8 @@ int main(int argc, char** argv)
         return usage_error("--repeat must be 1 or more");
     if (options.max_windows < 0)
         return usage_error("--max-windows must be 0 (no limit) or a positive number");
+    if (options.max_megapixels < 1)
+        return usage_error("--max-megapixels must be 1 or more");
     if (options.threshold_set && !std::isfinite(static_cast<float>(options.threshold)))
         return usage_error("--threshold is out of range");
     if (!(options.min_confidence >= 0.0 && options.min_confidence <= 1.0))
@@ -249,7 +253,8 @@ int main(int argc, char** argv)
     else if (grouping == "none")
         settings.grouping = waldboost::Grouping::None;
     else {
-        std::fprintf(stderr, "waldboost-detect: --grouping is opencv, nms or none, not '%s'\n", grouping.c_str());
+        std::fprintf(stderr, "waldboost-detect: --grouping is opencv, nms or none, not '%s'\n",
+                     printable(grouping).c_str());
         return 2;
     }
     if (options.device)
@@ -282,11 +287,11 @@ int main(int argc, char** argv)
         int failures = 0, written = 0;
         for (int i = 0; options.images[i]; ++i) {
             const char* path = options.images[i];
-            GError* load_error = nullptr;
-            PixbufPtr pixbuf(gdk_pixbuf_new_from_file(path, &load_error));
-            if (!pixbuf) {
-                std::fprintf(stderr, "waldboost-detect: %s: %s\n", path, load_error->message);
-                g_error_free(load_error);
+            PixbufPtr pixbuf;
+            try {
+                pixbuf = waldboost::tools::load_pixbuf(path, static_cast<uint64_t>(options.max_megapixels) * 1000000);
+            } catch (const waldboost::Error& e) {
+                std::fprintf(stderr, "waldboost-detect: %s\n", e.what());
                 ++failures;
                 continue;
             }
@@ -326,7 +331,7 @@ int main(int argc, char** argv)
                              "waldboost-detect: %s: the classifier accepted %llu windows more than --max-windows=%d; "
                              "they were left out (a stricter classifier or --threshold, a larger --min-size or "
                              "--max-windows keeps them)\n",
-                             path, static_cast<unsigned long long>(stats.cut), options.max_windows);
+                             printable(path).c_str(), static_cast<unsigned long long>(stats.cut), options.max_windows);
 
             /* Images that could not be read have no entry: the comma goes
              * by the entries written. */
@@ -356,7 +361,8 @@ int main(int argc, char** argv)
                 draw_boxes(rgb.get(), detections);
                 GError* save_error = nullptr;
                 if (!gdk_pixbuf_save(rgb.get(), options.annotate, "png", &save_error, nullptr)) {
-                    std::fprintf(stderr, "waldboost-detect: %s: %s\n", options.annotate, save_error->message);
+                    std::fprintf(stderr, "waldboost-detect: %s: %s\n", printable(options.annotate).c_str(),
+                                 printable(save_error->message, 1000).c_str());
                     g_error_free(save_error);
                     ++failures;
                 }
@@ -369,7 +375,7 @@ int main(int argc, char** argv)
         }
         return failures ? 1 : 0;
     } catch (const waldboost::Error& e) {
-        std::fprintf(stderr, "waldboost-detect: %s\n", e.what());
+        std::fprintf(stderr, "waldboost-detect: %s\n", printable(e.what(), 4000).c_str());
         /* A parameter the library refuses (a scale factor so close to 1
          * that the pyramid has too many levels) is a usage error too. */
         return e.kind() == waldboost::ErrorKind::BadParameter ? 2 : 1;

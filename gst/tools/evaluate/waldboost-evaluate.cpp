@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/model/classifier_io.h"
 #include "core/reference/detector.h"
+#include "core/text.h"
 #include "core/training/samples.h"
 #include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
@@ -32,6 +33,7 @@
 namespace {
 
 using waldboost::Detection;
+using waldboost::printable;
 using waldboost::Rect;
 using waldboost::tools::json_string;
 
@@ -48,6 +50,7 @@ struct Options {
     gdouble iou = 0.5;
     gchar* threshold = nullptr;
     gboolean json = FALSE;
+    gint max_megapixels = waldboost::tools::kDefaultMaxMegapixels;
 
     Options() = default;
     Options(const Options&) = delete;
@@ -61,7 +64,7 @@ struct Options {
 
 int usage_error(const std::string& message)
 {
-    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, message.c_str());
+    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, printable(message, 1000).c_str());
     return 2;
 }
 
@@ -131,8 +134,9 @@ struct BackgroundResult {
 void warn_cut(const std::string& path, const waldboost::DetectStats& stats)
 {
     if (stats.cut > 0)
-        std::fprintf(stderr, "%s: %s: %llu accepted windows past the limit of %d were left out\n", kTool, path.c_str(),
-                     static_cast<unsigned long long>(stats.cut), waldboost::kDefaultMaxWindows);
+        std::fprintf(stderr, "%s: %s: %llu accepted windows past the limit of %d were left out\n", kTool,
+                     printable(path).c_str(), static_cast<unsigned long long>(stats.cut),
+                     waldboost::kDefaultMaxWindows);
 }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
@@ -170,6 +174,8 @@ int main(int argc, char** argv)
          "Final score threshold (default: the classifier's); choose it on training data, not on the held-out data",
          "F"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Print the results as JSON", nullptr},
+        {"max-megapixels", 0, 0, G_OPTION_ARG_INT, &o.max_megapixels,
+         "Refuse an image whose header declares more than N megapixels, before decoding it (default 100)", "N"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- measure a classifier on held-out data");
     g_option_context_set_description(
@@ -193,6 +199,9 @@ int main(int argc, char** argv)
         return usage_error("--stride must be 0 (OpenCV's rule) or a positive number of pixels");
     if (!(o.iou > 0.0 && o.iou <= 1.0))
         return usage_error("--iou must be above 0 and at most 1");
+    if (o.max_megapixels < 1)
+        return usage_error("--max-megapixels must be 1 or more");
+    const uint64_t max_pixels = static_cast<uint64_t>(o.max_megapixels) * 1000000;
 
     waldboost::DetectParams params;
     params.scale_factor = o.scale_factor;
@@ -224,7 +233,7 @@ int main(int argc, char** argv)
                                                        o.objects, waldboost::tools::folder_of(o.objects));
             if (annotations.empty())
                 throw waldboost::Error(waldboost::ErrorKind::BadParameter,
-                                       std::string(o.objects) + ": no annotated image");
+                                       printable(o.objects) + ": no annotated image");
         }
         std::vector<std::string> background_paths;
         if (o.backgrounds)
@@ -232,11 +241,11 @@ int main(int argc, char** argv)
 
         ObjectResult objects;
         for (const auto& line : annotations) {
-            const waldboost::GrayImage image = waldboost::tools::load_gray_image(line.path);
+            const waldboost::GrayImage image = waldboost::tools::load_gray_image(line.path, max_pixels);
             for (const Rect& box : line.boxes)
                 waldboost::training::check_box(box, {image.width, image.height},
-                                               std::string(o.objects) + ":" + std::to_string(line.line) + " (" +
-                                                   line.path + ")");
+                                               printable(o.objects) + ":" + std::to_string(line.line) + " (" +
+                                                   printable(line.path) + ")");
             waldboost::DetectStats stats;
             const std::vector<Detection> detections = waldboost::detect(classifier, image.view(), params, &stats);
             warn_cut(line.path, stats);
@@ -251,7 +260,7 @@ int main(int argc, char** argv)
 
         BackgroundResult backgrounds;
         for (const std::string& path : background_paths) {
-            const waldboost::GrayImage image = waldboost::tools::load_gray_image(path);
+            const waldboost::GrayImage image = waldboost::tools::load_gray_image(path, max_pixels);
             waldboost::DetectStats stats;
             const std::vector<Detection> detections = waldboost::detect(classifier, image.view(), params, &stats);
             warn_cut(path, stats);
@@ -290,9 +299,9 @@ int main(int argc, char** argv)
                         static_cast<unsigned long long>(backgrounds.stats.weak_evaluated),
                         json_number(weak_per_window, backgrounds.stats.windows > 0).c_str());
         } else {
-            std::printf("classifier: %s (label %s, window %dx%d, %zu weak classifiers)\n", o.classifier,
-                        classifier.label.c_str(), classifier.window_width, classifier.window_height,
-                        classifier.weak.size());
+            std::printf("classifier: %s (label %s, window %dx%d, %zu weak classifiers)\n",
+                        printable(o.classifier).c_str(), printable(classifier.label).c_str(), classifier.window_width,
+                        classifier.window_height, classifier.weak.size());
             std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, OpenCV grouping, "
                         "final threshold %g%s; found at IoU >= %g\n",
                         o.scale_factor, o.min_neighbors, min_size.width, min_size.height, stride_text.c_str(),
@@ -311,10 +320,10 @@ int main(int argc, char** argv)
                             static_cast<unsigned long long>(backgrounds.stats.weak_evaluated));
         }
     } catch (const waldboost::Error& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::fprintf(stderr, "%s: %s\n", kTool, printable(e.what(), 4000).c_str());
         return e.kind() == waldboost::ErrorKind::BadParameter && std::strstr(e.what(), "scale factor") ? 2 : 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::fprintf(stderr, "%s: %s\n", kTool, printable(e.what(), 4000).c_str());
         return 1;
     }
     return 0;

@@ -48,6 +48,7 @@ namespace wt = waldboost::training;
 using waldboost::Error;
 using waldboost::ErrorKind;
 using waldboost::GrayImage;
+using waldboost::printable;
 
 constexpr const char* kTool = "waldboost-train";
 
@@ -101,6 +102,8 @@ struct Options {
     gint checkpoint_every = 1;
     gboolean resume = FALSE;
     gint stop_after = 0;
+    gint max_megapixels = waldboost::tools::kDefaultMaxMegapixels;
+    gint max_background_megapixels = 4000;
 
     Options() = default;
     Options(const Options&) = delete;
@@ -139,7 +142,7 @@ std::vector<std::string> image_files(const std::string& dir)
     if (!d) {
         const std::string why = error ? error->message : "cannot open";
         g_clear_error(&error);
-        throw Error(ErrorKind::Io, "the positives folder " + dir + ": " + why);
+        throw Error(ErrorKind::Io, "the positives folder " + printable(dir) + ": " + printable(why));
     }
     std::vector<std::string> files;
     while (const gchar* name = g_dir_read_name(d)) {
@@ -156,7 +159,7 @@ std::vector<std::string> image_files(const std::string& dir)
     g_dir_close(d);
     std::sort(files.begin(), files.end());
     if (files.empty())
-        throw Error(ErrorKind::BadParameter, "the positives folder " + dir + " holds no image file");
+        throw Error(ErrorKind::BadParameter, "the positives folder " + printable(dir) + " holds no image file");
     return files;
 }
 
@@ -220,7 +223,7 @@ void print_progress(const wt::Progress& p, bool json)
 
 int usage_error(const std::string& message)
 {
-    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, message.c_str());
+    std::fprintf(stderr, "%s: %s (see --help)\n", kTool, printable(message, 1000).c_str());
     return 2;
 }
 
@@ -306,6 +309,12 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          nullptr},
         {"stop-after", 0, 0, G_OPTION_ARG_INT, &o.stop_after,
          "Stop after weak classifier N, writing the checkpoint but no classifier (to resume later)", "N"},
+        {"max-megapixels", 0, 0, G_OPTION_ARG_INT, &o.max_megapixels,
+         "Refuse an image whose header declares more than N megapixels, before decoding it (default 100)", "N"},
+        {"max-background-megapixels", 0, 0, G_OPTION_ARG_INT, &o.max_background_megapixels,
+         "Refuse background images of more than N megapixels in all, which are kept decoded in memory (one byte "
+         "a pixel) while training (default 4000)",
+         "N"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
     g_option_context_set_description(
@@ -347,9 +356,9 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     }
     for (gchar** a = o.annotations; a && *a; ++a)
         if (same_file(o.output, *a))
-            return std::string("--output names the annotation file ") + *a + ", which the run would replace";
+            return "--output names the annotation file " + printable(*a) + ", which the run would replace";
     if (same_file(o.output, o.negatives))
-        return std::string("--output names the negatives list ") + o.negatives + ", which the run would replace";
+        return "--output names the negatives list " + printable(o.negatives) + ", which the run would replace";
     if (o.feature) {
         const waldboost::FeatureTypeInfo* type = waldboost::find_feature_type_by_tag(o.feature);
         if (!type)
@@ -382,6 +391,8 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     if (!std::isnan(o.final_threshold) &&
         !(std::isfinite(o.final_threshold) && std::fabs(o.final_threshold) <= std::numeric_limits<float>::max()))
         return "--final-threshold must be a finite number";
+    if (o.max_megapixels < 1 || o.max_background_megapixels < 1)
+        return "--max-megapixels and --max-background-megapixels must be 1 or more";
     if (o.checkpoint_every < 1 || o.stop_after < 0)
         return "--checkpoint-every must be 1 or more, --stop-after 0 or more";
     if ((o.resume || o.stop_after > 0) && !o.checkpoint)
@@ -439,18 +450,19 @@ std::string choose_device(const std::string& device, wt::TrainerConfig* config)
 std::vector<GrayImage> load_positives(const Options& o, const Settings& s)
 {
     std::mt19937_64 rng(s.config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
+    const uint64_t max_pixels = static_cast<uint64_t>(o.max_megapixels) * 1000000;
     std::vector<GrayImage> positives;
     for (gchar** a = o.annotations; a && *a; ++a) {
         const std::string path = *a;
         const std::vector<wt::Annotation> lines =
             wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path));
         if (lines.empty())
-            throw Error(ErrorKind::BadParameter, path + ": no annotated image");
+            throw Error(ErrorKind::BadParameter, printable(path) + ": no annotated image");
         for (const wt::Annotation& line : lines) {
-            const GrayImage image = waldboost::tools::load_gray_image(line.path);
+            const GrayImage image = waldboost::tools::load_gray_image(line.path, max_pixels);
             for (const waldboost::Rect& box : line.boxes) {
                 wt::check_box(box, waldboost::Size{image.width, image.height},
-                              path + ":" + std::to_string(line.line) + " (" + line.path + ")");
+                              printable(path) + ":" + std::to_string(line.line) + " (" + printable(line.path) + ")");
                 for (GrayImage& p : wt::positive_samples(image.view(), box, s.config.window, s.augmentation, rng))
                     positives.push_back(std::move(p));
             }
@@ -458,7 +470,7 @@ std::vector<GrayImage> load_positives(const Options& o, const Settings& s)
     }
     for (gchar** d = o.positive_dirs; d && *d; ++d)
         for (const std::string& file : image_files(*d)) {
-            const GrayImage image = waldboost::tools::load_gray_image(file);
+            const GrayImage image = waldboost::tools::load_gray_image(file, max_pixels);
             const waldboost::Rect whole{0, 0, image.width, image.height};
             for (GrayImage& p : wt::positive_samples(image.view(), whole, s.config.window, s.augmentation, rng))
                 positives.push_back(std::move(p));
@@ -489,8 +501,21 @@ int train(const Options& o, Settings& s)
     const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
     std::vector<GrayImage> positives = load_positives(o, s);
     std::vector<GrayImage> backgrounds;
-    for (const std::string& path : background_paths)
-        backgrounds.push_back(waldboost::tools::load_gray_image(path));
+    const uint64_t max_pixels = static_cast<uint64_t>(o.max_megapixels) * 1000000;
+    const uint64_t background_budget = static_cast<uint64_t>(o.max_background_megapixels) * 1000000;
+    uint64_t background_pixels = 0;
+    for (const std::string& path : background_paths) {
+        backgrounds.push_back(waldboost::tools::load_gray_image(path, max_pixels));
+        /* The miner keeps them all decoded: a bound on the memory they take. */
+        background_pixels += static_cast<uint64_t>(backgrounds.back().width) * backgrounds.back().height;
+        if (background_pixels > background_budget)
+            throw Error(ErrorKind::BadParameter,
+                        "the background images take more than " + std::to_string(o.max_background_megapixels) +
+                            " megapixels (" + std::to_string(backgrounds.size()) + " of " +
+                            std::to_string(background_paths.size()) +
+                            " read), kept decoded in memory while training; --max-background-megapixels raises the "
+                            "limit where the memory is there, or list fewer or smaller images");
+    }
     std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(), backgrounds.size());
     /* Both miners mine the same windows; the engine's only faster. */
     std::shared_ptr<wt::NegativeMiner> miner;
@@ -512,8 +537,8 @@ int train(const Options& o, Settings& s)
         trainer.set_checkpoint(o.checkpoint, o.checkpoint_every);
         if (o.resume) {
             trainer.resume(o.checkpoint);
-            std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool, o.checkpoint,
-                         trainer.resumed_weak());
+            std::fprintf(stderr, "%s: resumed from %s after %zu weak classifiers\n", kTool,
+                         printable(o.checkpoint).c_str(), trainer.resumed_weak());
         }
         std::signal(SIGINT, on_interrupt);
         std::signal(SIGTERM, on_interrupt);
@@ -532,7 +557,7 @@ int train(const Options& o, Settings& s)
         print_mining_stats(engine_miner->stats());
     if (trainer.stopped()) {
         std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
-                     interrupted ? "interrupted" : "stopped", stopped_at, o.checkpoint);
+                     interrupted ? "interrupted" : "stopped", stopped_at, printable(o.checkpoint).c_str());
         return interrupted ? 130 : 0;
     }
     if (!std::isnan(o.final_threshold)) {
@@ -545,7 +570,8 @@ int train(const Options& o, Settings& s)
     } catch (const Error& e) {
         throw Error(e.kind(), std::string("cannot write the classifier: ") + e.what());
     }
-    std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, o.output, classifier.weak.size());
+    std::fprintf(stderr, "%s: wrote %s (%zu weak classifiers)\n", kTool, printable(o.output).c_str(),
+                 classifier.weak.size());
     return 0;
 }
 
@@ -562,7 +588,8 @@ int main(int argc, char** argv)
     try {
         return train(o, settings);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        /* Paths are escaped where messages are made; this catches the rest. */
+        std::fprintf(stderr, "%s: %s\n", kTool, printable(e.what(), 4000).c_str());
         return 1;
     }
 }
