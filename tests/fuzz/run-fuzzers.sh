@@ -6,7 +6,8 @@
 # Builds and runs the libFuzzer targets for the classifier loaders, the
 # writer and the trainer's checkpoint decoder (docs/reliability.md). A
 # standalone build: clang++ compiles the model sources (gst/core/model,
-# without the embedded default classifier) into each target, and the
+# without the embedded default classifier, and the opener of input files
+# in gst/core/io) into each target, and the
 # checkpoint sources into fuzz_checkpoint, with
 # -fsanitize=fuzzer,address,undefined.
 #
@@ -122,13 +123,15 @@ model_sources=""
 for f in "$root"/gst/core/model/*.cpp; do
   case "$f" in */default_classifier.cpp) ;; *) model_sources="$model_sources $f" ;; esac
 done
+# The loaders open files with the inputs' opener.
+model_sources="$model_sources $root/gst/core/io/input_file.cpp"
 # What fuzz_checkpoint needs besides the model sources: the decoder,
 # GrayImage (its negatives' pixels) and the atomic file writer it links to.
 checkpoint_sources="$root/gst/core/training/checkpoint.cpp $root/gst/core/detection/image.cpp
   $root/gst/core/io/output_file.cpp"
-inputs=$(ls "$root"/gst/core/model/*.cpp "$root"/gst/core/model/*.h $checkpoint_sources \
+inputs=$(ls $model_sources "$root"/gst/core/model/*.h $checkpoint_sources \
   "$root"/gst/core/training/checkpoint.h "$root"/gst/core/detection/image.h "$root"/gst/core/error.h \
-  "$root"/gst/core/io/output_file.h "$root"/gst/core/text.h \
+  "$root"/gst/core/io/output_file.h "$root"/gst/core/io/input_file.h "$root"/gst/core/text.h \
   "$here"/*.cpp "$here"/*.h "$here/$(basename "$0")")
 flags_id="$cxx $("$cxx" --version | head -n 1) $cxxflags $xml_cflags $xml_libs"
 
