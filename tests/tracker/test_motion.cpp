@@ -53,6 +53,31 @@ TEST(TrackerMotion, CoastingVelocityDecaysByDamping)
     }
 }
 
+/* A box that shrinks while it is measured (an object being covered) keeps
+ * its size once it coasts: a hidden object does not shrink on. Carried
+ * through 30 frames, the shrinking would take the box below the width the
+ * object comes back with by more than the tracker's scale gate allows
+ * (issue 55, item 14). Its centre still moves. */
+TEST(TrackerMotion, CoastingKeepsTheSize)
+{
+    const Rect start{100, 100, 60, 60};
+    BoxMotion motion(start, MotionConfig{});
+    for (int k = 1; k <= 12; ++k) {
+        motion.predict(true);
+        motion.correct(Rect{100 + 4 * k + k, 100 + k, 60 - 2 * k, 60 - 2 * k});
+    }
+    motion.predict(true); /* the first frame without measurement */
+    motion.predict(false);
+    const Rect held = motion.box();
+    EXPECT_GE(held.width, 30);
+    for (int n = 1; n <= 30; ++n) {
+        motion.predict(false);
+        EXPECT_EQ(motion.box().width, held.width) << n;
+        EXPECT_EQ(motion.box().height, held.height) << n;
+    }
+    EXPECT_GT(motion.box().x, held.x + 20);
+}
+
 /* The Kalman filter: a box moving at constant velocity, measured every
  * frame, converges to that velocity, and its prediction to where the box
  * goes next. */

@@ -63,7 +63,11 @@ void BoxMotion::predict(bool measured_last)
     const double damping = measured_last ? 1.0 : config_.damping;
     cx_.predict(sp * sp, sv * sv, damping);
     cy_.predict(sp * sp, sv * sv, damping);
-    w_.predict(sp * sp, sv * sv, damping);
+    /* An unseen object keeps its size: the last boxes before it is hidden
+     * are those of a partly covered object, which shrink, and that change
+     * carried through a long occlusion shrinks the box until the object
+     * that comes back fails the scale gate (issue 55, item 14). */
+    w_.predict(sp * sp, sv * sv, measured_last ? 1.0 : 0.0);
     if (w_.x < 1)
         w_.x = 1;
 }

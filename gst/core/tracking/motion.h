@@ -9,7 +9,9 @@
  * constants suits a 24-pixel face and a 400-pixel one. A track that no
  * measurement places (hidden, missed) coasts on the prediction, and its
  * velocity decays by MotionConfig::damping each such frame: a lost object
- * slows to a stop instead of sliding away with its last motion.
+ * slows to a stop instead of sliding away with its last motion. Its size
+ * stays: the boxes of an object being covered shrink, and a hidden one
+ * does not go on shrinking.
  */
 #pragma once
 

@@ -262,8 +262,12 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
                 indexes.push_back(i);
         return indexes;
     };
+    /* By overlap only the tracks the last frame with detection saw: the
+     * predicted box of one hidden since then may lie on the object in front
+     * of it, and the overlap round, which pairs as many as it can, would
+     * give it that object's detection (issue 55, item 14). */
     assign(frame, detections, tracks_where([](const Track& t) {
-               return t.confirmed;
+               return t.confirmed && t.misses == 0;
            }),
            false, detection_matched);
     assign(frame, detections, tracks_where([](const Track& t) {

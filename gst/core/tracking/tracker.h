@@ -8,8 +8,9 @@
  * - Motion: each track's box has a constant-velocity Kalman filter
  *   (motion.h); every frame starts with its prediction.
  * - Assignment, on a frame with detections, in rounds, each optimal
- *   (assignment.h): first by the overlap of the predicted boxes with the
- *   detections (IoU >= match_iou, same label); then the tracks left over
+ *   (assignment.h): first by the overlap of the predicted boxes of the
+ *   tracks the last frame with detection saw with the detections (IoU >=
+ *   match_iou, same label); then the tracks left over
  *   (missed, hidden, fast) against the detections left over by the
  *   distance of their centres, within a gate that widens with the frames
  *   since the track was last detected, so that an object hidden for up to
