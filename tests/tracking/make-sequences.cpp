@@ -515,6 +515,25 @@ int main(int argc, char** argv)
             }
             seqs.push_back(crowd);
         }
+        /* Faces passing behind faces of about their size, still or moving
+         * either way, hidden 25 to 35 frames: the last boxes before each is
+         * hidden are those of a partly covered face, smaller than it, and
+         * at interval 5 one of the four came back with a new id while the
+         * coasting box went on shrinking (issue 55, item 14). */
+        seqs.push_back({"passing",
+                        140,
+                        kAero,
+                        {
+                            {1, 2, 1, line(0, 139, 290, 30, 290, 30, 64)},
+                            {2, 6, 0, line(0, 119, 60, 30, 560, 30, 64)},
+                            {3, 4, 1, line(0, 139, 200, 150, 380, 150, 68)},
+                            {4, 8, 0, line(0, 119, 580, 150, 40, 150, 64)},
+                            {5, 9, 1, line(0, 139, 150, 270, 360, 270, 64)},
+                            {6, 0, 0, line(0, 109, 0, 270, 620, 270, 64)},
+                            {7, 7, 1, line(0, 139, 420, 390, 420, 390, 60)},
+                            {8, 5, 0, line(0, 139, 600, 390, 20, 390, 60)},
+                        },
+                        {}});
         /* A still background with no faces: nothing may be reported. */
         seqs.push_back({"empty", 90, kBoard, {}, {}});
 

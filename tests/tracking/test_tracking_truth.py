@@ -9,7 +9,8 @@ real face-free backgrounds) into OUT_DIR, runs each through waldboostdetect
 with tracking=false (the detector alone) and tracking=true at interval 1, 3
 and 5, scores the tracks with CLEAR-MOT and IDF1 (mot.py) and prints one
 table. It fails when:
-- the truth is not what the sequences promise (hidden 10-30 frames, 8 or
+- the truth is not what the sequences promise (hidden 10-30 frames behind
+  bars, 10-39 behind other faces, 8 or
   more faces at once, faces entering and leaving, a 3x change of scale,
   nothing on the empty sequence);
 - the detector alone finds a face on fewer than 90% of the frames where it
@@ -49,7 +50,7 @@ TARGETS = {
     5: {"idf1": 0.94, "motp": 0.85, "switches": 1},
 }
 # Beyond the targets: every hidden face comes back with its id (gaps of
-# 10-30 frames on "occlusion", 1-2 after a missed detection elsewhere), at
+# 10-39 frames on "occlusion" and "passing", 1-2 after a missed detection elsewhere), at
 # most this many false tracks on a sequence (the detector's own false
 # positives that recur on consecutive frames near a face), and nothing at
 # all on the empty sequence.
@@ -117,6 +118,12 @@ def check_truth(name, truth, frames):
         gaps = [b - a - 1 for fl in counted.values() for a, b in zip(fl, fl[1:]) if b != a + 1]
         if sum(1 for g in gaps if 10 <= g <= 30) < 3:
             problems.append(f"hidden for {gaps} frames: want three of 10-30")
+    if name == "passing":
+        # Four faces behind faces of about their size (issue 55, item 14),
+        # each for less than lost-after (40).
+        gaps = [b - a - 1 for fl in counted.values() for a, b in zip(fl, fl[1:]) if b != a + 1]
+        if sum(1 for g in gaps if 10 <= g < 40) < 4:
+            problems.append(f"hidden for {gaps} frames: want four of 10-39")
     if name == "edges":
         enter = sum(1 for fl in counted.values() if fl[0] > 0)
         leave = sum(1 for fl in counted.values() if fl[-1] < frames - 1)
