@@ -22,6 +22,9 @@ namespace waldboost_element {
 inline constexpr size_t kMaxTracks = 1000;
 /* Objects of a frame searched by the nested cascades (the first ones). */
 inline constexpr size_t kMaxPartSearches = 256;
+/* Upstream regions of a frame searched with inference-region=roi-list
+ * (the first ones on the buffer). */
+inline constexpr size_t kMaxRegionSearches = 256;
 /* Parts kept per frame; the search stops there. */
 inline constexpr size_t kMaxParts = 1000;
 /* Boxes of a frame that get a box-text tag (objects first, then parts). */

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/opencl/search/template_search.h"
+#include "core/parts/nested.h"
 #include "debug.h"
 #include "frame_bounds.h"
 #include "privacy.h"
@@ -88,6 +89,38 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
                              "device."),
                             ("frame %" G_GUINT64_FORMAT ": %s", pending.frame, failure.c_str()));
     return objects;
+}
+
+/* With inference-region=roi-list: the classifier's detections inside each
+ * upstream region, on the CPU as the nested cascades' (the regions are
+ * boxes of objects, a small part of the frame), in region order, with the
+ * id of the region each was found in. A region is searched as a frame of
+ * its own: what the classifier finds there, grouped there. */
+std::vector<Detection> FrameFinisher::search_regions(const PendingFrame& pending, FrameAccess& frame,
+                                                     std::vector<gint>* parents)
+{
+    const FrameSettings& fs = *pending.settings;
+    if (pending.regions.empty())
+        return {};
+    const waldboost::GrayView* luma = frame.luma();
+    if (!luma) {
+        GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": regions not searched: %s", pending.frame,
+                           frame.why().c_str());
+        return {};
+    }
+    const size_t searched = std::min(pending.regions.size(), kMaxRegionSearches);
+    if (searched < pending.regions.size())
+        GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched",
+                           pending.frame, searched, pending.regions.size());
+    std::vector<Detection> detections;
+    for (size_t i = 0; i < searched; ++i) {
+        const UpstreamRegion& region = pending.regions[i];
+        for (const Detection& d : waldboost::detect_in_area(*fs.region_classifier, *luma, region.rect, fs.params)) {
+            detections.push_back(d);
+            parents->push_back(region.id);
+        }
+    }
+    return detections;
 }
 
 /* The parts the nested cascades find inside the objects, on the CPU (see
@@ -292,6 +325,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     }
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
+    const bool searched_regions = fs.region_classifier && pending.detect;
 
     size_t untracked = 0;
     bool parts_cut = false;
@@ -308,12 +342,24 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
          * unmapped before metas go on the buffer (a mapped frame holds a
          * reference, which makes the buffer read-only). */
         FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn || hides_objects(s), pending.visible);
+        std::vector<gint> parents;
+        if (searched_regions)
+            detections = search_regions(pending, frame, &parents);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
+            /* A track matched to a detection of this frame keeps its region. */
+            for (ReportedObject& o : report.objects)
+                for (size_t i = 0; i < parents.size() && o.detected; ++i)
+                    if (o.detection.rect == detections[i].rect) {
+                        o.parent_id = parents[i];
+                        break;
+                    }
             report.lost = tracker_->stamp(report.objects, report.events, report.running_time);
         } else {
             close_tracks();
             report.objects = untracked_objects(detections);
+            for (size_t i = 0; i < parents.size(); ++i)
+                report.objects[i].parent_id = parents[i];
         }
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
         hide_report(GST_ELEMENT(element_), frame, report, s);
@@ -342,9 +388,11 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         st.host_ms = host_ms;
         st.host_total_ms += host_ms;
         st.detections += report.objects.size();
-        if (result) {
+        if (result || searched_regions) {
             ++st.detected_frames;
             st.host_detected_total_ms += host_ms;
+        }
+        if (result) {
             st.device_ms = result->stats.device_milliseconds;
             st.weak_per_window = result->stats.weak_per_window;
             st.windows = result->stats.windows;

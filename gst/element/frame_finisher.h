@@ -26,6 +26,15 @@
 
 namespace waldboost_element {
 
+/* A region-of-interest meta upstream attached, searched with
+ * inference-region=roi-list: its box in the visible frame's coordinates,
+ * clipped to the frame and to roi, and its meta's id (the parent_id of what
+ * is found in it). */
+struct UpstreamRegion {
+    waldboost::Rect rect;
+    gint id = -1;
+};
+
 /* A frame on its way through the engine. It keeps its input buffer and its
  * settings until it leaves, so that a fallback device can run it again. */
 struct PendingFrame {
@@ -39,6 +48,9 @@ struct PendingFrame {
      * buffer), else the whole frame. Results are in its coordinates. */
     waldboost::Rect visible;
     guint64 frame = 0;
+    /* With inference-region=roi-list, the regions to search on the worker
+     * (the frame does not go to the device). */
+    std::vector<UpstreamRegion> regions;
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
     gint64 host_ns = 0;
@@ -69,6 +81,8 @@ private:
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events,
                                       const std::shared_ptr<waldboost::opencl::Engine>& engine, size_t* untracked);
+    std::vector<waldboost::Detection> search_regions(const PendingFrame& pending, FrameAccess& frame,
+                                                     std::vector<gint>* parents);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
                                              const std::vector<ReportedObject>& objects, bool* cut);
     std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,

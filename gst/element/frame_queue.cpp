@@ -159,6 +159,8 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     frame->nested_params = nested_params(frame->params);
     if (s.detection.part_min_neighbors >= 0)
         frame->nested_params.min_neighbors = s.detection.part_min_neighbors;
+    if (s.detection.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST)
+        frame->region_classifier = std::make_shared<const waldboost::Classifier>(classifier);
     frame_settings_ = std::move(frame);
 }
 
@@ -373,6 +375,32 @@ static waldboost::Rect visible_rect(GstBuffer* buffer, int width, int height)
     return r;
 }
 
+/* The region-of-interest metas of `buffer` that `labels` names (every one
+ * when empty), in the buffer's order, each clipped to `area` (in the
+ * visible frame's coordinates, as the metas' are); those that miss it are
+ * left out. */
+static std::vector<UpstreamRegion> upstream_regions(GstBuffer* buffer, const std::vector<std::string>& labels,
+                                                    const waldboost::Rect& area)
+{
+    std::vector<UpstreamRegion> regions;
+    gpointer state = nullptr;
+    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+        const auto* roi = reinterpret_cast<const GstVideoRegionOfInterestMeta*>(m);
+        const char* type = g_quark_to_string(roi->roi_type);
+        if (!labels.empty() && std::find(labels.begin(), labels.end(), type ? type : "") == labels.end())
+            continue;
+        const gint64 x0 = std::max<gint64>(roi->x, area.x), y0 = std::max<gint64>(roi->y, area.y);
+        const gint64 x1 = std::min<gint64>(gint64{roi->x} + roi->w, gint64{area.x} + area.width);
+        const gint64 y1 = std::min<gint64>(gint64{roi->y} + roi->h, gint64{area.y} + area.height);
+        if (x1 <= x0 || y1 <= y0)
+            continue;
+        regions.push_back(UpstreamRegion{
+            {static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0)},
+            roi->id});
+    }
+    return regions;
+}
+
 GstFlowReturn FrameQueue::submit(GstBuffer* input)
 {
     if (!have_info_) {
@@ -407,6 +435,16 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
     pending.roi = roi_in_frame(d.roi, pending.visible.width, pending.visible.height);
     pending.roi.x += pending.visible.x;
     pending.roi.y += pending.visible.y;
+    if (d.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST) {
+        /* Searched on the worker, inside the regions, not on the device. */
+        if (pending.detect) {
+            const waldboost::Rect searched{pending.roi.x - pending.visible.x, pending.roi.y - pending.visible.y,
+                                           pending.roi.width, pending.roi.height};
+            pending.regions = upstream_regions(pending.buffer, d.region_labels, searched);
+        }
+        pending_.push_back(pending);
+        return wait_for_room(lock);
+    }
     const waldboost::Classifier& classifier = setup_.classifier();
     if (pending.detect && pending.roi.width >= classifier.window_width &&
         pending.roi.height >= classifier.window_height)

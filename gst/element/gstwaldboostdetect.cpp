@@ -19,6 +19,11 @@
  * its detection is done, in order, each with its own detections. Up to
  * #GstWaldboostDetect:max-inflight frames are with the element at once.
  *
+ * With #GstWaldboostDetect:inference-region=roi-list the element searches
+ * only inside the region-of-interest metas an element upstream attached
+ * (filtered by #GstWaldboostDetect:region-labels), on the CPU, and each
+ * detection's meta names its region's id as parent_id.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=Megamind.avi ! decodebin ! videoconvert ! waldboostdetect ! videoconvert ! autovideosink
@@ -107,6 +112,12 @@ G_DEFINE_ENUM_TYPE(GstWaldboostPrivacy, gst_waldboost_privacy,
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_BLUR, "blur", "Blur the inside of each box"),
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_PIXELATE, "pixelate",
                                    "Replace the inside of each box by a mosaic of cells an eighth of its smaller side"))
+
+G_DEFINE_ENUM_TYPE(GstWaldboostInferenceRegion, gst_waldboost_inference_region,
+                   WALDBOOST_VALUE(GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME, "full-frame",
+                                   "The whole frame (within roi)"),
+                   WALDBOOST_VALUE(GST_WALDBOOST_INFERENCE_REGION_ROI_LIST, "roi-list",
+                                   "Inside each region-of-interest meta upstream attached that region-labels names"))
 
 G_DEFINE_FLAGS_TYPE(GstWaldboostBoxText, gst_waldboost_box_text,
                     WALDBOOST_VALUE(GST_WALDBOOST_BOX_TEXT_LABEL, "label",
@@ -501,4 +512,5 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_METADATA, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_PRIVACY, static_cast<GstPluginAPIFlags>(0));
     gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_BOX_TEXT, static_cast<GstPluginAPIFlags>(0));
+    gst_type_mark_as_plugin_api(GST_TYPE_WALDBOOST_INFERENCE_REGION, static_cast<GstPluginAPIFlags>(0));
 }

@@ -27,6 +27,8 @@ GType gst_waldboost_parts_get_type(void);
 GType gst_waldboost_metadata_get_type(void);
 #define GST_TYPE_WALDBOOST_PRIVACY (gst_waldboost_privacy_get_type())
 GType gst_waldboost_privacy_get_type(void);
+#define GST_TYPE_WALDBOOST_INFERENCE_REGION (gst_waldboost_inference_region_get_type())
+GType gst_waldboost_inference_region_get_type(void);
 
 typedef enum {
     GST_WALDBOOST_DRAW_AUTO,
@@ -80,6 +82,13 @@ typedef enum {
     GST_WALDBOOST_PRIVACY_BLUR,
     GST_WALDBOOST_PRIVACY_PIXELATE,
 } GstWaldboostPrivacy;
+
+/* Where the element searches (inference-region): the frame (within roi),
+ * or only inside the region-of-interest metas upstream attached. */
+typedef enum {
+    GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME,
+    GST_WALDBOOST_INFERENCE_REGION_ROI_LIST,
+} GstWaldboostInferenceRegion;
 
 GST_ELEMENT_REGISTER_DECLARE(waldboostdetect);
 

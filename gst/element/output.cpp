@@ -211,7 +211,8 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
          * metas up by id) address each detection; with tracking an object
          * keeps its id from frame to frame. */
         meta->id = unique_id(taken, &next_free, o.id);
-        meta->parent_id = -1; /* none; the parts found inside name it */
+        /* -1 but for inference-region=roi-list: the upstream region's id. */
+        meta->parent_id = o.parent_id;
         GstStructure* param = detection_meta_param(o.detection);
         gst_structure_set(param, "label", G_TYPE_STRING, report.label.c_str(), "label_id", G_TYPE_INT, report.label_id,
                           nullptr);

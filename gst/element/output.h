@@ -28,7 +28,8 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
                          const GstVideoInfo& info);
 
 /* One GstVideoRegionOfInterestMeta per object (type: the label, id: the
- * object's, parent_id -1) and then per part (type: the part's name, id:
+ * object's, parent_id -1, or with inference-region=roi-list the upstream
+ * region's id) and then per part (type: the part's name, id:
  * the part's (FoundPart::id), parent_id: its object's id), each with a
  * "detection" parameter: confidence, neighbors, score, id, label and
  * label_id (the class id, label_ids.h) and, for a track, age, hits and

@@ -255,6 +255,10 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
         }
         break;
     }
+    case PROP_INFERENCE_REGION:
+        d.inference_region = static_cast<GstWaldboostInferenceRegion>(g_value_get_enum(value));
+        break;
+    case PROP_REGION_LABELS: d.region_labels = privacy_labels_from_text(string_or_empty(value)); break;
     case PROP_MAX_INFLIGHT: e.max_inflight = g_value_get_int(value); break;
     case PROP_DRAW: o.draw = static_cast<GstWaldboostDraw>(g_value_get_enum(value)); break;
     case PROP_COLOR: o.color = g_value_get_uint(value); break;
@@ -347,6 +351,8 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
             gst_value_array_append_and_take_value(value, &item);
         }
         break;
+    case PROP_INFERENCE_REGION: g_value_set_enum(value, d.inference_region); break;
+    case PROP_REGION_LABELS: g_value_set_string(value, privacy_labels_text(d.region_labels).c_str()); break;
     case PROP_MAX_INFLIGHT: g_value_set_int(value, e.max_inflight); break;
     case PROP_DRAW: g_value_set_enum(value, o.draw); break;
     case PROP_COLOR: g_value_set_uint(value, o.color); break;

@@ -317,6 +317,41 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Since: 0.1
      */
+    /**
+     * GstWaldboostDetect:inference-region:
+     *
+     * Where the element searches: the whole frame (within #GstWaldboostDetect:roi), or only inside each
+     * #GstVideoRegionOfInterestMeta an element upstream attached (another waldboostdetect, any
+     * detector), as DL Streamer's inference-region=roi-list and DeepStream's secondary mode do. Each
+     * region whose type #GstWaldboostDetect:region-labels names is clipped to the frame (and to roi) and
+     * searched on the CPU, as the nested cascades are; the detections found in it name its meta's id as
+     * their parent_id. A frame without such a region is not searched at all.
+     *
+     * Since: 2026.12
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_INFERENCE_REGION,
+        g_param_spec_enum("inference-region", "Inference region",
+                          "Search the whole frame (within roi), or only inside the region-of-interest metas "
+                          "upstream attached whose type region-labels names (each clipped to the frame, searched "
+                          "on the CPU; the detections' parent_id is the region's id; a frame without such a "
+                          "region is not searched)",
+                          GST_TYPE_WALDBOOST_INFERENCE_REGION, GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME, rw));
+    /**
+     * GstWaldboostDetect:region-labels:
+     *
+     * With #GstWaldboostDetect:inference-region=roi-list, the types (labels) of the upstream
+     * region-of-interest metas searched inside, comma-separated; empty: every one.
+     *
+     * Since: 2026.12
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_REGION_LABELS,
+        g_param_spec_string("region-labels", "Region labels",
+                            "With inference-region=roi-list: comma-separated types (labels) of the upstream "
+                            "region-of-interest metas to search inside, e.g. \"pedestrian,person\"; empty = every "
+                            "one",
+                            "", rw));
     g_object_class_install_property(
         gobject_class, PROP_LABEL_COLORS,
         g_param_spec_boxed("label-colors", "Label colours",

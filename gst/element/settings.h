@@ -95,6 +95,8 @@ struct DetectionSettings {
     double min_confidence = 0.0;
     int max_windows = waldboost::kDefaultMaxWindows;
     std::vector<int> roi; /* empty or x, y, width, height */
+    GstWaldboostInferenceRegion inference_region = GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME;
+    std::vector<std::string> region_labels; /* with roi-list: the upstream metas' types; empty = all */
     int min_stddev = 0;
     int interval = 1; /* detect on every interval-th frame */
     gboolean tracking = FALSE;
@@ -146,6 +148,9 @@ struct FrameSettings {
     /* The cascades searched inside each detection (null: none), and how. */
     std::shared_ptr<const NestedCascades> nested;
     waldboost::DetectParams nested_params;
+    /* With inference-region=roi-list: the classifier, searched on the CPU
+     * inside each upstream region (null otherwise). */
+    std::shared_ptr<const waldboost::Classifier> region_classifier;
 };
 
 /* The part of a width x height frame that roi selects (the whole frame
