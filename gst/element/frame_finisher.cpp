@@ -29,6 +29,7 @@ void FrameFinisher::reset()
     parts_warned_ = false;
     tags_warned_ = false;
     analytics_warned_ = false;
+    regions_warned_ = false;
     events_warned_ = false;
     parts_given_ = 0;
     next_track_id_ = 1;
@@ -109,9 +110,13 @@ std::vector<Detection> FrameFinisher::search_regions(const PendingFrame& pending
         return {};
     }
     const size_t searched = std::min(pending.regions.size(), kMaxRegionSearches);
-    if (searched < pending.regions.size())
-        GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched",
+    if (searched < pending.regions.size() && !regions_warned_) {
+        regions_warned_ = true;
+        GST_WARNING_OBJECT(element_,
+                           "frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched (a fixed "
+                           "bound: a search per region). Said once per stream.",
                            pending.frame, searched, pending.regions.size());
+    }
     std::vector<Detection> detections;
     for (size_t i = 0; i < searched; ++i) {
         const UpstreamRegion& region = pending.regions[i];

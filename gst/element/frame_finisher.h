@@ -124,6 +124,7 @@ private:
     bool parts_warned_ = false;
     bool tags_warned_ = false;
     bool analytics_warned_ = false;
+    bool regions_warned_ = false; /* more upstream regions than kMaxRegionSearches */
 };
 
 }  // namespace waldboost_element

@@ -9,7 +9,8 @@
  * face outside every named region is not found although a whole-frame scan
  * finds it; what a region gives is what the element's own whole-frame scan
  * finds fully inside it; a frame without a named region gets nothing; and
- * a second waldboostdetect searches inside the first one's metas.
+ * a second waldboostdetect searches inside the first one's metas; a
+ * frame's first 256 regions are searched.
  */
 #include <algorithm>
 #include <string>
@@ -262,6 +263,25 @@ GST_START_TEST(test_regions_inside_chained_detector)
 }
 GST_END_TEST;
 
+/* A frame's first 256 regions are searched (frame_bounds.h): with 255
+ * regions too small for the window before the face's, the face is found;
+ * with 256 before it, it is not. */
+GST_START_TEST(test_regions_bound)
+{
+    for (const int tiny : {255, 256}) {
+        std::vector<Region> regions(static_cast<size_t>(tiny), Region{"pedestrian", Rect{300, 150, 2, 2}, 100});
+        for (int i = 0; i < tiny; ++i)
+            regions[static_cast<size_t>(i)].id = 100 + i;
+        regions.push_back(Region{"pedestrian", kLeft, kLeftId});
+        const std::vector<Rect> faces = boxes_of(run_frame(kRoiList, regions), "face");
+        if (tiny == 255)
+            fail_unless(!faces.empty(), "the 256th region was not searched");
+        else
+            fail_unless(faces.empty(), "the 257th region was searched: %s", describe_rects(faces).c_str());
+    }
+}
+GST_END_TEST;
+
 /* The properties as gst-inspect and applications see them. */
 GST_START_TEST(test_regions_properties)
 {
@@ -289,6 +309,7 @@ TCase* element_case()
     tcase_add_test(tc, test_regions_match_whole_frame);
     tcase_add_test(tc, test_regions_none_scans_nothing);
     tcase_add_test(tc, test_regions_inside_chained_detector);
+    tcase_add_test(tc, test_regions_bound);
     tcase_add_test(tc, test_regions_properties);
     return tc;
 }
