@@ -263,6 +263,33 @@ GST_START_TEST(test_regions_inside_chained_detector)
 }
 GST_END_TEST;
 
+/* With tracking, a track matched to a detection in a region keeps the
+ * region's id as parent_id (tracks are reported from their second hit). */
+GST_START_TEST(test_regions_with_tracking)
+{
+    GstHarness* h = harness_with(with(kRoiList, "tracking", "true"));
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
+    for (int i = 0; i < 3; ++i) {
+        GstBuffer* b = make_frame(two_faces(), GST_VIDEO_FORMAT_GRAY8, pts_of(i));
+        gst_buffer_add_video_region_of_interest_meta(b, "pedestrian", kLeft.x, kLeft.y, kLeft.w, kLeft.h)->id = kLeftId;
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 3);
+    const std::vector<Found> metas = metas_of(out[2]);
+    unref_all(out);
+    gst_harness_teardown(h);
+    int faces = 0;
+    for (const Found& f : metas)
+        if (f.type == "face") {
+            ++faces;
+            fail_unless_equals_int(f.parent_id, kLeftId);
+        }
+    fail_unless(faces > 0, "no tracked face on the third frame");
+}
+GST_END_TEST;
+
 /* A frame's first 256 regions are searched (frame_bounds.h): with 255
  * regions too small for the window before the face's, the face is found;
  * with 256 before it, it is not. */
@@ -309,6 +336,7 @@ TCase* element_case()
     tcase_add_test(tc, test_regions_match_whole_frame);
     tcase_add_test(tc, test_regions_none_scans_nothing);
     tcase_add_test(tc, test_regions_inside_chained_detector);
+    tcase_add_test(tc, test_regions_with_tracking);
     tcase_add_test(tc, test_regions_bound);
     tcase_add_test(tc, test_regions_properties);
     return tc;
