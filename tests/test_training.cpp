@@ -971,6 +971,26 @@ TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
     s = state;
     s.rng = "not numbers";
     EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("random state"), std::string::npos);
+    /* A random state of zeros parses, and the generator then gives 0
+     * forever: std::shuffle in the miner never returned. Refused however
+     * the words not in the state are set (word 0's low bits, drawn first
+     * at position 0), while one bit that is state is taken. */
+    const auto mt_state = [](uint64_t first, size_t position) {
+        std::string text = std::to_string(first);
+        for (size_t i = 1; i < std::mt19937_64::state_size; ++i)
+            text += " 0";
+        return text + " " + std::to_string(position);
+    };
+    for (const auto& [first, position] : {std::pair<uint64_t, size_t>{0, 312}, {0, 0}, {0x7fffffffu, 0}}) {
+        s = state;
+        s.rng = mt_state(first, position);
+        EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("random state is all zero"),
+                  std::string::npos)
+            << first << " at " << position;
+    }
+    s = state;
+    s.rng = mt_state(uint64_t{1} << 63, 312);
+    EXPECT_EQ(resume_error(c, positives, bg, encode_checkpoint(s)), "");
     s = state;
     std::get<LbpFeature>(s.classifier.weak[1].feature).x = 100;
     EXPECT_NE(resume_error(c, positives, bg, encode_checkpoint(s)).find("malformed"), std::string::npos);

@@ -181,6 +181,29 @@ cp "$work/ck.good" "$work/ck"
 expect 1 "other settings" "$train" -o "$work/x.xml" $same --seed 2 --checkpoint "$work/ck" --resume
 # shellcheck disable=SC2086
 expect 1 "other positives" "$train" -o "$work/x.xml" $same --copies 39 --checkpoint "$work/ck" --resume
+# A random state of zeros with a checksum that matches: the generator then
+# gives only zeros, and the miner's shuffle never returned; the first
+# SIGTERM only asked for a stop after the weak classifier, hence timeout's
+# -k. Refused before training now.
+python3 - "$work/ck.good" "$work/ck" <<'PY'
+import re, struct, sys
+data = open(sys.argv[1], "rb").read()
+payload = data[20:-8]
+# The state as std::mt19937_64's << writes it: 312 words and a position.
+m = re.search(rb"[0-9]+( [0-9]+){312}", payload)
+start = m.start()
+(length,) = struct.unpack("<I", payload[start - 4:start])
+assert re.fullmatch(rb"[0-9 ]+", payload[start:start + length]), length
+zeros = b" ".join([b"0"] * 312) + b" 312"
+payload = payload[:start - 4] + struct.pack("<I", len(zeros)) + zeros + payload[start + length:]
+h = 0xcbf29ce484222325
+for byte in payload:
+    h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+open(sys.argv[2], "wb").write(data[:12] + struct.pack("<Q", len(payload)) + payload + struct.pack("<Q", h))
+PY
+# shellcheck disable=SC2086
+expect 1 "checkpoint $work/ck: its random state is all zero" timeout -k 5 60 "$train" -o "$work/x.xml" $same \
+  --checkpoint "$work/ck" --resume
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a refused resume left an output file"; exit 1; }
 # Histograms and mining on an OpenCL device (PoCL here) give the same
 # classifier as on the CPU; --device=opencl with no OpenCL device is an error.

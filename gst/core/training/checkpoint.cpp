@@ -438,6 +438,19 @@ std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const Checkpo
     rng_text >> rng;
     if (rng_text.fail())
         throw Error(ErrorKind::BadParameter, where + "its random state does not parse");
+    /* A state whose bits that count are all zero parses, but the generator
+     * then returns 0 forever and std::shuffle's rejection loop never ends.
+     * Any other state is on Mersenne Twister's one full-period orbit, which
+     * never holds a whole state's worth of zero words in a row; the first
+     * words drawn may be leftovers that are not state, hence the discard. */
+    std::mt19937_64 probe = rng;
+    probe.discard(std::mt19937_64::state_size);
+    bool zero = true;
+    for (size_t i = 0; i < std::mt19937_64::state_size && zero; ++i)
+        zero = probe() == 0;
+    if (zero)
+        throw Error(ErrorKind::BadParameter,
+                    where + "its random state is all zero, which no run writes: a crafted or damaged file");
     return rng;
 }
 

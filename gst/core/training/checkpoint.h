@@ -106,7 +106,9 @@ struct CheckpointRun {
 /* Throws Error (BadParameter) naming `path` and the first mismatch: other
  * settings, positives or backgrounds, more weak classifiers than the run
  * trains, another feature family, a survival outside 0 to 1, or a random
- * state that does not parse. Returns that random state. */
+ * state that does not parse or is all zero (the generator would then give
+ * only zeros, on which std::shuffle loops forever). Returns that random
+ * state. */
 std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const CheckpointRun& run, const std::string& path);
 
 }  // namespace waldboost::training
