@@ -134,6 +134,18 @@ else
   echo "evaluate tool: no astronaut.png or converted cascade, the real-face check skipped"
 fi
 
+# Many boxes on one image, each overlapping every window at --iou 0.01:
+# every pair at the threshold used to be kept, 24 bytes each, here 72
+# million of them (gigabytes). Refused with a message at the bound instead,
+# in bounded memory and time; ulimit -v is left out under ASan
+# (tests/sanitizers.sh), whose shadow memory needs terabytes.
+python3 -c "print('noise.pgm', 60000, ' 20 12 24 24' * 60000)" > "$work/crowd.txt"
+limit_memory=""
+[ -n "${ASAN_OPTIONS+set}" ] || limit_memory="ulimit -v 2000000;"
+expect 1 "crowd.txt:1: its 60000 boxes and 1205 detections make more than 16777216 pairs at IoU >= 0.01, too many" \
+  sh -c "$limit_memory"' exec "$@"' sh timeout 60 "$evaluate" -c "$work/accept-all.xml" -a "$work/crowd.txt" \
+  --min-neighbors 0 --stride 1 --scale-factor 1.5 --iou 0.01
+
 expect 2 "classifier is required" "$evaluate" -b "$work/bg.txt"
 expect 2 "give held-out data" "$evaluate" -c "$work/accept-all.xml"
 expect 2 "iou must be above 0" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --iou 0
