@@ -64,8 +64,26 @@ echo "not a PNG" > "$work/not-an-image.png"
 expect 1 "not-an-image.png" "$train" -o "$work/x.xml" -a "$work/bad-image.txt" -n "$work/bg.txt"
 echo "$data/brick.png" > "$work/tiny-bg.txt"
 expect 1 "working set needs 5000000 negatives" "$train" -o "$work/x.xml" -a "$work/faces.txt" -n "$work/tiny-bg.txt" \
-  --negative-count 5000000
+  --negative-count 5000000 --max-memory 100000000
 [ ! -e "$work/x.xml" ] || { echo "FAILED: a failed run left an output file"; exit 1; }
+# Settings that cannot work, or whose working set would not fit, are usage
+# errors before any image is read (late.txt names one that does not exist),
+# within seconds: a 5000x5000 window, 2,000,000,000 copies and a 96x96
+# window with every LBP block size used to run until memory ran out.
+quick() { # STATUS TEXT OPTIONS...
+  want=$1 text=$2
+  shift 2
+  expect "$want" "$text" timeout 30 "$train" -o "$work/x.xml" -a "$work/late.txt" -n "$work/bg.txt" "$@"
+}
+quick 2 "window must have sides of 3 to 1024 pixels, not 5000x5000" -w 5000x5000
+quick 2 "window must have sides of 3 to 1024 pixels, not 2x24" -w 2x24
+quick 2 "weak must be 1 to 65535" --weak 70000
+quick 2 "block-sizes: a 3x3 grid of 9x9 blocks does not fit the 24x24 window" --block-sizes 2x2,9x9
+quick 2 "the working set of 2000000000 positives would take about .* MB, more than .*--max-memory" \
+  --copies 2000000000
+quick 2 "the working set of 1240 positives would take about 5[0-9][0-9][0-9] MB, more than 1024 MB (--max-memory)" \
+  -w 96x96 --copies 1240 --max-memory 1024
+quick 2 "max-memory must be 0" --max-memory -1
 
 # A small real run: 3 faces, 40 varied copies each with mirrors.
 "$train" -o "$work/faces.xml" -a "$work/faces.txt" -n "$work/bg.txt" --weak 12 --copies 40 --mirror \
@@ -78,6 +96,13 @@ import json, sys
 steps = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"weak"')]
 assert steps[0]["weak"] == 1 and all(s["of"] == 12 for s in steps), steps[0]
 assert all(0 <= s["negatives_rejected"] <= 1 and s["seconds"] >= 0 for s in steps), steps
+# The time left, at the mean pace so far: none after the last one.
+assert all(s["eta_seconds"] >= 0 for s in steps) and steps[-1]["eta_seconds"] == 0, steps
+assert abs(steps[0]["eta_seconds"] - 11 * steps[0]["seconds"]) < 0.1, steps[0]
+text = open(sys.argv[1]).read()
+# 3 faces, 40 copies each, mirrored; a tidy set: no warning.
+assert "the working set of 240 positives takes about " in text, text
+assert "warning" not in text, text
 print("train tool: %d weak classifiers, the first rejects %.0f%% of the negatives"
       % (len(steps), 100 * steps[0]["negatives_rejected"]))
 PY
@@ -95,6 +120,36 @@ boxes = [(d["x"], d["y"], d["width"], d["height"]) for d in doc["images"][0]["de
 assert any(iou(b, (171, 64, 104, 104)) >= 0.5 for b in boxes), boxes[:10]
 print("train tool: waldboost-detect ran the trained classifier: %d raw windows on astronaut.png" % len(boxes))
 PY
+# Said, where it used to pass without a word: one positive, and a box of
+# another shape than the window (each is stretched to it); then why a run
+# ended before its weak classifiers: a 48x48 background of noise has few
+# windows, which the classifier soon rejects all of.
+echo "$data/astronaut.png 1 171 64 52 104" > "$work/odd.txt"
+# shellcheck disable=SC2086
+"$train" -o "$work/odd.xml" -a "$work/odd.txt" -n "$work/bg.txt" --weak 1 --negative-count 100 --block-sizes 2x2 \
+  --position-step 4 --device cpu -j 1 2> "$work/err" || { cat "$work/err"; exit 1; }
+for text in "warning: only 1 positive: a detector learns from hundreds" \
+  "warning: 1 of 1 boxes differ by more than 15% from the window's shape (24x24), e.g. $work/odd.txt:1 (52x104)"; do
+  grep -q "$text" "$work/err" || { echo "FAILED: no '$text'"; cat "$work/err"; exit 1; }
+done
+python3 - "$work/noise.pgm" <<'PY'
+import random, sys
+random.seed(5)
+with open(sys.argv[1], "wb") as f:
+    f.write(b"P5\n48 48\n255\n" + bytes(random.randrange(256) for _ in range(48 * 48)))
+PY
+echo "$work/noise.pgm" > "$work/noise.txt"
+"$train" -o "$work/early.xml" -a "$work/faces.txt" -n "$work/noise.txt" --weak 200 --copies 40 --mirror \
+  --negative-count 100 --block-sizes 2x2 --position-step 4 --device cpu -j 1 2> "$work/err" \
+  || { cat "$work/err"; exit 1; }
+for text in "stopped early, after [0-9]* of 200 weak classifiers: no background window passes the classifier any more" \
+  "weak 1/200 .*; about .* left"; do
+  grep -q "$text" "$work/err" || { echo "FAILED: no '$text'"; cat "$work/err"; exit 1; }
+done
+! grep -q "warning" "$work/err" || { echo "FAILED: a warning for 240 positives of the window's shape"; exit 1; }
+weak=$(grep -o '<HistogramWeakHypothesis' "$work/early.xml" | wc -l)
+grep -q "stopped early, after $weak of 200" "$work/err" || { echo "FAILED: $weak weak classifiers written"; exit 1; }
+echo "train tool: warned of 1 positive of another shape; stopped early after $weak weak classifiers, saying why"
 # The same seed gives the same file on one thread.
 same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 0.05 --scale 0.1 --rotate 8
   --brightness 20 --contrast 0.2 --negative-count 400 --label face --block-sizes 1x1,2x2,3x3 --position-step 2"

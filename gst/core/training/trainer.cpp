@@ -30,7 +30,37 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
+/* Negatives in the working set after each refill. */
+uint64_t negatives_for(const TrainerConfig& config, uint64_t positives)
+{
+    return config.negatives > 0 ? static_cast<uint64_t>(config.negatives) : std::max<uint64_t>(positives, 500);
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b)
+{
+    uint64_t sum;
+    return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<uint64_t>::max() : sum;
+}
+
+uint64_t saturating_mul(uint64_t a, uint64_t b)
+{
+    uint64_t product;
+    return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<uint64_t>::max() : product;
+}
+
 }  // namespace
+
+uint64_t estimate_memory(const TrainerConfig& config, uint64_t positives)
+{
+    const uint64_t grids = candidate_grids(config).size();
+    const uint64_t values = saturating_mul(grids, FeatureLayout(config.feature_type).bytes_per_grid);
+    const uint64_t pixels = static_cast<uint64_t>(config.window.width) * static_cast<uint64_t>(config.window.height);
+    /* A sample also keeps its pixels (a negative) or index, its class and
+     * its running sum; a positive's pixels are kept once more. */
+    const uint64_t per_sample = saturating_add(values, pixels + 64);
+    const uint64_t samples = saturating_add(positives, negatives_for(config, positives));
+    return saturating_add(saturating_mul(samples, per_sample), saturating_mul(positives, pixels));
+}
 
 struct Trainer::Impl {
     TrainerConfig config;
@@ -47,12 +77,10 @@ struct Trainer::Impl {
     double resumed_survival = 1.0;
     std::atomic<bool> stop_requested{false};
     bool stopped = false;
+    std::string early_stop;
 
     /* Negatives in the working set after each refill. */
-    size_t working_negatives() const
-    {
-        return config.negatives > 0 ? static_cast<size_t>(config.negatives) : std::max<size_t>(positives.size(), 500);
-    }
+    size_t working_negatives() const { return static_cast<size_t>(negatives_for(config, positives.size())); }
     bool calibrates(size_t i) const { return training::calibrates(i, config.calibration_share); }
     void save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival) const;
 };
@@ -124,6 +152,8 @@ Trainer::~Trainer() = default;
 
 size_t Trainer::candidate_count() const { return impl_->candidates.count(); }
 
+const std::string& Trainer::early_stop() const { return impl_->early_stop; }
+
 void Trainer::set_checkpoint(const std::string& path, int every)
 {
     if (path.empty() || every < 1)
@@ -190,6 +220,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
     classifier.window_width = c.window.width;
     classifier.window_height = c.window.height;
     m.stopped = false;
+    m.early_stop.clear();
 
     const size_t working_negatives = m.working_negatives();
     /* Every k-th positive calibrates the thresholds and is not fitted: the
@@ -241,8 +272,15 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
             if (set.positive(i))
                 ++(set.calibrates(i) ? n_cal : n_fit);
         }
-        if (n_fit == 0 || n_neg == 0)
+        if (n_fit == 0 || n_neg == 0) {
+            m.early_stop = n_neg == 0
+                               ? "no background window passes the classifier any more: it rejects every window the "
+                                 "miner can find, so there is no negative left to learn from (more or other background "
+                                 "images give it more)"
+                               : "the rejection thresholds rejected every positive that is fitted, so there is none "
+                                 "left to learn from (more positives, or a lower --alpha)";
             break;
+        }
         /* Each class's working set is a sample of the windows of its class
          * that reach this weak classifier. */
         const std::vector<double> weights = boosting_weights(set, n_fit, n_neg);

@@ -96,6 +96,15 @@ struct Progress {
     double select_seconds = 0.0;    /* of which weak-learner selection */
 };
 
+/* About the most memory, in bytes, that a run of `config` with `positives`
+ * positives takes: for every sample of the working set (the positives and
+ * the negatives) its feature values, one per candidate grid of
+ * candidate_grids() times the feature type's bytes per grid, and its
+ * pixels, and the positives' own pixels. The feature values dominate: a
+ * large window with every LBP block size has millions of grids. Saturates
+ * at UINT64_MAX. Throws Error (BadParameter) as candidate_grids(). */
+uint64_t estimate_memory(const TrainerConfig& config, uint64_t positives);
+
 class Trainer {
 public:
     /* `positives`: window-sized crops. Throws Error (BadParameter) for a
@@ -134,6 +143,11 @@ public:
 
     /* Candidate features (for tests and the tool's summary). */
     size_t candidate_count() const;
+
+    /* Why the last train() ended before config.weak_count weak
+     * classifiers, as a sentence for the user; empty when it trained them
+     * all (or was stopped by request_stop()). */
+    const std::string& early_stop() const;
 
 private:
     struct Impl;

@@ -104,6 +104,7 @@ struct Options {
     gint stop_after = 0;
     gint max_megapixels = waldboost::tools::kDefaultMaxMegapixels;
     gint max_background_megapixels = 4000;
+    gint64 max_memory = 0; /* MB; 0: half the machine's memory */
 
     Options() = default;
     Options(const Options&) = delete;
@@ -194,30 +195,46 @@ void check_output_folder(const std::string& output)
 
 using waldboost::tools::json_string;
 
-void print_progress(const wt::Progress& p, bool json)
+/* "45 s", "3 min 05 s", "2 h 07 min". */
+std::string duration_text(double seconds)
+{
+    const long long s = std::llround(std::min(seconds, 1e9));
+    char text[64];
+    if (s < 60)
+        std::snprintf(text, sizeof text, "%lld s", s);
+    else if (s < 3600)
+        std::snprintf(text, sizeof text, "%lld min %02lld s", s / 60, s % 60);
+    else
+        std::snprintf(text, sizeof text, "%lld h %02lld min", s / 3600, s / 60 % 60);
+    return text;
+}
+
+/* `eta`: the seconds the weak classifiers left may take, at the mean pace
+ * of this run's so far. */
+void print_progress(const wt::Progress& p, bool json, double eta)
 {
     if (json) {
         std::fprintf(stderr,
                      "{\"weak\": %d, \"of\": %d, \"feature\": %s, \"z\": %.6f, \"threshold\": %s, "
                      "\"negatives_rejected\": %.4f, \"positives_rejected\": %.4f, \"positives\": %zu, "
                      "\"negatives\": %zu, \"mined\": %llu, \"windows_scanned\": %llu, \"negative_survival\": %.3e, "
-                     "\"seconds\": %.3f, \"select_seconds\": %.3f}\n",
+                     "\"seconds\": %.3f, \"select_seconds\": %.3f, \"eta_seconds\": %.1f}\n",
                      p.weak, p.weak_count, json_string(p.feature).c_str(), p.z,
                      std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "null", p.negatives_rejected,
                      p.positives_rejected, p.positives, p.negatives, static_cast<unsigned long long>(p.mined),
                      static_cast<unsigned long long>(p.windows_scanned), p.negative_survival, p.seconds,
-                     p.select_seconds);
+                     p.select_seconds, eta);
     } else {
         std::fprintf(
             stderr,
             "%s: weak %d/%d %s: rejects %.1f%% of the negatives (%.2f%% of the positives), threshold %s; "
-            "%zu positives, %zu negatives%s; %.3f s\n",
+            "%zu positives, %zu negatives%s; %.3f s%s\n",
             kTool, p.weak, p.weak_count, p.feature.c_str(), 100.0 * p.negatives_rejected, 100.0 * p.positives_rejected,
             std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "none", p.positives, p.negatives,
             p.mined ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) + " windows")
                           .c_str()
                     : "",
-            p.seconds);
+            p.seconds, p.weak < p.weak_count ? ("; about " + duration_text(eta) + " left").c_str() : "");
     }
 }
 
@@ -315,6 +332,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "Refuse background images of more than N megapixels in all, which are kept decoded in memory (one byte "
          "a pixel) while training (default 4000)",
          "N"},
+        {"max-memory", 0, 0, G_OPTION_ARG_INT64, &o.max_memory,
+         "Refuse a run whose working set would take more than MB megabytes (default: half the machine's memory)", "MB"},
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- train a WaldBoost classifier");
     g_option_context_set_description(
@@ -347,6 +366,10 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
     wt::TrainerConfig& config = s->config;
     if (o.window && !parse_size(o.window, &config.window))
         return "--window must be WxH, e.g. 24x24";
+    const int largest_side = waldboost::ModelLimits::kMaxWindowSide;
+    if (config.window.width < 3 || config.window.height < 3 || config.window.width > largest_side ||
+        config.window.height > largest_side)
+        return "--window must have sides of 3 to " + std::to_string(largest_side) + " pixels, not " + o.window;
     if (o.label) {
         config.label = o.label;
         /* The writer would refuse it when training ends, and the label is
@@ -371,11 +394,15 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
             waldboost::Size size;
             if (!parse_size(item, &size))
                 return "--block-sizes must be a list of WxH, e.g. 1x1,2x2,2x4,4x2";
+            /* A size no grid fits would be left out without a word. */
+            if (3 * size.width > config.window.width || 3 * size.height > config.window.height)
+                return "--block-sizes: a 3x3 grid of " + item + " blocks does not fit the " +
+                       std::to_string(config.window.width) + "x" + std::to_string(config.window.height) + " window";
             config.block_sizes.push_back(size);
         }
     }
-    if (o.weak < 1)
-        return "--weak must be 1 or more";
+    if (o.weak < 1 || static_cast<size_t>(o.weak) > waldboost::ModelLimits::kMaxWeakClassifiers)
+        return "--weak must be 1 to " + std::to_string(waldboost::ModelLimits::kMaxWeakClassifiers);
     if (!(o.alpha > 0.0 && o.alpha < 1.0))
         return "--alpha must be above 0 and below 1";
     if (!(o.first_share > 0.0 && o.first_share <= 1.0))
@@ -395,6 +422,8 @@ std::optional<std::string> read_settings(const Options& o, Settings* s)
         return "--max-megapixels and --max-background-megapixels must be 1 or more";
     if (o.checkpoint_every < 1 || o.stop_after < 0)
         return "--checkpoint-every must be 1 or more, --stop-after 0 or more";
+    if (o.max_memory < 0)
+        return "--max-memory must be 0 (half the machine's memory) or more megabytes";
     if ((o.resume || o.stop_after > 0) && !o.checkpoint)
         return "--resume and --stop-after need --checkpoint FILE";
     s->device = o.device ? o.device : "auto";
@@ -445,36 +474,126 @@ std::string choose_device(const std::string& device, wt::TrainerConfig* config)
     return spec;
 }
 
-/* The positives: every annotated box, then every crop of the folders, as
- * varied copies of the window's size. */
-std::vector<GrayImage> load_positives(const Options& o, const Settings& s)
+/* Where the positives come from, read before any image: every annotation
+ * file's lines, then every crop of the folders. */
+struct PositiveSources {
+    struct File {
+        std::string path;
+        std::vector<wt::Annotation> lines;
+    };
+    std::vector<File> annotations;
+    std::vector<std::string> crops;
+    uint64_t objects = 0; /* boxes and crops */
+};
+
+/* The share by which a box's aspect may differ from the window's before
+ * the tool warns: hand-drawn boxes vary a little. */
+constexpr double kAspectTolerance = 0.15;
+/* Fewer positives than this get a warning: a quarter of them calibrate the
+ * thresholds, and a few hundred is the least docs/training.md suggests. */
+constexpr uint64_t kFewPositives = 100;
+
+PositiveSources read_positive_sources(const Options& o, const Settings& s)
 {
-    std::mt19937_64 rng(s.config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
-    const uint64_t max_pixels = static_cast<uint64_t>(o.max_megapixels) * 1000000;
-    std::vector<GrayImage> positives;
+    PositiveSources sources;
+    const double window_aspect = static_cast<double>(s.config.window.width) / s.config.window.height;
+    uint64_t boxes = 0, stretched = 0;
+    std::string example;
     for (gchar** a = o.annotations; a && *a; ++a) {
         const std::string path = *a;
-        const std::vector<wt::Annotation> lines =
-            wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path));
-        if (lines.empty())
+        PositiveSources::File file{path,
+                                   wt::parse_annotations(read_text(path, "annotation file"), path, folder_of(path))};
+        if (file.lines.empty())
             throw Error(ErrorKind::BadParameter, printable(path) + ": no annotated image");
-        for (const wt::Annotation& line : lines) {
+        for (const wt::Annotation& line : file.lines)
+            for (const waldboost::Rect& box : line.boxes) {
+                ++boxes;
+                const double ratio = static_cast<double>(box.width) / box.height / window_aspect;
+                if (ratio > 1.0 + kAspectTolerance || ratio < 1.0 / (1.0 + kAspectTolerance)) {
+                    if (stretched++ == 0)
+                        example = printable(path) + ":" + std::to_string(line.line) + " (" + std::to_string(box.width) + "x" +
+                                  std::to_string(box.height) + ")";
+                }
+            }
+        sources.annotations.push_back(std::move(file));
+    }
+    if (stretched > 0)
+        std::fprintf(stderr,
+                     "%s: warning: %llu of %llu boxes differ by more than %.0f%% from the window's shape (%dx%d), "
+                     "e.g. %s: each is stretched to the window; draw boxes of its shape, or give --window of "
+                     "theirs\n",
+                     kTool, static_cast<unsigned long long>(stretched), static_cast<unsigned long long>(boxes),
+                     100.0 * kAspectTolerance, s.config.window.width, s.config.window.height, example.c_str());
+    for (gchar** d = o.positive_dirs; d && *d; ++d)
+        for (std::string& file : image_files(*d))
+            sources.crops.push_back(std::move(file));
+    sources.objects = boxes + sources.crops.size();
+    return sources;
+}
+
+/* The positives every object gives: its copies, each mirrored too with
+ * --mirror. Saturates. */
+uint64_t expected_positives(const PositiveSources& sources, const wt::Augmentation& augmentation)
+{
+    const uint64_t per_object = static_cast<uint64_t>(augmentation.copies) * (augmentation.mirror ? 2 : 1);
+    uint64_t n;
+    return __builtin_mul_overflow(sources.objects, per_object, &n) ? std::numeric_limits<uint64_t>::max() : n;
+}
+
+/* Says what the working set will take, before any image is read, and
+ * refuses more than --max-memory (or half the machine's memory): a large
+ * window, many copies or many negatives used to run until memory ran out.
+ * Returns a usage error's message, or nothing. */
+std::optional<std::string> check_memory(const Options& o, const Settings& s, uint64_t positives)
+{
+    constexpr uint64_t kMB = 1 << 20;
+    uint64_t limit;
+    const char* whose;
+    if (o.max_memory > 0) {
+        limit = static_cast<uint64_t>(o.max_memory) * kMB;
+        whose = "--max-memory";
+    } else {
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2
+                                      : std::numeric_limits<uint64_t>::max();
+        whose = "half this machine's memory; --max-memory sets it";
+    }
+    const uint64_t bytes = wt::estimate_memory(s.config, positives);
+    const auto megabytes = [&](uint64_t b) {
+        return std::to_string(b / kMB + (b % kMB != 0));
+    };
+    if (bytes > limit)
+        return "the working set of " + std::to_string(positives) + " positives would take about " + megabytes(bytes) +
+               " MB, more than " + megabytes(limit) + " MB (" + whose +
+               "): use a smaller --window, fewer --block-sizes, a larger --position-step, fewer --copies or "
+               "--negative-count";
+    std::fprintf(stderr, "%s: the working set of %llu positives takes about %s MB (at most %s MB: %s)\n", kTool,
+                 static_cast<unsigned long long>(positives), megabytes(bytes).c_str(), megabytes(limit).c_str(), whose);
+    return std::nullopt;
+}
+
+/* The positives: every annotated box, then every crop of the folders, as
+ * varied copies of the window's size. */
+std::vector<GrayImage> load_positives(const PositiveSources& sources, const Settings& s, uint64_t max_pixels)
+{
+    std::mt19937_64 rng(s.config.seed ^ 0x5ea5ea5ea5ea5ea5ull); /* the samples' own stream */
+    std::vector<GrayImage> positives;
+    for (const PositiveSources::File& file : sources.annotations)
+        for (const wt::Annotation& line : file.lines) {
             const GrayImage image = waldboost::tools::load_gray_image(line.path, max_pixels);
             for (const waldboost::Rect& box : line.boxes) {
                 wt::check_box(box, waldboost::Size{image.width, image.height},
-                              printable(path) + ":" + std::to_string(line.line) + " (" + printable(line.path) + ")");
+                              printable(file.path) + ":" + std::to_string(line.line) + " (" + printable(line.path) + ")");
                 for (GrayImage& p : wt::positive_samples(image.view(), box, s.config.window, s.augmentation, rng))
                     positives.push_back(std::move(p));
             }
         }
+    for (const std::string& file : sources.crops) {
+        const GrayImage image = waldboost::tools::load_gray_image(file, max_pixels);
+        const waldboost::Rect whole{0, 0, image.width, image.height};
+        for (GrayImage& p : wt::positive_samples(image.view(), whole, s.config.window, s.augmentation, rng))
+            positives.push_back(std::move(p));
     }
-    for (gchar** d = o.positive_dirs; d && *d; ++d)
-        for (const std::string& file : image_files(*d)) {
-            const GrayImage image = waldboost::tools::load_gray_image(file, max_pixels);
-            const waldboost::Rect whole{0, 0, image.width, image.height};
-            for (GrayImage& p : wt::positive_samples(image.view(), whole, s.config.window, s.augmentation, rng))
-                positives.push_back(std::move(p));
-        }
     return positives;
 }
 
@@ -499,9 +618,12 @@ int train(const Options& o, Settings& s)
     const std::string opencl_device = choose_device(s.device, &s.config);
     /* The lists first: a mistake there shows before any image is read. */
     const std::vector<std::string> background_paths = waldboost::tools::image_list(o.negatives, "negatives list");
-    std::vector<GrayImage> positives = load_positives(o, s);
-    std::vector<GrayImage> backgrounds;
+    const PositiveSources sources = read_positive_sources(o, s);
+    if (const auto error = check_memory(o, s, expected_positives(sources, s.augmentation)))
+        return usage_error(*error);
     const uint64_t max_pixels = static_cast<uint64_t>(o.max_megapixels) * 1000000;
+    std::vector<GrayImage> positives = load_positives(sources, s, max_pixels);
+    std::vector<GrayImage> backgrounds;
     const uint64_t background_budget = static_cast<uint64_t>(o.max_background_megapixels) * 1000000;
     uint64_t background_pixels = 0;
     for (const std::string& path : background_paths) {
@@ -517,6 +639,11 @@ int train(const Options& o, Settings& s)
                             "limit where the memory is there, or list fewer or smaller images");
     }
     std::fprintf(stderr, "%s: %zu positives, %zu background images\n", kTool, positives.size(), backgrounds.size());
+    if (positives.size() < kFewPositives)
+        std::fprintf(stderr,
+                     "%s: warning: only %zu positive%s: a detector learns from hundreds (docs/training.md); "
+                     "annotate more objects, or add varied --copies and --mirror\n",
+                     kTool, positives.size(), positives.size() == 1 ? "" : "s");
     /* Both miners mine the same windows; the engine's only faster. */
     std::shared_ptr<wt::NegativeMiner> miner;
     std::shared_ptr<wt::EngineMiner> engine_miner;
@@ -546,8 +673,12 @@ int train(const Options& o, Settings& s)
     const bool json = o.json;
     const int stop_after = o.stop_after;
     int stopped_at = 0;
-    waldboost::Classifier classifier = trainer.train([&trainer, json, stop_after, &stopped_at](const wt::Progress& p) {
-        print_progress(p, json);
+    double seconds = 0.0; /* this run's weak classifiers so far */
+    int trained = 0;
+    waldboost::Classifier classifier = trainer.train([&](const wt::Progress& p) {
+        seconds += p.seconds;
+        ++trained;
+        print_progress(p, json, seconds / trained * (p.weak_count - p.weak));
         if (p.weak == stop_after || interrupted) {
             trainer.request_stop();
             stopped_at = p.weak;
@@ -560,6 +691,9 @@ int train(const Options& o, Settings& s)
                      interrupted ? "interrupted" : "stopped", stopped_at, printable(o.checkpoint).c_str());
         return interrupted ? 130 : 0;
     }
+    if (!trainer.early_stop().empty())
+        std::fprintf(stderr, "%s: stopped early, after %zu of %d weak classifiers: %s\n", kTool, classifier.weak.size(),
+                     s.config.weak_count, trainer.early_stop().c_str());
     if (!std::isnan(o.final_threshold)) {
         classifier.final_threshold = static_cast<float>(o.final_threshold);
         std::fprintf(stderr, "%s: final threshold %g instead of the trained one\n", kTool, o.final_threshold);
