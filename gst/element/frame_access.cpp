@@ -152,6 +152,12 @@ const waldboost::GrayView* FrameAccess::luma()
     return mapped_ ? &luma_ : nullptr;
 }
 
+const GstVideoFrame* FrameAccess::frame()
+{
+    map();
+    return mapped_ ? &frame_ : nullptr;
+}
+
 GstVideoFrame* FrameAccess::writable_frame()
 {
     map();

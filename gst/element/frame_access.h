@@ -47,6 +47,9 @@ public:
     /* The luma plane's visible part; nullptr when the frame cannot be read
      * (why() says why). */
     const waldboost::GrayView* luma();
+    /* The whole mapped frame, to read (snapshots); nullptr when the frame
+     * cannot be read. */
+    const GstVideoFrame* frame();
     /* The frame to draw into; nullptr when it cannot be mapped for
      * writing (why() says why). */
     GstVideoFrame* writable_frame();

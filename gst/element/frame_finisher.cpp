@@ -22,6 +22,7 @@ void FrameFinisher::reset()
 {
     tracker_.reset(); /* a new stream: nothing of the last one is reported */
     followed_parts_.clear();
+    snapshots_.clear();
     last_settings_.reset();
     updates_.reset();
     max_windows_warned_ = false;
@@ -31,6 +32,7 @@ void FrameFinisher::reset()
     analytics_warned_ = false;
     regions_warned_ = false;
     events_warned_ = false;
+    snapshots_warned_ = false;
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
@@ -222,19 +224,39 @@ void FrameFinisher::warn_events_without_tracking(const FrameSettings& fs)
                         ("updates=events with tracking=false"));
 }
 
+/* Once per stream, as for updates=events: snapshots are per track. */
+void FrameFinisher::warn_snapshots_without_tracking(const FrameSettings& fs)
+{
+    if (snapshots_warned_ || fs.detection.tracking || !takes_snapshots(fs.output))
+        return;
+    snapshots_warned_ = true;
+    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                        ("snapshot-folder and snapshot-message take one snapshot per track, and tracking is off, "
+                         "so none is taken. Set tracking=true. Said once per stream."),
+                        ("snapshots with tracking=false"));
+}
+
 void FrameFinisher::close_tracks()
 {
     followed_parts_.clear();
-    if (!tracker_)
+    if (!tracker_) {
+        snapshots_.clear();
         return;
+    }
     FrameReport report;
     next_track_id_ = tracker_->next_id();
     report.events = tracker_->clear();
     tracker_.reset();
-    if (!last_settings_)
+    if (!last_settings_) {
+        snapshots_.clear();
         return;
+    }
     report.frame = last_frame_;
     report.label = last_settings_->output.label;
+    report.label_id = last_settings_->output.label_id;
+    if (takes_snapshots(last_settings_->output))
+        snapshots_.deliver(GST_ELEMENT(element_), report.events, report, last_settings_->output);
+    snapshots_.clear();
     post_events_message(element_, report, last_settings_->output, last_times_);
 }
 
@@ -367,6 +389,9 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
                 report.objects[i].parent_id = parents[i];
         }
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
+        /* The views are taken from the frame as it arrived. */
+        if (fs.detection.tracking && takes_snapshots(s))
+            snapshots_.offer(GST_ELEMENT(element_), frame, report, info, GST_BUFFER_PTS(buffer));
         hide_report(GST_ELEMENT(element_), frame, report, s);
         if (pending.draw == DrawMode::Burn)
             burn_report(GST_ELEMENT(element_), frame, report, s, info);
@@ -380,6 +405,11 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         pending, untracked, report.objects.size(), parts_cut, tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0,
         analytics && report.objects.size() > kMaxAnalyticsObjects ? report.objects.size() - kMaxAnalyticsObjects : 0);
     warn_events_without_tracking(fs);
+    warn_snapshots_without_tracking(fs);
+    if (fs.detection.tracking && takes_snapshots(s))
+        snapshots_.deliver(GST_ELEMENT(element_), report.events, report, s);
+    else
+        snapshots_.clear();
     /* The on-change state follows every frame, messages posted or not. */
     const bool due = updates_.due(s.updates, !report.objects.empty());
     post_report_messages(element_, buffer, report, s, due);

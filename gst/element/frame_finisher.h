@@ -21,6 +21,7 @@
 #include "frame_access.h"
 #include "output.h"
 #include "settings.h"
+#include "snapshots.h"
 #include "stats.h"
 #include "tracking.h"
 
@@ -91,6 +92,7 @@ private:
                    size_t analytics_cut);
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
+    void warn_snapshots_without_tracking(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
      * last finished frame's times, and drops the tracker. */
     void close_tracks();
@@ -117,9 +119,11 @@ private:
         gint id;
     };
     std::map<gint, std::vector<FollowedPart>> followed_parts_;
+    TrackSnapshots snapshots_;        /* snapshot-folder, snapshot-message */
     int64_t next_track_id_ = 1;       /* a new tracker's first id: ids never come back in a stream */
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
+    bool snapshots_warned_ = false;   /* the snapshots-without-tracking warning was posted */
     bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
     bool parts_warned_ = false;
     bool tags_warned_ = false;

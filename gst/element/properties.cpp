@@ -278,6 +278,8 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     }
     case PROP_PRIVACY: o.privacy = static_cast<GstWaldboostPrivacy>(g_value_get_enum(value)); break;
     case PROP_PRIVACY_LABELS: o.privacy_labels = privacy_labels_from_text(string_or_empty(value)); break;
+    case PROP_SNAPSHOT_FOLDER: o.snapshot_folder = string_or_empty(value); break;
+    case PROP_SNAPSHOT_MESSAGE: o.snapshot_message = g_value_get_boolean(value); break;
     case PROP_POST_MESSAGES: o.post_messages = g_value_get_boolean(value); break;
     case PROP_UPDATES: o.updates = static_cast<GstWaldboostUpdates>(g_value_get_enum(value)); break;
     case PROP_METADATA: o.metadata = static_cast<GstWaldboostMetadata>(g_value_get_enum(value)); break;
@@ -361,6 +363,8 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_LABEL_COLORS: g_value_take_boxed(value, label_colors_structure(o.label_colors)); break;
     case PROP_PRIVACY: g_value_set_enum(value, o.privacy); break;
     case PROP_PRIVACY_LABELS: g_value_set_string(value, privacy_labels_text(o.privacy_labels).c_str()); break;
+    case PROP_SNAPSHOT_FOLDER: g_value_set_string(value, o.snapshot_folder.c_str()); break;
+    case PROP_SNAPSHOT_MESSAGE: g_value_set_boolean(value, o.snapshot_message); break;
     case PROP_POST_MESSAGES: g_value_set_boolean(value, o.post_messages); break;
     case PROP_UPDATES: g_value_set_enum(value, o.updates); break;
     case PROP_METADATA: g_value_set_enum(value, o.metadata); break;

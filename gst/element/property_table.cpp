@@ -392,6 +392,39 @@ void install_properties(GObjectClass* gobject_class)
                             "parts', e.g. \"face,profile-face\"); empty = every object and part",
                             "", rw));
     /**
+     * GstWaldboostDetect:snapshot-folder:
+     *
+     * With tracking, one PNG per track written to this folder when the track leaves: the track's
+     * largest view on a detection frame (the more confident of two as large), cropped from the frame
+     * as it arrived, before privacy and drawing. Named track-ID-frame-N.png; ids and frame numbers
+     * start again with each stream.
+     *
+     * Since: 2026.12
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_SNAPSHOT_FOLDER,
+        g_param_spec_string("snapshot-folder", "Snapshot folder",
+                            "With tracking=true: write one PNG per track to this folder when the track leaves "
+                            "(track-ID-frame-N.png), its largest view on a detection frame, cropped from the "
+                            "frame before privacy and drawing, longer side at most 256 pixels; empty = no files",
+                            "", rw));
+    /**
+     * GstWaldboostDetect:snapshot-message:
+     *
+     * With tracking, post a "waldboostdetect-snapshot" element message when a track leaves, with the
+     * track's best view as a PNG #GstSample ("image") and its track-id, label, label-id, frame,
+     * timestamp, box and confidence.
+     *
+     * Since: 2026.12
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_SNAPSHOT_MESSAGE,
+        g_param_spec_boolean("snapshot-message", "Snapshot message",
+                             "With tracking=true: post a \"waldboostdetect-snapshot\" element message when a "
+                             "track leaves, with its best view as a PNG sample (field image), its track-id, "
+                             "label, box and the frame it was taken on",
+                             FALSE, rw));
+    /**
      * GstWaldboostDetect:post-messages:
      *
      * Whether the element posts its "waldboostdetect" element messages.

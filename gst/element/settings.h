@@ -119,6 +119,8 @@ struct OutputSettings {
     std::map<std::string, guint> label_colors;
     GstWaldboostPrivacy privacy = GST_WALDBOOST_PRIVACY_NONE;
     std::vector<std::string> privacy_labels; /* empty: every label */
+    std::string snapshot_folder;             /* empty: no files */
+    gboolean snapshot_message = FALSE;
     gboolean post_messages = TRUE;
     GstWaldboostUpdates updates = GST_WALDBOOST_UPDATES_EVERY_FRAME;
     GstWaldboostMetadata metadata = kDefaultMetadata;

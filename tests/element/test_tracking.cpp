@@ -3,17 +3,21 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Element tests, tracking: stable ids across frames, interval=N with the
- * face followed by template search between detections, and updates=events.
+ * face followed by template search between detections, updates=events,
+ * and one snapshot per track (snapshot-folder, snapshot-message).
  */
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
 #include <vector>
 
+#include <glib/gstdio.h>
 #include <gst/video/gstvideometa.h>
 
 #include "harness.h"
+#include "tools/common/image_file.h"
 
 using namespace element_test;
 
@@ -387,6 +391,168 @@ GST_START_TEST(test_tracking_through_hostile_streams)
 }
 GST_END_TEST;
 
+/* The astronaut's face zoomed: a w x 0.8w window around it, scaled to
+ * 200x160, so that a smaller w gives a larger face. */
+GrayImage zoomed_face(int w)
+{
+    const int h = w * 4 / 5;
+    const GrayImage window = crop(astronaut(), 210 - w / 2, 105 - h * 2 / 5, w, h);
+    return waldboost::resize_bilinear(window.view(), {200, 160});
+}
+
+/* A PNG snapshot against the frame it was cut from (GRAY8 in: every
+ * channel is the luma), pixel by pixel. */
+void check_snapshot_pixels(const std::string& png_path, const GrayImage& frame, const Box& box)
+{
+    const GrayImage got = waldboost::tools::load_gray_image(png_path);
+    fail_unless(got.width == box.w && got.height == box.h, "the snapshot is %dx%d, the box %dx%d", got.width,
+                got.height, box.w, box.h);
+    int worst = 0;
+    for (int y = 0; y < box.h; ++y)
+        for (int x = 0; x < box.w; ++x)
+            worst = std::max(worst, std::abs(int{got.at(x, y)} - int{frame.at(box.x + x, box.y + y)}));
+    fail_unless(worst <= 2, "the snapshot differs from the frame's box by up to %d gray levels", worst);
+}
+
+/* The snapshot messages and the warning texts on a bus, in one pass
+ * (gst_bus_pop_filtered drops what it does not keep). */
+std::vector<GstMessage*> pop_snapshots(GstBus* bus, std::vector<std::string>* warnings)
+{
+    std::vector<GstMessage*> snapshots;
+    while (GstMessage* m = gst_bus_pop(bus)) {
+        if (gst_message_has_name(m, "waldboostdetect-snapshot")) {
+            snapshots.push_back(m);
+            continue;
+        }
+        if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
+            GError* error = nullptr;
+            gst_message_parse_warning(m, &error, nullptr);
+            warnings->push_back(error->message);
+            g_error_free(error);
+        }
+        gst_message_unref(m);
+    }
+    return snapshots;
+}
+
+/* snapshot-folder and snapshot-message: one PNG per track when it leaves
+ * (mid-stream after lost-after frames without it, and at EOS), of its
+ * largest box on a detection frame, cut from the frame as it arrived
+ * (privacy=blur does not reach it); without tracking a warning and none;
+ * a folder that does not exist gives one warning and the messages still
+ * come. */
+GST_START_TEST(test_tracking_snapshots)
+{
+    /* A face that comes closer and goes back, three frames without it
+     * (the track leaves), then the face again until EOS. */
+    std::vector<GrayImage> frames;
+    for (int w : {280, 260, 240, 220, 200, 240, 280})
+        frames.push_back(zoomed_face(w));
+    for (int k = 0; k < 3; ++k)
+        frames.push_back(synthetic(200, 160, k));
+    for (int k = 0; k < 4; ++k)
+        frames.push_back(face_frame(k));
+    gchar* folder = g_dir_make_tmp("waldboost-snapshots-XXXXXX", nullptr);
+    fail_unless(folder != nullptr);
+    GstBus* bus = nullptr;
+    std::vector<GstBuffer*> out = run_frames({{"tracking", "true"},
+                                              {"lost-after", "2"},
+                                              {"confirm-hits", "1"},
+                                              {"draw", "none"},
+                                              {"privacy", "blur"},
+                                              {"snapshot-folder", folder},
+                                              {"snapshot-message", "true"}},
+                                             frames, &bus);
+    /* The element's own boxes: per track, the largest detected one. */
+    std::map<gint, std::pair<Box, size_t>> largest;
+    for (size_t k = 0; k < out.size(); ++k)
+        for (const TrackedBox& t : tracked_boxes(out[k])) {
+            if (!t.detected)
+                continue;
+            auto it = largest.find(t.id);
+            if (it == largest.end() || t.box.w * t.box.h > it->second.first.w * it->second.first.h)
+                largest[t.id] = {t.box, k};
+        }
+    fail_unless_equals_int(largest.size(), 2);
+    fail_unless(largest.begin()->second.second == 4, "the first track is largest on frame 4, not %zu",
+                largest.begin()->second.second);
+    std::vector<std::string> warnings;
+    std::vector<GstMessage*> messages = pop_snapshots(bus, &warnings);
+    fail_unless_equals_int(messages.size(), 2);
+    fail_unless(warnings.empty(), "no warning: %s", warnings.empty() ? "" : warnings[0].c_str());
+    for (GstMessage* m : messages) {
+        const GstStructure* st = gst_message_get_structure(m);
+        gint id = -1, x = -1, y = -1, w = -1, h = -1;
+        guint64 frame = G_MAXUINT64;
+        fail_unless(gst_structure_get_int(st, "track-id", &id) && gst_structure_get_int(st, "x", &x) &&
+                    gst_structure_get_int(st, "y", &y) && gst_structure_get_int(st, "width", &w) &&
+                    gst_structure_get_int(st, "height", &h) && gst_structure_get_uint64(st, "frame", &frame));
+        fail_unless(largest.count(id) == 1, "a snapshot of track %d, which no meta had", id);
+        const Box& want = largest[id].first;
+        fail_unless(x == want.x && y == want.y && w == want.w && h == want.h && frame == largest[id].second,
+                    "track %d: snapshot of %dx%d+%d+%d on frame %" G_GUINT64_FORMAT ", largest box %dx%d+%d+%d on "
+                    "frame %zu",
+                    id, w, h, x, y, frame, want.w, want.h, want.x, want.y, largest[id].second);
+        fail_unless_equals_string(gst_structure_get_string(st, "label"), "face");
+        const gchar* location = gst_structure_get_string(st, "location");
+        fail_unless(location != nullptr, "the message names the file");
+        gchar* name = g_strdup_printf("track-%d-frame-%" G_GUINT64_FORMAT ".png", id, frame);
+        gchar* expected = g_build_filename(folder, name, nullptr);
+        fail_unless_equals_string(location, expected);
+        check_snapshot_pixels(location, frames[frame], want);
+        /* The message's PNG is the file's. */
+        GstSample* sample = nullptr;
+        fail_unless(gst_structure_get(st, "image", GST_TYPE_SAMPLE, &sample, nullptr));
+        gchar* contents = nullptr;
+        gsize length = 0;
+        fail_unless(g_file_get_contents(location, &contents, &length, nullptr));
+        GstBuffer* png = gst_sample_get_buffer(sample);
+        fail_unless(gst_buffer_get_size(png) == length && gst_buffer_memcmp(png, 0, contents, length) == 0,
+                    "the message's image is the file's");
+        g_free(contents);
+        gst_sample_unref(sample);
+        g_unlink(location);
+        g_free(expected);
+        g_free(name);
+        gst_message_unref(m);
+    }
+    gst_object_unref(bus);
+    unref_all(out);
+
+    /* Without tracking: a warning says why, and no snapshot. */
+    out = run_frames({{"draw", "none"}, {"snapshot-message", "true"}}, frames, &bus);
+    fail_unless(pop_snapshots(bus, &warnings).empty());
+    fail_unless(warnings.size() == 1 && contains(warnings[0], "tracking=true"),
+                "one warning names tracking=true: %zu warnings", warnings.size());
+    gst_object_unref(bus);
+    unref_all(out);
+
+    /* A folder that is not there: one warning naming it, the messages come. */
+    gchar* missing = g_build_filename(folder, "not-there", nullptr);
+    out = run_frames({{"tracking", "true"},
+                      {"lost-after", "2"},
+                      {"confirm-hits", "1"},
+                      {"draw", "none"},
+                      {"snapshot-folder", missing},
+                      {"snapshot-message", "true"}},
+                     frames, &bus);
+    warnings.clear();
+    messages = pop_snapshots(bus, &warnings);
+    fail_unless_equals_int(messages.size(), 2);
+    for (GstMessage* m : messages) {
+        fail_unless(gst_structure_get_string(gst_message_get_structure(m), "location") == nullptr);
+        gst_message_unref(m);
+    }
+    fail_unless(warnings.size() == 1 && contains(warnings[0], missing), "one warning names the folder: %zu warnings",
+                warnings.size());
+    gst_object_unref(bus);
+    unref_all(out);
+    g_free(missing);
+    fail_unless(g_rmdir(folder) == 0, "every snapshot was named in a message (the folder is empty)");
+    g_free(folder);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
@@ -395,5 +561,6 @@ TCase* element_case()
     tcase_add_test(tc, test_tracking_events);
     tcase_add_test(tc, test_tracking_ids_never_come_back);
     tcase_add_test(tc, test_tracking_through_hostile_streams);
+    tcase_add_test(tc, test_tracking_snapshots);
     return tc;
 }
