@@ -511,8 +511,8 @@ PositiveSources read_positive_sources(const Options& o, const Settings& s)
                 const double ratio = static_cast<double>(box.width) / box.height / window_aspect;
                 if (ratio > 1.0 + kAspectTolerance || ratio < 1.0 / (1.0 + kAspectTolerance)) {
                     if (stretched++ == 0)
-                        example = printable(path) + ":" + std::to_string(line.line) + " (" + std::to_string(box.width) + "x" +
-                                  std::to_string(box.height) + ")";
+                        example = printable(path) + ":" + std::to_string(line.line) + " (" + std::to_string(box.width) +
+                                  "x" + std::to_string(box.height) + ")";
                 }
             }
         sources.annotations.push_back(std::move(file));
@@ -583,7 +583,8 @@ std::vector<GrayImage> load_positives(const PositiveSources& sources, const Sett
             const GrayImage image = waldboost::tools::load_gray_image(line.path, max_pixels);
             for (const waldboost::Rect& box : line.boxes) {
                 wt::check_box(box, waldboost::Size{image.width, image.height},
-                              printable(file.path) + ":" + std::to_string(line.line) + " (" + printable(line.path) + ")");
+                              printable(file.path) + ":" + std::to_string(line.line) + " (" + printable(line.path) +
+                                  ")");
                 for (GrayImage& p : wt::positive_samples(image.view(), box, s.config.window, s.augmentation, rng))
                     positives.push_back(std::move(p));
             }
