@@ -789,8 +789,9 @@ void install_properties(GObjectClass* gobject_class)
                            "it twice for a busy fraction (both need profiling=true); host-ms and host-total-ms: the "
                            "CPU time the element spent on the last frame and on all of them (submitting: mapping, "
                            "copying for the device, launching; collecting: reading back, grouping; metadata, "
-                           "drawing, message); detected-frames and host-detected-total-ms: the frames the engine "
-                           "searched (interval) and their share of host-total-ms",
+                           "drawing, message); detected-frames and host-detected-total-ms: the frames searched (by "
+                           "the engine, or with inference-region=roi-list inside upstream boxes; interval skips "
+                           "the others) and their share of host-total-ms",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
