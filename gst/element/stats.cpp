@@ -4,8 +4,6 @@
  */
 #include "stats.h"
 
-#include <ctime>
-
 namespace waldboost_element {
 
 namespace wcl = waldboost::opencl;
@@ -14,13 +12,6 @@ void SharedStats::reset()
 {
     std::lock_guard<std::mutex> guard(lock_);
     stats_ = Stats{};
-}
-
-gint64 thread_cpu_ns()
-{
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<gint64>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
 GstStructure* SharedStats::structure() const

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/opencl/engine/engine.h"
+#include "core/thread_time.h"
 
 namespace waldboost_element {
 
@@ -57,9 +58,7 @@ private:
     Stats stats_;
 };
 
-/* The calling thread's CPU time (ns): the element's host cost of a frame,
- * without the time its threads wait for the device, for each other or for
- * a core. */
-gint64 thread_cpu_ns();
+/* The element's host cost of a frame is its threads' CPU time. */
+using waldboost::thread_cpu_ns;
 
 }  // namespace waldboost_element

@@ -20,7 +20,12 @@ namespace {
 void add_string_member(JsonBuilder* b, const char* name, const char* value)
 {
     json_builder_set_member_name(b, name);
-    gchar* valid = g_utf8_make_valid(value ? value : "", -1);
+    value = value ? value : "";
+    if (g_utf8_validate(value, -1, nullptr)) {
+        json_builder_add_string_value(b, value); /* the usual case: no copy to make */
+        return;
+    }
+    gchar* valid = g_utf8_make_valid(value, -1);
     json_builder_add_string_value(b, valid);
     g_free(valid);
 }

@@ -19,6 +19,8 @@
 
 #include <gst/video/video.h>
 
+#include <atomic>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -26,6 +28,7 @@
 
 #include "documents.h"
 #include "element/track_events_meta.h"
+#include "host_cost.h"
 #include "json_meta.h"
 
 using namespace waldboost_publish;
@@ -39,6 +42,7 @@ enum {
     PROP_FORMAT,
     PROP_SKIP_EMPTY_FRAMES,
     PROP_POST_MESSAGES,
+    PROP_STATS,
 };
 
 struct _GstWaldboostMetaConvert {
@@ -61,6 +65,10 @@ struct _GstWaldboostMetaConvert {
     OpenTracks* open;
     FrameContext* last_context; /* the last frame's, for the tracks left at EOS */
     gboolean json_started;
+    HostCost* cost;                  /* for stats, read from any thread */
+    std::atomic<guint64>* documents; /* made, for stats */
+    GstCaps* ntp_caps;               /* timestamp/x-ntp, made once */
+    GstCaps* unix_caps;              /* timestamp/x-unix */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaConvert, gst_waldboost_meta_convert, GST_TYPE_ELEMENT);
@@ -93,11 +101,9 @@ static GType gst_waldboost_json_format_get_type()
  * the frame moved onto the wall clock, else now. */
 static constexpr gint64 kNtpToUnixNs = G_GINT64_CONSTANT(2208988800) * GST_SECOND;
 
-static gint64 reference_time(GstBuffer* buffer, const char* caps_name)
+static gint64 reference_time(GstBuffer* buffer, GstCaps* caps)
 {
-    GstCaps* caps = gst_caps_new_empty_simple(caps_name);
     GstReferenceTimestampMeta* meta = gst_buffer_get_reference_timestamp_meta(buffer, caps);
-    gst_caps_unref(caps);
     if (!meta || !GST_CLOCK_TIME_IS_VALID(meta->timestamp))
         return -1;
     return static_cast<gint64>(meta->timestamp);
@@ -111,10 +117,10 @@ static void frame_times(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameC
         c->stream_time = gst_segment_to_stream_time(&self->segment, GST_FORMAT_TIME, c->pts);
         running = gst_segment_to_running_time(&self->segment, GST_FORMAT_TIME, c->pts);
     }
-    const gint64 ntp = reference_time(buffer, "timestamp/x-ntp");
+    const gint64 ntp = reference_time(buffer, self->ntp_caps);
     if (ntp >= kNtpToUnixNs)
         c->ntp_unix_ns = ntp - kNtpToUnixNs;
-    const gint64 unix_time = reference_time(buffer, "timestamp/x-unix");
+    const gint64 unix_time = reference_time(buffer, self->unix_caps);
     if (unix_time >= 0) {
         c->system_time_ns = unix_time;
         return;
@@ -218,29 +224,41 @@ static std::vector<std::string> events_of(GstWaldboostMetaConvert* self, GstBuff
     return docs;
 }
 
-static GstFlowReturn convert_chain(GstPad*, GstObject* parent, GstBuffer* buffer)
+/* The frame's documents, attached to it and posted: the element's own
+ * work on a buffer, which its stats time (the pushes after it run what is
+ * downstream). */
+static std::vector<std::string> convert_frame(GstWaldboostMetaConvert* self, GstBuffer** buffer, FrameContext* c)
 {
-    auto* self = GST_WALDBOOST_META_CONVERT(parent);
-    const FrameContext c = context_of(self, buffer);
+    StreamingTime timed(*self->cost);
+    *c = context_of(self, *buffer);
     std::vector<std::string> docs;
     size_t objects = 0;
-    std::string frame_doc = frame_document(buffer, c, &objects);
+    std::string frame_doc = frame_document(*buffer, *c, &objects);
     GST_OBJECT_LOCK(self);
     const bool skip = self->skip_empty && objects == 0;
     GST_OBJECT_UNLOCK(self);
     if (!skip)
         docs.push_back(std::move(frame_doc));
-    follow_open_tracks(buffer, self->open);
-    std::vector<std::string> events = events_of(self, buffer, c);
-    docs.insert(docs.end(), events.begin(), events.end());
+    follow_open_tracks(*buffer, self->open);
+    std::vector<std::string> events = events_of(self, *buffer, *c);
+    docs.insert(docs.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
     ++self->frames;
-    *self->last_context = c;
+    *self->last_context = *c;
 
     if (!docs.empty()) {
-        buffer = gst_buffer_make_writable(buffer);
-        add_json_meta(buffer, c.source, docs);
+        *buffer = gst_buffer_make_writable(*buffer);
+        add_json_meta(*buffer, c->source, docs);
     }
-    post_json_messages(self, docs, c);
+    post_json_messages(self, docs, *c);
+    *self->documents += docs.size();
+    return docs;
+}
+
+static GstFlowReturn convert_chain(GstPad*, GstObject* parent, GstBuffer* buffer)
+{
+    auto* self = GST_WALDBOOST_META_CONVERT(parent);
+    FrameContext c;
+    const std::vector<std::string> docs = convert_frame(self, &buffer, &c);
     push_json(self, docs, c.pts, c.source);
     return gst_pad_push(self->srcpad, buffer);
 }
@@ -328,6 +346,8 @@ static void convert_reset(GstWaldboostMetaConvert* self)
     self->open->clear();
     *self->last_context = FrameContext();
     self->json_started = FALSE;
+    self->cost->reset();
+    *self->documents = 0;
 }
 
 static GstStateChangeReturn convert_change_state(GstElement* element, GstStateChange transition)
@@ -361,6 +381,13 @@ static void convert_set_property(GObject* object, guint id, const GValue* value,
 static void convert_get_property(GObject* object, guint id, GValue* value, GParamSpec* pspec)
 {
     auto* self = GST_WALDBOOST_META_CONVERT(object);
+    if (id == PROP_STATS) {
+        g_value_take_boxed(value,
+                           gst_structure_new("stats", "frames", G_TYPE_UINT64, self->cost->frames.load(), "documents",
+                                             G_TYPE_UINT64, self->documents->load(), "host-total-ms", G_TYPE_DOUBLE,
+                                             HostCost::ms(self->cost->streaming_ns.load()), nullptr));
+        return;
+    }
     GST_OBJECT_LOCK(self);
     switch (id) {
     case PROP_SOURCE_ID: g_value_set_string(value, self->source_id->c_str()); break;
@@ -378,6 +405,10 @@ static void convert_finalize(GObject* object)
     delete self->source_id;
     delete self->open;
     delete self->last_context;
+    delete self->cost;
+    delete self->documents;
+    gst_caps_unref(self->ntp_caps);
+    gst_caps_unref(self->unix_caps);
     G_OBJECT_CLASS(gst_waldboost_meta_convert_parent_class)->finalize(object);
 }
 
@@ -412,6 +443,13 @@ static void gst_waldboost_meta_convert_class_init(GstWaldboostMetaConvertClass* 
                              "Also post each document on the bus, as a \"waldboostmetaconvert\" element message "
                              "with the fields frame, timestamp and json",
                              FALSE, flags));
+    g_object_class_install_property(
+        gobject_class, PROP_STATS,
+        g_param_spec_boxed("stats", "Statistics",
+                           "Since the element last started: frames (buffers converted), documents (made), "
+                           "host-total-ms (the streaming thread's time converting them, which never waits there: "
+                           "its CPU time, as waldboostdetect's host-total-ms; not what runs downstream)",
+                           GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -450,5 +488,9 @@ static void gst_waldboost_meta_convert_init(GstWaldboostMetaConvert* self)
     self->post_messages = FALSE;
     self->open = new OpenTracks();
     self->last_context = new FrameContext();
+    self->cost = new HostCost();
+    self->ntp_caps = gst_caps_new_empty_simple("timestamp/x-ntp");
+    self->unix_caps = gst_caps_new_empty_simple("timestamp/x-unix");
+    self->documents = new std::atomic<guint64>(0);
     convert_reset(self);
 }

@@ -9,7 +9,8 @@
  * or application/x-json buffers from its json_src pad) to a file as JSON
  * lines, or to an MQTT broker. Buffers pass unchanged. A bounded queue and
  * a worker thread keep the output off the video path: when the queue is
- * full, documents are dropped and counted (stats), never waited for.
+ * full, documents are dropped and counted (stats), never waited for. The
+ * worker comes round for them every 100 ms (PublishWorker::kRoundMs).
  *
  * gst-launch-1.0 ... ! waldboostmetaconvert source-id=cam1 ! waldboostmetapublish method=mqtt
  *     host=broker.lan topic="cameras/{source-id}" ! fakesink
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "file_output.h"
+#include "host_cost.h"
 #include "json_meta.h"
 #include "publish_worker.h"
 #ifdef HAVE_MOSQUITTO
@@ -80,6 +82,7 @@ struct _GstWaldboostMetaPublish {
     std::string* topic;   /* the topic pattern of this run */
     GstElement* splitmux; /* followed, with its deep-notify handler */
     gulong splitmux_handler;
+    HostCost* cost; /* for stats, kept after a stop */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaPublish, gst_waldboost_meta_publish, GST_TYPE_BASE_TRANSFORM);
@@ -126,15 +129,18 @@ static std::string topic_for(const std::string& pattern, const std::string& sour
     return out;
 }
 
-static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, const std::vector<std::string>& docs)
+static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, std::vector<std::string>& docs)
 {
     if (!*self->worker)
         return;
-    for (const std::string& d : docs)
-        (*self->worker)->push(Document{topic_for(*self->topic, source), d, {}});
+    /* A file has no topic. */
+    const std::string topic = self->topic->empty() ? std::string() : topic_for(*self->topic, source);
+    for (std::string& d : docs)
+        (*self->worker)->push(Document{topic, std::move(d), {}});
 }
 
-static GstFlowReturn publish_transform_ip(GstBaseTransform* trans, GstBuffer* buffer)
+/* The documents of a buffer into the queue. */
+static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
     std::string source;
@@ -155,6 +161,13 @@ static GstFlowReturn publish_transform_ip(GstBaseTransform* trans, GstBuffer* bu
         enqueue(self, "", docs);
     }
     return GST_FLOW_OK;
+}
+
+/* The streaming thread's share of the cost: taking the documents. */
+static GstFlowReturn publish_transform_ip(GstBaseTransform* trans, GstBuffer* buffer)
+{
+    StreamingTime timed(*GST_WALDBOOST_META_PUBLISH(trans)->cost);
+    return take_documents(trans, buffer);
 }
 
 static gboolean publish_sink_event(GstBaseTransform* trans, GstEvent* event)
@@ -313,7 +326,7 @@ static gboolean publish_start(GstBaseTransform* trans)
     GST_OBJECT_LOCK(self);
     const PublishSettings s = *self->settings;
     GST_OBJECT_UNLOCK(self);
-    *self->topic = s.topic;
+    *self->topic = s.method == GST_WALDBOOST_PUBLISH_MQTT ? s.topic : std::string();
     auto warn = [self](const std::string& message) {
         GST_ELEMENT_WARNING(self, RESOURCE, WRITE, ("%s", message.c_str()), (nullptr));
     };
@@ -385,7 +398,8 @@ static gboolean publish_start(GstBaseTransform* trans)
                              dropped),
                             (nullptr));
     };
-    auto worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop);
+    self->cost->reset();
+    auto worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop, &self->cost->worker_ns);
     GST_OBJECT_LOCK(self);
     *self->worker = std::move(worker);
     GST_OBJECT_UNLOCK(self);
@@ -417,14 +431,20 @@ static gboolean publish_stop(GstBaseTransform* trans)
 static GstStructure* publish_stats(GstWaldboostMetaPublish* self)
 {
     PublishWorker::Counts c;
+    gint64 worker_ns = 0;
     GST_OBJECT_LOCK(self);
-    if (*self->worker)
+    if (*self->worker) {
         c = (*self->worker)->counts();
+        worker_ns = (*self->worker)->cpu_ns();
+    }
     GST_OBJECT_UNLOCK(self);
+    worker_ns += self->cost->worker_ns;
     return gst_structure_new("stats", "documents", G_TYPE_UINT64, c.documents, "published", G_TYPE_UINT64, c.published,
                              "dropped", G_TYPE_UINT64, c.dropped, "queued", G_TYPE_UINT64, c.queued, "in-flight",
                              G_TYPE_UINT64, c.in_flight, "connected", G_TYPE_BOOLEAN, c.connected, "connections",
-                             G_TYPE_UINT64, c.connections, nullptr);
+                             G_TYPE_UINT64, c.connections, "frames", G_TYPE_UINT64, self->cost->frames.load(),
+                             "host-total-ms", G_TYPE_DOUBLE, HostCost::ms(self->cost->streaming_ns.load()),
+                             "worker-total-ms", G_TYPE_DOUBLE, HostCost::ms(worker_ns), nullptr);
 }
 
 static void publish_set_property(GObject* object, guint id, const GValue* value, GParamSpec* pspec)
@@ -490,6 +510,7 @@ static void publish_finalize(GObject* object)
     delete self->worker;
     delete self->settings;
     delete self->topic;
+    delete self->cost;
     G_OBJECT_CLASS(gst_waldboost_meta_publish_parent_class)->finalize(object);
 }
 
@@ -589,7 +610,11 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "documents (taken), published (written; with MQTT QoS 1 and 2, confirmed by the "
-                           "broker), dropped, queued, in-flight, connected, connections",
+                           "broker), dropped, queued, in-flight, connected, connections; and since the element "
+                           "last started, kept after it stops: frames (buffers taken), host-total-ms (the streaming "
+                           "thread's time on them, which never waits there: its CPU time, as waldboostdetect's "
+                           "host-total-ms) and worker-total-ms (the worker thread's CPU time: writing, sending, the "
+                           "connection's upkeep)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);
@@ -611,6 +636,7 @@ static void gst_waldboost_meta_publish_init(GstWaldboostMetaPublish* self)
     self->topic = new std::string();
     self->splitmux = nullptr;
     self->splitmux_handler = 0;
+    self->cost = new HostCost();
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -4,12 +4,18 @@
  */
 #include "publish_worker.h"
 
+#include <pthread.h>
+#include <time.h>
+
 #include <chrono>
+
+#include "core/thread_time.h"
 
 namespace waldboost_publish {
 
-PublishWorker::PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop)
-    : output_(std::move(output)), capacity_(capacity), on_drop_(std::move(on_drop))
+PublishWorker::PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop,
+                             std::atomic<gint64>* cpu_ns)
+    : output_(std::move(output)), capacity_(capacity), on_drop_(std::move(on_drop)), cpu_ns_(cpu_ns)
 {
     thread_ = std::thread([this] {
         run();
@@ -29,6 +35,7 @@ PublishWorker::~PublishWorker()
 void PublishWorker::push(Document d)
 {
     guint64 dropped = 0;
+    bool wake = false;
     {
         std::lock_guard<std::mutex> guard(lock_);
         ++documents_;
@@ -41,8 +48,13 @@ void PublishWorker::push(Document d)
         } else {
             queue_.push_back(std::move(d));
         }
+        wake = queue_.size() >= (capacity_ + 1) / 2;
     }
-    changed_.notify_all();
+    /* The worker comes round at least every kRoundMs for what is queued:
+     * waking it for each document would cost a wake of a thread per frame
+     * (more than the document costs to write). Half a queue wakes it. */
+    if (wake)
+        changed_.notify_all();
     if (dropped && on_drop_)
         on_drop_(dropped);
 }
@@ -50,6 +62,7 @@ void PublishWorker::push(Document d)
 size_t PublishWorker::drain(guint timeout_ms)
 {
     std::unique_lock<std::mutex> lock(lock_);
+    changed_.notify_all(); /* the worker, for what is queued */
     changed_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] {
         return queue_.empty() && !busy_ && in_flight_ == 0;
     });
@@ -85,7 +98,7 @@ void PublishWorker::run()
         lock.lock();
         if (!serviced && queue_.empty() && !stop_) {
             changed_.notify_all();
-            changed_.wait_for(lock, std::chrono::milliseconds(100));
+            changed_.wait_for(lock, std::chrono::milliseconds(kRoundMs));
         }
         while (!stop_ && !queue_.empty()) {
             lock.unlock();
@@ -114,6 +127,22 @@ void PublishWorker::run()
             changed_.notify_all();
         }
     }
+    lock.unlock();
+    /* The thread's CPU clock started with it: what it used in all. */
+    if (cpu_ns_)
+        *cpu_ns_ += waldboost::thread_cpu_ns();
+}
+
+gint64 PublishWorker::cpu_ns()
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    if (stop_)
+        return 0; /* counted into cpu_ns_ as it ends */
+    clockid_t clock;
+    timespec t{};
+    if (pthread_getcpuclockid(thread_.native_handle(), &clock) != 0 || clock_gettime(clock, &t) != 0)
+        return 0;
+    return static_cast<gint64>(t.tv_sec) * 1000000000 + t.tv_nsec;
 }
 
 }  // namespace waldboost_publish

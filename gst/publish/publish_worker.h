@@ -54,9 +54,18 @@ public:
 
 class PublishWorker {
 public:
+    /* The longest a document waits in the queue while the output takes
+     * documents: the worker comes round this often (the MQTT client's
+     * network work sooner), or at once when the queue is half full, at the
+     * end of the stream (drain) and at a stop. */
+    static constexpr int kRoundMs = 100;
+
     /* `on_drop` runs on the streaming thread at the first drop after the
-     * queue last ran empty: the element warns there. */
-    PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop);
+     * queue last ran empty: the element warns there. The worker thread adds
+     * the CPU time it used to `cpu_ns` (when given, which outlives it) as it
+     * ends. */
+    PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop,
+                  std::atomic<gint64>* cpu_ns = nullptr);
     ~PublishWorker(); /* stops the worker; what is queued is lost */
 
     /* From the streaming thread: never waits for the output. */
@@ -70,6 +79,8 @@ public:
         bool connected = false;
     };
     Counts counts();
+    /* The CPU time the worker thread has used so far (ns). */
+    gint64 cpu_ns();
 
 private:
     void run();
@@ -77,6 +88,7 @@ private:
     std::unique_ptr<Output> output_;
     const size_t capacity_;
     std::function<void(guint64)> on_drop_;
+    std::atomic<gint64>* cpu_ns_;
     std::mutex lock_;
     std::condition_variable changed_;
     std::deque<Document> queue_;

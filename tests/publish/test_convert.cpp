@@ -145,7 +145,96 @@ gint64 parse_iso8601_ns(const std::string& text)
     return ns;
 }
 
+/* Lines in `path` now. */
+int lines_in(const std::string& path)
+{
+    gchar* text = nullptr;
+    gsize size = 0;
+    if (!g_file_get_contents(path.c_str(), &text, &size, nullptr))
+        return 0;
+    int n = 0;
+    for (gsize i = 0; i < size; ++i)
+        n += text[i] == '\n';
+    g_free(text);
+    return n;
+}
+
+double stats_double(GstElement* e, const char* field)
+{
+    GstStructure* st = nullptr;
+    g_object_get(e, "stats", &st, nullptr);
+    double v = -1;
+    fail_unless(st && gst_structure_get_double(st, field, &v), "stats has no %s", field);
+    gst_structure_free(st);
+    return v;
+}
+
+guint64 stats_uint64(GstElement* e, const char* field)
+{
+    GstStructure* st = nullptr;
+    g_object_get(e, "stats", &st, nullptr);
+    guint64 v = 0;
+    fail_unless(st && gst_structure_get_uint64(st, field, &v), "stats has no %s", field);
+    gst_structure_free(st);
+    return v;
+}
+
 }  // namespace
+
+/* The cost both publish elements report (what waldboost-pipeline-bench
+ * --after sets beside the detector's host time): their streaming threads'
+ * time is spent in this thread (the harness pushes here), so it is above 0
+ * and together at most the time the pushes took; the worker's CPU time is
+ * there too, and all of it stays after the elements stop. The worker,
+ * which no document wakes, still writes them all while the stream plays. */
+GST_START_TEST(test_cost_stats)
+{
+    gchar* dir = g_dir_make_tmp("waldboost-cost-XXXXXX", nullptr);
+    const std::string path = std::string(dir) + "/docs.jsonl";
+    const std::string launch =
+        "waldboostmetaconvert name=convert ! waldboostmetapublish name=publish file-path=" + path;
+    GstHarness* h = gst_harness_new_parse(launch.c_str());
+    gst_harness_set_src_caps_str(h, kCaps);
+    GstElement* convert = gst_bin_get_by_name(GST_BIN(h->element), "convert");
+    GstElement* publish = gst_bin_get_by_name(GST_BIN(h->element), "publish");
+    constexpr int kFrames = 40, kObjects = 200;
+    const gint64 before = g_get_monotonic_time();
+    for (int f = 0; f < kFrames; ++f) {
+        GstBuffer* b = frame(static_cast<GstClockTime>(f) * GST_SECOND / 30);
+        for (int k = 0; k < kObjects; ++k)
+            add_object(b, "face", k % 300, k % 200, 20, 20, k, -1, 0.5);
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    const double pushing_ms = static_cast<double>(g_get_monotonic_time() - before) * 1e-3;
+    for (int f = 0; f < kFrames; ++f)
+        gst_buffer_unref(gst_harness_pull(h));
+    fail_unless_equals_int(stats_uint64(convert, "frames"), kFrames);
+    fail_unless_equals_int(stats_uint64(convert, "documents"), kFrames);
+    fail_unless_equals_int(stats_uint64(publish, "frames"), kFrames);
+    const double convert_ms = stats_double(convert, "host-total-ms");
+    const double publish_ms = stats_double(publish, "host-total-ms");
+    fail_unless(convert_ms > 0 && publish_ms > 0, "converter %.3f ms, publisher %.3f ms", convert_ms, publish_ms);
+    /* The microseconds of g_get_monotonic_time against nanoseconds: a few
+     * microseconds of slack. */
+    fail_unless(convert_ms + publish_ms <= pushing_ms + 0.01, "%.3f + %.3f ms counted of the %.3f ms the pushes took",
+                convert_ms, publish_ms, pushing_ms);
+    const gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+    while (lines_in(path) < kFrames && g_get_monotonic_time() < deadline)
+        g_usleep(10000);
+    fail_unless_equals_int(lines_in(path), kFrames);
+    gst_element_set_state(h->element, GST_STATE_NULL);
+    fail_unless_equals_int(stats_uint64(publish, "frames"), kFrames);
+    fail_unless_equals_float(stats_double(publish, "host-total-ms"), publish_ms);
+    fail_unless(stats_double(publish, "worker-total-ms") > 0, "the worker wrote %d documents", kFrames);
+    fail_unless_equals_float(stats_double(convert, "host-total-ms"), convert_ms);
+    gst_object_unref(convert);
+    gst_object_unref(publish);
+    gst_harness_teardown(h);
+    g_unlink(path.c_str());
+    g_rmdir(dir);
+    g_free(dir);
+}
+GST_END_TEST;
 
 /* Objects, parts and track fields as the detector attaches them. */
 GST_START_TEST(test_frame_document_objects)
@@ -463,6 +552,7 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_hostile_strings);
     tcase_add_test(tc, test_not_finite_numbers);
     tcase_add_test(tc, test_many_objects);
+    tcase_add_test(tc, test_cost_stats);
     suite_add_tcase(s, tc);
     return s;
 }
