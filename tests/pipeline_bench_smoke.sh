@@ -7,8 +7,9 @@
 # exits non-zero when a stream's boxes differ from the engine's on any frame
 # or a part fails; the JSON and markdown must be written. Then one stream
 # with detection settings of its own, one with nested parts (the faces
-# compared, not the eyes), and one with tracking (boxes not compared,
-# frames counted). Skipped (77)
+# compared, not the eyes), one with tracking (boxes not compared,
+# frames counted), one writing into the element's pool, and one with the
+# publish elements after the detector (--after). Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -101,4 +102,35 @@ rows = json.load(open(sys.argv[1]))["rows"]
 assert [r["streams"] for r in rows] == [1, 2], rows
 assert all(r["element"]["ok"] and r["element"]["mismatches"] == 0 and r["element"]["frames"] > 0 for r in rows), rows
 print("pipeline-bench smoke with the source writing into the proposed pool: ok")
+PY
+# --after: the publish elements behind the detector, "{stream}" standing
+# for each stream's number. The boxes still reach the sink as the engine's;
+# each stream's publisher wrote a document for every frame into its own
+# file; and the elements' host time per frame is there beside the
+# detector's, in the JSON and in a table of its own.
+"$tool" --streams 2 --sizes 320x240 --frames 6 --device cpu --timeout 60 --no-source --no-engine \
+  --after "waldboostmetaconvert source-id=cam{stream} ! waldboostmetapublish file-path=$out/cam{stream}.jsonl" \
+  --json "$out/after.json" --markdown "$out/after.md" "$data/astronaut.png" "$data/messi5.jpg"
+grep -q "^| 320x240 | 2 | [0-9.]* | [0-9.]* | [0-9.]*% |$" "$out/after.md" ||
+  { echo "no row in the --after table:"; cat "$out/after.md"; exit 1; }
+python3 - "$out/after.json" "$out" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+assert "waldboostmetapublish" in doc["after"], doc["after"]
+e = doc["rows"][0]["element"]
+assert e["ok"] and e["mismatches"] == 0, e
+assert 0 < e["after_host_ms_per_frame"] and e["host_ms_per_frame"] > 0, e
+for n in (0, 1):
+    lines = open(os.path.join(sys.argv[2], f"cam{n}.jsonl")).read().splitlines()
+    docs = [json.loads(l) for l in lines]
+    assert [d["frame"] for d in docs] == list(range(6)), (n, lines)
+    assert {d["source"] for d in docs} == {f"cam{n}"}, (n, lines)
+print("pipeline-bench smoke with the publish elements after the detector: ok")
+PY
+# Without --after the JSON says so: no figure.
+python3 - "$out/pipeline.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["after"] == "" and all(r["element"]["after_host_ms_per_frame"] == -1 for r in doc["rows"]), doc
+print("pipeline-bench smoke without --after: ok")
 PY

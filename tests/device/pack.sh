@@ -18,7 +18,7 @@
 #                 the element tests (test-element-CASE, element-fault-helper;
 #                 stripped), gst-launch-1.0, gst-inspect-1.0
 #   libexec/      gst-plugin-scanner
-#   plugin/       libgstwaldboost.so (stripped)
+#   plugin/       libgstwaldboost.so and libgstwaldboostpublish.so (stripped)
 #   gst-plugins/  the stock plugins the pipelines use
 #   lib/          the ldd closure of all of the above, less glibc, libstdc++,
 #                 libgcc_s and the loader (libOpenCL.so.1 is ocl-icd's)
@@ -114,6 +114,13 @@ else
 fi
 [ -f "$build/gst/element/libgstwaldboost.so" ] || die "the plugin was not built"
 copy_strip "$build/gst/element/libgstwaldboost.so" "$stage/plugin"
+# the publish plugin (waldboostmetaconvert, waldboostmetapublish), for
+# waldboost-pipeline-bench --after (run.sh's PIPE_AFTER)
+if [ -f "$build/gst/publish/libgstwaldboostpublish.so" ]; then
+  copy_strip "$build/gst/publish/libgstwaldboostpublish.so" "$stage/plugin"
+else
+  say "note: no gst/publish/libgstwaldboostpublish.so, not packed"
+fi
 readelf -d "$stage/bin/waldboost-bench" | grep -q 'libopencv_' ||
   say "warning: waldboost-bench was built without OpenCV: no OpenCV columns in the bench"
 cp "$build"/classifiers/*.xml "$stage/data/classifiers/"

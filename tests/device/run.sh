@@ -65,6 +65,8 @@
 #   PIPE_STREAMS=1,4,16,64 [1,2]  PIPE_SIZES=1920x1080,3840x2160 [640x480]
 #   PIPE_FRAMES=300 [10] per stream  PIPE_ARGS (more options, e.g. --streams-for 3840x2160=1,4,16)
 #   PIPE_RAW="FILE WxH": a raw GRAY8 file of consecutive frames instead of the packed ones (tracking)
+#   PIPE_AFTER="ELEMENTS": waldboost-pipeline-bench --after, e.g. "waldboostmetaconvert source-id=cam{stream} !
+#                 waldboostmetapublish file-path=/tmp/wb-json/cam{stream}.jsonl" (the publish plugin is packed)
 #   PIPE_TIMEOUT=540 [1200] the whole part; each pipeline part of a row gets at most PIPE_ROW_TIMEOUT=120 [600]
 set -uo pipefail
 
@@ -362,7 +364,8 @@ part_pipeline() {
   # shellcheck disable=SC2086
   timeout -k 10 "$PIPE_TIMEOUT" "${wbenv[@]}" "$wb/bin/waldboost-pipeline-bench" --device "$DEV_SPEC" \
     --streams "$PIPE_STREAMS" --sizes "$PIPE_SIZES" --frames "$PIPE_FRAMES" --timeout "$PIPE_ROW_TIMEOUT" \
-    --json "$logdir/pipeline.json" --markdown "$logdir/pipeline.md" ${PIPE_ARGS:-} "${raw[@]}"
+    --json "$logdir/pipeline.json" --markdown "$logdir/pipeline.md" ${PIPE_ARGS:-} \
+    ${PIPE_AFTER:+--after "$PIPE_AFTER"} "${raw[@]}"
 }
 
 # --- run them ----------------------------------------------------------------------

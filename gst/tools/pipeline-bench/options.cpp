@@ -145,6 +145,7 @@ bool parse_options(int* argc, char*** argv, Options* o)
     gdouble timeout = 300;
     gboolean no_engine = FALSE, no_source = FALSE;
     g_autofree gchar* source_writes = nullptr;
+    g_autofree gchar* after = nullptr;
     const GOptionEntry entries[] = {
         {"streams", 'n', 0, G_OPTION_ARG_STRING, &streams_text, "Numbers of streams, one row each (default 1,4,16,64)",
          "N,..."},
@@ -182,6 +183,12 @@ bool parse_options(int* argc, char*** argv, Options* o)
          "each frame into a pool of its own during the run, as a decoder), proposed (into the pool the element "
          "proposes)",
          "MODE"},
+        {"after", 0, 0, G_OPTION_ARG_STRING, &after,
+         "Elements between waldboostdetect and the sink, in gst-launch's syntax, \"{stream}\" standing for the "
+         "stream's number (e.g. \"waldboostmetaconvert source-id=cam{stream} ! waldboostmetapublish "
+         "file-path=/tmp/cam{stream}.jsonl\"): their host time per frame (the host-total-ms and worker-total-ms "
+         "of their stats, as waldboostmetaconvert's and waldboostmetapublish's) is printed beside the detector's",
+         "ELEMENTS"},
         {"no-source", 0, 0, G_OPTION_ARG_NONE, &no_source, "Do not time the pipelines without the detector", nullptr},
         {"timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
          "Seconds a pipeline part may take, preroll included, before its row is reported as failed (default 300)", "S"},
@@ -218,6 +225,7 @@ bool parse_options(int* argc, char*** argv, Options* o)
     s.frames = frames;
     s.timeout_s = timeout;
     s.source_writes = source_writes ? source_writes : "none";
+    s.after = string_of(after).value_or("");
     if (s.source_writes != "none" && s.source_writes != "own" && s.source_writes != "proposed")
         return usage_error("--source-writes takes none, own or proposed, not '" + s.source_writes + "'");
     if (frames < 1 || timeout <= 0)

@@ -185,9 +185,15 @@ Part run_pipelines(const Settings& s, const FrameSet& set, int streams, bool wit
     writers.join();
     if (part.error.empty() && with_detector) {
         HostTime host;
-        for (const auto& stream : list)
+        double after_ms = 0;
+        for (const auto& stream : list) {
             host.add(stream->detect);
+            if (stream->after)
+                after_ms += after_host_ms(stream->after);
+        }
         host.record(part);
+        if (!s.after.empty() && host.frames)
+            part.after_host_ms = after_ms / static_cast<double>(host.frames);
     }
     {
         std::lock_guard<std::mutex> guard(run.lock);

@@ -97,6 +97,22 @@ std::string table_text(const Settings& s, const Results& results)
         if (i == 0 || rows[i].size != rows[i - 1].size)
             per_size += std::string(per_size.empty() ? "" : ", ") + std::to_string(rows[i].size.width) + "x" +
                         std::to_string(rows[i].size.height) + ": " + std::to_string(rows[i].distinct);
+    if (!s.after.empty()) {
+        md += "\nThe elements after the detector (--after \"" + s.after +
+              "\"): their host time per frame beside the detector's\n\n"
+              "| frame | streams | detector host ms/frame | after host ms/frame | after / detector |\n"
+              "|---|---|---|---|---|\n";
+        for (const Row& r : rows) {
+            const Part& e = r.element;
+            const bool known = e.ok() && e.host_ms > 0 && e.after_host_ms >= 0;
+            char line[256];
+            std::snprintf(line, sizeof line, "| %dx%d | %d | %s | %s | %s |\n", r.size.width, r.size.height, r.streams,
+                          fmt(e.ok() ? e.host_ms : -1, "%.3f").c_str(),
+                          fmt(known ? e.after_host_ms : -1, "%.4f").c_str(),
+                          fmt(known ? 100.0 * e.after_host_ms / e.host_ms : -1, "%.2f%%").c_str());
+            md += line;
+        }
+    }
     if (!per_size.empty())
         md += "\nDistinct frames per size (each stream goes round them): " + per_size + "\n";
     for (const Row& r : rows)
@@ -117,10 +133,10 @@ std::string part_json(const Part& p)
                   ", \"ok\": %s, \"wall_s\": %.6f, \"frames\": %llu, \"fps_total\": %.3f, "
                   "\"fps_stream_min\": %.3f, \"fps_stream_mean\": %.3f, \"busy_ms\": %.4f, "
                   "\"busy_fraction\": %.4f, \"host_ms_per_frame\": %.4f, \"host_ms_per_detected_frame\": %.4f, "
-                  "\"host_ms_per_other_frame\": %.4f, \"mismatches\": %llu",
+                  "\"host_ms_per_other_frame\": %.4f, \"after_host_ms_per_frame\": %.4f, \"mismatches\": %llu",
                   p.ok() ? "true" : "false", p.wall_s, static_cast<unsigned long long>(p.frames), p.total_fps(),
                   p.min_fps(), p.mean_fps(), p.busy_ms, p.busy_fraction(), p.host_ms, p.host_detected_ms,
-                  p.host_other_ms, static_cast<unsigned long long>(p.mismatches.count));
+                  p.host_other_ms, p.after_host_ms, static_cast<unsigned long long>(p.mismatches.count));
     j += b;
     j += ", \"error\": " + json_string(p.error) + ", \"first_mismatch\": " + json_string(p.mismatches.first) +
          ", \"warnings\": [";
@@ -144,12 +160,12 @@ bool write_json(const std::string& path, const Settings& s, const Results& resul
     std::fprintf(f,
                  "{\"tool\": \"%s\", \"commit\": %s, \"device\": %s, \"device_spec\": %s, \"classifier\": %s, "
                  "\"frames_per_stream\": %d, \"max_inflight\": %d, \"batching\": %s, \"batch_wait_ns\": %llu, "
-                 "\"profiling\": %s, \"element_props\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
+                 "\"profiling\": %s, \"element_props\": %s, \"after\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
                  kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(results.device).c_str(),
                  json_string(s.device).c_str(), json_string(results.classifier).c_str(), s.frames,
                  s.element.max_inflight, s.element.batching ? "true" : "false",
                  static_cast<unsigned long long>(s.element.batch_wait_ns), s.element.profiling ? "true" : "false",
-                 json_string(props_line(s)).c_str(), s.timeout_s);
+                 json_string(props_line(s)).c_str(), json_string(s.after).c_str(), s.timeout_s);
     const std::vector<Row>& rows = results.rows;
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];

@@ -32,6 +32,7 @@ struct Part {
     double host_ms = -1;          /* the element's host time per frame (stats host-total-ms / frames), -1: unknown */
     double host_detected_ms = -1; /* per frame the engine searched, -1: none */
     double host_other_ms = -1;    /* per frame that skipped detection (interval), -1: none */
+    double after_host_ms = -1;    /* --after's elements' host time per frame, -1: no --after */
     Mismatches mismatches;        /* frames whose boxes differ from the reference, or lost */
 
     bool ok() const { return ran && error.empty(); }

@@ -40,6 +40,9 @@ struct Settings {
      * frame during the run into a buffer of a pool of its own, or of the
      * pool the element proposes, as a decoder does. */
     std::string source_writes = "none";
+    /* --after: elements between the detector and the sink, in gst-launch's
+     * syntax, "{stream}" replaced by each stream's number; empty: none. */
+    std::string after;
 };
 
 }  // namespace pipeline_bench

@@ -164,6 +164,27 @@ void write_frames(Stream* st, const FrameSet& set, const Settings& s)
     gst_object_unref(pad);
 }
 
+/* --after's elements for stream `index`, "{stream}" replaced by it, as one
+ * bin with ghost pads; null, after `fail`, when they cannot be made. */
+GstElement* make_after(const std::string& description, size_t index,
+                       const std::function<void(const std::string&)>& fail)
+{
+    std::string text = description;
+    const std::string key = "{stream}";
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at))
+        text.replace(at, key.size(), std::to_string(index));
+    GError* e = nullptr;
+    GstElement* bin = gst_parse_bin_from_description(text.c_str(), TRUE, &e);
+    if (!bin || e) {
+        fail("--after \"" + text + "\": " + (e ? e->message : "cannot be made"));
+        g_clear_error(&e);
+        if (bin)
+            gst_object_unref(bin);
+        return nullptr;
+    }
+    return bin;
+}
+
 }  // namespace
 
 std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, const Settings& s, bool with_detector,
@@ -199,7 +220,13 @@ std::unique_ptr<Stream> make_stream(RunState& run, size_t index, GstCaps* caps, 
         const std::string why = apply_props(stream->detect, s);
         if (!why.empty())
             fail(why);
-        linked = gst_element_link_many(stream->src, stream->detect, sink, nullptr);
+        stream->after = s.after.empty() ? nullptr : make_after(s.after, index, fail);
+        if (stream->after) {
+            gst_bin_add(GST_BIN(stream->pipeline), stream->after);
+            linked = gst_element_link_many(stream->src, stream->detect, stream->after, sink, nullptr);
+        } else {
+            linked = s.after.empty() && gst_element_link_many(stream->src, stream->detect, sink, nullptr);
+        }
     } else {
         linked = gst_element_link(stream->src, sink);
     }

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * waldboost-pipeline-bench's streams: one pipeline each, appsrc !
- * [waldboostdetect !] fakesink, with the probes that count and check its
+ * [waldboostdetect ! [--after's elements !]] fakesink, with the probes that count and check its
  * buffers and the bus handler that notes its EOS, errors and warnings; and
  * the two ways its source is given the frames.
  */
@@ -47,8 +47,9 @@ struct Stream {
     GstElement* pipeline = nullptr;
     GstElement* src = nullptr;
     GstElement* detect = nullptr;
-    uint64_t seen = 0;  /* buffers at the sink */
-    uint64_t timed = 0; /* buffers that left the source after the start */
+    GstElement* after = nullptr; /* --after's bin, between the detector and the sink */
+    uint64_t seen = 0;           /* buffers at the sink */
+    uint64_t timed = 0;          /* buffers that left the source after the start */
     Mismatches mismatches;
     Clock::time_point eos_at;
 };

@@ -51,6 +51,32 @@ void HostTime::record(Part& part) const
     part.host_other_ms = per(total_ms - detected_ms, frames - detected);
 }
 
+double after_host_ms(GstElement* bin)
+{
+    double total = 0;
+    GstIterator* it = gst_bin_iterate_recurse(GST_BIN(bin));
+    GValue item = G_VALUE_INIT;
+    while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+        GstElement* e = GST_ELEMENT(g_value_get_object(&item));
+        GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "stats");
+        if (spec && G_PARAM_SPEC_VALUE_TYPE(spec) == GST_TYPE_STRUCTURE) {
+            GstStructure* st = nullptr;
+            g_object_get(e, "stats", &st, nullptr);
+            for (const char* field : {"host-total-ms", "worker-total-ms"}) {
+                double ms = 0;
+                if (st && gst_structure_get_double(st, field, &ms))
+                    total += ms;
+            }
+            if (st)
+                gst_structure_free(st);
+        }
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return total;
+}
+
 double device_busy_ms(GstElement* detect)
 {
     GstStructure* st = nullptr;

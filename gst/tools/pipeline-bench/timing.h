@@ -44,6 +44,11 @@ struct HostTime {
     void record(Part& part) const;
 };
 
+/* The host time (ms) of --after's elements in `bin`: the host-total-ms and
+ * worker-total-ms of the stats of those that have them
+ * (waldboostmetaconvert, waldboostmetapublish). */
+double after_host_ms(GstElement* bin);
+
 /* The element's stats device-busy-ms (the device's, all instances), or -1. */
 double device_busy_ms(GstElement* detect);
 
