@@ -5,186 +5,174 @@
 #include "documents.h"
 
 #include <gst/video/gstvideometa.h>
-#include <json-glib/json-glib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 
+#include "json_writer.h"
+
 namespace waldboost_publish {
 
 namespace {
 
-/* json-glib copies strings as they are: text from metas (labels, source
- * ids) may be any bytes, and a document must be valid UTF-8. */
-void add_string_member(JsonBuilder* b, const char* name, const char* value)
+/* The detection parameters' field names, looked up once: a lookup by name
+ * takes GLib's global quark lock, which 64 streams' converters and
+ * detectors would take for every field of every object. */
+struct Fields {
+    GQuark label_id = g_quark_from_static_string("label_id");
+    GQuark confidence = g_quark_from_static_string("confidence");
+    GQuark neighbors = g_quark_from_static_string("neighbors");
+    GQuark score = g_quark_from_static_string("score");
+    GQuark id = g_quark_from_static_string("id");
+    GQuark age = g_quark_from_static_string("age");
+    GQuark hits = g_quark_from_static_string("hits");
+    GQuark detected = g_quark_from_static_string("detected");
+};
+
+const Fields& fields()
 {
-    json_builder_set_member_name(b, name);
-    value = value ? value : "";
-    if (g_utf8_validate(value, -1, nullptr)) {
-        json_builder_add_string_value(b, value); /* the usual case: no copy to make */
-        return;
-    }
-    gchar* valid = g_utf8_make_valid(value, -1);
-    json_builder_add_string_value(b, valid);
-    g_free(valid);
+    static const Fields f;
+    return f;
 }
 
-void add_int_member(JsonBuilder* b, const char* name, gint64 value)
+bool get_int(const GstStructure* s, GQuark field, int* value)
 {
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, value);
+    const GValue* v = s ? gst_structure_id_get_value(s, field) : nullptr;
+    if (!v || !G_VALUE_HOLDS_INT(v))
+        return false;
+    *value = g_value_get_int(v);
+    return true;
 }
 
-/* JSON has no NaN nor infinity (json-glib would write "nan.0", which no
- * parser takes): such a value, from another element's metas, is left out. */
-void add_double_member(JsonBuilder* b, const char* name, double value)
+bool get_double(const GstStructure* s, GQuark field, double* value)
 {
-    if (!std::isfinite(value))
-        return;
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, value);
-}
-
-std::string to_text(JsonBuilder* b, bool pretty)
-{
-    JsonNode* root = json_builder_get_root(b);
-    JsonGenerator* g = json_generator_new();
-    json_generator_set_root(g, root);
-    json_generator_set_pretty(g, pretty);
-    json_generator_set_indent(g, 2);
-    gchar* text = json_generator_to_data(g, nullptr);
-    /* json-glib escapes the control characters below 0x1f but writes 0x1f
-     * itself raw, which JSON forbids in a string (Python's json refuses
-     * it). A raw 0x1f can only be inside a string, and is never part of a
-     * longer UTF-8 character. */
-    std::string out(text);
-    for (size_t at = out.find('\x1f'); at != std::string::npos; at = out.find('\x1f', at + 6))
-        out.replace(at, 1, "\\u001f");
-    g_free(text);
-    g_object_unref(g);
-    json_node_unref(root);
-    return out;
+    const GValue* v = s ? gst_structure_id_get_value(s, field) : nullptr;
+    if (!v || !G_VALUE_HOLDS_DOUBLE(v))
+        return false;
+    *value = g_value_get_double(v);
+    return true;
 }
 
 /* What every document starts with: the schema, the kind, the source and
  * the frame's times and size. */
-void add_header(JsonBuilder* b, const char* type, const FrameContext& c)
+void add_header(JsonWriter& w, const char* type, const FrameContext& c)
 {
-    add_string_member(b, "schema", kSchemaName);
-    add_string_member(b, "type", type);
-    add_string_member(b, "source", c.source.c_str());
-    add_int_member(b, "frame", static_cast<gint64>(c.frame));
+    w.member("schema", kSchemaName);
+    w.member("type", type);
+    w.member("source", c.source.c_str());
+    w.member("frame", static_cast<gint64>(c.frame));
     if (GST_CLOCK_TIME_IS_VALID(c.stream_time))
-        add_int_member(b, "timestamp", static_cast<gint64>(c.stream_time));
+        w.member("timestamp", static_cast<gint64>(c.stream_time));
     if (GST_CLOCK_TIME_IS_VALID(c.pts))
-        add_int_member(b, "pts", static_cast<gint64>(c.pts));
+        w.member("pts", static_cast<gint64>(c.pts));
     if (c.system_time_ns >= 0)
-        add_string_member(b, "system_timestamp", iso8601_utc(c.system_time_ns).c_str());
+        w.member("system_timestamp", iso8601_utc(c.system_time_ns).c_str());
     if (c.ntp_unix_ns >= 0) {
-        json_builder_set_member_name(b, "rtp");
-        json_builder_begin_object(b);
-        add_int_member(b, "sender_ntp_unix_timestamp_ns", c.ntp_unix_ns);
-        json_builder_end_object(b);
+        w.key("rtp");
+        w.begin_object();
+        w.member("sender_ntp_unix_timestamp_ns", c.ntp_unix_ns);
+        w.end_object();
     }
     if (c.width > 0 && c.height > 0) {
-        json_builder_set_member_name(b, "resolution");
-        json_builder_begin_object(b);
-        add_int_member(b, "width", c.width);
-        add_int_member(b, "height", c.height);
-        json_builder_end_object(b);
+        w.key("resolution");
+        w.begin_object();
+        w.member("width", c.width);
+        w.member("height", c.height);
+        w.end_object();
     }
 }
 
-bool tracked(const GstStructure* param) { return param && gst_structure_has_field_typed(param, "age", G_TYPE_INT); }
+bool tracked(const GstStructure* param)
+{
+    int age = 0;
+    return get_int(param, fields().age, &age);
+}
 
 /* The track id of a tracked object: its detector's own id (the meta's id
  * may differ after a chain of detectors). */
 int track_id(const GstVideoRegionOfInterestMeta* roi, const GstStructure* param)
 {
     int id = roi->id;
-    if (param)
-        gst_structure_get_int(param, "id", &id);
+    get_int(param, fields().id, &id);
     return id;
 }
 
-void add_object(JsonBuilder* b, const GstVideoRegionOfInterestMeta* roi, const FrameContext& c)
+void add_object(JsonWriter& w, const GstVideoRegionOfInterestMeta* roi, const FrameContext& c)
 {
+    const Fields& f = fields();
     const GstStructure* param =
         gst_video_region_of_interest_meta_get_param(const_cast<GstVideoRegionOfInterestMeta*>(roi), "detection");
-    json_builder_begin_object(b);
-    add_int_member(b, "region_id", roi->id);
-    if (tracked(param))
-        add_int_member(b, "id", track_id(roi, param));
+    const bool is_track = tracked(param);
+    w.begin_object();
+    w.member("region_id", roi->id);
+    if (is_track)
+        w.member("id", track_id(roi, param));
     if (roi->parent_id >= 0)
-        add_int_member(b, "parent_id", roi->parent_id);
-    add_int_member(b, "x", roi->x);
-    add_int_member(b, "y", roi->y);
-    add_int_member(b, "w", roi->w);
-    add_int_member(b, "h", roi->h);
+        w.member("parent_id", roi->parent_id);
+    w.member("x", roi->x);
+    w.member("y", roi->y);
+    w.member("w", roi->w);
+    w.member("h", roi->h);
 
-    json_builder_set_member_name(b, "detection");
-    json_builder_begin_object(b);
-    add_string_member(b, "label", g_quark_to_string(roi->roi_type));
+    w.key("detection");
+    w.begin_object();
+    w.member("label", g_quark_to_string(roi->roi_type));
     int label_id = 0;
-    if (param && gst_structure_get_int(param, "label_id", &label_id))
-        add_int_member(b, "label_id", label_id);
+    if (get_int(param, f.label_id, &label_id))
+        w.member("label_id", label_id);
     double value = 0;
-    if (param && gst_structure_get_double(param, "confidence", &value))
-        add_double_member(b, "confidence", value);
+    if (get_double(param, f.confidence, &value))
+        w.member_number("confidence", value);
     int neighbors = 0;
-    if (param && gst_structure_get_int(param, "neighbors", &neighbors))
-        add_int_member(b, "neighbors", neighbors);
-    if (param && gst_structure_get_double(param, "score", &value))
-        add_double_member(b, "score", value);
+    if (get_int(param, f.neighbors, &neighbors))
+        w.member("neighbors", neighbors);
+    if (get_double(param, f.score, &value))
+        w.member_number("score", value);
     if (c.width > 0 && c.height > 0) {
         /* DL Streamer's bounding_box: the box as fractions of the frame. */
-        json_builder_set_member_name(b, "bounding_box");
-        json_builder_begin_object(b);
-        add_double_member(b, "x_min", static_cast<double>(roi->x) / c.width);
-        add_double_member(b, "y_min", static_cast<double>(roi->y) / c.height);
-        add_double_member(b, "x_max", static_cast<double>(roi->x + roi->w) / c.width);
-        add_double_member(b, "y_max", static_cast<double>(roi->y + roi->h) / c.height);
-        json_builder_end_object(b);
+        w.key("bounding_box");
+        w.begin_object();
+        w.member_number("x_min", static_cast<double>(roi->x) / c.width);
+        w.member_number("y_min", static_cast<double>(roi->y) / c.height);
+        w.member_number("x_max", static_cast<double>(roi->x + roi->w) / c.width);
+        w.member_number("y_max", static_cast<double>(roi->y + roi->h) / c.height);
+        w.end_object();
     }
-    json_builder_end_object(b);
+    w.end_object();
 
-    if (tracked(param)) {
+    if (is_track) {
         int age = 0, hits = 0;
-        gboolean detected = FALSE;
-        gst_structure_get_int(param, "age", &age);
-        gst_structure_get_int(param, "hits", &hits);
-        gst_structure_get_boolean(param, "detected", &detected);
-        json_builder_set_member_name(b, "track");
-        json_builder_begin_object(b);
-        add_int_member(b, "age", age);
-        add_int_member(b, "hits", hits);
-        json_builder_set_member_name(b, "detected");
-        json_builder_add_boolean_value(b, detected);
-        json_builder_end_object(b);
+        get_int(param, f.age, &age);
+        get_int(param, f.hits, &hits);
+        const GValue* detected = gst_structure_id_get_value(param, f.detected);
+        w.key("track");
+        w.begin_object();
+        w.member("age", age);
+        w.member("hits", hits);
+        w.member_boolean("detected", detected && G_VALUE_HOLDS_BOOLEAN(detected) && g_value_get_boolean(detected));
+        w.end_object();
     }
-    json_builder_end_object(b);
+    w.end_object();
 }
 
 std::string event_document(const char* kind, int id, const OpenTrack& t, const FrameContext& c)
 {
-    JsonBuilder* b = json_builder_new();
-    json_builder_begin_object(b);
-    add_header(b, "event", c);
-    json_builder_set_member_name(b, "event");
-    json_builder_begin_object(b);
-    add_string_member(b, "kind", kind);
-    add_int_member(b, "id", id);
-    add_string_member(b, "label", t.label.c_str());
-    add_int_member(b, "x", t.x);
-    add_int_member(b, "y", t.y);
-    add_int_member(b, "w", t.w);
-    add_int_member(b, "h", t.h);
-    json_builder_end_object(b);
-    json_builder_end_object(b);
-    std::string text = to_text(b, c.pretty);
-    g_object_unref(b);
-    return text;
+    JsonWriter w(c.pretty);
+    w.begin_object();
+    add_header(w, "event", c);
+    w.key("event");
+    w.begin_object();
+    w.member("kind", kind);
+    w.member("id", id);
+    w.member("label", t.label.c_str());
+    w.member("x", t.x);
+    w.member("y", t.y);
+    w.member("w", t.w);
+    w.member("h", t.h);
+    w.end_object();
+    w.end_object();
+    return w.take();
 }
 
 }  // namespace
@@ -196,31 +184,30 @@ std::string iso8601_utc(gint64 unix_ns)
     const time_t t = static_cast<time_t>(seconds);
     struct tm utc;
     gmtime_r(&t, &utc);
+    /* Numbers only (strftime would consult the locale for each frame). */
     char text[64];
-    size_t n = strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-    g_snprintf(text + n, sizeof text - n, ".%03dZ", millis);
+    g_snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+               utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
     return text;
 }
 
 std::string frame_document(GstBuffer* buffer, const FrameContext& c, size_t* objects)
 {
-    JsonBuilder* b = json_builder_new();
-    json_builder_begin_object(b);
-    add_header(b, "frame", c);
-    json_builder_set_member_name(b, "objects");
-    json_builder_begin_array(b);
+    JsonWriter w(c.pretty);
+    w.begin_object();
+    add_header(w, "frame", c);
+    w.key("objects");
+    w.begin_array();
     size_t n = 0;
     gpointer state = nullptr;
     while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-        add_object(b, reinterpret_cast<GstVideoRegionOfInterestMeta*>(m), c);
+        add_object(w, reinterpret_cast<GstVideoRegionOfInterestMeta*>(m), c);
         ++n;
     }
-    json_builder_end_array(b);
-    json_builder_end_object(b);
-    std::string text = to_text(b, c.pretty);
-    g_object_unref(b);
+    w.end_array();
+    w.end_object();
     *objects = n;
-    return text;
+    return w.take();
 }
 
 std::vector<std::string> event_documents(const GstStructure* events, const FrameContext& c, OpenTracks* open)

@@ -7,8 +7,8 @@
  * docs/user-guide.md): one per frame from the buffer's
  * GstVideoRegionOfInterestMetas, one per track event from the detector's
  * events meta. Field names follow DL Streamer's gvametaconvert where they
- * mean the same. Built with json-glib, which escapes every string; strings
- * from metas are made valid UTF-8 first.
+ * mean the same. Written with JsonWriter (json_writer.h), which makes
+ * strings valid UTF-8 and escapes them.
  */
 #pragma once
 

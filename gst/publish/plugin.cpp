@@ -4,8 +4,8 @@
  *
  * The plugin "waldboostpublish": waldboostmetaconvert and
  * waldboostmetapublish. A plugin of its own, apart from "waldboost", so
- * that it loads without OpenCL and the detector loads without libmosquitto
- * and json-glib; they share only metas registered by name.
+ * that it loads without OpenCL and the detector loads without
+ * libmosquitto; they share only metas registered by name.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
