@@ -447,8 +447,8 @@ static void gst_waldboost_meta_convert_class_init(GstWaldboostMetaConvertClass* 
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "Since the element last started: frames (buffers converted), documents (made), "
-                           "host-total-ms (the streaming thread's time converting them, which never waits there: "
-                           "its CPU time, as waldboostdetect's host-total-ms; not what runs downstream)",
+                           "host-total-ms (the streaming thread's CPU time converting them, as waldboostdetect's "
+                           "host-total-ms; not what runs downstream)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);

@@ -612,9 +612,8 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
                            "documents (taken), published (written; with MQTT QoS 1 and 2, confirmed by the "
                            "broker), dropped, queued, in-flight, connected, connections; and since the element "
                            "last started, kept after it stops: frames (buffers taken), host-total-ms (the streaming "
-                           "thread's time on them, which never waits there: its CPU time, as waldboostdetect's "
-                           "host-total-ms) and worker-total-ms (the worker thread's CPU time: writing, sending, the "
-                           "connection's upkeep)",
+                           "thread's CPU time on them, as waldboostdetect's host-total-ms) and worker-total-ms (the "
+                           "worker thread's: writing, sending, the connection's upkeep)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);

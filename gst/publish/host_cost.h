@@ -12,7 +12,8 @@
 #include <gst/gst.h>
 
 #include <atomic>
-#include <chrono>
+
+#include "core/thread_time.h"
 
 namespace waldboost_publish {
 
@@ -30,18 +31,16 @@ struct HostCost {
     static double ms(gint64 ns) { return static_cast<double>(ns) * 1e-6; }
 };
 
-/* Times the streaming thread's part of one buffer into `cost`. That part
- * never waits, so its time on the monotonic clock is its CPU time (plus
- * any preemption, which only makes the figure larger): a read of that
- * clock costs tens of nanoseconds, where the thread's CPU clock is a
- * system call costing microseconds, as much as what it would measure. */
+/* Counts the streaming thread's CPU time on one buffer into `cost`, as the
+ * detector counts its own: a clock on the wall would count the time the
+ * thread waits for a core, which many streams on few cores make larger
+ * than the work itself. */
 class StreamingTime {
 public:
-    explicit StreamingTime(HostCost& cost) : cost_(cost), start_(std::chrono::steady_clock::now()) {}
+    explicit StreamingTime(HostCost& cost) : cost_(cost), start_(waldboost::thread_cpu_ns()) {}
     ~StreamingTime()
     {
-        cost_.streaming_ns +=
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+        cost_.streaming_ns += waldboost::thread_cpu_ns() - start_;
         ++cost_.frames;
     }
     StreamingTime(const StreamingTime&) = delete;
@@ -49,7 +48,7 @@ public:
 
 private:
     HostCost& cost_;
-    const std::chrono::steady_clock::time_point start_;
+    const gint64 start_;
 };
 
 }  // namespace waldboost_publish
