@@ -181,13 +181,22 @@ std::string iso8601_utc(gint64 unix_ns)
 {
     const gint64 seconds = unix_ns / 1000000000;
     const int millis = static_cast<int>((unix_ns % 1000000000) / 1000000);
-    const time_t t = static_cast<time_t>(seconds);
-    struct tm utc;
-    gmtime_r(&t, &utc);
-    /* Numbers only (strftime would consult the locale for each frame). */
+    /* The date changes once a day: gmtime_r takes glibc's time zone lock,
+     * which every stream's converter would take on every frame. */
+    thread_local gint64 day = G_MININT64;
+    thread_local char date[16];
+    const gint64 today = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
+    if (today != day) {
+        const time_t t = static_cast<time_t>(today * 86400);
+        struct tm utc;
+        gmtime_r(&t, &utc);
+        g_snprintf(date, sizeof date, "%04d-%02d-%02d", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday);
+        day = today;
+    }
+    const int in_day = static_cast<int>(seconds - today * 86400);
     char text[64];
-    g_snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
-               utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+    g_snprintf(text, sizeof text, "%sT%02d:%02d:%02d.%03dZ", date, in_day / 3600, in_day / 60 % 60, in_day % 60,
+               millis);
     return text;
 }
 

@@ -69,6 +69,7 @@ struct _GstWaldboostMetaConvert {
     std::atomic<guint64>* documents; /* made, for stats */
     GstCaps* ntp_caps;               /* timestamp/x-ntp, made once */
     GstCaps* unix_caps;              /* timestamp/x-unix */
+    const GstMetaInfo* events_info;  /* the detector's events meta, once registered */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaConvert, gst_waldboost_meta_convert, GST_TYPE_ELEMENT);
@@ -212,7 +213,13 @@ static void post_json_messages(GstWaldboostMetaConvert* self, const std::vector<
 static std::vector<std::string> events_of(GstWaldboostMetaConvert* self, GstBuffer* buffer, const FrameContext& c)
 {
     std::vector<std::string> docs;
-    const GstMetaInfo* info = gst_meta_get_info(WALDBOOST_TRACK_EVENTS_META_NAME);
+    /* Looked up by name (a registry lock) until the detector's plugin has
+     * registered it, then kept. */
+    if (!self->events_info)
+        self->events_info = gst_meta_get_info(WALDBOOST_TRACK_EVENTS_META_NAME);
+    const GstMetaInfo* info = self->events_info;
+    if (!info)
+        return docs;
     gpointer state = nullptr;
     while (GstMeta* m = gst_buffer_iterate_meta(buffer, &state)) {
         if (m->info != info)

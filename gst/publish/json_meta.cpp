@@ -15,6 +15,32 @@ void json_meta_register()
     gst_meta_register_custom(WALDBOOST_JSON_META_NAME, tags, nullptr, nullptr, nullptr);
 }
 
+namespace {
+
+/* Looked up once: a lookup by name takes GLib's global quark lock, or
+ * GStreamer's meta registry lock, which every stream's converter and
+ * publisher would take on every frame. */
+struct Names {
+    GQuark structure = g_quark_from_static_string(WALDBOOST_JSON_STRUCTURE);
+    GQuark source = g_quark_from_static_string("source");
+    GQuark documents = g_quark_from_static_string("documents");
+};
+
+const Names& names()
+{
+    static const Names n;
+    return n;
+}
+
+/* Registered by the plugin before any element exists. */
+const GstMetaInfo* meta_info()
+{
+    static const GstMetaInfo* info = gst_meta_get_info(WALDBOOST_JSON_META_NAME);
+    return info;
+}
+
+}  // namespace
+
 void set_json_fields(GstStructure* s, const std::string& source, const std::vector<std::string>& documents)
 {
     GValue array = G_VALUE_INIT;
@@ -25,17 +51,20 @@ void set_json_fields(GstStructure* s, const std::string& source, const std::vect
         g_value_set_string(&item, d.c_str());
         gst_value_array_append_and_take_value(&array, &item);
     }
-    gst_structure_set(s, "source", G_TYPE_STRING, source.c_str(), nullptr);
-    gst_structure_take_value(s, "documents", &array);
+    GValue text = G_VALUE_INIT;
+    g_value_init(&text, G_TYPE_STRING);
+    g_value_set_string(&text, source.c_str());
+    gst_structure_id_take_value(s, names().source, &text);
+    gst_structure_id_take_value(s, names().documents, &array);
 }
 
 bool get_json_fields(const GstStructure* s, std::string* source, std::vector<std::string>* documents)
 {
-    if (!s || !gst_structure_has_name(s, WALDBOOST_JSON_STRUCTURE))
+    if (!s || gst_structure_get_name_id(s) != names().structure)
         return false;
-    const gchar* src = gst_structure_get_string(s, "source");
-    *source = src ? src : "";
-    const GValue* array = gst_structure_get_value(s, "documents");
+    const GValue* src = gst_structure_id_get_value(s, names().source);
+    *source = src && G_VALUE_HOLDS_STRING(src) && g_value_get_string(src) ? g_value_get_string(src) : "";
+    const GValue* array = gst_structure_id_get_value(s, names().documents);
     if (!array || !GST_VALUE_HOLDS_ARRAY(array))
         return false;
     for (guint i = 0; i < gst_value_array_get_size(array); ++i) {
@@ -48,7 +77,8 @@ bool get_json_fields(const GstStructure* s, std::string* source, std::vector<std
 
 void add_json_meta(GstBuffer* buffer, const std::string& source, const std::vector<std::string>& documents)
 {
-    GstCustomMeta* meta = gst_buffer_add_custom_meta(buffer, WALDBOOST_JSON_META_NAME);
+    const GstMetaInfo* info = meta_info();
+    GstCustomMeta* meta = info ? reinterpret_cast<GstCustomMeta*>(gst_buffer_add_meta(buffer, info, nullptr)) : nullptr;
     if (!meta)
         return;
     GstStructure* s = gst_custom_meta_get_structure(meta);
@@ -58,8 +88,9 @@ void add_json_meta(GstBuffer* buffer, const std::string& source, const std::vect
 
 const GstStructure* json_meta_structure(GstBuffer* buffer)
 {
-    GstCustomMeta* meta = gst_buffer_get_custom_meta(buffer, WALDBOOST_JSON_META_NAME);
-    return meta ? gst_custom_meta_get_structure(meta) : nullptr;
+    const GstMetaInfo* info = meta_info();
+    GstMeta* meta = info ? gst_buffer_get_meta(buffer, info->api) : nullptr;
+    return meta ? gst_custom_meta_get_structure(reinterpret_cast<GstCustomMeta*>(meta)) : nullptr;
 }
 
 }  // namespace waldboost_publish
