@@ -240,15 +240,73 @@ int helper_fallback_start_exhausted()
     return 0;
 }
 
+/* Holds the element's first outgoing frame until a warning is on the bus
+ * (or kMaxHoldUs passed): the worker, which pushes it, then collects no
+ * other frame, so the frames pushed meanwhile are in flight together
+ * however fast the device is. */
+struct FirstFrameHold {
+    static constexpr gint64 kMaxHoldUs = 20 * G_USEC_PER_SEC;
+    GMutex lock;
+    GCond warned_cond;
+    bool warned = false;
+    bool held = false;
+
+    FirstFrameHold()
+    {
+        g_mutex_init(&lock);
+        g_cond_init(&warned_cond);
+    }
+    ~FirstFrameHold()
+    {
+        g_cond_clear(&warned_cond);
+        g_mutex_clear(&lock);
+    }
+
+    /* Sync handler: notes a warning and passes every message on. */
+    static GstBusSyncReply on_message(GstBus*, GstMessage* m, gpointer data)
+    {
+        auto* self = static_cast<FirstFrameHold*>(data);
+        if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
+            g_mutex_lock(&self->lock);
+            self->warned = true;
+            g_cond_broadcast(&self->warned_cond);
+            g_mutex_unlock(&self->lock);
+        }
+        return GST_BUS_PASS;
+    }
+
+    static GstPadProbeReturn on_buffer(GstPad*, GstPadProbeInfo*, gpointer data)
+    {
+        auto* self = static_cast<FirstFrameHold*>(data);
+        const gint64 until = g_get_monotonic_time() + kMaxHoldUs;
+        g_mutex_lock(&self->lock);
+        if (!self->held) {
+            self->held = true;
+            while (!self->warned && g_cond_wait_until(&self->warned_cond, &self->lock, until)) {
+            }
+        }
+        g_mutex_unlock(&self->lock);
+        return GST_PAD_PROBE_OK;
+    }
+};
+
 /* An allocation for the second frame in flight fails (buffer-create:3:
  * the classifier's upload, then each slot's first frame): the element keeps
  * one frame in flight instead of failing, warns once, and every frame comes
- * out in order with its detections, on the same device. */
+ * out in order with its detections, on the same device. The first frame
+ * is held on its way out until the warning, so that a second frame is in
+ * flight whatever the timing (with a fast device and a slow host, as under
+ * the sanitizers, every frame could otherwise be done before the next). */
 int helper_inflight_shrinks()
 {
     constexpr int kFrames = 8;
     GstBus* bus = gst_bus_new();
+    /* Static: a failed check returns with the element still holding it. */
+    static FirstFrameHold hold;
+    gst_bus_set_sync_handler(bus, FirstFrameHold::on_message, &hold, nullptr);
     GstHarness* h = helper_harness({{"max-inflight", "3"}}, bus);
+    GstPad* src = gst_element_get_static_pad(h->element, "src");
+    const gulong probe = gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, FirstFrameHold::on_buffer, &hold, nullptr);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     for (int k = 0; k < kFrames; ++k)
         HELPER_CHECK(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k) == GST_FLOW_OK, "push %d failed", k);
@@ -275,7 +333,10 @@ int helper_inflight_shrinks()
                      !contains(log.warnings[0].message, "does not fit"),
                  "the warning does not say what happened and what was kept");
     HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 0, "a fallback for a smaller queue");
+    gst_pad_remove_probe(src, probe);
+    gst_object_unref(src);
     gst_element_set_bus(h->element, nullptr);
+    gst_bus_set_sync_handler(bus, nullptr, nullptr, nullptr);
     gst_object_unref(bus);
     gst_harness_teardown(h);
     return 0;
