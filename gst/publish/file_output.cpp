@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,6 +19,10 @@ namespace {
 /* How often the file is looked for while it is written, or opened again
  * after a failure. */
 constexpr gint64 kWatchIntervalUs = G_USEC_PER_SEC;
+
+/* Lines gathered beyond this are written at once: a long round (a slow
+ * disk, a full queue) keeps its memory bounded. */
+constexpr size_t kFlushBytes = 256 * 1024;
 
 }  // namespace
 
@@ -30,6 +35,7 @@ FileOutput::~FileOutput() { close_file(); }
 
 void FileOutput::close_file()
 {
+    flush();
     if (fd_ >= 0)
         close(fd_);
     fd_ = -1;
@@ -104,31 +110,46 @@ void FileOutput::watch()
     }
 }
 
-bool FileOutput::write_line(const std::string& payload)
+void FileOutput::add_line(const std::string& payload)
 {
-    std::string line = payload;
-    line += '\n';
+    pending_ += payload;
+    pending_ += '\n';
+    line_ends_.push_back(pending_.size());
+    if (pending_.size() >= kFlushBytes)
+        flush();
+}
+
+void FileOutput::flush()
+{
+    if (line_ends_.empty())
+        return;
     size_t done = 0;
-    while (done < line.size()) {
-        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    int error = 0;
+    while (fd_ >= 0 && done < pending_.size()) {
+        const ssize_t n = ::write(fd_, pending_.data() + done, pending_.size() - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            const int error = n < 0 ? errno : ENOSPC;
-            /* No half line: what was written of this one is cut off, so
-             * that the file stays whole JSON lines. */
-            if (done > 0 && ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
-                /* A device (/dev/full) has nothing to cut. */
-            }
-            fail("Could not write to \"" + path_ + "\": " + std::string(g_strerror(error)) +
-                 ". Documents are dropped (counted in stats) while writing fails.");
-            return false;
+            error = n < 0 ? errno : ENOSPC;
+            break;
         }
         done += static_cast<size_t>(n);
     }
-    size_ += line.size();
-    ++written_docs_;
-    return true;
+    /* The lines written whole; a part of the next one is cut off. */
+    const size_t whole =
+        static_cast<size_t>(std::upper_bound(line_ends_.begin(), line_ends_.end(), done) - line_ends_.begin());
+    const size_t kept = whole > 0 ? line_ends_[whole - 1] : 0;
+    if (done > kept && ftruncate(fd_, static_cast<off_t>(size_ + kept)) != 0) {
+        /* A device (/dev/full) has nothing to cut. */
+    }
+    size_ += kept;
+    written_docs_ += whole;
+    lost_docs_ += line_ends_.size() - whole;
+    if (whole < line_ends_.size() && fd_ >= 0)
+        fail("Could not write to \"" + path_ + "\": " + std::string(g_strerror(error)) +
+             ". Documents are dropped (counted in stats) while writing fails.");
+    pending_.clear();
+    line_ends_.clear();
 }
 
 bool FileOutput::deliver(const Document& d)
@@ -151,13 +172,19 @@ bool FileOutput::deliver(const Document& d)
         return true;
     }
     watch();
-    if (fd_ >= 0 && max_size_ > 0 && size_ > 0 && size_ + d.payload.size() + 1 > max_size_)
+    const guint64 size = size_ + pending_.size();
+    if (fd_ >= 0 && max_size_ > 0 && size > 0 && size + d.payload.size() + 1 > max_size_)
         open(file_name(pattern_, ++index_), false);
     if (fd_ < 0)
         return false;
-    return write_line(d.payload);
+    add_line(d.payload);
+    return true;
 }
 
-void FileOutput::idle() { watch(); }
+void FileOutput::idle()
+{
+    flush();
+    watch();
+}
 
 }  // namespace waldboost_publish

@@ -5,7 +5,9 @@
  * JSON lines in a file: one document per line. A new file starts when a
  * Document says so (rotate_to: a splitmuxsink fragment's sidecar) or when
  * the next document would pass max_size bytes (the name's %d, or a
- * ".N" suffix, counts the files).
+ * ".N" suffix, counts the files). The lines are gathered and written
+ * once per round of the worker (PublishWorker::kRoundMs), when it runs out
+ * of documents: a write costs more than the line.
  */
 #pragma once
 
@@ -30,8 +32,10 @@ public:
     bool service(int) override { return false; }
     bool ready() override { return true; }
     bool deliver(const Document& d) override;
-    size_t in_flight() override { return 0; }
+    size_t in_flight() override { return line_ends_.size(); }
     guint64 confirmed() override { return written_docs_; }
+    guint64 lost() override { return lost_docs_; }
+    /* Writes the lines gathered since the last write. */
     void idle() override;
 
     /* The name of file number `index` of `pattern`. */
@@ -40,9 +44,13 @@ public:
 private:
     bool open(const std::string& path, bool append);
     void close_file();
-    /* Each line whole, with one write (no C library buffer: a failure is
-     * known at once, for this document). */
-    bool write_line(const std::string& payload);
+    /* The line goes into `pending_`, written by flush(): one write per
+     * round of the worker (or per kFlushBytes), not one per document. */
+    void add_line(const std::string& payload);
+    /* Writes `pending_` with as few writes as the kernel takes. A failure
+     * cuts the file back to its last whole line, so that it stays JSON
+     * lines, and counts the lines not written as lost. */
+    void flush();
     /* Once a second: a file removed while open, or one to open again. */
     void watch();
     void fail(const std::string& message);
@@ -54,7 +62,9 @@ private:
     std::string path_; /* the file written, or to open again */
     guint index_ = 0;
     guint64 size_ = 0;
-    guint64 written_docs_ = 0;
+    guint64 written_docs_ = 0, lost_docs_ = 0;
+    std::string pending_;           /* lines not written yet */
+    std::vector<size_t> line_ends_; /* where each of them ends in pending_ */
     gint64 next_watch_us_ = 0;
     bool failed_ = false; /* said once, until a file opens again */
     /* Following splitmuxsink, the documents made before its first fragment

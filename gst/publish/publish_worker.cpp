@@ -39,7 +39,7 @@ void PublishWorker::push(Document d)
     {
         std::lock_guard<std::mutex> guard(lock_);
         ++documents_;
-        if (queue_.size() >= capacity_) {
+        if (queue_.size() + taken_ >= capacity_) {
             ++dropped_;
             if (!dropping_) {
                 dropping_ = true;
@@ -48,7 +48,7 @@ void PublishWorker::push(Document d)
         } else {
             queue_.push_back(std::move(d));
         }
-        wake = queue_.size() >= (capacity_ + 1) / 2;
+        wake = queue_.size() + taken_ >= (capacity_ + 1) / 2;
     }
     /* The worker comes round at least every kRoundMs for what is queued:
      * waking it for each document would cost a wake of a thread per frame
@@ -64,9 +64,9 @@ size_t PublishWorker::drain(guint timeout_ms)
     std::unique_lock<std::mutex> lock(lock_);
     changed_.notify_all(); /* the worker, for what is queued */
     changed_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] {
-        return queue_.empty() && !busy_ && in_flight_ == 0;
+        return queue_.empty() && taken_ == 0 && in_flight_ == 0;
     });
-    return queue_.size() + (busy_ ? 1 : 0) + in_flight_;
+    return queue_.size() + taken_ + in_flight_;
 }
 
 PublishWorker::Counts PublishWorker::counts()
@@ -74,7 +74,7 @@ PublishWorker::Counts PublishWorker::counts()
     Counts c;
     std::lock_guard<std::mutex> guard(lock_);
     c.documents = documents_;
-    c.dropped = dropped_ + lost_;
+    c.dropped = dropped_ + lost_ + output_lost_;
     c.queued = queue_.size();
     c.published = published_;
     c.in_flight = in_flight_;
@@ -83,16 +83,45 @@ PublishWorker::Counts PublishWorker::counts()
     return c;
 }
 
+void PublishWorker::read_output_counts()
+{
+    in_flight_ = output_->in_flight();
+    published_ = output_->confirmed();
+    output_lost_ = output_->lost();
+}
+
+void PublishWorker::deliver_batch(std::deque<Document>& batch, std::unique_lock<std::mutex>& lock)
+{
+    lock.unlock();
+    guint64 lost = 0;
+    size_t done = 0;
+    for (; done < batch.size(); ++done) {
+        if (!output_->ready())
+            break;
+        const Document& d = batch[done];
+        if (!output_->deliver(d) && d.rotate_to.empty())
+            ++lost;
+    }
+    read_output_counts();
+    lock.lock();
+    lost_ += lost;
+    /* Kept in order ahead of what came meanwhile. */
+    for (size_t i = batch.size(); i > done; --i)
+        queue_.push_front(std::move(batch[i - 1]));
+    taken_ = 0;
+    batch.clear();
+}
+
 void PublishWorker::run()
 {
+    std::deque<Document> batch;
     std::unique_lock<std::mutex> lock(lock_);
     while (!stop_) {
         lock.unlock();
         /* The output's network work waits on its socket; without any, the
          * worker waits for documents. */
         const bool serviced = output_->service(20);
-        in_flight_ = output_->in_flight();
-        published_ = output_->confirmed();
+        read_output_counts();
         connected_ = output_->connected();
         connections_ = output_->connections();
         lock.lock();
@@ -100,29 +129,21 @@ void PublishWorker::run()
             changed_.notify_all();
             changed_.wait_for(lock, std::chrono::milliseconds(kRoundMs));
         }
+        /* The whole queue at once: one lock for a round's documents, not
+         * two per document. */
         while (!stop_ && !queue_.empty()) {
-            lock.unlock();
-            const bool ready = output_->ready();
-            lock.lock();
-            if (!ready || queue_.empty())
-                break;
-            Document d = std::move(queue_.front());
-            queue_.pop_front();
-            busy_ = true;
-            lock.unlock();
-            if (!output_->deliver(d) && d.rotate_to.empty())
-                ++lost_;
-            in_flight_ = output_->in_flight();
-            published_ = output_->confirmed();
-            lock.lock();
-            busy_ = false;
+            const size_t before = queue_.size();
+            batch.swap(queue_);
+            taken_ = batch.size();
+            deliver_batch(batch, lock);
+            if (queue_.size() >= before)
+                break; /* the output took none: not ready */
         }
         if (queue_.empty()) {
             dropping_ = false;
             lock.unlock();
             output_->idle();
-            in_flight_ = output_->in_flight();
-            published_ = output_->confirmed();
+            read_output_counts();
             lock.lock();
             changed_.notify_all();
         }

@@ -42,10 +42,14 @@ public:
     virtual bool ready() = 0;
     /* Delivers one; false when it is lost (counted as dropped). */
     virtual bool deliver(const Document& d) = 0;
-    /* Documents delivered but not confirmed yet (MQTT QoS 1 and 2). */
+    /* Documents delivered but not confirmed yet (MQTT QoS 1 and 2, or a
+     * file's lines not written yet). */
     virtual size_t in_flight() = 0;
     /* Confirmed deliveries so far. */
     virtual guint64 confirmed() = 0;
+    /* Documents deliver() took but lost later (a file's buffered lines
+     * that could not be written), counted as dropped. */
+    virtual guint64 lost() { return 0; }
     /* The queue ran empty: a good time to flush. */
     virtual void idle() {}
     virtual bool connected() { return true; }
@@ -84,6 +88,11 @@ public:
 
 private:
     void run();
+    /* Hands `batch` to the output in order, without the lock; what the
+     * output is not ready for goes back to the front of the queue. */
+    void deliver_batch(std::deque<Document>& batch, std::unique_lock<std::mutex>& lock);
+    /* The output's counters, read on the worker thread. */
+    void read_output_counts();
 
     std::unique_ptr<Output> output_;
     const size_t capacity_;
@@ -94,9 +103,9 @@ private:
     std::deque<Document> queue_;
     bool stop_ = false;
     bool dropping_ = false;
-    bool busy_ = false; /* the worker holds a document */
+    size_t taken_ = 0; /* documents the worker took out of the queue and holds */
     guint64 documents_ = 0, dropped_ = 0;
-    std::atomic<guint64> lost_{0}, in_flight_{0}, published_{0}, connections_{0};
+    std::atomic<guint64> lost_{0}, output_lost_{0}, in_flight_{0}, published_{0}, connections_{0};
     std::atomic<bool> connected_{false};
     std::thread thread_;
 };
