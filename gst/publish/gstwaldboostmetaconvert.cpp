@@ -132,16 +132,22 @@ static void frame_times(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameC
     }
     const gint64 now_ns = g_get_real_time() * 1000;
     c->system_time_ns = now_ns;
-    GstClock* clock = gst_element_get_clock(GST_ELEMENT(self));
+    if (!GST_CLOCK_TIME_IS_VALID(running))
+        return;
+    /* The clock and the base time under one lock (what
+     * gst_element_get_clock and gst_element_get_base_time take apiece). */
+    GstElement* element = GST_ELEMENT(self);
+    GST_OBJECT_LOCK(element);
+    GstClock* clock = element->clock ? GST_CLOCK(gst_object_ref(element->clock)) : nullptr;
+    const GstClockTime base_time = element->base_time;
+    GST_OBJECT_UNLOCK(element);
     if (!clock)
         return;
-    if (GST_CLOCK_TIME_IS_VALID(running)) {
-        /* The frame's clock time against the clock's now: how long before
-         * (or after) the wall clock's now it is due. */
-        const GstClockTime clock_now = gst_clock_get_time(clock);
-        const GstClockTime frame_clock = running + gst_element_get_base_time(GST_ELEMENT(self));
-        c->system_time_ns = now_ns + (static_cast<gint64>(frame_clock) - static_cast<gint64>(clock_now));
-    }
+    /* The frame's clock time against the clock's now: how long before
+     * (or after) the wall clock's now it is due. */
+    const GstClockTime clock_now = gst_clock_get_time(clock);
+    const GstClockTime frame_clock = running + base_time;
+    c->system_time_ns = now_ns + (static_cast<gint64>(frame_clock) - static_cast<gint64>(clock_now));
     gst_object_unref(clock);
 }
 
