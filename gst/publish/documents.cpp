@@ -194,9 +194,25 @@ std::string iso8601_utc(gint64 unix_ns)
         day = today;
     }
     const int in_day = static_cast<int>(seconds - today * 86400);
-    char text[64];
-    g_snprintf(text, sizeof text, "%sT%02d:%02d:%02d.%03dZ", date, in_day / 3600, in_day / 60 % 60, in_day % 60,
-               millis);
+    if (millis < 0) { /* before 1970: rare enough for the general way */
+        char text[64];
+        g_snprintf(text, sizeof text, "%sT%02d:%02d:%02d.%03dZ", date, in_day / 3600, in_day / 60 % 60, in_day % 60,
+                   millis);
+        return text;
+    }
+    /* The time of day by hand: a printf per frame cost more than the rest
+     * of the header. */
+    std::string text(date);
+    char time_of_day[] = "T00:00:00.000Z";
+    auto digits = [&](int at, int value, int count) {
+        for (int i = count - 1; i >= 0; --i, value /= 10)
+            time_of_day[at + i] = static_cast<char>('0' + value % 10);
+    };
+    digits(1, in_day / 3600, 2);
+    digits(4, in_day / 60 % 60, 2);
+    digits(7, in_day % 60, 2);
+    digits(10, millis, 3);
+    text += time_of_day;
     return text;
 }
 

@@ -24,6 +24,7 @@ struct Names {
     GQuark structure = g_quark_from_static_string(WALDBOOST_JSON_STRUCTURE);
     GQuark source = g_quark_from_static_string("source");
     GQuark documents = g_quark_from_static_string("documents");
+    GQuark meta = g_quark_from_static_string(WALDBOOST_JSON_META_NAME);
 };
 
 const Names& names()
@@ -60,7 +61,7 @@ void set_json_fields(GstStructure* s, const std::string& source, const std::vect
 
 bool get_json_fields(const GstStructure* s, std::string* source, std::vector<std::string>* documents)
 {
-    if (!s || gst_structure_get_name_id(s) != names().structure)
+    if (!s || (gst_structure_get_name_id(s) != names().structure && gst_structure_get_name_id(s) != names().meta))
         return false;
     const GValue* src = gst_structure_id_get_value(s, names().source);
     *source = src && G_VALUE_HOLDS_STRING(src) && g_value_get_string(src) ? g_value_get_string(src) : "";
@@ -81,9 +82,9 @@ void add_json_meta(GstBuffer* buffer, const std::string& source, const std::vect
     GstCustomMeta* meta = info ? reinterpret_cast<GstCustomMeta*>(gst_buffer_add_meta(buffer, info, nullptr)) : nullptr;
     if (!meta)
         return;
-    GstStructure* s = gst_custom_meta_get_structure(meta);
-    gst_structure_set_name(s, WALDBOOST_JSON_STRUCTURE);
-    set_json_fields(s, source, documents);
+    /* The structure keeps the meta's name: renaming it would look the
+     * name up again behind GLib's process-wide quark lock. */
+    set_json_fields(gst_custom_meta_get_structure(meta), source, documents);
 }
 
 const GstStructure* json_meta_structure(GstBuffer* buffer)

@@ -3,11 +3,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * How waldboostmetaconvert hands its JSON documents to a publisher: a
- * GstCustomMeta named "WaldboostJsonMeta" on the frame's buffer, and at the
- * end of a stream (tracks that leave then have no frame) a custom
- * downstream event; both carry the structure "waldboost-json" with
- * "source" (string, the source-id) and "documents" (a GstValueArray of
- * strings, in the order they were made).
+ * GstCustomMeta named "WaldboostJsonMeta" on the frame's buffer (its
+ * structure has the meta's name), and at the end of a stream (tracks that
+ * leave then have no frame) a custom downstream event with the structure
+ * "waldboost-json"; both structures hold "source" (string, the source-id)
+ * and "documents" (a GstValueArray of strings, in the order they were
+ * made).
  */
 #pragma once
 
@@ -25,7 +26,8 @@ void json_meta_register();
 
 /* Fills `s` ("source", "documents") */
 void set_json_fields(GstStructure* s, const std::string& source, const std::vector<std::string>& documents);
-/* Reads them back; false when `s` is not a "waldboost-json" structure. */
+/* Reads them back; false when `s` is neither the meta's structure nor a
+ * "waldboost-json" one. */
 bool get_json_fields(const GstStructure* s, std::string* source, std::vector<std::string>* documents);
 
 /* Attaches the meta to `buffer` (writable). */

@@ -22,7 +22,7 @@ namespace waldboost_publish {
 class JsonWriter {
 public:
     /* Pretty: one member or element per line, indented by two spaces. */
-    explicit JsonWriter(bool pretty) : pretty_(pretty) {}
+    explicit JsonWriter(bool pretty) : pretty_(pretty) { out_.reserve(kInitialBytes); }
 
     void begin_object() { open('{'); }
     void end_object() { close('}'); }
@@ -64,6 +64,8 @@ public:
     std::string take() { return std::move(out_); }
 
 private:
+    /* A frame document with a few objects fits without growing. */
+    static constexpr size_t kInitialBytes = 1024;
     void open(char bracket);
     void close(char bracket);
     void value_start(); /* the comma and line before a value in an array */
