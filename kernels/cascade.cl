@@ -60,12 +60,20 @@ typedef struct {
     __global const HaarNode* nodes;
     /* The factor of the window being evaluated (feature_window_norm). */
     float norm;
+#ifdef STOP_CHECKS
+    /* The host's stop flag (the `stop` argument; waldboost.cl reads it). */
+    __global const volatile int* stop_flag;
+#endif
 } Cascade;
 
+/* `stop`: the host's stop flag (engine/stop_flag.h), raised when the
+ * frame's results will be dropped. The row scan always reads it; the
+ * reduction only when built with STOP_CHECKS (waldboost.cl says when). */
 #define CASCADE_ARGS                                                                                         \
     __global const integral_t *integral, int pitch, __global const int4 *features, __global const long *responses, \
         __global const long *thresholds, __global const uchar *resets, __global const uint *squares,           \
-        __global const uint *tilted, __global const HaarNode *nodes, long final_threshold
+        __global const uint *tilted, __global const HaarNode *nodes, long final_threshold,                   \
+        __global const volatile int *stop
 #define MAKE_CASCADE()                                                                                       \
     Cascade c;                                                                                               \
     c.integral = integral;                                                                                   \
@@ -77,7 +85,13 @@ typedef struct {
     c.squares = squares;                                                                                     \
     c.tilted = tilted;                                                                                       \
     c.nodes = nodes;                                                                                         \
-    c.norm = 1.0f
+    c.norm = 1.0f;                                                                                           \
+    CASCADE_STOP_FLAG(c)
+#ifdef STOP_CHECKS
+#define CASCADE_STOP_FLAG(c) (c).stop_flag = stop
+#else
+#define CASCADE_STOP_FLAG(c)
+#endif
 
 /* Defined by the feature file. */
 static long feature_response(const Cascade* c, int origin, int t);

@@ -67,12 +67,14 @@ static uint lanes_set(int16 mask)
 }
 
 /* Rows of every level, one work-item each; `levels[].first_row` numbers them.
- * `stop`: the host's stop flag (engine/stop_flag.h), read between steps of
- * LANES windows: once raised, the frame's results are incomplete and the
- * host drops them, so a stop waits for no more than a step per row. */
+ * `stop` (CASCADE_ARGS): the host's stop flag (engine/stop_flag.h), read
+ * between steps of LANES windows, and with STOP_CHECKS (waldboost.cl) every
+ * STOP_STRIDE weak classifiers within one: once raised, the frame's results
+ * are incomplete and the host drops them, so a stop waits for no more than a
+ * step per row, or STOP_STRIDE weak classifiers of one. */
 __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int level_count, uint total_rows,
                         __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
-                        __global uchar* first_stage_rejected, __global const volatile int* stop)
+                        __global uchar* first_stage_rejected)
 {
     MAKE_CASCADE();
     const uint row_index = get_global_id(0);
@@ -114,6 +116,12 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             const uint live = lanes_set(alive);
             if (live == 0 || (t > FIRST_TEST && live < MIN_LANES))
                 break;
+#ifdef STOP_CHECKS
+            if ((t & (STOP_STRIDE - 1)) == 0 && *stop) {
+                alive = (int16)0;
+                break;
+            }
+#endif
             evaluated += live;
             sum += feature_responses(&c, origin, level.step, t, norm);
             const long threshold = thresholds[t];

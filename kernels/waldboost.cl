@@ -32,7 +32,7 @@
  * Build options (all -D): GROUP_SIZE, STEP4_GROUP_SIZE, STEP1_UNSYNC,
  * STEP1_DIVISOR, STEP2_UNSYNC, STEP2_DIVISOR, STEP2_ROUNDS, WEAK_COUNT, FIRST_TEST;
  * STEP4_SEGMENTS (STEP4_ITEMS) where the feature kind asks for it;
- * ROW_SCAN with the row scan (scan_rows.cl).
+ * ROW_SCAN with the row scan (scan_rows.cl); STOP_CHECKS (below).
  */
 
 /* ScanLevel, Candidate, Accepted and the counter slots: kernels/shared.h;
@@ -76,6 +76,17 @@ static int window_origin(__global const ScanLevel* levels, int level_count, int 
 #define STEP1_REPACK 0
 #endif
 
+#ifdef STOP_CHECKS
+/* Built in only for classifiers whose windows may cost more node
+ * evaluations than any real cascade's (the engine's build_options()
+ * decides): then one window alone may take long, and a frame minutes. A
+ * window reads the host's stop flag (Cascade::stop_flag) when a scan hands
+ * it on and at every STOP_STRIDE-th weak classifier, and ends once the flag
+ * is raised: the host drops the frame's results. Segments end at those weak
+ * classifiers, so that no segment runs past a check. */
+#define STOP_STRIDE 16
+#endif
+
 /* Evaluates the weak classifier at *t, or with `segments` those from *t up
  * to the next rejection test or sum reset (none of which can end the
  * window) in a loop without exits whose reads the compiler can issue
@@ -85,6 +96,13 @@ static void advance_segment(const Cascade* c, int origin, int stop, uint* t, lon
                             uint* evaluated, __global uchar* first_stage_rejected, uint index, bool segments)
 {
     const int k = (int)*t;
+#ifdef STOP_CHECKS
+    if ((k & (STOP_STRIDE - 1)) == 0 && *c->stop_flag) {
+        *alive = false;
+        return;
+    }
+    stop = min(stop, (k | (STOP_STRIDE - 1)) + 1);
+#endif
     int end = k;
     long s = *sum;
     if (segments) {
@@ -118,6 +136,11 @@ static void advance_by(const Cascade* c, int origin, int stop, uint* t, long* su
                        __global uchar* first_stage_rejected, uint index, bool segments)
 {
     stop = min(stop, WEAK_COUNT);
+#ifdef STOP_CHECKS
+    /* A window handed on after the stop costs nothing more. */
+    if (*c->stop_flag)
+        *alive = false;
+#endif
     while (*alive && (int)*t < stop)
         advance_segment(c, origin, stop, t, sum, alive, evaluated, first_stage_rejected, index, segments);
 }
@@ -449,8 +472,8 @@ void step2_reduce(LIST_STEP_ARGS)
  * classifiers of a chunk, so that its reads are in flight together
  * (docs/history.md, round 10). */
 static void finish_by_segments(const Cascade* c, int origin, const Candidate cand, __local long* sums,
-                               __global const ScanLevel* levels, int level_count, __global Accepted* accepted,
-                               uint accepted_capacity, __global uint* counters,
+                               __local int* stop_seen, __global const ScanLevel* levels, int level_count,
+                               __global Accepted* accepted, uint accepted_capacity, __global uint* counters,
                                __global uchar* first_stage_rejected, long final_threshold)
 {
     const int lid = get_local_id(0);
@@ -459,6 +482,18 @@ static void finish_by_segments(const Cascade* c, int origin, const Candidate can
     int base = (int)cand.next;
     uint evaluated = 0;
     while (alive && base < WEAK_COUNT) {
+#ifdef STOP_CHECKS
+        /* One read for the group, whose work-items leave the loop together
+         * (barriers); the first barrier waits until the last one is read. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            *stop_seen = *c->stop_flag;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (*stop_seen) {
+            alive = false;
+            break;
+        }
+#endif
         const int end = feature_segment_end(c, base, WEAK_COUNT);
         const int stop = min(end + 1, base + STEP4_GROUP_SIZE * STEP4_ITEMS);
         long own = 0;
@@ -511,6 +546,12 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
     __local uchar heads[STEP4_GROUP_SIZE];
     __local uint first_reject;
     __local uint evaluated;
+#ifdef STOP_CHECKS
+    __local int stop_seen; /* the stop flag as the group's first work-item read it */
+#define STOP_SEEN_AT (&stop_seen)
+#else
+#define STOP_SEEN_AT ((__local int*)0) /* never read */
+#endif
     MAKE_CASCADE();
     const int lid = get_local_id(0);
     const uint count = min(counters[in_counter], in_capacity);
@@ -519,8 +560,8 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
         const int origin = window_origin(levels, level_count, pitch, cand.index);
         c.norm = feature_window_norm(&c, origin);
 #ifdef STEP4_SEGMENTS
-        finish_by_segments(&c, origin, cand, sums, levels, level_count, accepted, accepted_capacity, counters,
-                           first_stage_rejected, final_threshold);
+        finish_by_segments(&c, origin, cand, sums, STOP_SEEN_AT, levels, level_count, accepted, accepted_capacity,
+                           counters, first_stage_rejected, final_threshold);
 #else
         if (lid == 0) {
             first_reject = WEAK_COUNT;
@@ -528,10 +569,22 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
         }
         long carry = cand.sum;
         long last = cand.sum;
+        bool stopped = false; /* the group saw the stop flag raised */
         for (int base = (int)cand.next; base < WEAK_COUNT; base += STEP4_GROUP_SIZE) {
+#ifdef STOP_CHECKS
+            /* Read by one work-item for the group (see finish_by_segments);
+             * the others read it last before the chunk's barriers. */
+            if (lid == 0)
+                stop_seen = *c.stop_flag;
+#endif
             barrier(CLK_LOCAL_MEM_FENCE);
             if (first_reject < WEAK_COUNT)
                 break;
+#ifdef STOP_CHECKS
+            stopped = stop_seen != 0;
+            if (stopped)
+                break;
+#endif
             const int t = base + lid;
             const bool valid = t < WEAK_COUNT;
             long value = valid ? feature_response(&c, origin, t) : 0;
@@ -571,7 +624,7 @@ void step4_finish(CASCADE_ARGS, __global const ScanLevel* levels, int level_coun
             if (first_reject < WEAK_COUNT) {
                 if ((int)first_reject == FIRST_TEST)
                     first_stage_rejected[cand.index] = 1;
-            } else {
+            } else if (!stopped) {
                 accept(accepted, accepted_capacity, counters, levels, level_count, cand.index, last, final_threshold);
             }
         }

@@ -746,7 +746,8 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
         "-D WEAK_COUNT=8 -D FIRST_TEST=2 -D STUMPS -D INTEGRAL_BITS=32";
     std::set<std::string> compiled;
     /* Both layouts and both scans, with each feature kind's file
-     * (kernels/lbp.cl, kernels/haar.cl); the tracker's template search is a
+     * (kernels/lbp.cl, kernels/haar.cl), both step 4s, and with the stop
+     * checks of costly classifiers; the tracker's template search is a
      * program of its own (kernels/track.cl). */
     std::vector<std::pair<std::string, std::string>> programs;
     const FeatureKind& lbp_kind = lbp_feature_kind();
@@ -755,7 +756,10 @@ TEST(KernelArgs, GeneratedSignaturesMatchTheCompiledKernels)
         {&lbp_kind, ""},
         {&lbp_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN"},
         {&haar_kind, " -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24"},
-        {&haar_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"}};
+        {&haar_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN -D WINDOW_WIDTH=20 -D WINDOW_HEIGHT=30"},
+        {&lbp_kind, " -D STOP_CHECKS"},
+        {&lbp_kind, " -D PYRAMID_BY_ROWS -D ROW_SCAN -D STOP_CHECKS"},
+        {&haar_kind, " -D STEP4_SEGMENTS -D STOP_CHECKS -D WINDOW_WIDTH=24 -D WINDOW_HEIGHT=24"}};
     for (const auto& [kind, layout] : variants) {
         const bool row_scan = std::string(layout).find("ROW_SCAN") != std::string::npos;
         programs.emplace_back(kernel_program_source(*kind, row_scan), common + layout);

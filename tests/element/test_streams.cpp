@@ -550,6 +550,44 @@ static std::string hostile_cascade_file(int trees)
     return temporary_classifier_file(c);
 }
 
+/* The stats' field `name` as a string ("" without it). */
+static std::string stats_field(GstHarness* h, const char* name)
+{
+    GstStructure* stats = nullptr;
+    g_object_get(h->element, "stats", &stats, nullptr);
+    const char* value = stats ? gst_structure_get_string(stats, name) : nullptr;
+    const std::string text = value ? value : "";
+    if (stats)
+        gst_structure_free(stats);
+    return text;
+}
+
+/* One window first, so that whatever the device compiles at a kernel's
+ * first launch is done before the frame that is stopped. */
+static void push_one_window(GstHarness* h)
+{
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 24, 24);
+    fail_unless_equals_int(push_frame(h, crop(astronaut(), 200, 100, 24, 24), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+    GstBuffer* first = gst_harness_pull(h);
+    fail_unless(first != nullptr, "the one-window frame did not come out");
+    gst_buffer_unref(first);
+}
+
+/* Pushes `frame` (a hostile classifier's), checks that it is still on the
+ * device a second later (something to stop), then stops the element:
+ * the stop's seconds. */
+static double stop_during_hostile_frame(GstHarness* h, const GrayImage& frame)
+{
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, frame.width, frame.height);
+    fail_unless_equals_int(push_frame(h, frame, GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
+    g_usleep(G_USEC_PER_SEC);
+    GstBuffer* early = gst_harness_try_pull(h);
+    fail_unless(early == nullptr, "the hostile frame ended within a second: nothing to stop");
+    const gint64 stop_start = g_get_monotonic_time();
+    fail_unless(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    return (g_get_monotonic_time() - stop_start) / 1e6;
+}
+
 /* A stop while such a frame is on a CPU device ends within 2 s: the row
  * scan reads the engine's stop flag between steps of 16 windows, and the
  * frame's incomplete results are dropped with it. Before, the stop waited
@@ -559,23 +597,65 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_frame)
     const std::string path = hostile_cascade_file(32);
     GstHarness* h = harness_with({{"classifier", path}, {"device", "cpu"}, {"draw", "none"}});
     GstBus* bus = attach_bus(h);
-    /* One window first, so that whatever PoCL compiles at a kernel's first
-     * launch is done before the frame that is stopped. */
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 24, 24);
-    fail_unless_equals_int(push_frame(h, crop(astronaut(), 200, 100, 24, 24), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
-    GstBuffer* first = gst_harness_pull(h);
-    fail_unless(first != nullptr, "the one-window frame did not come out");
-    gst_buffer_unref(first);
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 320, 240);
-    fail_unless_equals_int(push_frame(h, crop(astronaut(), 60, 20, 320, 240), GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
-    g_usleep(G_USEC_PER_SEC);
-    GstBuffer* early = gst_harness_try_pull(h);
-    fail_unless(early == nullptr, "the hostile frame ended within a second: nothing to stop");
-    const gint64 stop_start = g_get_monotonic_time();
-    fail_unless(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
-    const double stop_s = (g_get_monotonic_time() - stop_start) / 1e6;
+    push_one_window(h);
+    const double stop_s = stop_during_hostile_frame(h, crop(astronaut(), 60, 20, 320, 240));
     g_print("test_streams_stop_abandons_a_hostile_frame: the stop took %.2f s\n", stop_s);
     fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame on the device", stop_s);
+    fail_if(pop_error(bus).found, "the stop posted an error");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* The same with the reduction, the GPUs' scan, on the CPU device: its
+ * kernels read the stop flag every 16 weak classifiers when the classifier
+ * is as costly as this one (STOP_CHECKS, kernels/waldboost.cl). Before,
+ * the stop waited for the whole frame. */
+GST_START_TEST(test_streams_stop_abandons_a_hostile_reduction)
+{
+    const std::string path = hostile_cascade_file(32);
+    /* Any field selects the reduction; this one is the CPU default. */
+    GstHarness* h = harness_with(
+        {{"classifier", path}, {"device", "cpu"}, {"draw", "none"}, {"reduction", "reduction, step2-repeats=(int)2"}});
+    GstBus* bus = attach_bus(h);
+    push_one_window(h);
+    fail_unless(stats_field(h, "scan") == "reduction", "the scan is %s", stats_field(h, "scan").c_str());
+    const double stop_s = stop_during_hostile_frame(h, crop(astronaut(), 60, 20, 320, 240));
+    g_print("test_streams_stop_abandons_a_hostile_reduction: the stop took %.2f s\n", stop_s);
+    fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame in the reduction", stop_s);
+    fail_if(pop_error(bus).found, "the stop posted an error");
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* The same on the default device, for GPUs (tests/device/run.sh
+ * element-test): a 4K frame with 48 such trees (near the most a classifier
+ * file may hold), so that even an H200 takes many seconds over it. The
+ * flag reaches the GPU's memory through a write on the flag's own queue,
+ * beside the kernel (engine/stop_flag.h). Nothing to test where the default
+ * device is a CPU: the case above runs there. */
+GST_START_TEST(test_streams_stop_abandons_a_hostile_frame_on_the_default_device)
+{
+    const std::string path = hostile_cascade_file(48);
+    GstHarness* h = harness_with({{"classifier", path}, {"device", "auto"}, {"draw", "none"}});
+    GstBus* bus = attach_bus(h);
+    push_one_window(h);
+    const std::string device = stats_field(h, "device");
+    if (contains(device, "(CPU")) {
+        g_print("test_streams_stop_abandons_a_hostile_frame_on_the_default_device: %s is a CPU: nothing to test "
+                "there\n",
+                device.c_str());
+    } else {
+        fail_unless(stats_field(h, "scan") == "reduction", "the scan is %s on %s", stats_field(h, "scan").c_str(),
+                    device.c_str());
+        const double stop_s = stop_during_hostile_frame(h, synthetic(3840, 2160, 1));
+        g_print("test_streams_stop_abandons_a_hostile_frame_on_the_default_device: the stop took %.2f s on %s\n",
+                stop_s, device.c_str());
+        fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame on %s", stop_s, device.c_str());
+    }
     fail_if(pop_error(bus).found, "the stop posted an error");
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);
@@ -683,6 +763,8 @@ TCase* element_case()
 {
     TCase* tc = tcase_create("streams");
     tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame);
+    tcase_add_test(tc, test_streams_stop_abandons_a_hostile_reduction);
+    tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame_on_the_default_device);
     tcase_add_test(tc, test_streams_missing_timestamps);
     tcase_add_test(tc, test_streams_gap_events);
     tcase_add_test(tc, test_streams_resolution_every_few_frames);

@@ -7,8 +7,9 @@
  * does a classifier scaled by 2^-50, responses spanning more than a double
  * are refused or exact, nothing is lost when every window is accepted, the
  * window cap keeps the reference's first windows, any finite final
- * threshold gives the reference's windows, and bounded step-2
- * rounds only move work. Exactness only: these may share the machine.
+ * threshold gives the reference's windows, bounded step-2 rounds only
+ * move work, and the stop checks of costly classifiers change no window.
+ * Exactness only: these may share the machine.
  */
 #include <gtest/gtest.h>
 
@@ -273,5 +274,32 @@ TEST(Engine, BoundedStep2RoundsPassWindowsOnAndFindTheSame)
                         static_cast<unsigned>(bounded.stats.candidates_after_step[1]),
                         static_cast<unsigned>(unbounded.stats.candidates_after_step[1]));
         }
+    }
+}
+
+TEST(Engine, StopChecksGiveTheReferencesWindows)
+{
+    /* Weak classifiers of no weight and no test after the last make a window
+     * cost more than 16,384 evaluations at most, which builds the kernels
+     * with the stop checks (STOP_CHECKS, kernels/waldboost.cl: segments end
+     * every 16 weak classifiers, steps read the stop flag); never raised,
+     * they change no window, in the reduction and in the row scan. */
+    std::mt19937 rng(55);
+    for (const bool stages : {false, true}) {
+        SCOPED_TRACE(stages ? "stage cascade" : "sequence");
+        Classifier c = random_classifier(rng, 16, 16, 40, stages);
+        WeakClassifier none;
+        none.feature = LbpFeature{};
+        none.reject_threshold = kNoRejection;
+        c.weak.resize(16400, none);
+        const GrayImage img = random_image(rng, 131, 97);
+        DetectParams params;
+        params.min_neighbors = 0;
+        const auto reference = detect_raw(c, img.view(), params);
+        for (const ReductionParams& p : parameter_sets())
+            expect_same_windows(Engine(c, config_with(p)).detect(img.view(), params).windows, reference,
+                                "group " + std::to_string(p.group_size));
+        expect_same_windows(Engine(c, rows_config()).detect(img.view(), params).windows, reference, "row scan");
+        EXPECT_GT(reference.size(), 10u);
     }
 }

@@ -72,7 +72,7 @@ BatchQueue::BatchQueue(SharedDevice& device, std::shared_ptr<const cl::Program> 
     for (int i = 0; i < slots; ++i) {
         auto batch = std::make_unique<Batch>();
         batch->slot = std::make_unique<FrameSlot>(device.slot_queue(plan_.profiling), *program_, plan_);
-        if (plan_.scan_by_rows) {
+        if (plan_.reads_stop_flag()) {
             if (!stop_flag_)
                 stop_flag_ = std::make_unique<StopFlag>(context_, context_.getInfo<CL_CONTEXT_DEVICES>().at(0));
             batch->slot->stop = stop_flag_->buffer();

@@ -147,8 +147,8 @@ private:
     std::shared_ptr<const BatchGeometry> geometry_for(const std::vector<std::shared_ptr<BatchRequest>>& requests);
 
     cl::Context context_;
-    /* The row scan's stop flag of the batches' slots: never raised, since
-     * a batch holds other engines' frames too. */
+    /* The stop flag of the batches' slots (EnginePlan::reads_stop_flag):
+     * never raised, since a batch holds other engines' frames too. */
     std::unique_ptr<StopFlag> stop_flag_;
     std::shared_ptr<BusyTime> busy_;
     std::shared_ptr<const cl::Program> program_;

@@ -21,6 +21,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "core/opencl/engine/batch_queue.h"
 #include "core/opencl/features/classifier_pack.h"
@@ -46,6 +48,40 @@ extern const std::string_view kCascadeKernels;
 extern const std::string_view kWaldboostKernels;
 extern const std::string_view kScanRowsKernels;
 
+namespace {
+
+/* The most node evaluations one window may cost: each weak classifier's
+ * longest walk through its tree (one for features without a tree), summed. */
+uint64_t worst_window_nodes(const Classifier& classifier)
+{
+    uint64_t total = 0;
+    for (const WeakClassifier& weak : classifier.weak) {
+        const auto* tree = std::get_if<HaarTree>(&weak.feature);
+        if (!tree || tree->nodes.empty()) {
+            ++total;
+            continue;
+        }
+        /* A child node comes after its parent (validate()): one pass back. */
+        std::vector<uint64_t> depth(tree->nodes.size(), 1);
+        for (size_t i = tree->nodes.size(); i-- > 0;)
+            for (const HaarNode::Child& child : {tree->nodes[i].left, tree->nodes[i].right})
+                if (!child.leaf)
+                    depth[i] = std::max(depth[i], 1 + depth[static_cast<size_t>(child.index)]);
+        total += depth[0];
+    }
+    return total;
+}
+
+/* Above this many node evaluations per window the kernels read the stop
+ * flag while windows run (STOP_CHECKS). Real cascades stay far below it
+ * (haarcascade_frontalface_default: 2,913 stumps), so their kernels are
+ * built as before. Below it a frame costs at most 16,384 / 2,913 (about
+ * 5.6) times the worst case of that cascade at the same size, which a stop
+ * may as well wait for, as it waits for that cascade's frames. */
+constexpr uint64_t kStopCheckNodes = 16384;
+
+}  // namespace
+
 struct Engine::Impl {
     Classifier classifier;
     SelectedDevice selected;
@@ -58,7 +94,8 @@ struct Engine::Impl {
     PackedClassifier packed;
     std::shared_ptr<const DeviceClassifier> device_classifier;
     std::vector<std::unique_ptr<FrameSlot>> slots;
-    /* The row scan's stop flag (abandon_frames); null with the reduction. */
+    /* The stop flag (abandon_frames); null where no kernel reads it
+     * (EnginePlan::reads_stop_flag). */
     std::unique_ptr<StopFlag> stop_flag;
     std::deque<size_t> order; /* slots in flight, oldest first */
     /* Guards `order`, `early` and `collecting`: submit() runs in one thread
@@ -134,6 +171,7 @@ void Engine::Impl::choose_plan(const EngineConfig& config)
     plan.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, device);
     validate(plan.reduction, device);
     plan.scan_by_rows = config.scan == ScanMethod::Rows || (config.scan == ScanMethod::Auto && plan.device_is_cpu);
+    plan.stop_checks = worst_window_nodes(classifier) > kStopCheckNodes;
     /* 16-bit integral values halve the bytes every window reads (docs/engine.md),
      * where the feature kind's block sums fit them. Only the GPU layout and
      * the reduction read them; the CPU kernels keep 32 bits. */
@@ -159,6 +197,8 @@ std::string Engine::Impl::build_options() const
         options += " -D PYRAMID_BY_ROWS";
     if (plan.scan_by_rows)
         options += " -D ROW_SCAN";
+    if (plan.stop_checks)
+        options += " -D STOP_CHECKS";
     const std::string extra = environment::extra_cl_options();
     if (!extra.empty())
         options += " " + extra;
@@ -220,7 +260,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
             &m.sharing.program_shared);
         if (m.sharing.program_shared)
             m.build_report.note = "shared with another engine on this device";
-        if (m.plan.scan_by_rows)
+        if (m.plan.reads_stop_flag())
             m.stop_flag = std::make_unique<StopFlag>(m.context, m.selected.device);
         for (int i = 0; i < config.max_in_flight; ++i) {
             m.slots.push_back(std::make_unique<FrameSlot>(m.shared->slot_queue(m.plan.profiling), *m.program, m.plan));

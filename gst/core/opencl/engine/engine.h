@@ -209,12 +209,15 @@ public:
      * needs the caller's serialisation. */
     void wait_for_oldest() const;
 
-    /* For a stop: the frames in flight end early on CPU devices, whose row
-     * scan reads a stop flag between steps of 16 windows (stop_flag.h), so
-     * that a stop does not wait for a frame a hostile classifier makes last
-     * minutes. Their results, and those of any frame submitted later, are
-     * incomplete: drop them, and the engine with them. Frames batched with
-     * other engines' run to their end. May be called from any thread. */
+    /* For a stop: the frames in flight end early where their kernels read
+     * the stop flag (stop_flag.h): the row scan between steps of 16
+     * windows, and with a classifier costly enough (STOP_CHECKS,
+     * kernels/waldboost.cl) the reduction, on any device, and the row scan
+     * every 16 weak classifiers of a window. A stop then does not wait for a
+     * frame a hostile classifier makes last minutes. Their results, and
+     * those of any frame submitted later, are incomplete: drop them, and the
+     * engine with them. Frames batched with other engines' run to their
+     * end. May be called from any thread. */
     void abandon_frames();
 
 private:

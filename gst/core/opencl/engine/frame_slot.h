@@ -35,6 +35,10 @@ struct EnginePlan {
     bool rows_layout = false;
     /* Scan by rows (kernels/scan_rows.cl) instead of the reduction. */
     bool scan_by_rows = false;
+    /* The kernels read the stop flag while windows run (-D STOP_CHECKS,
+     * kernels/waldboost.cl): for classifiers whose windows may cost more
+     * than any real cascade's (engine.cpp, kStopCheckNodes). */
+    bool stop_checks = false;
     bool device_is_cpu = false;
     /* Bits per integral-image value: 16 where every block sum fits
      * (kernels/common.cl), else 32. */
@@ -49,6 +53,9 @@ struct EnginePlan {
     bool band_layout() const { return !rows_layout; }
     int list_count() const { return 1 + reduction.step2_repeats; }
     size_t integral_value_bytes() const { return static_cast<size_t>(integral_bits / 8); }
+    /* A kernel reads the stop flag (stop_flag.h): the row scan always, the
+     * reduction with the stop checks. */
+    bool reads_stop_flag() const { return scan_by_rows || stop_checks; }
 };
 
 /* The memory one frame in flight takes: every buffer size_buffers() makes
@@ -96,8 +103,9 @@ struct FrameSlot {
      * integral images, with the integral's layout, and the squares' band
      * sums (GPU layout). */
     cl::Buffer squares, tilted, square_band_totals;
-    /* The row scan's stop flag (stop_flag.h): the engine's, or the batch
-     * queue's, which is never raised. */
+    /* The stop flag (stop_flag.h) where a kernel reads it
+     * (EnginePlan::reads_stop_flag): the engine's, or the batch queue's,
+     * which is never raised. */
     cl::Buffer stop;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;

@@ -93,7 +93,9 @@ private:
             .set("accepted", slot_.accepted)
             .set("accepted_capacity", static_cast<cl_uint>(slot_.accepted_capacity))
             .set("counters", slot_.counters)
-            .set("first_stage_rejected", slot_.first_stage_rejected);
+            .set("first_stage_rejected", slot_.first_stage_rejected)
+            /* Read only where the plan says: else any buffer will do. */
+            .set("stop", plan_.reads_stop_flag() ? slot_.stop : slot_.counters);
     }
 
     void upload()
@@ -247,7 +249,7 @@ private:
 
     void row_scan()
     {
-        cascade_args(slot_.scan_rows).set("total_rows", g_.scan_rows).set("stop", slot_.stop);
+        cascade_args(slot_.scan_rows).set("total_rows", g_.scan_rows);
         launch(slot_.scan_rows, round_up(g_.scan_rows, SCAN_ROWS_GROUP), SCAN_ROWS_GROUP);
     }
 

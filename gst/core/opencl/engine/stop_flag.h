@@ -2,20 +2,26 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A flag the host raises while kernels run, so that a frame's row scan on a
- * CPU device ends early: a stop then waits for at most the 16 windows each
- * row is walking, not for the rest of a frame that a hostile classifier can
- * make last minutes.
+ * A flag the host raises while kernels run, so that a frame ends early: a
+ * stop then waits for a step of the scan, not for the rest of a frame that
+ * a hostile classifier can make last minutes. The row scan reads it between
+ * steps of 16 windows; with the stop checks (kernels/waldboost.cl,
+ * STOP_CHECKS) the reduction and the row scan read it every 16 weak
+ * classifiers of a window too. Kernels read it through a volatile pointer,
+ * so every read goes to memory.
  *
- * The flag is one int in a CL_MEM_ALLOC_HOST_PTR buffer, mapped for as long
- * as the flag lives. On CPU devices (PoCL) that memory is the buffer's own,
- * as the engine's staging copy relies on: the kernels read the host's write
- * while they run (kernels/scan_rows.cl reads it through a volatile pointer
- * between steps of 16 windows). Only the row scan reads it, and the engine
- * uses the row scan on CPU devices only; a device with memory of its own
- * would never see the write, and its frames end as they would have.
+ * On CPU devices (PoCL) the flag is one int in a CL_MEM_ALLOC_HOST_PTR
+ * buffer, mapped for as long as the flag lives: that memory is the
+ * buffer's own, as the engine's staging copy relies on, and the kernels
+ * read the host's write while they run. A device with memory of its own
+ * (a GPU) would never see that write: there the buffer is the device's,
+ * and raise() writes 1 into it through the flag's own queue without
+ * waiting, which runs beside the frame's kernels (on NVIDIA GPUs a copy
+ * engine does it while a kernel runs).
  */
 #pragma once
+
+#include <atomic>
 
 #include "core/opencl/device/cl.h"
 
@@ -30,14 +36,16 @@ public:
 
     /* The buffer the kernels read (0 until raise()). */
     const cl::Buffer& buffer() const { return buffer_; }
-    /* Raised for good: every row scan that reads it ends at its next step. */
+    /* Raised for good: every kernel that reads it ends at its next check.
+     * Any thread; only the first call writes. */
     void raise();
-    bool raised() const;
+    bool raised() const { return raised_; }
 
 private:
-    cl::CommandQueue queue_; /* its own: a map on a shared queue would wait for others' frames */
+    cl::CommandQueue queue_; /* its own: a shared queue would run the write after others' frames */
     cl::Buffer buffer_;
-    volatile cl_int* data_ = nullptr;
+    volatile cl_int* data_ = nullptr; /* mapped, on CPU devices; else null */
+    std::atomic<bool> raised_{false};
 };
 
 }  // namespace waldboost::opencl
