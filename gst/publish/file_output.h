@@ -6,8 +6,10 @@
  * Document says so (rotate_to: a splitmuxsink fragment's sidecar) or when
  * the next document would pass max_size bytes (the name's %d, or a
  * ".N" suffix, counts the files). The lines are gathered and written
- * once per round of the worker (PublishWorker::kRoundMs), when it runs out
- * of documents: a write costs more than the line.
+ * once per round of the worker, when it runs out of documents: a write
+ * costs more than the line. A round is longer than MQTT's: a sidecar's
+ * readers want whole lines, not the newest within 100 ms, and each round
+ * costs the worker a wake and a write per camera.
  */
 #pragma once
 
@@ -37,6 +39,7 @@ public:
     guint64 lost() override { return lost_docs_; }
     /* Writes the lines gathered since the last write. */
     void idle() override;
+    int round_ms() override { return 250; }
 
     /* The name of file number `index` of `pattern`. */
     static std::string file_name(const std::string& pattern, guint index);

@@ -151,12 +151,20 @@ static void frame_times(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameC
     gst_object_unref(clock);
 }
 
-static FrameContext context_of(GstWaldboostMetaConvert* self, GstBuffer* buffer)
+/* The properties a frame reads, under one lock. */
+struct FrameSettings {
+    bool skip_empty = false;
+    bool post = false;
+};
+
+static FrameContext context_of(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameSettings* settings)
 {
     FrameContext c;
     GST_OBJECT_LOCK(self);
     c.source = *self->source_id;
     c.pretty = self->format == GST_WALDBOOST_JSON_PRETTY;
+    settings->skip_empty = self->skip_empty;
+    settings->post = self->post_messages;
     GST_OBJECT_UNLOCK(self);
     c.frame = self->frames;
     if (self->have_info) {
@@ -201,11 +209,8 @@ static void push_json(GstWaldboostMetaConvert* self, const std::vector<std::stri
 }
 
 static void post_json_messages(GstWaldboostMetaConvert* self, const std::vector<std::string>& docs,
-                               const FrameContext& c)
+                               const FrameContext& c, bool post)
 {
-    GST_OBJECT_LOCK(self);
-    const bool post = self->post_messages;
-    GST_OBJECT_UNLOCK(self);
     if (!post)
         return;
     for (const std::string& d : docs) {
@@ -243,14 +248,12 @@ static std::vector<std::string> events_of(GstWaldboostMetaConvert* self, GstBuff
 static std::vector<std::string> convert_frame(GstWaldboostMetaConvert* self, GstBuffer** buffer, FrameContext* c)
 {
     StreamingTime timed(*self->cost);
-    *c = context_of(self, *buffer);
+    FrameSettings settings;
+    *c = context_of(self, *buffer, &settings);
     std::vector<std::string> docs;
     size_t objects = 0;
     std::string frame_doc = frame_document(*buffer, *c, &objects);
-    GST_OBJECT_LOCK(self);
-    const bool skip = self->skip_empty && objects == 0;
-    GST_OBJECT_UNLOCK(self);
-    if (!skip)
+    if (!settings.skip_empty || objects > 0)
         docs.push_back(std::move(frame_doc));
     follow_open_tracks(*buffer, self->open);
     std::vector<std::string> events = events_of(self, *buffer, *c);
@@ -262,7 +265,7 @@ static std::vector<std::string> convert_frame(GstWaldboostMetaConvert* self, Gst
         *buffer = gst_buffer_make_writable(*buffer);
         add_json_meta(*buffer, c->source, docs);
     }
-    post_json_messages(self, docs, *c);
+    post_json_messages(self, docs, *c, settings.post);
     *self->documents += docs.size();
     return docs;
 }
@@ -288,7 +291,10 @@ static void close_open_tracks(GstWaldboostMetaConvert* self)
     c.pretty = self->format == GST_WALDBOOST_JSON_PRETTY;
     GST_OBJECT_UNLOCK(self);
     std::vector<std::string> docs = left_documents(self->open, c);
-    post_json_messages(self, docs, c);
+    GST_OBJECT_LOCK(self);
+    const bool post = self->post_messages;
+    GST_OBJECT_UNLOCK(self);
+    post_json_messages(self, docs, c, post);
     push_json(self, docs, c.pts, c.source);
     GstStructure* s = gst_structure_new_empty(WALDBOOST_JSON_STRUCTURE);
     set_json_fields(s, c.source, docs);

@@ -10,7 +10,8 @@
  * lines, or to an MQTT broker. Buffers pass unchanged. A bounded queue and
  * a worker thread keep the output off the video path: when the queue is
  * full, documents are dropped and counted (stats), never waited for. The
- * worker comes round for them every 100 ms (PublishWorker::kRoundMs).
+ * worker comes round for them every 250 ms for a file, 100 ms for MQTT
+ * (Output::round_ms()).
  *
  * gst-launch-1.0 ... ! waldboostmetaconvert source-id=cam1 ! waldboostmetapublish method=mqtt
  *     host=broker.lan topic="cameras/{source-id}" ! fakesink

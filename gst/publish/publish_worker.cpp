@@ -15,7 +15,8 @@ namespace waldboost_publish {
 
 PublishWorker::PublishWorker(std::unique_ptr<Output> output, size_t capacity, std::function<void(guint64)> on_drop,
                              std::atomic<gint64>* cpu_ns)
-    : output_(std::move(output)), capacity_(capacity), on_drop_(std::move(on_drop)), cpu_ns_(cpu_ns)
+    : output_(std::move(output)), round_ms_(output_->round_ms()), capacity_(capacity), on_drop_(std::move(on_drop)),
+      cpu_ns_(cpu_ns)
 {
     thread_ = std::thread([this] {
         run();
@@ -50,7 +51,7 @@ void PublishWorker::push(Document d)
         }
         wake = queue_.size() + taken_ >= (capacity_ + 1) / 2;
     }
-    /* The worker comes round at least every kRoundMs for what is queued:
+    /* The worker comes round at least every round_ms() for what is queued:
      * waking it for each document would cost a wake of a thread per frame
      * (more than the document costs to write). Half a queue wakes it. */
     if (wake)
@@ -127,7 +128,7 @@ void PublishWorker::run()
         lock.lock();
         if (!serviced && queue_.empty() && !stop_) {
             changed_.notify_all();
-            changed_.wait_for(lock, std::chrono::milliseconds(kRoundMs));
+            changed_.wait_for(lock, std::chrono::milliseconds(round_ms_));
         }
         /* The whole queue at once: one lock for a round's documents, not
          * two per document. */

@@ -54,16 +54,16 @@ public:
     virtual void idle() {}
     virtual bool connected() { return true; }
     virtual guint64 connections() { return 0; }
+    /* How long a document may wait in the queue for the worker (ms). */
+    virtual int round_ms() { return 100; }
 };
 
+/* The worker comes round for the queued documents every
+ * Output::round_ms() (the MQTT client's network work sooner), or at once
+ * when the queue is half full, at the end of the stream (drain) and at a
+ * stop: a document waits at most that long while the output takes them. */
 class PublishWorker {
 public:
-    /* The longest a document waits in the queue while the output takes
-     * documents: the worker comes round this often (the MQTT client's
-     * network work sooner), or at once when the queue is half full, at the
-     * end of the stream (drain) and at a stop. */
-    static constexpr int kRoundMs = 100;
-
     /* `on_drop` runs on the streaming thread at the first drop after the
      * queue last ran empty: the element warns there. The worker thread adds
      * the CPU time it used to `cpu_ns` (when given, which outlives it) as it
@@ -95,6 +95,7 @@ private:
     void read_output_counts();
 
     std::unique_ptr<Output> output_;
+    const int round_ms_;
     const size_t capacity_;
     std::function<void(guint64)> on_drop_;
     std::atomic<gint64>* cpu_ns_;
