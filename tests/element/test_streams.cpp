@@ -631,6 +631,41 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_reduction)
 }
 GST_END_TEST;
 
+/* Two elements with batching on (and a wait so that their frames would go
+ * to the device together): a classifier this costly launches each
+ * element's frames alone, so the stop of one ends its frame within 2 s,
+ * as without batching, and the other goes on. A batch's flag is never
+ * raised (one engine may not end the others' frames): before, the first
+ * stop waited for the whole batch. (20 trees, above the stop checks' 16: on one device queue, a's
+ * frame starts once b's has ended.) */
+GST_START_TEST(test_streams_stop_abandons_a_hostile_frame_with_batching)
+{
+    const std::string path = hostile_cascade_file(20);
+    const Props props = {{"classifier", path},       {"device", "cpu"},
+                         {"draw", "none"},           {"batching", "true"},
+                         {"batch-wait", "20000000"}, {"reduction", "reduction, step2-repeats=(int)2"}};
+    GstHarness* a = harness_with(props);
+    GstHarness* b = harness_with(props);
+    GstBus* bus = attach_bus(a);
+    push_one_window(a);
+    push_one_window(b);
+    const GrayImage frame = crop(astronaut(), 60, 20, 320, 240);
+    set_caps(b, GST_VIDEO_FORMAT_GRAY8, frame.width, frame.height);
+    fail_unless_equals_int(push_frame(b, frame, GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
+    const double stop_s = stop_during_hostile_frame(a, frame);
+    g_print("test_streams_stop_abandons_a_hostile_frame_with_batching: the stop took %.2f s\n", stop_s);
+    fail_unless(stop_s < 2.0, "the stop took %.2f s with batching on", stop_s);
+    fail_if(pop_error(bus).found, "the stop posted an error");
+    const gint64 stop_b = g_get_monotonic_time();
+    fail_unless(gst_element_set_state(b->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    fail_unless((g_get_monotonic_time() - stop_b) / 1e6 < 2.0, "the second element's stop took over 2 s");
+    gst_element_set_bus(a->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(a);
+    gst_harness_teardown(b);
+}
+GST_END_TEST;
+
 /* The same on the default device, for GPUs (tests/device/run.sh
  * element-test): a 4K frame with 48 such trees (near the most a classifier
  * file may hold), so that even an H200 takes many seconds over it. The
@@ -765,6 +800,7 @@ TCase* element_case()
     tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame);
     tcase_add_test(tc, test_streams_stop_abandons_a_hostile_reduction);
     tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame_on_the_default_device);
+    tcase_add_test(tc, test_streams_stop_abandons_a_hostile_frame_with_batching);
     tcase_add_test(tc, test_streams_missing_timestamps);
     tcase_add_test(tc, test_streams_gap_events);
     tcase_add_test(tc, test_streams_resolution_every_few_frames);

@@ -269,7 +269,11 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         }
         m.requests.resize(m.slots.size());
         m.batched.assign(m.slots.size(), false);
-        if (config.batching) {
+        /* A classifier with stop checks launches its own frames: a batch's
+         * launches serve several engines, and one engine's stop may not end
+         * the others' frames, so a batched frame would hold its engine's
+         * stop. Windows that costly fill a device alone anyway. */
+        if (config.batching && !m.plan.stop_checks) {
             /* Pointers name the program and the classifier: the queue holds
              * both, so neither address is reused while it exists. */
             const std::string key = std::to_string(reinterpret_cast<uintptr_t>(m.program.get())) + "/" +

@@ -216,8 +216,9 @@ public:
      * every 16 weak classifiers of a window. A stop then does not wait for a
      * frame a hostile classifier makes last minutes. Their results, and
      * those of any frame submitted later, are incomplete: drop them, and the
-     * engine with them. Frames batched with other engines' run to their
-     * end. May be called from any thread. */
+     * engine with them. Such classifiers are never batched with other
+     * engines' frames, whose launches no one engine may end. May be
+     * called from any thread. */
     void abandon_frames();
 
 private:
