@@ -66,10 +66,8 @@ phase plain-suite meson test -C build --print-errorlogs "$@" || status=$?
 # it from, it fails, and so does the run. roots-wait is the time still
 # spent waiting for the roots made in the background (none once cached).
 # The Debian phases come before the fuzzers and the sanitizer run, so that
-# making the roots never loads the machine under the sanitizer suite:
-# element-fallback's inflight-shrinks case depends on frames piling up on
-# the device, and is sensitive to timing (it failed there in 3 of 6 runs
-# on the development machine, the first beside other builds).
+# making the roots never loads the machine under the sanitizer suite,
+# whose times then say what the suite costs.
 debian13_status=0
 phase roots-wait wait_for_roots
 phase debian13 tests/debian/debian13-suite.sh || debian13_status=$?
