@@ -649,7 +649,7 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_frame_with_batching)
     GstBus* bus = attach_bus(a);
     push_one_window(a);
     push_one_window(b);
-    const GrayImage frame = crop(astronaut(), 60, 20, 320, 240);
+    const GrayImage frame = crop(astronaut(), 60, 20, 200, 160);
     set_caps(b, GST_VIDEO_FORMAT_GRAY8, frame.width, frame.height);
     fail_unless_equals_int(push_frame(b, frame, GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
     const double stop_s = stop_during_hostile_frame(a, frame);

@@ -285,9 +285,10 @@ TEST(Engine, StopChecksGiveTheReferencesWindows)
      * every 16 weak classifiers, steps read the stop flag); never raised,
      * they change no window, in the reduction and in the row scan. */
     std::mt19937 rng(55);
-    for (const bool stages : {false, true}) {
-        SCOPED_TRACE(stages ? "stage cascade" : "sequence");
-        Classifier c = random_classifier(rng, 16, 16, 40, stages);
+    /* A stage cascade: its resets and sums reach every segment end (the
+     * other tests cover sequences; each variant costs kernel builds). */
+    {
+        Classifier c = random_classifier(rng, 16, 16, 40, true);
         WeakClassifier none;
         none.feature = LbpFeature{};
         none.reject_threshold = kNoRejection;
