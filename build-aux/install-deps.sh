@@ -20,6 +20,8 @@ if [ "${1:-}" = "--tests" ]; then
     mosquitto mosquitto-clients openssl python3-jsonschema"
   # The recipes' tests (tests/pipelines): an RTSP server in Python.
   packages="$packages gir1.2-gst-rtsp-server-1.0"
+  # A recipe that hangs prints its threads' stacks (tests/pipelines/recipes.py).
+  packages="$packages gdb"
   # The Debian 13 phase's root (tests/debian/root.sh).
   packages="$packages debootstrap"
   # The package test (tests/debian/package-test.sh): building and linting .debs.

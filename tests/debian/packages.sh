@@ -5,7 +5,8 @@
 #   tests/debian/packages.sh SUITE [--tests]
 # SUITE is bookworm or trixie. Left out: what only the host's phases use
 # (clang and LLVM for the fuzzers and the sanitizer build, clang-format for
-# the format check, debootstrap for making roots).
+# the format check, debootstrap for making roots, gdb for the stacks of a
+# hung recipe on the host).
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 SUITE [--tests]" >&2; exit 2; }
 suite=$1
@@ -16,7 +17,7 @@ list=$("$here/../../build-aux/install-deps.sh" "$@" --print)
 out=""
 for p in $list; do
   case $p in
-    clang|clang-format|llvm|libclang-rt-*|debootstrap) continue ;;
+    clang|clang-format|llvm|libclang-rt-*|debootstrap|gdb) continue ;;
   esac
   case $suite in
     bookworm) ;;

@@ -5,10 +5,13 @@ and validating JSON lines, and an RTSP server (GstRtspServer, Debian's
 gir1.2-gst-rtsp-server-1.0) on a free port of 127.0.0.1."""
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -115,6 +118,95 @@ def script(name):
     return os.path.join(REPO, "pipelines", name)
 
 
+def thread_summary(trace):
+    """One line per kind of thread in gdb's "thread apply all bt": its
+    name, how many, and the first frame in this project's code (else the
+    innermost frame that names a function outside the C library)."""
+    kinds = {}
+    for block in trace.split("\nThread ")[1:]:
+        name = re.search(r'"([^"]*)"', block.split("\n", 1)[0])
+        name = re.sub(r"[0-9]+", "N", name.group(1)) if name else "?"
+        frames = re.findall(r"^#\d+ +(?:0x[0-9a-f]+ in )?(\S+) \(", block, re.M)
+        ours = [f for f in frames if "waldboost" in f]
+        outside = [f for f in frames if not f.startswith("__") and f not in ("syscall", "??", "start_thread")]
+        where = ours[0] if ours else outside[0] if outside else frames[0] if frames else "?"
+        kinds[(name, where)] = kinds.get((name, where), 0) + 1
+    return [f"  {count:3d} x {name}: {where}" for (name, where), count in sorted(kinds.items())]
+
+
+def show_threads(pid):
+    """Prints where every thread of `pid` and of its children waits: with
+    gdb where installed (build-aux/install-deps.sh --tests installs it),
+    else each thread's name and kernel wait channel. For a script that
+    did not end, so that a hang in CI says where it hung. Returns a short
+    summary (thread_summary) to print last."""
+    pids = [str(pid)]
+    pids += subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    summary = []
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                command = f.read().replace(b"\0", b" ").decode(errors="replace")[:200]
+        except OSError:
+            continue
+        print(f"--- process {p}: {command}", flush=True)
+        summary.append(f"process {p}: {command[:100]}")
+        if shutil.which("gdb"):
+            trace = subprocess.run(["gdb", "-p", p, "-batch", "-nx", "-ex", "set pagination off",
+                                    "-ex", "thread apply all bt 30"], capture_output=True, text=True,
+                                   timeout=120)
+            print(trace.stdout[-60000:], flush=True)
+            threads = thread_summary(trace.stdout)
+            if threads:
+                summary += threads
+                continue
+            print(f"gdb could not attach: {trace.stderr.strip()[-300:]}", flush=True)
+        for task in sorted(os.listdir(f"/proc/{p}/task")):
+            try:
+                with open(f"/proc/{p}/task/{task}/comm") as f:
+                    name = f.read().strip()
+                with open(f"/proc/{p}/task/{task}/wchan") as f:
+                    wchan = f.read().strip()
+            except OSError:
+                continue
+            summary.append(f"  thread {task} {name}: {wchan}")
+    return summary
+
+
+def run_script(args, timeout, **kwargs):
+    """subprocess.run for a pipelines/ script, with a GStreamer log of the
+    waldboost elements (warnings from the rest) kept aside: when it fails
+    or runs past `timeout` s, prints the log's end and, on a timeout,
+    where its threads wait (show_threads), then kills it. Returns the
+    CompletedProcess, with returncode None after a timeout. GST_DEBUG and
+    GST_DEBUG_FILE, where set, choose the log's levels and keep it."""
+    with tempfile.NamedTemporaryFile(prefix="recipe-gst-", suffix=".log") as log:
+        env = dict(kwargs.pop("env", None) or script_env())
+        env.setdefault("GST_DEBUG", "*:2,waldboost*:4")
+        env.setdefault("GST_DEBUG_FILE", log.name)
+        process = subprocess.Popen(args, env=env, **kwargs)
+        summary = []
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL: {os.path.basename(args[0])} did not end within {timeout} s; its threads:", flush=True)
+            summary = show_threads(process.pid)
+            for child in subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True,
+                                        text=True).stdout.split():
+                os.kill(int(child), signal.SIGKILL)
+            process.kill()
+            process.wait()
+            process.returncode = None
+        if process.returncode != 0:
+            with open(env["GST_DEBUG_FILE"], errors="replace") as f:
+                lines = f.readlines()
+            print(f"the last {min(len(lines), 80)} of {len(lines)} GStreamer log lines:", flush=True)
+            print("".join(lines[-80:]), flush=True)
+        if summary:
+            print("where its threads were:\n" + "\n".join(summary), flush=True)
+        return subprocess.CompletedProcess(args, process.returncode)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -175,7 +267,6 @@ class Broker:
     (topic, payload) pairs. Exit 77 only where they cannot start."""
 
     def __init__(self, work, topic):
-        import shutil
         import threading
         mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
                                                   else None)

@@ -13,7 +13,6 @@ the recording can be compared with its source pixel for pixel.
 - frames without boxes are equal to the source.
 Exit 77 without PyGObject, the test media or avenc_ffv1 (gstreamer1.0-libav)."""
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -59,8 +58,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         clip = recipes.make_clip(megamind, FRAMES, os.path.join(work, "clip.mkv"))
         out = os.path.join(work, "blurred.mkv")
-        result = subprocess.run([recipes.script("record-blurred.sh"), clip, out],
-                                env=dict(recipes.script_env(), ENCODER="avenc_ffv1"), timeout=120)
+        result = recipes.run_script([recipes.script("record-blurred.sh"), clip, out],
+                                    env=dict(recipes.script_env(), ENCODER="avenc_ffv1"), timeout=120)
         check(result.returncode == 0, f"record-blurred.sh exited with {result.returncode}")
         documents = [d for d in recipes.read_documents(os.path.join(work, "blurred.jsonl")) if d["type"] == "frame"]
         original, size = recipes.decode_frames(clip)
