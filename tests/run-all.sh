@@ -6,8 +6,8 @@
 #   tests/run-all.sh [extra meson test arguments]
 # What each phase runs, and where each suite runs, is in
 # docs/reliability.md ("The suites and where they run"). At the end it
-# prints each phase's time and the 10 slowest tests, then one closing line
-# "N passed, N failed, N skipped".
+# prints the last lines of each failed test, each phase's time and the 10
+# slowest tests, then one closing line "N passed, N failed, N skipped".
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -116,6 +116,11 @@ for path in ["build/meson-logs/testlog.json"] + asan_logs + debian13_logs:
         key = "OK" if result in ("OK", "EXPECTEDFAIL") else "SKIP" if result == "SKIP" else "FAIL"
         counts[key] += 1
         durations.append((test.get("duration", 0.0), run, test.get("name", "?")))
+        if key == "FAIL":
+            # Again here, where the end of a long log shows it.
+            output = ((test.get("stdout") or "") + (test.get("stderr") or "")).rstrip().split("\n")
+            print(f"\nrun-all: {test.get('name', '?')} ({run}) ended {result}; its last lines:")
+            print("\n".join("  " + l[:300] for l in output[-40:]))
 
 print("\nrun-all: time per phase")
 total = 0
