@@ -211,7 +211,12 @@ static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEven
             queue.drain();
         break;
     }
-    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->sink_event(trans, event);
+    const bool eos = GST_EVENT_TYPE(event) == GST_EVENT_EOS;
+    const gboolean passed = GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->sink_event(trans, event);
+    /* Where a stream's end went, for a pipeline that never ends. */
+    if (eos)
+        GST_INFO_OBJECT(trans, "end of stream %s downstream", passed ? "passed" : "not taken");
+    return passed;
 }
 
 /* The formats of `offered` when every structure of it is raw video in

@@ -338,7 +338,12 @@ static gboolean convert_sink_event(GstPad* pad, GstObject* parent, GstEvent* eve
     /* The video's events go on with the video only: json_src has its own
      * stream, caps and segment (start_json_stream). */
     (void)pad;
-    return gst_pad_push_event(self->srcpad, event);
+    const bool eos = GST_EVENT_TYPE(event) == GST_EVENT_EOS;
+    const gboolean passed = gst_pad_push_event(self->srcpad, event);
+    /* Where a stream's end went, for a pipeline that never ends. */
+    if (eos)
+        GST_INFO_OBJECT(self, "end of stream %s downstream", passed ? "passed" : "not taken");
+    return passed;
 }
 
 /* sink and src are the video's path; json_src stands apart, so that the

@@ -204,8 +204,14 @@ static gboolean publish_sink_event(GstBaseTransform* trans, GstEvent* event)
                                  left, timeout, why.c_str()),
                                 (nullptr));
         }
+        GST_INFO_OBJECT(self, "end of stream: %zu documents left after the drain", left);
     }
-    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_meta_publish_parent_class)->sink_event(trans, event);
+    const bool eos = GST_EVENT_TYPE(event) == GST_EVENT_EOS;
+    const gboolean passed = GST_BASE_TRANSFORM_CLASS(gst_waldboost_meta_publish_parent_class)->sink_event(trans, event);
+    /* Where a stream's end went, for a pipeline that never ends. */
+    if (eos)
+        GST_INFO_OBJECT(self, "end of stream %s downstream", passed ? "passed" : "not taken");
+    return passed;
 }
 
 /* A splitmuxsink fragment's sidecar: its file name with the extension
