@@ -17,6 +17,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "publish"))
+sys.path.insert(0, os.path.join(REPO, "tests", "support"))
+import mosquitto_broker  # noqa: E402
 import validate_documents  # noqa: E402
 
 try:
@@ -268,35 +270,30 @@ class Broker:
 
     def __init__(self, work, topic):
         import threading
-        mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto")
-                                                  else None)
-        for tool, path in (("mosquitto", mosquitto), ("mosquitto_sub", shutil.which("mosquitto_sub")),
+        for tool, path in (("mosquitto", mosquitto_broker.mosquitto_path()),
+                           ("mosquitto_sub", shutil.which("mosquitto_sub")),
                            ("mosquitto_pub", shutil.which("mosquitto_pub"))):
             if not path:
                 print(f"SKIP: {tool} not found (Debian packages mosquitto, mosquitto-clients)")
                 sys.exit(77)
-        self.port = free_port()
-        conf = os.path.join(work, "mosquitto.conf")
-        with open(conf, "w", encoding="utf-8") as f:
-            f.write(f"listener {self.port} 127.0.0.1\npersistence false\nallow_anonymous true\n")
         # mosquitto started as root runs as the user mosquitto: it reads conf.
         os.chmod(work, 0o755)
-        os.chmod(conf, 0o644)
+        conf = os.path.join(work, "mosquitto.conf")
         self.log = os.path.join(work, "mosquitto.log")
-        with open(self.log, "w", encoding="utf-8") as log:
-            self.broker = subprocess.Popen([mosquitto, "-c", conf], stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+        # A free port can be handed to a test beside this one as well: the
+        # broker that loses the race exits, and then another port is tried.
+        for _ in range(5):
+            self.port = mosquitto_broker.free_port()
+            with open(conf, "w", encoding="utf-8") as f:
+                f.write(f"listener {self.port} 127.0.0.1\npersistence false\nallow_anonymous true\n")
+            os.chmod(conf, 0o644)
+            self.broker = mosquitto_broker.start(conf, self.log)
+            if self.broker or not mosquitto_broker.port_taken(self.log):
                 break
-            except OSError:
-                if self.broker.poll() is not None or time.monotonic() > deadline:
-                    with open(self.log, encoding="utf-8") as f:
-                        print(f"SKIP: mosquitto did not start:\n{f.read()}")
-                    self.stop()
-                    sys.exit(77)
-                time.sleep(0.05)
+        if not self.broker:
+            with open(self.log, encoding="utf-8") as f:
+                print(f"SKIP: mosquitto did not start:\n{f.read()}")
+            sys.exit(77)
         self.messages = []
         self.sub = subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(self.port), "-t", topic,
                                      "-t", "ready", "-q", "1", "-v"], stdout=subprocess.PIPE,

@@ -29,9 +29,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
+import mosquitto_broker  # noqa: E402
 import validate_documents  # noqa: E402
 
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto") else None)
+MOSQUITTO = mosquitto_broker.mosquitto_path()
 for tool, path in (("mosquitto", MOSQUITTO), ("mosquitto_sub", shutil.which("mosquitto_sub")),
                    ("mosquitto_passwd", shutil.which("mosquitto_passwd")), ("openssl", shutil.which("openssl"))):
     if not path:
@@ -62,43 +64,41 @@ def check(condition, what):
         print("FAIL:", what, flush=True)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Broker:
     """mosquitto on 127.0.0.1:port with the given configuration lines."""
 
     def __init__(self, name, extra=()):
-        self.port = free_port()
         self.conf = os.path.join(WORK, f"{name}.conf")
         self.log = os.path.join(WORK, f"{name}.log")
+        self.extra = extra
+        self._configure()
+        self.process = None
+        self.ever_started = False
+
+    def _configure(self):
+        self.port = mosquitto_broker.free_port()
         with open(self.conf, "w", encoding="utf-8") as f:
             f.write(f"listener {self.port} 127.0.0.1\npersistence false\n")
-            f.write("allow_anonymous true\n" if not any("allow_anonymous" in e for e in extra) else "")
-            f.write("".join(line + "\n" for line in extra))
-        self.process = None
+            f.write("allow_anonymous true\n" if not any("allow_anonymous" in e for e in self.extra) else "")
+            f.write("".join(line + "\n" for line in self.extra))
 
     started = False
 
     def start(self):
-        log = open(self.log, "a", encoding="utf-8")
-        self.process = subprocess.Popen([MOSQUITTO, "-c", self.conf], stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                break
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                Broker.started = True
-                return
-            except OSError:
-                time.sleep(0.05)
+        self.process = mosquitto_broker.start(self.conf, self.log)
+        # A test beside this one may have been handed the same free port
+        # before this broker's first start: then another port is tried. A
+        # restart keeps its port (the publishers know it).
+        attempts = 1
+        while not self.process and not self.ever_started and attempts < 5 and mosquitto_broker.port_taken(self.log):
+            self._configure()
+            self.process = mosquitto_broker.start(self.conf, self.log)
+            attempts += 1
+        if self.process:
+            Broker.started = self.ever_started = True
+            return
         with open(self.log, encoding="utf-8") as f:
             print(f"mosquitto did not start:\n{f.read()}")
-        self.stop()
         # Only the first broker's failure is a skip (mosquitto cannot run
         # here); a later one is the test's own fault.
         sys.exit(1 if Broker.started else 77)
