@@ -9,7 +9,7 @@
 #       ! waldboostdetect tracking=true interval=3 draw=none PROPERTY...
 #       ! waldboostmetaconvert source-id=camNN skip-empty-frames=true
 #       ! waldboostmetapublish method=mqtt host=HOST port=PORT topic=TOPIC
-#       ! fakesink
+#       ! fakesink sync=false
 #
 # Usage: pipelines/cameras-to-mqtt.sh [-h HOST] [-p PORT] [-t TOPIC] [-n COUNT]
 #                                     [-s PROPERTY=VALUE]... [URI...]
@@ -33,6 +33,13 @@
 #   objects; the events are always sent.
 # - Each publisher keeps its own connection and queue: a slow camera or a
 #   stalled broker never blocks the other cameras' video.
+# - The sinks preroll (fakesink's default async=true), although nothing
+#   here needs their preroll: with async=false, gst-launch-1.0 sometimes
+#   waits forever after every branch's end of stream. A GstBin posts EOS
+#   only once it has posted PLAYING, and with no sink prerolling, the
+#   decoder thread that posts PAUSED can clear that flag after the main
+#   thread's PLAYING has set it (GStreamer 1.22 and 1.26; see
+#   docs/reliability.md). Live sources (rtsp://) do not preroll anyway.
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -81,7 +88,7 @@ while [ "$n" -lt "$cameras" ]; do
     ! waldboostdetect "name=detect-$id" tracking=true interval=3 draw=none $props \
     ! waldboostmetaconvert "source-id=$id" skip-empty-frames=true \
     ! waldboostmetapublish method=mqtt "host=\"$host\"" "port=$port" "topic=\"$topic\"" "client-id=waldboost-$id" \
-    ! fakesink sync=false async=false
+    ! fakesink sync=false
 done
 echo "$(basename "$0"): $cameras cameras to mqtt://$host:$port, topic $topic" >&2
 exec gst-launch-1.0 -e "$@"
