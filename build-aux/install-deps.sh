@@ -3,6 +3,9 @@
 # Installs the Debian 12 packages this project needs, only those missing.
 #   build-aux/install-deps.sh          build and run (demo)
 #   build-aux/install-deps.sh --tests  also what the test suite needs
+#   build-aux/install-deps.sh --bench  --tests' list and dlib, for the side
+#                                      by side with dlib's HOG trainer
+#                                      (tests/bench/dlib-side-by-side.sh)
 #   ... --print                        prints the list, installs nothing
 #                                      (tests/debian/packages.sh reads it)
 set -eu
@@ -13,7 +16,11 @@ packages="meson ninja-build pkgconf g++ python3 libglib2.0-dev libxml2-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
   libjson-glib-dev libmosquitto-dev libgstreamer-plugins-bad1.0-dev"
-if [ "${1:-}" = "--tests" ]; then
+# --bench implies --tests. dlib is kept out of --tests' list: that list is
+# hashed into the Debian 13 test root (tests/debian), which CI would rebuild.
+bench=
+case "${1:-}" in --bench) bench=1 ;; esac
+if [ "${1:-}" = "--tests" ] || [ -n "$bench" ]; then
   packages="$packages libgtest-dev libopencv-dev valgrind clang clang-format libclang-rt-14-dev llvm
     python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 gir1.2-gst-plugins-bad-1.0
     python3-skimage
@@ -26,6 +33,11 @@ if [ "${1:-}" = "--tests" ]; then
   packages="$packages debootstrap"
   # The package test (tests/debian/package-test.sh): building and linting .debs.
   packages="$packages dpkg-dev debhelper help2man lintian ccache"
+fi
+if [ -n "$bench" ]; then
+  # dlib-1.pc links libjpeg.so, libblas.so and liblapack.so by path, and
+  # libdlib-dev does not depend on the -dev packages that hold them.
+  packages="$packages libdlib-dev libjpeg-dev libblas-dev liblapack-dev"
 fi
 # shellcheck disable=SC2086
 case " $* " in *" --print "*) echo $packages; exit 0 ;; esac
