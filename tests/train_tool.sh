@@ -150,6 +150,22 @@ done
 weak=$(grep -o '<HistogramWeakHypothesis' "$work/early.xml" | wc -l)
 grep -q "stopped early, after $weak of 200" "$work/err" || { echo "FAILED: $weak weak classifiers written"; exit 1; }
 echo "train tool: warned of 1 positive of another shape; stopped early after $weak weak classifiers, saying why"
+# Stopped early with a checkpoint of every 100: the last weak classifier's
+# checkpoint is written all the same, so that a resume writes another final
+# threshold into the same classifier without training again.
+early="-a $work/faces.txt -n $work/noise.txt --weak 200 --copies 40 --mirror --negative-count 100
+  --block-sizes 2x2 --position-step 4 --device cpu -j 1 --checkpoint $work/early.ck --checkpoint-every 100"
+# shellcheck disable=SC2086
+"$train" -o "$work/early-ck.xml" $early 2> "$work/err" || { cat "$work/err"; exit 1; }
+cmp "$work/early.xml" "$work/early-ck.xml" || { echo "FAILED: a checkpoint changed the classifier"; exit 1; }
+[ -s "$work/early.ck" ] || { echo "FAILED: no checkpoint after an early stop"; exit 1; }
+# shellcheck disable=SC2086
+"$train" -o "$work/early-t.xml" $early --resume --final-threshold 7.5 2> "$work/err" || { cat "$work/err"; exit 1; }
+grep -q "resumed from .* after $weak weak classifiers" "$work/err" || { echo "FAILED: no resume"; cat "$work/err"; exit 1; }
+grep -q 'finalThreshold="7.5"' "$work/early-t.xml" || { echo "FAILED: no final threshold 7.5"; exit 1; }
+[ "$(grep -o '<HistogramWeakHypothesis' "$work/early-t.xml" | wc -l)" -eq "$weak" ] || {
+  echo "FAILED: the resumed run has another number of weak classifiers"; exit 1; }
+echo "train tool: an early stop keeps its checkpoint; resumed, it writes the final threshold only"
 # The same seed gives the same file on one thread.
 same="-a $work/faces.txt -n $work/bg.txt --weak 12 --copies 40 --mirror --shift 0.05 --scale 0.1 --rotate 8
   --brightness 20 --contrast 0.2 --negative-count 400 --label face --block-sizes 1x1,2x2,3x3 --position-step 2"

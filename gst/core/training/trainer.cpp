@@ -279,6 +279,10 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
                                  "images give it more)"
                                : "the rejection thresholds rejected every positive that is fitted, so there is none "
                                  "left to learn from (more positives, or a lower --alpha)";
+            /* The last weak classifier is the last one now: its checkpoint too, so that a
+             * resume (to write another final threshold) finds the whole run. */
+            if (!m.checkpoint_path.empty() && t > 0 && t % m.checkpoint_every != 0)
+                m.save_checkpoint(classifier, rng, p_neg);
             break;
         }
         /* Each class's working set is a sample of the windows of its class
