@@ -37,12 +37,16 @@ Output, in OUT (default build/pedestrian-set):
   train-backgrounds.txt        training negatives (waldboost-train -n)
   heldout-pedestrians.txt      held-out frames' labels (waldboost-evaluate -a)
   heldout-backgrounds.txt      held-out negatives (waldboost-evaluate -b)
+  teacher.jsonl                the labels as a teacher's JSON lines, one line
+                               per labelled frame (teach.py
+                               --teacher-detections)
   scene-train.pgm, scene-heldout.pgm   the two medians
 
   pipelines/training/make-pedestrian-set.py [--labeller PATH] [--video PATH]
       [--testdata DIR] [--skimage-data DIR] [--max-frames N] [OUT]
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -182,6 +186,13 @@ def main():
     if not train or not heldout:
         sys.exit("make-pedestrian-set: %d frames are too few to split" % frame_count)
     labels = {f["index"]: pedestrians(f) for f in frames}
+    # The same labels as a teacher's JSON lines (teach.py --teacher-detections): every
+    # labelled frame, the unlabelled ones left out.
+    with open(os.path.join(out, "teacher.jsonl"), "w") as f:
+        for frame in frames:
+            f.write(json.dumps({"frame": frame["index"], "objects": [
+                {"x": x, "y": y, "w": w, "h": h, "detection": {"label": "pedestrian"}}
+                for x, y, w, h in labels[frame["index"]]]}) + "\n")
 
     for name, side, backgrounds in (("train", train, TRAIN_BACKGROUNDS), ("heldout", heldout, HELDOUT_BACKGROUNDS)):
         lines = annotation_lines(side, labels)

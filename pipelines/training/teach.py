@@ -1,0 +1,521 @@
+#!/usr/bin/python3
+# waldboost-gst — OpenCL WaldBoost object detection
+# Copyright (C) 2026 The waldboost-gst authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Makes a training set for waldboost-train from your own footage and a
+teacher: a slower detector whose boxes the student learns to give.
+
+    teach.py (--teacher CLASSIFIER | --teacher-detections FILE.jsonl ...)
+             [--window WxH] [--margin F] [--mask-margin F] [--every N]
+             [--heldout-share F] [--label L] [--build DIR] -o OUT INPUT...
+
+INPUT is a video file (anything uridecodebin plays) or a folder of images
+(.png .jpg .jpeg .pgm .ppm .bmp .tif, taken in name order as the frames of
+one recording).
+
+The teacher:
+  --teacher FILE          a classifier waldboostdetect loads (WaldBoost XML,
+                          OpenCV LBP or Haar cascade). It is run on every
+                          frame at the element (videos) or with
+                          waldboost-detect (folders), with strict settings:
+                          --teacher-min-neighbors (default 5; OpenCV's
+                          default is 3) and --teacher-scale-factor (1.1).
+                          Its detections are kept in OUT/teacher-K.jsonl.
+  --teacher-detections F  one JSON lines file per INPUT, in their order: the
+                          boxes of any detector, a DNN included. Each line
+                          is one frame: an object with a list "objects"
+                          (waldboostmetaconvert's documents, DL Streamer's
+                          gvametaconvert) whose items have "x", "y", "w",
+                          "h" and optionally "detection": {"label"}, or a
+                          list "detections" whose items have "x", "y",
+                          "width", "height" and "label" (waldboost-detect's
+                          images). A line's "frame" (when there) is its
+                          frame number from 0, else its line's place among
+                          the frame lines; lines of "type" "event" are
+                          skipped. A frame with no line is not used (a
+                          teacher may label every 5th frame); a line with
+                          no box is a frame with no object. A bad line
+                          stops the tool with its file and line, before
+                          anything is written.
+
+The box convention. A positive is the teacher's box made to the window's
+shape (the shorter side grown about the centre) and then grown by
+--margin of its size on every side (default 0: the student gives the
+teacher's boxes, so that it replaces the teacher one for one; a teacher
+with tight boxes, such as a DNN's, wants 0.1 to 0.2, as OpenCV's cascades
+were trained). The held-out labels get the same convention, so the
+agreement measured is like for like. Boxes smaller than the window (the
+student cannot find them) and boxes that the convention pushes out of the
+frame are not positives and not held-out labels; they are still masked.
+
+The negatives are the training frames themselves with every teacher box,
+grown by --mask-margin (default 0.25) on every side, filled with the
+scene without the objects: the per-pixel median of that input's training
+frames (a fixed camera's empty scene; for a moving camera a blur of it),
+or the frame's mean grey when the input's frames differ in size. What the
+teacher misses stays in them as a negative: a teacher that misses much
+teaches the student to miss it too.
+
+The split is by time, for each input: the last --heldout-share (default
+0.3) of its frames are held out; the --tune-share (default 0.15) before
+them are kept for tuning (choosing the student's final threshold: the
+training frames themselves would flatter it); the rest train. Frames
+that tune or are held out are neither positives nor negatives. Every
+--every-th frame (default 2) is used (neighbours are nearly the same
+picture).
+
+OUT (written whole or not at all: into OUT.partial, renamed at the end):
+  frames/K-NNNNNN.pgm     the frames used, grey
+  masked/K-NNNNNN.pgm     the training frames with the teacher's boxes masked
+  train.txt               training positives (waldboost-train -a; frames
+                          with at least one positive)
+  train-frames.txt        every training frame with its labels, none
+                          included (waldboost-evaluate -a)
+  tune.txt                every tuning frame with its labels
+                          (waldboost-evaluate -a, to choose a final
+                          threshold)
+  train-backgrounds.txt   the masked frames (waldboost-train -n)
+  heldout.txt             every held-out frame with its labels
+                          (waldboost-evaluate -a)
+  heldout-frames.txt      the held-out frames, one path per line
+                          (waldboost-evaluate -b, for weak classifiers per
+                          window on the footage)
+  summary.json            the counts and settings
+
+Needs Debian's python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0,
+python3-numpy and python3-pil, and a built tree (--build, default build).
+Exit status: 0 done, 1 an input or teacher file could not be used, 2 a
+usage error.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from set_images import gray, write_pgm
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".bmp", ".tif", ".tiff")
+MEDIAN_FRAMES = 64  # the empty scene is the median of at most this many frames
+
+
+class Failure(Exception):
+    """An input or teacher that cannot be used: exit status 1."""
+
+
+def import_gstreamer():
+    try:
+        import gi
+
+        gi.require_version("Gst", "1.0")
+        gi.require_version("GstVideo", "1.0")
+        from gi.repository import Gst, GstVideo
+    except (ImportError, ValueError) as error:
+        raise Failure("%s: install python3-gi, gir1.2-gstreamer-1.0 and gir1.2-gst-plugins-base-1.0, "
+                      "and run this with Debian's /usr/bin/python3" % error)
+    Gst.init(None)
+    return Gst, GstVideo
+
+
+# --- the teacher's JSON lines ------------------------------------------------------------------
+
+def _number(value, what, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise Failure("%s: %s is not a number" % (where, what))
+    return value
+
+
+def _box(item, keys, where):
+    if not isinstance(item, dict):
+        raise Failure("%s: a detection is not an object" % where)
+    values = []
+    for key in keys:
+        if key not in item:
+            raise Failure("%s: a detection has no \"%s\"" % (where, key))
+        values.append(_number(item[key], '"%s"' % key, where))
+    x, y, w, h = values
+    if w <= 0 or h <= 0:
+        raise Failure("%s: a detection's size is %gx%g" % (where, w, h))
+    return (x, y, w, h)
+
+
+def _label(item):
+    detection = item.get("detection")
+    if isinstance(detection, dict) and isinstance(detection.get("label"), str):
+        return detection["label"]
+    return item.get("label") if isinstance(item.get("label"), str) else None
+
+
+def read_teacher_lines(path, label=None):
+    """{frame number: [(x, y, w, h)]} from a JSON lines file; Failure
+    naming the file and line on the first line that cannot be read."""
+    frames = {}
+    order = 0
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as error:
+        raise Failure("cannot read the teacher's detections %s: %s" % (path, error.strerror))
+    with handle:
+        try:
+            lines = list(enumerate(handle, 1))
+        except UnicodeDecodeError:
+            raise Failure("%s: not UTF-8 text" % path)
+    for number, line in lines:
+        where = "%s:%d" % (path, number)
+        if not line.strip():
+            continue
+        try:
+            document = json.loads(line)
+        except ValueError as error:
+            raise Failure("%s: not JSON: %s" % (where, error))
+        if not isinstance(document, dict):
+            raise Failure("%s: a line must be a JSON object" % where)
+        if document.get("type") == "event":
+            continue
+        if "objects" in document:
+            items, keys = document["objects"], ("x", "y", "w", "h")
+        elif "detections" in document:
+            items, keys = document["detections"], ("x", "y", "width", "height")
+        else:
+            raise Failure("%s: no \"objects\" or \"detections\" list" % where)
+        if not isinstance(items, list):
+            raise Failure("%s: \"objects\" or \"detections\" is not a list" % where)
+        frame = document.get("frame", order)
+        if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
+            raise Failure("%s: \"frame\" is not a frame number" % where)
+        if frame in frames:
+            raise Failure("%s: frame %d again" % (where, frame))
+        frames[frame] = [_box(item, keys, where) for item in items if label is None or _label(item) == label]
+        order += 1
+    if not frames:
+        raise Failure("%s: no frame in it" % path)
+    return frames
+
+
+# --- footage -----------------------------------------------------------------------------------
+
+def folder_images(folder):
+    names = sorted(n for n in os.listdir(folder) if n.lower().endswith(IMAGE_EXTENSIONS))
+    if not names:
+        raise Failure("the folder %s holds no image file" % folder)
+    return [os.path.join(folder, n) for n in names]
+
+
+def video_frames(path, every, total):
+    """Yields (index, grey array) for every `every`-th frame, decoded with
+    uridecodebin (so every format GStreamer plays is footage), and sets
+    total[0] to the number of frames in the video."""
+    Gst, GstVideo = import_gstreamer()
+    pipeline = Gst.parse_launch("uridecodebin name=d ! videoconvert ! video/x-raw,format=GRAY8 "
+                                "! appsink name=sink sync=false max-buffers=8")
+    pipeline.get_by_name("d").set_property("uri", Gst.filename_to_uri(os.path.abspath(path)))
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    try:
+        index = 0
+        while True:
+            sample = sink.emit("try-pull-sample", 60 * Gst.SECOND)
+            if sample is None:
+                message = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+                if message:
+                    raise Failure("%s: %s" % (path, message.parse_error()[0].message))
+                if not sink.get_property("eos"):
+                    raise Failure("%s: no frame came for 60 s" % path)
+                break
+            if index % every == 0:
+                info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+                buffer = sample.get_buffer()
+                ok, mapped = buffer.map(Gst.MapFlags.READ)
+                if not ok:
+                    raise Failure("%s: frame %d cannot be read" % (path, index))
+                try:
+                    rows = np.frombuffer(mapped.data, np.uint8, info.stride[0] * info.height)
+                    pixels = rows.reshape(info.height, info.stride[0])[:, :info.width].copy()
+                finally:
+                    buffer.unmap(mapped)
+                yield index, pixels
+            index += 1
+    finally:
+        pipeline.set_state(Gst.State.NULL)
+    total[0] = index
+
+
+# --- running the teacher -----------------------------------------------------------------------
+
+def run_teacher_on_video(args, video, jsonl):
+    """waldboostdetect with the teacher, every frame, its documents written
+    by waldboostmetapublish: the same JSON lines a user's teacher gives."""
+    env = dict(os.environ)
+    env.setdefault("GST_PLUGIN_PATH", os.path.abspath(args.build))
+    command = ["gst-launch-1.0", "-q", "uridecodebin", "uri=" + "file://" + os.path.abspath(video), "!",
+               "videoconvert", "!", "video/x-raw,format=GRAY8", "!", "waldboostdetect",
+               "classifier=" + os.path.abspath(args.teacher), "draw=none",
+               "min-neighbors=%d" % args.teacher_min_neighbors,
+               "scale-factor=%g" % args.teacher_scale_factor, "!", "waldboostmetaconvert", "!",
+               "waldboostmetapublish", "file-path=" + jsonl, "!", "fakesink", "sync=false"]
+    run = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 0:
+        raise Failure("the teacher did not run on %s:\n%s" % (video, run.stdout.strip()))
+
+
+def run_teacher_on_images(args, images, jsonl):
+    """waldboost-detect with the teacher on the folder's images; one line
+    per image, in their order (waldboost-detect's "images" items)."""
+    tool = os.path.join(args.build, "gst/tools/detect/waldboost-detect")
+    command = [tool, "-c", args.teacher, "-n", str(args.teacher_min_neighbors),
+               "-s", "%g" % args.teacher_scale_factor] + images
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        raise Failure("the teacher did not run on the images:\n%s" % run.stderr.strip())
+    with open(jsonl, "w") as out:
+        for frame, image in enumerate(json.loads(run.stdout)["images"]):
+            image["frame"] = frame
+            out.write(json.dumps(image) + "\n")
+
+
+# --- the set -----------------------------------------------------------------------------------
+
+def conventional(box, window, margin):
+    """The box made to the window's shape about its centre, then grown by
+    `margin` of its size on every side; integers."""
+    x, y, w, h = box
+    shape = window[0] / window[1]
+    if w / h < shape:
+        w = h * shape
+    else:
+        h = w / shape
+    w2, h2 = w * (1 + 2 * margin), h * (1 + 2 * margin)
+    cx, cy = box[0] + box[2] / 2.0, box[1] + box[3] / 2.0
+    return (int(round(cx - w2 / 2)), int(round(cy - h2 / 2)), int(round(w2)), int(round(h2)))
+
+
+def grown(box, margin, size):
+    x, y, w, h = box
+    x0, y0 = max(0, int(x - margin * w)), max(0, int(y - margin * h))
+    x1, y1 = min(size[0], int(np.ceil(x + w + margin * w))), min(size[1], int(np.ceil(y + h + margin * h)))
+    return x0, y0, x1, y1
+
+
+def usable(box, window, size):
+    x, y, w, h = box
+    return w >= window[0] and h >= window[1] and x >= 0 and y >= 0 and x + w <= size[0] and y + h <= size[1]
+
+
+def annotation_line(path, boxes):
+    return "%s %d%s" % (path, len(boxes), "".join(" %d %d %d %d" % b for b in boxes))
+
+
+def parse_size(text):
+    try:
+        w, h = (int(v) for v in text.split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError("WxH wanted, not %r" % text)
+    if not (3 <= w <= 1024 and 3 <= h <= 1024):
+        raise argparse.ArgumentTypeError("a window of 3 to 1024 pixels a side, not %r" % text)
+    return (w, h)
+
+
+def share(low, high):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("a number, not %r" % text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError("a number from %g to %g, not %r" % (low, high, text))
+        return value
+    return parse
+
+
+def make_set(args, out):
+    inputs = []
+    for k, path in enumerate(args.inputs):
+        if os.path.isdir(path):
+            images = folder_images(path)
+            inputs.append({"path": path, "images": images, "count": len(images)})
+        elif os.path.isfile(path):
+            inputs.append({"path": path, "images": None, "count": None})
+        else:
+            raise Failure("no such video file or image folder: %s" % path)
+
+    # The teacher first, every input: a bad line stops before any frame is written.
+    teachers, teacher_files = [], []
+    for k, source in enumerate(inputs):
+        if args.teacher:
+            jsonl = os.path.join(out, "teacher-%d.jsonl" % k)
+            if source["images"] is None:
+                run_teacher_on_video(args, source["path"], jsonl)
+            else:
+                run_teacher_on_images(args, source["images"], jsonl)
+        else:
+            jsonl = args.teacher_detections[k]
+        teachers.append(read_teacher_lines(jsonl, args.label))
+        teacher_files.append(jsonl if args.teacher_detections else "the teacher's detections")
+
+    os.makedirs(os.path.join(out, "frames"))
+    os.makedirs(os.path.join(out, "masked"))
+    train_lines, train_frame_lines, background_lines, tune_lines = [], [], [], []
+    heldout_lines, heldout_frames = [], []
+    counts = {"frames_train": 0, "frames_tune": 0, "frames_heldout": 0, "teacher_boxes": 0, "positives": 0,
+              "tune_labels": 0, "heldout_labels": 0, "too_small": 0, "outside": 0}
+    for k, source in enumerate(inputs):
+        labels = teachers[k]
+        total = [source["count"]]
+        if source["images"] is None:
+            frames = video_frames(source["path"], args.every, total)
+        else:
+            frames = ((i, np.asarray(gray(source["images"][i]))) for i in range(0, total[0], args.every))
+        written = []  # (index, name, size, teacher boxes); the split needs the frame count
+        for index, pixels in frames:
+            if index not in labels:
+                continue  # a frame the teacher did not see is neither positive nor negative
+            name = "frames/%d-%06d.pgm" % (k, index)
+            write_pgm(os.path.join(out, name), pixels)
+            written.append((index, name, (pixels.shape[1], pixels.shape[0]), labels[index]))
+        count = total[0]
+        if max(labels) >= count:
+            raise Failure("%s: frame %d is past the end of %s, which has %d frames"
+                          % (teacher_files[k], max(labels), source["path"], count))
+        split = int(round(count * (1.0 - args.heldout_share)))
+        tune_start = int(round(count * (1.0 - args.heldout_share - args.tune_share)))
+        training = []
+        for index, name, size, boxes in written:
+            counts["teacher_boxes"] += len(boxes)
+            kept = []
+            for box in boxes:
+                box2 = conventional(box, args.window, args.margin)
+                if box2[2] < args.window[0] or box2[3] < args.window[1]:
+                    counts["too_small"] += 1
+                elif not usable(box2, args.window, size):
+                    counts["outside"] += 1
+                else:
+                    kept.append(box2)
+            if tune_start <= index < split:
+                counts["frames_tune"] += 1
+                counts["tune_labels"] += len(kept)
+                tune_lines.append(annotation_line(name, kept))
+            elif index < split:
+                counts["frames_train"] += 1
+                counts["positives"] += len(kept)
+                if kept:
+                    train_lines.append(annotation_line(name, kept))
+                train_frame_lines.append(annotation_line(name, kept))
+                training.append((index, name, boxes))
+            else:
+                counts["frames_heldout"] += 1
+                counts["heldout_labels"] += len(kept)
+                heldout_lines.append(annotation_line(name, kept))
+                heldout_frames.append(name)
+        background_lines += write_masked(out, k, training, args.mask_margin)
+
+    if not train_lines:
+        raise Failure("the teacher gave no box of the window's size or more in the training frames")
+    if not heldout_lines or not tune_lines:
+        raise Failure("no frame is held out or kept for tuning: give more frames, a larger --heldout-share "
+                      "or --tune-share")
+    for name, lines in (("train.txt", train_lines), ("train-frames.txt", train_frame_lines),
+                        ("train-backgrounds.txt", background_lines), ("tune.txt", tune_lines),
+                        ("heldout.txt", heldout_lines),
+                        ("heldout-frames.txt", heldout_frames)):
+        with open(os.path.join(out, name), "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+    summary = dict(counts, window=list(args.window), margin=args.margin, mask_margin=args.mask_margin,
+                   every=args.every, heldout_share=args.heldout_share, tune_share=args.tune_share, label=args.label,
+                   inputs=[os.path.abspath(s["path"]) for s in inputs],
+                   teacher=os.path.abspath(args.teacher) if args.teacher else None,
+                   teacher_min_neighbors=args.teacher_min_neighbors if args.teacher else None,
+                   teacher_scale_factor=args.teacher_scale_factor if args.teacher else None)
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+    return summary
+
+
+def write_masked(out, k, training, mask_margin):
+    """The training frames with the teacher's boxes filled with the empty
+    scene; returns their paths."""
+    pixels = [np.asarray(read_pgm(os.path.join(out, name))) for _, name, _ in training]
+    same_size = len({p.shape for p in pixels}) == 1
+    scene = None
+    if same_size and pixels:
+        step = max(1, len(pixels) // MEDIAN_FRAMES)
+        scene = np.median(np.stack(pixels[::step]), axis=0).astype(np.uint8)
+    lines = []
+    for (index, name, boxes), frame in zip(training, pixels):
+        masked = frame.copy()
+        fill = scene if scene is not None else np.full_like(frame, int(frame.mean()))
+        for box in boxes:
+            x0, y0, x1, y1 = grown(box, mask_margin, (frame.shape[1], frame.shape[0]))
+            masked[y0:y1, x0:x1] = fill[y0:y1, x0:x1]
+        path = "masked/%d-%06d.pgm" % (k, index)
+        write_pgm(os.path.join(out, path), masked)
+        lines.append(path)
+    return lines
+
+
+def read_pgm(path):
+    from PIL import Image
+
+    return Image.open(path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("inputs", nargs="+", metavar="INPUT", help="video files or image folders")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="the set's folder (must not exist)")
+    teacher = parser.add_mutually_exclusive_group(required=True)
+    teacher.add_argument("--teacher", metavar="CLASSIFIER", help="a classifier waldboostdetect loads")
+    teacher.add_argument("--teacher-detections", action="append", metavar="FILE",
+                         help="JSON lines, one file per input in their order")
+    parser.add_argument("--teacher-min-neighbors", type=int, default=5, metavar="N")
+    parser.add_argument("--teacher-scale-factor", type=share(1.01, 4.0), default=1.1, metavar="F")
+    parser.add_argument("--label", help="only the teacher's boxes with this label (default: all)")
+    parser.add_argument("--window", type=parse_size, default=(24, 24), metavar="WxH",
+                        help="the student's window (default 24x24): its shape is the boxes' shape")
+    parser.add_argument("--margin", type=share(0.0, 1.0), default=0.0, metavar="F")
+    parser.add_argument("--mask-margin", type=share(0.0, 2.0), default=0.25, metavar="F")
+    parser.add_argument("--every", type=int, default=2, metavar="N")
+    parser.add_argument("--heldout-share", type=share(0.05, 0.9), default=0.3, metavar="F")
+    parser.add_argument("--tune-share", type=share(0.05, 0.5), default=0.15, metavar="F")
+    parser.add_argument("--build", default=os.path.join(REPO, "build"), metavar="DIR")
+    args = parser.parse_args()
+    if args.every < 1:
+        parser.error("--every must be 1 or more")
+    if args.teacher_min_neighbors < 0:
+        parser.error("--teacher-min-neighbors must be 0 or more")
+    if args.heldout_share + args.tune_share > 0.9:
+        parser.error("--heldout-share and --tune-share leave less than 10%% of the frames to train")
+    if args.teacher_detections and len(args.teacher_detections) != len(args.inputs):
+        parser.error("give one --teacher-detections file per INPUT (%d files, %d inputs)"
+                     % (len(args.teacher_detections), len(args.inputs)))
+    out = args.output.rstrip("/")
+    if os.path.exists(out):
+        parser.error("%s exists: the set is written into a new folder" % out)
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        parser.error("no folder %s to write the set in" % parent)
+    partial = tempfile.mkdtemp(prefix=os.path.basename(out) + ".partial-", dir=parent)
+    try:
+        summary = make_set(args, partial)
+        os.rename(partial, out)
+    except Failure as error:
+        shutil.rmtree(partial, ignore_errors=True)
+        sys.exit("teach: %s" % error)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    print("teach: %d training frames (%d positives), %d for tuning (%d labels), %d held out (%d labels); "
+          "teacher boxes %d, %d smaller than the window, %d pushed out of the frame: %s"
+          % (summary["frames_train"], summary["positives"], summary["frames_tune"], summary["tune_labels"],
+             summary["frames_heldout"], summary["heldout_labels"],
+             summary["teacher_boxes"], summary["too_small"], summary["outside"], out))
+
+
+if __name__ == "__main__":
+    main()
