@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+# waldboost-gst — OpenCL WaldBoost object detection
+# Copyright (C) 2026 The waldboost-gst authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Trains a student on a set that teach.py made, and reports it against
+its teacher on the held-out frames.
+
+    student.py --set DIR -o STUDENT.xml --label L [--feature lbp|lrd|lrp]
+               [--weak N] [--train-option OPTION]... [--teacher CLASSIFIER]
+               [--fps-device SPEC] [--report FILE] [--build DIR]
+
+Steps, each printed as it starts:
+  1. waldboost-train on DIR/train.txt and DIR/train-backgrounds.txt, the
+     window of DIR/summary.json, with a checkpoint (STUDENT.ck) so that
+     step 3 does not train again. The recipe: --weak (400), 6,000
+     negatives in the working set, 3 copies of every positive varied by a
+     shift of up to 3%, +-20 grey levels and a contrast of 1 +- 0.2, plus
+     their mirrors; --train-option adds to it or overrides it.
+  2. The final threshold chosen on the tuning frames (DIR/tune.txt:
+     neither trained on nor held out): of -40, -35, ... 20, the one whose
+     agreement with the teacher (F1 at IoU 0.5) is highest, the higher
+     threshold on a tie.
+  3. That threshold written into STUDENT.xml (waldboost-train --resume
+     --final-threshold: the same classifier, no training).
+  4. On the held-out frames (DIR/heldout.txt): the teacher's boxes found
+     (recall), the student's boxes that are the teacher's (precision) and
+     F1, at IoU 0.5, one to one; weak classifiers per window over every
+     window of the held-out frames, for the student and (when a classifier)
+     the teacher; waldboost-evaluate, CPU reference detector, scale factor
+     1.1, min neighbours 3 for the student (the teacher's own settings for
+     the teacher).
+  5. Frames per second at the element (waldboost-pipeline-bench, one
+     stream of the held-out frames at their size, after the preroll) for
+     the student and the teacher, on --fps-device (default auto: the first
+     OpenCL GPU, else PoCL on the CPU).
+The teacher is summary.json's classifier, or --teacher (the classifier
+whose JSON lines the set was made from; without one the teacher's weak
+classifiers per window and frame rate are not reported).
+
+Exit status: 0 done, 1 a step failed (its output is shown), 2 usage.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+THRESHOLDS = tuple(range(-40, 25, 5))
+RECIPE = ["--weak", "400", "--negative-count", "6000", "--copies", "3", "--mirror", "--shift", "0.03",
+          "--brightness", "20", "--contrast", "0.2"]
+
+
+class Failure(Exception):
+    pass
+
+
+def run(command, what):
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise Failure("%s failed (exit %d): %s\n%s" % (what, done.returncode, " ".join(command),
+                                                       (done.stderr or done.stdout).strip()[-3000:]))
+    return done.stdout
+
+
+def step(text):
+    print("student: " + text, flush=True)
+
+
+def agreement(objects):
+    """Recall, precision and F1 against the teacher's boxes, from
+    waldboost-evaluate's "objects" block."""
+    found, labels, other = objects["found"], objects["objects"], objects["other_detections"]
+    recall = found / labels if labels else 0.0
+    precision = found / (found + other) if found + other else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"labels": labels, "found": found, "other_detections": other, "recall": recall,
+            "precision": precision, "f1": f1}
+
+
+def evaluate(tools, classifier, extra):
+    return json.loads(run([os.path.join(tools, "evaluate/waldboost-evaluate"), "-c", classifier, "--json"] + extra,
+                          "waldboost-evaluate"))
+
+
+def frame_rate(tools, classifier, props, frames, device):
+    """The element's frames per second on one stream of `frames`."""
+    sizes = set()
+    for path in frames:
+        with open(path, "rb") as f:
+            header = f.read(64).split()
+        sizes.add((int(header[1]), int(header[2])))
+    if len(sizes) != 1:
+        return None  # frames of several sizes: no one row to report
+    (width, height), = sizes
+    report = os.path.join(os.path.dirname(frames[0]), "..", "fps-%d.json" % os.getpid())
+    command = [os.path.join(tools, "pipeline-bench/waldboost-pipeline-bench"), "-n", "1", "-s",
+               "%dx%d" % (width, height), "-f", "300", "--no-engine", "--no-source", "-d", device, "-c",
+               classifier, "-j", report] + (["-p", props] if props else []) + frames
+    run(command, "waldboost-pipeline-bench")
+    with open(report) as f:
+        row = json.load(f)["rows"][0]["element"]
+    os.unlink(report)
+    return {"fps": row["fps_total"], "device": device}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--set", required=True, metavar="DIR", help="the folder teach.py wrote")
+    parser.add_argument("-o", "--output", required=True, metavar="STUDENT.xml")
+    parser.add_argument("--label", required=True, help="the student's label")
+    parser.add_argument("--feature", default="lbp", choices=("lbp", "lrd", "lrp"))
+    parser.add_argument("--train-option", action="append", default=[], metavar="OPTION",
+                        help="more waldboost-train options, e.g. --train-option=--weak=200 (repeatable)")
+    parser.add_argument("--teacher", metavar="CLASSIFIER", help="the teacher, when the set came from JSON lines")
+    parser.add_argument("--fps-device", default="auto", metavar="SPEC")
+    parser.add_argument("--report", metavar="FILE", help="also write the report as JSON")
+    parser.add_argument("--build", default=os.path.join(REPO, "build"), metavar="DIR")
+    args = parser.parse_args()
+    tools = os.path.join(args.build, "gst/tools")
+    summary_path = os.path.join(args.set, "summary.json")
+    try:
+        with open(summary_path) as f:
+            summary = json.load(f)
+        window = "%dx%d" % tuple(summary["window"])
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        parser.error("%s is not a set teach.py wrote: %s" % (summary_path, error))
+    teacher = args.teacher or summary.get("teacher")
+    teacher_settings = []
+    teacher_props = ""
+    if teacher and summary.get("teacher"):
+        teacher_settings = ["-n", str(summary["teacher_min_neighbors"]), "-s", str(summary["teacher_scale_factor"])]
+        teacher_props = "min-neighbors=%d scale-factor=%g" % (summary["teacher_min_neighbors"],
+                                                              summary["teacher_scale_factor"])
+    s = lambda name: os.path.join(args.set, name)  # noqa: E731
+    checkpoint = args.output + ".ck"
+    train = [os.path.join(tools, "train/waldboost-train"), "-o", args.output, "-a", s("train.txt"), "-n",
+             s("train-backgrounds.txt"), "--label", args.label, "--window", window, "--feature", args.feature,
+             "--checkpoint", checkpoint, "--checkpoint-every", "50"] + RECIPE + args.train_option
+    report = {"set": os.path.abspath(args.set), "student": os.path.abspath(args.output), "teacher": teacher,
+              "train_command": train}
+    try:
+        step("1. training (%s)" % " ".join(train[1:]))
+        started = time.monotonic()
+        run(train, "waldboost-train")
+        report["train_seconds"] = time.monotonic() - started
+
+        step("2. the final threshold, on the tuning frames: " + ", ".join(str(t) for t in THRESHOLDS))
+        sweep = []
+        for t in THRESHOLDS:
+            a = agreement(evaluate(tools, args.output, ["-a", s("tune.txt"), "-t", str(t)])["objects"])
+            sweep.append(dict(a, threshold=t))
+            print("  threshold %4d: recall %.3f precision %.3f F1 %.3f" % (t, a["recall"], a["precision"], a["f1"]))
+        best = max(sweep, key=lambda a: (round(a["f1"], 6), a["threshold"]))
+        report["threshold_sweep"] = sweep
+        report["final_threshold"] = best["threshold"]
+
+        step("3. final threshold %d written into %s" % (best["threshold"], args.output))
+        run(train + ["--resume", "--final-threshold", str(best["threshold"])], "waldboost-train --resume")
+
+        step("4. held out: agreement with the teacher, weak classifiers per window")
+        held = evaluate(tools, args.output, ["-a", s("heldout.txt"), "-b", s("heldout-frames.txt")])
+        report["heldout"] = agreement(held["objects"])
+        report["student_weak_per_window"] = held["backgrounds"]["weak_per_window"]
+        if teacher:
+            report["teacher_weak_per_window"] = evaluate(
+                tools, teacher, ["-b", s("heldout-frames.txt")] + teacher_settings)["backgrounds"]["weak_per_window"]
+
+        step("5. frames per second at the element, device %s" % args.fps_device)
+        with open(s("heldout-frames.txt")) as f:
+            frames = [s(line.strip()) for line in f if line.strip()][:20]
+        report["student_fps"] = frame_rate(tools, args.output, "", frames, args.fps_device)
+        if teacher:
+            report["teacher_fps"] = frame_rate(tools, teacher, teacher_props, frames, args.fps_device)
+    except Failure as error:
+        sys.exit("student: %s" % error)
+
+    h = report["heldout"]
+    print("\n| | held-out frames | teacher's boxes | found (recall) | precision | F1 | weak classifiers per window "
+          "| fps at the element |")
+    print("|---|---|---|---|---|---|---|---|")
+    fps = lambda r: "%.1f" % r["fps"] if r else "n/a"  # noqa: E731
+    print("| student (%s, threshold %d, %.0f s to train) | %d | %d | %d (%.3f) | %.3f | **%.3f** | %.2f | %s |"
+          % (args.feature, report["final_threshold"], report["train_seconds"], summary["frames_heldout"],
+             h["labels"], h["found"], h["recall"], h["precision"], h["f1"], report["student_weak_per_window"],
+             fps(report["student_fps"])))
+    if teacher:
+        print("| teacher (%s) | | | | | | %.2f | %s |"
+              % (os.path.basename(teacher), report["teacher_weak_per_window"], fps(report["teacher_fps"])))
+        if report["teacher_fps"] and report["student_fps"]:
+            print("\nstudent/teacher frame rate: %.1fx (%s)" % (
+                report["student_fps"]["fps"] / report["teacher_fps"]["fps"], report["student_fps"]["device"]))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
