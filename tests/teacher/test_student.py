@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+# waldboost-gst — OpenCL WaldBoost object detection
+# Copyright (C) 2026 The waldboost-gst authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A student trained from a synthetic teacher on synthetic footage agrees
+with it, and its margin and grouping give one box per object.
+
+The footage (footage.py) is encoded as an MJPEG AVI, so teach.py reads it
+as it reads a user's video (uridecodebin); the teacher is the truth as
+JSON lines. teach.py (window 24x24, margin 0.15) then student.py (a small
+recipe: 80 weak classifiers) must give, on the held-out frames, F1 at
+least 0.9 against the teacher; the report's counts must agree with the
+set's. On a new frame of the same camera with three targets of 26, 34 and
+46 pixels (46 is larger than any trained on), waldboost-detect with the
+student finds exactly three boxes, each the target grown by the margin
+(IoU at least 0.5), none nested in another.
+
+  test_student.py TEACH STUDENT BUILD
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from PIL import Image
+
+import footage
+
+FRAMES = 160
+MARGIN = 0.15
+
+
+def fail(message):
+    print("FAILED: " + message)
+    sys.exit(1)
+
+
+def iou(a, b):
+    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    return w * h / float(a[2] * a[3] + b[2] * b[3] - w * h)
+
+
+def encode(folder, video):
+    run = subprocess.run(["gst-launch-1.0", "-q", "multifilesrc", "location=%s/frame-%%04d.png" % folder,
+                          "caps=image/png,framerate=10/1", "!", "pngdec", "!", "videoconvert", "!",
+                          "jpegenc", "quality=95", "!", "avimux", "!", "filesink", "location=" + video],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 0:
+        fail("cannot encode the footage: " + run.stdout)
+
+
+def main():
+    teach, student, build = sys.argv[1:4]
+    with tempfile.TemporaryDirectory() as work:
+        clip = footage.frames(FRAMES)
+        footage.write_folder(os.path.join(work, "png"), clip)
+        video = os.path.join(work, "footage.avi")
+        encode(os.path.join(work, "png"), video)
+        footage.write_teacher(os.path.join(work, "teacher.jsonl"), clip)
+        out = os.path.join(work, "set")
+        run = subprocess.run([sys.executable, teach, "--teacher-detections", os.path.join(work, "teacher.jsonl"),
+                              "--window", "24x24", "--margin", str(MARGIN), "--every", "1", "--build", build,
+                              "-o", out, video], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(run.stdout)
+        if run.returncode != 0:
+            fail("teach.py exit %d" % run.returncode)
+        classifier = os.path.join(work, "student.xml")
+        report_path = os.path.join(work, "report.json")
+        run = subprocess.run([sys.executable, student, "--set", out, "-o", classifier, "--label", "target",
+                              "--fps-device", "cpu", "--report", report_path, "--build", build,
+                              "--train-option=--weak=80", "--train-option=--negative-count=2000",
+                              "--train-option=--copies=4", "--train-option=--shift=0.05",
+                              "--train-option=--scale=0.1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(run.stdout)
+        if run.returncode != 0:
+            fail("student.py exit %d" % run.returncode)
+        with open(report_path) as f:
+            report = json.load(f)
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        held = report["heldout"]
+        # The held-out labels: the truth of the last 30% of the frames, grown by the margin, inside the frame.
+        grown = [(x - MARGIN * w, y - MARGIN * h, w * (1 + 2 * MARGIN), h * (1 + 2 * MARGIN))
+                 for _, boxes in clip[round(FRAMES * 0.7):] for x, y, w, h in boxes]
+        inside = sum(1 for x, y, w, h in grown
+                     if x > -0.5 and y > -0.5 and x + w < footage.WIDTH + 0.5 and y + h < footage.HEIGHT + 0.5)
+        if held["labels"] != summary["heldout_labels"] or abs(held["labels"] - inside) > 2:
+            fail("the report's held-out labels (%d) are not the set's (%d) or the truth's inside the frame (%d)"
+                 % (held["labels"], summary["heldout_labels"], inside))
+        if held["f1"] < 0.9:
+            fail("held-out agreement F1 %.3f < 0.9 (recall %.3f, precision %.3f)"
+                 % (held["f1"], held["recall"], held["precision"]))
+        if not report["student_fps"] or report["student_fps"]["fps"] <= 0:
+            fail("no frame rate at the element")
+
+        # One box per object, in the student's convention (the target grown by the margin).
+        image = footage.scene()
+        targets = [(10, 12, 26, 26), (70, 60, 34, 34), (130, 40, 46, 46)]
+        for box in targets:
+            footage.draw_target(image, box)
+        Image.fromarray(image.astype(np.uint8)).save(os.path.join(work, "scene.png"))
+        run = subprocess.run([os.path.join(build, "gst/tools/detect/waldboost-detect"), "-c", classifier,
+                              os.path.join(work, "scene.png")], stdout=subprocess.PIPE, text=True)
+        if run.returncode != 0:
+            fail("waldboost-detect exit %d" % run.returncode)
+        found = [(d["x"], d["y"], d["width"], d["height"]) for d in json.loads(run.stdout)["images"][0]["detections"]]
+        print("scene: targets %s, found %s" % (targets, found))
+        expected = [(x - MARGIN * s, y - MARGIN * s, s * (1 + 2 * MARGIN), s * (1 + 2 * MARGIN))
+                    for x, y, s, _ in targets]
+        if len(found) != len(targets):
+            fail("%d boxes for %d targets" % (len(found), len(targets)))
+        for box in expected:
+            best = max(iou(box, d) for d in found)
+            if best < 0.5:
+                fail("no box for the target %s (best IoU %.2f)" % (box, best))
+        print("held out: F1 %.3f (recall %.3f, precision %.3f); one box per target" %
+              (held["f1"], held["recall"], held["precision"]))
+
+
+if __name__ == "__main__":
+    main()
