@@ -35,7 +35,9 @@ Steps, each printed as it starts:
      OpenCL GPU, else PoCL on the CPU).
 The teacher is summary.json's classifier, or --teacher (the classifier
 whose JSON lines the set was made from; without one the teacher's weak
-classifiers per window and frame rate are not reported).
+classifiers per window and frame rate are not reported). --beside adds
+another classifier's weak classifiers per window and frame rate (for a
+teacher that is no classifier, as HOG).
 
 Exit status: 0 done, 1 a step failed (its output is shown), 2 usage.
 """
@@ -115,6 +117,9 @@ def main():
     parser.add_argument("--train-option", action="append", default=[], metavar="OPTION",
                         help="more waldboost-train options, e.g. --train-option=--weak=200 (repeatable)")
     parser.add_argument("--teacher", metavar="CLASSIFIER", help="the teacher, when the set came from JSON lines")
+    parser.add_argument("--beside", metavar="CLASSIFIER",
+                        help="another classifier whose speed to report beside the student's (a teacher that is "
+                             "not a classifier, such as HOG, has none at the element)")
     parser.add_argument("--fps-device", default="auto", metavar="SPEC")
     parser.add_argument("--report", metavar="FILE", help="also write the report as JSON")
     parser.add_argument("--build", default=os.path.join(REPO, "build"), metavar="DIR")
@@ -164,16 +169,19 @@ def main():
         held = evaluate(tools, args.output, ["-a", s("heldout.txt"), "-b", s("heldout-frames.txt")])
         report["heldout"] = agreement(held["objects"])
         report["student_weak_per_window"] = held["backgrounds"]["weak_per_window"]
-        if teacher:
-            report["teacher_weak_per_window"] = evaluate(
-                tools, teacher, ["-b", s("heldout-frames.txt")] + teacher_settings)["backgrounds"]["weak_per_window"]
+        others = [("teacher", teacher, teacher_settings, teacher_props)] if teacher else []
+        if args.beside:
+            others.append(("beside", args.beside, [], ""))
+        for role, path, settings, _ in others:
+            report[role + "_weak_per_window"] = evaluate(
+                tools, path, ["-b", s("heldout-frames.txt")] + settings)["backgrounds"]["weak_per_window"]
 
         step("5. frames per second at the element, device %s" % args.fps_device)
         with open(s("heldout-frames.txt")) as f:
             frames = [s(line.strip()) for line in f if line.strip()][:20]
         report["student_fps"] = frame_rate(tools, args.output, "", frames, args.fps_device)
-        if teacher:
-            report["teacher_fps"] = frame_rate(tools, teacher, teacher_props, frames, args.fps_device)
+        for role, path, _, props in others:
+            report[role + "_fps"] = frame_rate(tools, path, props, frames, args.fps_device)
     except Failure as error:
         sys.exit("student: %s" % error)
 
@@ -186,12 +194,13 @@ def main():
           % (args.feature, report["final_threshold"], report["train_seconds"], summary["frames_heldout"],
              h["labels"], h["found"], h["recall"], h["precision"], h["f1"], report["student_weak_per_window"],
              fps(report["student_fps"])))
-    if teacher:
-        print("| teacher (%s) | | | | | | %.2f | %s |"
-              % (os.path.basename(teacher), report["teacher_weak_per_window"], fps(report["teacher_fps"])))
-        if report["teacher_fps"] and report["student_fps"]:
-            print("\nstudent/teacher frame rate: %.1fx (%s)" % (
-                report["student_fps"]["fps"] / report["teacher_fps"]["fps"], report["student_fps"]["device"]))
+    for role, path, _, _ in others:
+        print("| %s (%s) | | | | | | %.2f | %s |"
+              % (role, os.path.basename(path), report[role + "_weak_per_window"], fps(report[role + "_fps"])))
+    for role, path, _, _ in others:
+        if report[role + "_fps"] and report["student_fps"]:
+            print("student/%s frame rate: %.1fx (%s)" % (
+                role, report["student_fps"]["fps"] / report[role + "_fps"]["fps"], report["student_fps"]["device"]))
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)
