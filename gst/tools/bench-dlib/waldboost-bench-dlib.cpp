@@ -44,6 +44,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "core/training/samples.h"
+#include "tools/common/box_matching.h"
 #include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
 #include "tools/common/image_file.h"
@@ -143,46 +144,6 @@ Rect from_dlib(const dlib::rectangle& r, double factor)
 {
     return Rect{static_cast<int>(std::lround(r.left() / factor)), static_cast<int>(std::lround(r.top() / factor)),
                 static_cast<int>(std::lround(r.width() / factor)), static_cast<int>(std::lround(r.height() / factor))};
-}
-
-double iou(const Rect& a, const Rect& b)
-{
-    const double w = std::min(a.x + a.width, b.x + b.width) - std::max(a.x, b.x);
-    const double h = std::min(a.y + a.height, b.y + b.height) - std::max(a.y, b.y);
-    if (w <= 0 || h <= 0)
-        return 0.0;
-    const double both = w * h;
-    return both / (static_cast<double>(a.width) * a.height + static_cast<double>(b.width) * b.height - both);
-}
-
-/* waldboost-evaluate's rule, so that both columns count alike: boxes and
- * detections paired one to one at IoU >= 0.5, the pairs of highest IoU
- * first. Returns the matched pairs' IoUs. */
-std::vector<double> match(const std::vector<Rect>& boxes, const std::vector<Rect>& detections)
-{
-    struct Pair {
-        double overlap;
-        size_t box, detection;
-    };
-    std::vector<Pair> pairs;
-    for (size_t b = 0; b < boxes.size(); ++b)
-        for (size_t d = 0; d < detections.size(); ++d)
-            if (const double overlap = iou(boxes[b], detections[d]); overlap >= 0.5)
-                pairs.push_back(Pair{overlap, b, d});
-    std::sort(pairs.begin(), pairs.end(), [](const Pair& p, const Pair& q) {
-        if (p.overlap != q.overlap)
-            return p.overlap > q.overlap;
-        return std::make_pair(p.box, p.detection) < std::make_pair(q.box, q.detection);
-    });
-    std::vector<bool> box_used(boxes.size()), detection_used(detections.size());
-    std::vector<double> matched;
-    for (const Pair& p : pairs) {
-        if (box_used[p.box] || detection_used[p.detection])
-            continue;
-        box_used[p.box] = detection_used[p.detection] = true;
-        matched.push_back(p.overlap);
-    }
-    return matched;
 }
 
 std::vector<Rect> detect(Detector& detector, const Image& image, double factor)
@@ -291,7 +252,7 @@ Heldout evaluate(const Options& o, Detector& detector)
         for (const auto& line : read_annotations(o.heldout)) {
             const waldboost::GrayImage gray = waldboost::tools::load_gray_image(line.path);
             const std::vector<Rect> found = detect(detector, to_dlib(gray), o.upsample);
-            const std::vector<double> matched = match(line.boxes, found);
+            const std::vector<double> matched = waldboost::tools::match_one_to_one(line.boxes, found, 0.5, line.path);
             ++h.images;
             h.objects += line.boxes.size();
             h.found += matched.size();
