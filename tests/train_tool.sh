@@ -99,10 +99,18 @@ assert all(0 <= s["negatives_rejected"] <= 1 and s["seconds"] >= 0 for s in step
 # The time left, at the mean pace so far: none after the last one.
 assert all(s["eta_seconds"] >= 0 for s in steps) and steps[-1]["eta_seconds"] == 0, steps
 assert abs(steps[0]["eta_seconds"] - 11 * steps[0]["seconds"]) < 0.1, steps[0]
+# Mining is part of a weak classifier's time, and only after one that mined.
+assert all(0 <= s["mine_seconds"] <= s["seconds"] for s in steps), steps
+assert all(s["mine_seconds"] == 0 for s in steps if s["mined"] == 0), steps
 text = open(sys.argv[1]).read()
 # 3 faces, 40 copies each, mirrored; a tidy set: no warning.
 assert "the working set of 240 positives takes about " in text, text
 assert "warning" not in text, text
+# Where the time went, in shares that add up to the whole.
+import re
+shares = re.search(r"12 weak classifiers in [^:]*: choosing them (\d+)%, mining negatives (\d+)% "
+                   r"\([^)]+\), the rest \(new samples' features, thresholds\) (\d+)%", text)
+assert shares and abs(sum(int(v) for v in shares.groups()) - 100) <= 2, text
 print("train tool: %d weak classifiers, the first rejects %.0f%% of the negatives"
       % (len(steps), 100 * steps[0]["negatives_rejected"]))
 PY

@@ -78,6 +78,7 @@ struct Trainer::Impl {
     std::atomic<bool> stop_requested{false};
     bool stopped = false;
     std::string early_stop;
+    double mining_seconds = 0.0;
 
     /* Negatives in the working set after each refill. */
     size_t working_negatives() const { return static_cast<size_t>(negatives_for(config, positives.size())); }
@@ -153,6 +154,7 @@ Trainer::~Trainer() = default;
 size_t Trainer::candidate_count() const { return impl_->candidates.count(); }
 
 const std::string& Trainer::early_stop() const { return impl_->early_stop; }
+double Trainer::mining_seconds() const { return impl_->mining_seconds; }
 
 void Trainer::set_checkpoint(const std::string& path, int every)
 {
@@ -221,6 +223,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
     classifier.window_height = c.window.height;
     m.stopped = false;
     m.early_stop.clear();
+    m.mining_seconds = 0.0;
 
     const size_t working_negatives = m.working_negatives();
     /* Every k-th positive calibrates the thresholds and is not fitted: the
@@ -257,7 +260,9 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         };
         if (m.miner->capacity() > 0 && m.miner->capacity() < working_negatives)
             throw too_few(m.miner->capacity());
+        const Clock::time_point mining_started = Clock::now();
         NegativeMiner::Result first = m.miner->mine(classifier, working_negatives, rng);
+        m.mining_seconds += seconds_since(mining_started);
         if (first.windows.size() < working_negatives)
             throw too_few(first.windows.size());
         for (const GrayImage& w : first.windows)
@@ -324,7 +329,10 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         Progress report;
         const size_t neg_left = n_neg - neg_rejected;
         if (t + 1 < c.weak_count && neg_left * 2 < working_negatives) {
+            const Clock::time_point mining_started = Clock::now();
             NegativeMiner::Result mined = m.miner->mine(classifier, working_negatives - neg_left, rng);
+            report.mine_seconds = seconds_since(mining_started);
+            m.mining_seconds += report.mine_seconds;
             for (const GrayImage& w : mined.windows)
                 set.add(w, false, classifier, false, 0);
             report.mined = mined.windows.size();

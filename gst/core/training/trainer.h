@@ -94,6 +94,7 @@ struct Progress {
     double negative_survival = 1.0; /* estimated share of background windows still passing */
     double seconds = 0.0;           /* this weak classifier, mining included */
     double select_seconds = 0.0;    /* of which weak-learner selection */
+    double mine_seconds = 0.0;      /* of which mining negatives after it */
 };
 
 /* About the most memory, in bytes, that a run of `config` with `positives`
@@ -148,6 +149,9 @@ public:
      * classifiers, as a sentence for the user; empty when it trained them
      * all (or was stopped by request_stop()). */
     const std::string& early_stop() const;
+    /* Seconds the last train() spent mining negatives, the first working
+     * set's included (for the share of the run that mining takes). */
+    double mining_seconds() const;
 
 private:
     struct Impl;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -218,12 +219,12 @@ void print_progress(const wt::Progress& p, bool json, double eta)
                      "{\"weak\": %d, \"of\": %d, \"feature\": %s, \"z\": %.6f, \"threshold\": %s, "
                      "\"negatives_rejected\": %.4f, \"positives_rejected\": %.4f, \"positives\": %zu, "
                      "\"negatives\": %zu, \"mined\": %llu, \"windows_scanned\": %llu, \"negative_survival\": %.3e, "
-                     "\"seconds\": %.3f, \"select_seconds\": %.3f, \"eta_seconds\": %.1f}\n",
+                     "\"seconds\": %.3f, \"select_seconds\": %.3f, \"mine_seconds\": %.3f, \"eta_seconds\": %.1f}\n",
                      p.weak, p.weak_count, json_string(p.feature).c_str(), p.z,
                      std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "null", p.negatives_rejected,
                      p.positives_rejected, p.positives, p.negatives, static_cast<unsigned long long>(p.mined),
                      static_cast<unsigned long long>(p.windows_scanned), p.negative_survival, p.seconds,
-                     p.select_seconds, eta);
+                     p.select_seconds, p.mine_seconds, eta);
     } else {
         std::fprintf(
             stderr,
@@ -675,9 +676,12 @@ int train(const Options& o, Settings& s)
     const int stop_after = o.stop_after;
     int stopped_at = 0;
     double seconds = 0.0; /* this run's weak classifiers so far */
+    double select_seconds = 0.0;
     int trained = 0;
+    const auto started = std::chrono::steady_clock::now();
     waldboost::Classifier classifier = trainer.train([&](const wt::Progress& p) {
         seconds += p.seconds;
+        select_seconds += p.select_seconds;
         ++trained;
         print_progress(p, json, seconds / trained * (p.weak_count - p.weak));
         if (p.weak == stop_after || interrupted) {
@@ -687,6 +691,20 @@ int train(const Options& o, Settings& s)
     });
     if (engine_miner)
         print_mining_stats(engine_miner->stats());
+    if (trained > 0) {
+        /* Where the time went: what to speed up (--device, --threads, fewer or smaller backgrounds). */
+        const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double mining = trainer.mining_seconds();
+        const auto share = [&](double part) {
+            return total > 0 ? 100.0 * part / total : 0.0;
+        };
+        std::fprintf(stderr,
+                     "%s: %d weak classifiers in %s: choosing them %.0f%%, mining negatives %.0f%% (%s), the rest "
+                     "(new samples' features, thresholds) %.0f%%\n",
+                     kTool, trained, duration_text(total).c_str(), share(select_seconds), share(mining),
+                     engine_miner ? engine_miner->device().device_name.c_str() : "the CPU reference",
+                     std::max(0.0, 100.0 - share(select_seconds) - share(mining)));
+    }
     if (trainer.stopped()) {
         std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
                      interrupted ? "interrupted" : "stopped", stopped_at, printable(o.checkpoint).c_str());
