@@ -56,6 +56,10 @@ or the frame's mean grey when the input's frames differ in size. What the
 teacher misses stays in them as a negative: a teacher that misses much
 teaches the student to miss it too.
 
+Hours of footage: choose --every so that the training frames stay within
+what waldboost-train keeps in memory (--max-background-megapixels, 4,000
+by default: about 2,000 frames of 1080p).
+
 The split is by time, for each input: the last --heldout-share (default
 0.3) of its frames are held out; the --tune-share (default 0.15) before
 them are kept for tuning (choosing the student's final threshold: the
@@ -90,6 +94,7 @@ usage error.
 import argparse
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -252,7 +257,7 @@ def run_teacher_on_video(args, video, jsonl):
     by waldboostmetapublish: the same JSON lines a user's teacher gives."""
     env = dict(os.environ)
     env.setdefault("GST_PLUGIN_PATH", os.path.abspath(args.build))
-    command = ["gst-launch-1.0", "-q", "uridecodebin", "uri=" + "file://" + os.path.abspath(video), "!",
+    command = ["gst-launch-1.0", "-q", "uridecodebin", "uri=" + pathlib.Path(os.path.abspath(video)).as_uri(), "!",
                "videoconvert", "!", "video/x-raw,format=GRAY8", "!", "waldboostdetect",
                "classifier=" + os.path.abspath(args.teacher), "draw=none",
                "min-neighbors=%d" % args.teacher_min_neighbors,
@@ -438,19 +443,23 @@ def make_set(args, out):
 
 def write_masked(out, k, training, mask_margin):
     """The training frames with the teacher's boxes filled with the empty
-    scene; returns their paths."""
-    pixels = [np.asarray(read_pgm(os.path.join(out, name))) for _, name, _ in training]
-    same_size = len({p.shape for p in pixels}) == 1
+    scene; returns their paths. One frame in memory at a time, but for the
+    at most MEDIAN_FRAMES that make the scene."""
+    if not training:
+        return []
+    sizes = {read_pgm(os.path.join(out, name)).size for _, name, _ in training}
     scene = None
-    if same_size and pixels:
-        step = max(1, len(pixels) // MEDIAN_FRAMES)
-        scene = np.median(np.stack(pixels[::step]), axis=0).astype(np.uint8)
+    if len(sizes) == 1:
+        step = max(1, len(training) // MEDIAN_FRAMES)
+        sample = [np.asarray(read_pgm(os.path.join(out, name))) for _, name, _ in training[::step]]
+        scene = np.median(np.stack(sample), axis=0).astype(np.uint8)
+        del sample
     lines = []
-    for (index, name, boxes), frame in zip(training, pixels):
-        masked = frame.copy()
-        fill = scene if scene is not None else np.full_like(frame, int(frame.mean()))
+    for index, name, boxes in training:
+        masked = np.array(read_pgm(os.path.join(out, name)))
+        fill = scene if scene is not None else np.full_like(masked, int(masked.mean()))
         for box in boxes:
-            x0, y0, x1, y1 = grown(box, mask_margin, (frame.shape[1], frame.shape[0]))
+            x0, y0, x1, y1 = grown(box, mask_margin, (masked.shape[1], masked.shape[0]))
             masked[y0:y1, x0:x1] = fill[y0:y1, x0:x1]
         path = "masked/%d-%06d.pgm" % (k, index)
         write_pgm(os.path.join(out, path), masked)
