@@ -272,15 +272,16 @@ def run_teacher_on_images(args, images, jsonl):
     """waldboost-detect with the teacher on the folder's images; one line
     per image, in their order (waldboost-detect's "images" items)."""
     tool = os.path.join(args.build, "gst/tools/detect/waldboost-detect")
-    command = [tool, "-c", args.teacher, "-n", str(args.teacher_min_neighbors),
-               "-s", "%g" % args.teacher_scale_factor] + images
-    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if run.returncode != 0:
-        raise Failure("the teacher did not run on the images:\n%s" % run.stderr.strip())
+    command = [tool, "-c", args.teacher, "-n", str(args.teacher_min_neighbors), "-s", "%g" % args.teacher_scale_factor]
     with open(jsonl, "w") as out:
-        for frame, image in enumerate(json.loads(run.stdout)["images"]):
-            image["frame"] = frame
-            out.write(json.dumps(image) + "\n")
+        for first in range(0, len(images), 500):  # a command line of at most 500 paths
+            run = subprocess.run(command + images[first:first + 500], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            if run.returncode != 0:
+                raise Failure("the teacher did not run on the images:\n%s" % run.stderr.strip())
+            for frame, image in enumerate(json.loads(run.stdout)["images"], first):
+                image["frame"] = frame
+                out.write(json.dumps(image) + "\n")
 
 
 # --- the set -----------------------------------------------------------------------------------
