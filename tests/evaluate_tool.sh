@@ -61,9 +61,13 @@ echo "noise.pgm 2 0 0 24 24 10 10 8 8" > "$work/objects.txt"
   --scale-factor 1.5 --json > "$work/reject.json"
 "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --min-neighbors 0 --stride 1 --scale-factor 1.5 \
   > "$work/accept.txt"
-python3 - "$work/accept.json" "$work/reject.json" "$work/accept.txt" <<'PY'
+# NMS at IoU 0 keeps no two overlapping windows.
+"$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --min-neighbors 0 --stride 1 --scale-factor 1.5 \
+  --grouping nms --nms-iou 0 --json > "$work/nms.json"
+python3 - "$work/accept.json" "$work/reject.json" "$work/accept.txt" "$work/nms.json" <<'PY'
 import json, sys
 accept, reject = (json.load(open(p)) for p in sys.argv[1:3])
+nms = json.load(open(sys.argv[4]))
 text = open(sys.argv[3]).read()
 # The pyramid worked out by hand: levels 1 and 1.5 (a window of 36); at
 # 2.25 the window (54) is taller than the image. Level 1.5 scans the image
@@ -79,6 +83,13 @@ assert b["weak_evaluated"] == windows and b["weak_per_window"] == 1, b
 o = accept["objects"]
 assert o["objects"] == 2 and o["found"] == 1 and o["detection_rate"] == 0.5, o
 assert o["mean_iou"] == 1 and o["other_detections"] == windows - 1, o
+# The other detections on the annotated image, per megapixel of it.
+assert abs(o["megapixels"] - megapixels) < 1e-9, o
+assert abs(o["other_detections_per_megapixel"] - (windows - 1) / megapixels) < 1e-3 * windows / megapixels, o
+# Windows of 24 or 36 pixels that do not overlap: at most 2 x 2 in 64x48.
+assert nms["settings"]["grouping"] == "nms" and nms["settings"]["nms_iou"] == 0, nms["settings"]
+assert accept["settings"]["grouping"] == "opencv", accept["settings"]
+assert 1 <= nms["backgrounds"]["false_positives"] <= 4, nms["backgrounds"]
 assert accept["settings"]["min_size"] == [24, 24] and accept["settings"]["iou"] == 0.5, accept["settings"]
 assert accept["settings"]["final_threshold"] == 0, accept["settings"]
 # Three weak classifiers, each window rejected after the first.
@@ -151,6 +162,8 @@ expect 2 "give held-out data" "$evaluate" -c "$work/accept-all.xml"
 expect 2 "iou must be above 0" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --iou 0
 expect 2 "scale-factor must be" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --scale-factor 1
 expect 2 "min-size must be WxH" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --min-size 24
+expect 2 "grouping is opencv, nms or none" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --grouping x
+expect 2 "nms-iou must be" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --nms-iou 2
 expect 2 "threshold needs a number" "$evaluate" -c "$work/accept-all.xml" -b "$work/bg.txt" --threshold x
 expect 1 "missing.xml" "$evaluate" -c "$work/missing.xml" -b "$work/bg.txt"
 expect 1 "cannot read the backgrounds list" "$evaluate" -c "$work/accept-all.xml" -b "$work/missing.txt"

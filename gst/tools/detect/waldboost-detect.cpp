@@ -26,6 +26,7 @@
 #include "core/opencl/engine/engine.h"
 #include "core/reference/detector.h"
 #include "core/text.h"
+#include "tools/common/grouping_option.h"
 #include "tools/common/command_line.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
@@ -246,12 +247,8 @@ int main(int argc, char** argv)
                            "e.g. 48x48");
     }
     const std::string grouping = options.grouping ? options.grouping : "opencv";
-    if (grouping == "opencv")
-        settings.grouping = waldboost::Grouping::OpenCv;
-    else if (grouping == "nms")
-        settings.grouping = waldboost::Grouping::Nms;
-    else if (grouping == "none")
-        settings.grouping = waldboost::Grouping::None;
+    if (const auto kind = waldboost::tools::parse_grouping(grouping))
+        settings.grouping = *kind;
     else {
         std::fprintf(stderr, "waldboost-detect: --grouping is opencv, nms or none, not '%s'\n",
                      printable(grouping).c_str());

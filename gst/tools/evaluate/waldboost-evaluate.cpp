@@ -28,6 +28,7 @@
 #include "tools/common/box_matching.h"
 #include "tools/common/command_line.h"
 #include "tools/common/file_lists.h"
+#include "tools/common/grouping_option.h"
 #include "tools/common/image_file.h"
 #include "tools/common/json_text.h"
 
@@ -49,6 +50,8 @@ struct Options {
     gchar* min_size = nullptr;
     gint stride = 0;
     gdouble iou = 0.5;
+    gchar* grouping = nullptr;
+    gdouble nms_iou = 0.3;
     gchar* threshold = nullptr;
     gboolean json = FALSE;
     gint max_megapixels = waldboost::tools::kDefaultMaxMegapixels;
@@ -58,7 +61,7 @@ struct Options {
     Options& operator=(const Options&) = delete;
     ~Options()
     {
-        for (gchar* text : {classifier, objects, backgrounds, min_size, threshold})
+        for (gchar* text : {classifier, objects, backgrounds, min_size, grouping, threshold})
             g_free(text);
     }
 };
@@ -88,6 +91,7 @@ using waldboost::tools::match_one_to_one;
 struct ObjectResult {
     size_t images = 0, objects = 0, found = 0, other_detections = 0;
     double iou_sum = 0.0;
+    double megapixels = 0.0; /* of the annotated images */
 };
 
 struct BackgroundResult {
@@ -135,6 +139,10 @@ int main(int argc, char** argv)
         {"stride", 0, 0, G_OPTION_ARG_INT, &o.stride, "Window step in pixels (default 0 = OpenCV's rule)", "N"},
         {"iou", 0, 0, G_OPTION_ARG_DOUBLE, &o.iou,
          "A detection finds an annotated object when their IoU is at least F (default 0.5)", "F"},
+        {"grouping", 'g', 0, G_OPTION_ARG_STRING, &o.grouping,
+         "How raw windows become detections: opencv (default, as detectMultiScale), nms or none", "KIND"},
+        {"nms-iou", 0, 0, G_OPTION_ARG_DOUBLE, &o.nms_iou,
+         "With --grouping nms, the IoU above which windows merge (default 0.3; 0 merges any overlap)", "F"},
         {"threshold", 't', 0, G_OPTION_ARG_STRING, &o.threshold,
          "Final score threshold (default: the classifier's); choose it on training data, not on the held-out data",
          "F"},
@@ -144,9 +152,11 @@ int main(int argc, char** argv)
         {nullptr, 0, 0, G_OPTION_ARG_NONE, nullptr, nullptr, nullptr}};
     GOptionContext* context = g_option_context_new("- measure a classifier on held-out data");
     g_option_context_set_description(
-        context, "Detects with the CPU reference detector and OpenCV's grouping. The detection rate counts the "
-                 "annotated objects that a detection matches (one to one, IoU at least --iou); false positives are "
-                 "every detection on the --backgrounds images, per megapixel; weak classifiers per window are "
+        context, "Detects with the CPU reference detector and OpenCV's grouping (or --grouping). The detection "
+                 "rate counts the annotated objects that a detection matches (one to one, IoU at least --iou); the "
+                 "other detections on those images are counted per megapixel of them (a second box on an object "
+                 "counts there); false positives are every detection on the --backgrounds images, per megapixel; "
+                 "weak classifiers per window are "
                  "counted over every window evaluated on those images (every weak classifier of every stage "
                  "evaluated, for a stage cascade). Exit status: 0 done, 1 a file could not be used, 2 a usage "
                  "error.");
@@ -172,7 +182,14 @@ int main(int argc, char** argv)
     params.scale_factor = o.scale_factor;
     params.min_neighbors = o.min_neighbors;
     params.stride = o.stride;
-    params.grouping = waldboost::Grouping::OpenCv;
+    const std::string grouping = o.grouping ? o.grouping : "opencv";
+    if (const auto kind = waldboost::tools::parse_grouping(grouping))
+        params.grouping = *kind;
+    else
+        return usage_error("--grouping is opencv, nms or none, not '" + printable(grouping) + "'");
+    if (!std::isfinite(o.nms_iou) || o.nms_iou < 0.0 || o.nms_iou > 1.0)
+        return usage_error("--nms-iou must be a number from 0 to 1");
+    params.nms_iou = static_cast<float>(o.nms_iou);
     if (o.min_size && !parse_size(o.min_size, &params.min_size))
         return usage_error("--min-size must be WxH, e.g. 24x24");
     if (o.threshold) {
@@ -223,6 +240,7 @@ int main(int argc, char** argv)
             objects.objects += line.boxes.size();
             objects.found += matched.size();
             objects.other_detections += detections.size() - matched.size();
+            objects.megapixels += static_cast<double>(image.width) * image.height / 1e6;
             for (double m : matched)
                 objects.iou_sum += m;
         }
@@ -242,6 +260,8 @@ int main(int argc, char** argv)
 
         const double rate = ratio(static_cast<double>(objects.found), static_cast<double>(objects.objects));
         const double per_megapixel = ratio(static_cast<double>(backgrounds.detections), backgrounds.megapixels);
+        const double other_per_megapixel = ratio(static_cast<double>(objects.other_detections), objects.megapixels);
+
         const double weak_per_window = ratio(static_cast<double>(backgrounds.stats.weak_evaluated),
                                              static_cast<double>(backgrounds.stats.windows));
         const std::string stride_text = o.stride ? std::to_string(o.stride) : "OpenCV's rule";
@@ -249,16 +269,20 @@ int main(int argc, char** argv)
             std::printf("{\n  \"classifier\": {\"file\": %s, \"label\": %s, \"window\": [%d, %d], \"weak\": %zu},\n",
                         json_string(o.classifier).c_str(), json_string(classifier.label).c_str(),
                         classifier.window_width, classifier.window_height, classifier.weak.size());
-            std::printf("  \"settings\": {\"scale_factor\": %g, \"min_neighbors\": %d, \"min_size\": [%d, %d], "
-                        "\"stride\": %d, \"grouping\": \"opencv\", \"iou\": %g, \"final_threshold\": %.9g},\n",
-                        o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride, o.iou,
-                        static_cast<double>(final_threshold));
+            std::printf(
+                "  \"settings\": {\"scale_factor\": %g, \"min_neighbors\": %d, \"min_size\": [%d, %d], "
+                "\"stride\": %d, \"grouping\": \"%s\", \"nms_iou\": %g, \"iou\": %g, \"final_threshold\": %.9g},\n",
+                o.scale_factor, o.min_neighbors, min_size.width, min_size.height, o.stride,
+                waldboost::tools::grouping_name(params.grouping), o.nms_iou, o.iou,
+                static_cast<double>(final_threshold));
             std::printf(
                 "  \"objects\": {\"images\": %zu, \"objects\": %zu, \"found\": %zu, \"detection_rate\": %s, "
-                "\"mean_iou\": %s, \"other_detections\": %zu},\n",
+                "\"mean_iou\": %s, \"other_detections\": %zu, \"megapixels\": %s, "
+                "\"other_detections_per_megapixel\": %s},\n",
                 objects.images, objects.objects, objects.found, json_number(rate, objects.objects > 0).c_str(),
                 json_number(ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.found > 0).c_str(),
-                objects.other_detections);
+                objects.other_detections, json_number(objects.megapixels, true, "%.6f").c_str(),
+                json_number(other_per_megapixel, objects.megapixels > 0).c_str());
             std::printf("  \"backgrounds\": {\"images\": %zu, \"megapixels\": %s, \"false_positives\": %zu, "
                         "\"false_positives_per_megapixel\": %s, \"windows\": %llu, \"weak_evaluated\": %llu, "
                         "\"weak_per_window\": %s}\n}\n",
@@ -271,16 +295,21 @@ int main(int argc, char** argv)
             std::printf("classifier: %s (label %s, window %dx%d, %zu weak classifiers)\n",
                         printable(o.classifier).c_str(), printable(classifier.label).c_str(), classifier.window_width,
                         classifier.window_height, classifier.weak.size());
-            std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, OpenCV grouping, "
+            const std::string grouping_text = params.grouping == waldboost::Grouping::OpenCv ? "OpenCV grouping"
+                                              : params.grouping == waldboost::Grouping::Nms
+                                                  ? "NMS grouping at IoU " + std::to_string(o.nms_iou).substr(0, 4)
+                                                  : "no grouping";
+            std::printf("settings: scale factor %g, min neighbours %d, min size %dx%d, stride %s, %s, "
                         "final threshold %g%s; found at IoU >= %g\n",
                         o.scale_factor, o.min_neighbors, min_size.width, min_size.height, stride_text.c_str(),
-                        static_cast<double>(final_threshold), params.final_threshold ? "" : " (the classifier's)",
-                        o.iou);
+                        grouping_text.c_str(), static_cast<double>(final_threshold),
+                        params.final_threshold ? "" : " (the classifier's)", o.iou);
             if (o.objects)
                 std::printf("objects: %zu in %zu images, found %zu: detection rate %.1f%% (mean IoU %.2f); %zu other "
-                            "detections in those images\n",
+                            "detections in those images (%.3f megapixels): %.2f per megapixel\n",
                             objects.objects, objects.images, objects.found, 100.0 * rate,
-                            ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.other_detections);
+                            ratio(objects.iou_sum, static_cast<double>(objects.found)), objects.other_detections,
+                            objects.megapixels, other_per_megapixel);
             if (o.backgrounds)
                 std::printf("backgrounds: %zu images, %.3f megapixels, %zu false positives: %.2f per megapixel\n"
                             "weak classifiers per window: %.3f (%llu windows, %llu weak classifiers evaluated)\n",
