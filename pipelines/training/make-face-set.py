@@ -17,7 +17,7 @@ Sources (nothing is downloaded here):
 
 The split (fixed; change it only with the docs):
   - LFW faces 0-69 are the training positives, 70-99 are held out.
-  - The backgrounds are split by file name, the lists below: the held-out
+  - The backgrounds are split by file name, set_images.py's lists: the held-out
     ones are whole scenes (streets, buildings, a car, fruit, a desk, brick,
     coffee) kept apart from the training ones; pairs of near-identical
     photos (leuvenA/B, ela_original/modified, aloeL/R, rubberwhale1/2) stay
@@ -49,7 +49,7 @@ import sys
 import numpy as np
 from PIL import Image
 
-from set_images import gray, write_pgm
+from set_images import FACE_FREE_HELDOUT, FACE_FREE_TRAINING, gray, write_pgm
 
 TRAIN_FACES = range(0, 70)
 HELDOUT_FACES = range(70, 100)
@@ -57,30 +57,8 @@ HELDOUT_SIZES = (36, 54, 81)
 CANVAS_SCALE = 3
 SEED = 34
 
-# Backgrounds: (source, file name); "opencv" is opencv-doc's examples
-# (build/testdata), "skimage" python3-skimage's data folder. None shows a
-# person; animals with faces (baboon, chicky_512, chelsea, squirrel_cls),
-# drawn faces (graf1/3, HappyFish, ml, Blender_Suzanne) and the photos
-# with people (messi5, basketball1/2, left*/right*, astronaut, camera) are
-# in neither list.
-TRAIN_BACKGROUNDS = [
-    ("opencv", "aero1.jpg"), ("opencv", "aero3.jpg"), ("opencv", "aloeL.jpg"), ("opencv", "aloeR.jpg"),
-    ("opencv", "apple.jpg"), ("opencv", "box.png"), ("opencv", "box_in_scene.png"), ("opencv", "butterfly.jpg"),
-    ("opencv", "cards.png"), ("opencv", "digits.png"), ("opencv", "home.jpg"), ("opencv", "imageTextN.png"),
-    ("opencv", "licenseplate_motion.jpg"), ("opencv", "orange.jpg"), ("opencv", "pca_test1.jpg"),
-    ("opencv", "rubberwhale1.png"), ("opencv", "rubberwhale2.png"), ("opencv", "smarties.png"),
-    ("opencv", "starry_night.jpg"), ("opencv", "stuff.jpg"), ("opencv", "sudoku.png"),
-    ("opencv", "text_defocus.jpg"), ("opencv", "text_motion.jpg"),
-    ("skimage", "cell.png"), ("skimage", "coins.png"), ("skimage", "grass.png"), ("skimage", "gravel.png"),
-    ("skimage", "horse.png"), ("skimage", "hubble_deep_field.jpg"), ("skimage", "ihc.png"),
-    ("skimage", "moon.png"), ("skimage", "motorcycle_right.png"), ("skimage", "page.png"),
-    ("skimage", "retina.jpg"), ("skimage", "rocket.jpg"), ("skimage", "text.png"),
-]
-HELDOUT_BACKGROUNDS = [
-    ("opencv", "board.jpg"), ("opencv", "building.jpg"), ("opencv", "ela_modified.jpg"),
-    ("opencv", "ela_original.jpg"), ("opencv", "fruits.jpg"), ("opencv", "leuvenA.jpg"), ("opencv", "leuvenB.jpg"),
-    ("skimage", "brick.png"), ("skimage", "coffee.png"),
-]
+TRAIN_BACKGROUNDS = FACE_FREE_TRAINING
+HELDOUT_BACKGROUNDS = FACE_FREE_HELDOUT
 
 
 def paste_faces(out, folder, indices, faces, backgrounds, rng):
