@@ -786,11 +786,15 @@ TEST(Trainer, TheSameSeedGivesTheSameClassifierWhateverTheThreads)
         c.weak_count = 8;
         c.negatives = 300;
         c.threads = threads;
-        Trainer t(c, positives, std::make_shared<CpuMiner>(bg, c.window));
+        /* The miner's threads too: levels made and scanned in bands. */
+        auto miner = std::make_shared<CpuMiner>(bg, c.window);
+        miner->set_threads(threads);
+        Trainer t(c, positives, miner);
         return write_waldboost_xml(t.train());
     };
-    const std::string a = run(1, 1), b = run(1, 2), other = run(2, 2);
+    const std::string a = run(1, 1), b = run(1, 2), c = run(1, 5), other = run(2, 2);
     EXPECT_EQ(a, b);
+    EXPECT_EQ(a, c);
     EXPECT_NE(a, other) << "another seed mined the same negatives";
 }
 

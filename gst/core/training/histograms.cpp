@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/reference/detector.h"
+#include "core/training/worker_threads.h"
 
 namespace waldboost::training {
 
@@ -215,7 +216,6 @@ public:
         const size_t blocks = (grids + block_grids - 1) / block_grids;
         check_weights(weights);
         std::vector<Choice> best(threads_);
-        std::vector<std::exception_ptr> failed(threads_);
         auto sum_blocks = [&](unsigned thread) {
             std::vector<uint64_t> hist(block_grids * histogram);
             std::vector<uint8_t> scratch(block_grids * layout_.bytes_per_grid * kSampleTile);
@@ -266,42 +266,12 @@ public:
                     }
             }
         };
-        /* A failure in a thread (memory) comes back to the caller, not
-         * std::terminate. */
-        auto work = [&](unsigned thread) {
-            try {
-                sum_blocks(thread);
-            } catch (...) {
-                failed[thread] = std::current_exception();
-            }
-        };
-        {
-            std::vector<std::thread> pool;
-            /* Joined however the block is left: a std::thread destroyed
-             * unjoined ends the program. */
-            struct JoinAll {
-                std::vector<std::thread>& pool;
-                ~JoinAll()
-                {
-                    for (std::thread& t : pool)
-                        t.join();
-                }
-            } join_all{pool};
-            for (unsigned t = 1; t < threads_; ++t) {
-                try {
-                    pool.emplace_back(work, t);
-                } catch (const std::system_error& e) {
-                    throw Error(ErrorKind::OutOfResources, "training: cannot start thread " + std::to_string(t + 1) +
-                                                               " of " + std::to_string(threads_) +
-                                                               " to choose the weak classifier (" + e.what() +
-                                                               "): ask for fewer threads");
-                }
-            }
-            work(0);
-        }
-        for (const std::exception_ptr& e : failed)
-            if (e)
-                std::rethrow_exception(e);
+        run_tasks(
+            threads_, threads_,
+            [&](size_t thread) {
+                sum_blocks(static_cast<unsigned>(thread));
+            },
+            "to choose the weak classifier");
         Choice chosen;
         for (const Choice& c : best)
             if (c.better_than(chosen))

@@ -62,6 +62,10 @@ public:
      * scale 1.25 apart from 1. */
     uint64_t capacity() const final;
     uint64_t fingerprint() const final;
+    /* Threads that make an image's levels (and, for the CPU miner, scan
+     * them): 1 by default, 0 = every core. The windows mined do not
+     * depend on it. */
+    void set_threads(unsigned threads);
 
 protected:
     ScanningMiner(std::vector<GrayImage> backgrounds, Size window, int stride, int max_passes);
@@ -79,6 +83,7 @@ protected:
     virtual void scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
                              std::vector<std::vector<Position>>* passing);
     Size window() const { return window_; }
+    unsigned threads() const { return threads_; }
     /* scan_level() with the CPU reference (evaluate_window). */
     void scan_with_reference(const Classifier& classifier, const GrayView& level, int stride,
                              std::vector<Position>* passing) const;
@@ -88,9 +93,11 @@ private:
     Size window_;
     int stride_;
     int max_passes_;
+    unsigned threads_ = 1;
 };
 
-/* Scans with the CPU reference (evaluate_window). */
+/* Scans with the CPU reference (evaluate_window), an image's levels in
+ * bands of rows over set_threads() threads. */
 class CpuMiner final : public ScanningMiner {
 public:
     CpuMiner(std::vector<GrayImage> backgrounds, Size window, int stride = 2, int max_passes = 8);
@@ -98,6 +105,8 @@ public:
 protected:
     void scan_level(const Classifier& classifier, const GrayView& level, int stride,
                     std::vector<Position>* passing) override;
+    void scan_levels(const Classifier& classifier, const std::vector<GrayView>& levels, int stride,
+                     std::vector<std::vector<Position>>* passing) override;
 };
 
 }  // namespace waldboost::training

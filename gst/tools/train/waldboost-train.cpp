@@ -299,7 +299,8 @@ std::optional<std::string> parse_options(Options& o, int* argc, char*** argv)
          "Random seed: the same seed and data give the same classifier "
          "(default 1)",
          "N"},
-        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads, "Threads, at most the machine's cores (default: every core)",
+        {"threads", 'j', 0, G_OPTION_ARG_INT, &o.threads,
+         "Threads for choosing weak classifiers and for mining, at most the machine's cores (default: every core)",
          "N"},
         {"copies", 0, 0, G_OPTION_ARG_INT, &o.copies,
          "Samples per annotated object, the first as annotated, the others varied (default 1)", "N"},
@@ -654,10 +655,13 @@ int train(const Options& o, Settings& s)
         engine_config.device = opencl_device;
         engine_miner =
             std::make_shared<wt::EngineMiner>(std::move(backgrounds), s.config.window, engine_config, o.stride);
+        engine_miner->set_threads(s.config.threads); /* the levels it hands the engine */
         miner = engine_miner;
         std::fprintf(stderr, "%s: mining on %s\n", kTool, engine_miner->device().device_name.c_str());
     } else {
-        miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), s.config.window, o.stride);
+        auto cpu_miner = std::make_shared<wt::CpuMiner>(std::move(backgrounds), s.config.window, o.stride);
+        cpu_miner->set_threads(s.config.threads);
+        miner = cpu_miner;
         std::fprintf(stderr, "%s: mining on the CPU\n", kTool);
     }
     wt::Trainer trainer(s.config, std::move(positives), miner);
