@@ -33,6 +33,10 @@ Steps, each printed as it starts:
      stream of the held-out frames at their size, after the preroll) for
      the student and the teacher, on --fps-device (default auto: the first
      OpenCL GPU, else PoCL on the CPU).
+  6. The camera's sizes: the smallest positive of the training frames,
+     less one pyramid step (10%), is the min-size this camera needs. Steps
+     4 and 5 again with it, for the student and the teacher alike (a user
+     of either would set it): the agreement, and both frame rates.
 The teacher is summary.json's classifier, or --teacher (the classifier
 whose JSON lines the set was made from; without one the teacher's weak
 classifiers per window and frame rate are not reported). --beside adds
@@ -84,6 +88,19 @@ def agreement(objects):
 def evaluate(tools, classifier, extra):
     return json.loads(run([os.path.join(tools, "evaluate/waldboost-evaluate"), "-c", classifier, "--json"] + extra,
                           "waldboost-evaluate"))
+
+
+def camera_min_size(train_list, window_width):
+    """The smallest positive's width in the training frames (the boxes of
+    train.txt, already in the window's shape) divided by one pyramid step
+    (1.1), not below the window: the min-size this camera needs."""
+    widths = []
+    with open(train_list) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) > 1:
+                widths += [int(w) for w in fields[4:2 + 4 * int(fields[1]):4]]
+    return max(window_width, int(min(widths) / 1.1)) if widths else window_width
 
 
 def frame_rate(tools, classifier, props, frames, device):
@@ -182,6 +199,17 @@ def main():
         report["student_fps"] = frame_rate(tools, args.output, "", frames, args.fps_device)
         for role, path, _, props in others:
             report[role + "_fps"] = frame_rate(tools, path, props, frames, args.fps_device)
+
+        size = camera_min_size(s("train.txt"), summary["window"][0])
+        step("6. the camera's sizes: min-size %d for the student and the teacher alike" % size)
+        camera = {"min_size": size}
+        min_size = "--min-size=%dx%d" % (size, round(size * summary["window"][1] / summary["window"][0]))
+        camera["heldout"] = agreement(evaluate(tools, args.output, ["-a", s("heldout.txt"), min_size])["objects"])
+        camera["student_fps"] = frame_rate(tools, args.output, "min-size=%d" % size, frames, args.fps_device)
+        for role, path, _, props in others:
+            camera[role + "_fps"] = frame_rate(tools, path, (props + " min-size=%d" % size).strip(), frames,
+                                               args.fps_device)
+        report["camera_sizes"] = camera
     except Failure as error:
         sys.exit("student: %s" % error)
 
@@ -197,10 +225,19 @@ def main():
     for role, path, _, _ in others:
         print("| %s (%s) | | | | | | %.2f | %s |"
               % (role, os.path.basename(path), report[role + "_weak_per_window"], fps(report[role + "_fps"])))
+    camera = report["camera_sizes"]
+    c = camera["heldout"]
+    print("| student at min-size %d (the camera's sizes) | | | %d (%.3f) | %.3f | **%.3f** | | %s |"
+          % (camera["min_size"], c["found"], c["recall"], c["precision"], c["f1"], fps(camera["student_fps"])))
     for role, path, _, _ in others:
-        if report[role + "_fps"] and report["student_fps"]:
-            print("student/%s frame rate: %.1fx (%s)" % (
-                role, report["student_fps"]["fps"] / report[role + "_fps"]["fps"], report["student_fps"]["device"]))
+        print("| %s at min-size %d | | | | | | | %s |" % (role, camera["min_size"], fps(camera[role + "_fps"])))
+    for role, path, _, _ in others:
+        for where, rates in (("defaults", report), ("min-size %d" % camera["min_size"], camera)):
+            if rates[role + "_fps"] and rates["student_fps"]:
+                print("student/%s frame rate, %s: %.1fx (%s)" % (
+                    role, where, rates["student_fps"]["fps"] / rates[role + "_fps"]["fps"],
+                    rates["student_fps"]["device"]))
+    print("deploy: waldboostdetect classifier=%s min-size=%d" % (args.output, camera["min_size"]))
     if args.report:
         with open(args.report, "w") as f:
             json.dump(report, f, indent=1)

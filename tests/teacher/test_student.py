@@ -10,7 +10,8 @@ as it reads a user's video (uridecodebin); the teacher is the truth as
 JSON lines. teach.py (window 24x24, margin 0.15) then student.py (a small
 recipe: 80 weak classifiers) must give, on the held-out frames, F1 at
 least 0.9 against the teacher; the report's counts must agree with the
-set's. On a new frame of the same camera with three targets of 26, 34 and
+set's. The camera's min-size must be the smaller target grown by the
+margin, less one pyramid step, with F1 at least 0.9 there too. On a new frame of the same camera with three targets of 26, 34 and
 46 pixels (46 is larger than any trained on), waldboost-detect with the
 student finds exactly three boxes, each the target grown by the margin
 (IoU at least 0.5), none nested in another.
@@ -98,6 +99,13 @@ def main():
                  % (held["f1"], held["recall"], held["precision"]))
         if not report["student_fps"] or report["student_fps"]["fps"] <= 0:
             fail("no frame rate at the element")
+        # The camera's sizes: the smaller target (28 pixels) grown by the margin, less one pyramid step.
+        camera = report["camera_sizes"]
+        if abs(camera["min_size"] - 28 * (1 + 2 * MARGIN) / 1.1) > 1.5:  # whole pixels, then the floor
+            fail("min-size %d for the camera, not the smaller target's %.1f / 1.1"
+                 % (camera["min_size"], 28 * (1 + 2 * MARGIN)))
+        if camera["heldout"]["f1"] < 0.9 or not camera["student_fps"] or camera["student_fps"]["fps"] <= 0:
+            fail("at the camera's min-size: F1 %.3f, frame rate %s" % (camera["heldout"]["f1"], camera["student_fps"]))
 
         # One box per object, in the student's convention (the target grown by the margin).
         image = footage.scene()
