@@ -36,7 +36,8 @@ Steps, each printed as it starts:
   6. The camera's sizes: the smallest positive of the training frames,
      less one pyramid step (10%), is the min-size this camera needs. Steps
      4 and 5 again with it, for the student and the teacher alike (a user
-     of either would set it): the agreement, and both frame rates.
+     of either would set it; the teacher's is less teach.py's margin, in
+     its own boxes' convention): the agreement, and both frame rates.
 The teacher is summary.json's classifier, or --teacher (the classifier
 whose JSON lines the set was made from; without one the teacher's weak
 classifiers per window and frame rate are not reported). --beside adds
@@ -206,8 +207,11 @@ def main():
         min_size = "--min-size=%dx%d" % (size, round(size * summary["window"][1] / summary["window"][0]))
         camera["heldout"] = agreement(evaluate(tools, args.output, ["-a", s("heldout.txt"), min_size])["objects"])
         camera["student_fps"] = frame_rate(tools, args.output, "min-size=%d" % size, frames, args.fps_device)
+        # The teacher's boxes are the student's less the margin teach.py grew them by.
+        camera["teacher_min_size"] = max(1, int(size / (1 + 2 * summary.get("margin", 0.0))))
         for role, path, _, props in others:
-            camera[role + "_fps"] = frame_rate(tools, path, (props + " min-size=%d" % size).strip(), frames,
+            role_size = camera["teacher_min_size"] if role == "teacher" else size
+            camera[role + "_fps"] = frame_rate(tools, path, (props + " min-size=%d" % role_size).strip(), frames,
                                                args.fps_device)
         report["camera_sizes"] = camera
     except Failure as error:
@@ -230,7 +234,8 @@ def main():
     print("| student at min-size %d (the camera's sizes) | | | %d (%.3f) | %.3f | **%.3f** | | %s |"
           % (camera["min_size"], c["found"], c["recall"], c["precision"], c["f1"], fps(camera["student_fps"])))
     for role, path, _, _ in others:
-        print("| %s at min-size %d | | | | | | | %s |" % (role, camera["min_size"], fps(camera[role + "_fps"])))
+        print("| %s at min-size %d | | | | | | | %s |" % (
+            role, camera["teacher_min_size"] if role == "teacher" else camera["min_size"], fps(camera[role + "_fps"])))
     for role, path, _, _ in others:
         for where, rates in (("defaults", report), ("min-size %d" % camera["min_size"], camera)):
             if rates[role + "_fps"] and rates["student_fps"]:

@@ -11,7 +11,8 @@ JSON lines. teach.py (window 24x24, margin 0.15) then student.py (a small
 recipe: 80 weak classifiers) must give, on the held-out frames, F1 at
 least 0.9 against the teacher; the report's counts must agree with the
 set's. The camera's min-size must be the smaller target grown by the
-margin, less one pyramid step, with F1 at least 0.9 there too. On a new frame of the same camera with three targets of 26, 34 and
+margin, less one pyramid step (the teacher's: the target as drawn, less
+one step), with F1 at least 0.9 there too. On a new frame of the same camera with three targets of 26, 34 and
 46 pixels (46 is larger than any trained on), waldboost-detect with the
 student finds exactly three boxes, each the target grown by the margin
 (IoU at least 0.5), none nested in another.
@@ -104,6 +105,9 @@ def main():
         if abs(camera["min_size"] - 28 * (1 + 2 * MARGIN) / 1.1) > 1.5:  # whole pixels, then the floor
             fail("min-size %d for the camera, not the smaller target's %.1f / 1.1"
                  % (camera["min_size"], 28 * (1 + 2 * MARGIN)))
+        # The teacher's, in its own boxes: the smaller target as the truth drew it, less one step.
+        if abs(camera["teacher_min_size"] - 28 / 1.1) > 1.5:
+            fail("min-size %d for the teacher, not the smaller target's 28 / 1.1" % camera["teacher_min_size"])
         if camera["heldout"]["f1"] < 0.9 or not camera["student_fps"] or camera["student_fps"]["fps"] <= 0:
             fail("at the camera's min-size: F1 %.3f, frame rate %s" % (camera["heldout"]["f1"], camera["student_fps"]))
 
