@@ -8,6 +8,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string_view>
+
+#include "core/json_string.h"
 
 namespace waldboost_publish {
 
@@ -57,51 +60,9 @@ void JsonWriter::key(const char* name)
     after_key_ = true;
 }
 
-namespace {
-
-/* Bytes that JSON strings cannot hold as they are. */
-struct EscapeTable {
-    bool needs[256] = {};
-    EscapeTable()
-    {
-        for (int c = 0; c < 0x20; ++c)
-            needs[c] = true;
-        needs[static_cast<unsigned char>('"')] = true;
-        needs[static_cast<unsigned char>('\\')] = true;
-    }
-};
-
-const EscapeTable kEscape;
-
-}  // namespace
-
 void JsonWriter::escaped(const char* text, size_t length)
 {
-    static const char hex[] = "0123456789abcdef";
-    out_ += '"';
-    size_t plain = 0; /* the start of the bytes not appended yet */
-    for (size_t i = 0; i < length; ++i) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (!kEscape.needs[c])
-            continue;
-        out_.append(text + plain, i - plain);
-        plain = i + 1;
-        switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\b': out_ += "\\b"; break;
-        case '\f': out_ += "\\f"; break;
-        default:
-            out_ += "\\u00";
-            out_ += hex[c >> 4];
-            out_ += hex[c & 15];
-        }
-    }
-    out_.append(text + plain, length - plain);
-    out_ += '"';
+    waldboost::append_json_string(out_, std::string_view(text, length));
 }
 
 void JsonWriter::string(const char* value)
