@@ -91,17 +91,16 @@ def evaluate(tools, classifier, extra):
                           "waldboost-evaluate"))
 
 
-def camera_min_size(train_list, window_width):
+def smallest_positive(train_list):
     """The smallest positive's width in the training frames (the boxes of
-    train.txt, already in the window's shape) divided by one pyramid step
-    (1.1), not below the window: the min-size this camera needs."""
+    train.txt, already in the window's shape and margin); None without any."""
     widths = []
     with open(train_list) as f:
         for line in f:
             fields = line.split()
             if len(fields) > 1:
                 widths += [int(w) for w in fields[4:2 + 4 * int(fields[1]):4]]
-    return max(window_width, int(min(widths) / 1.1)) if widths else window_width
+    return min(widths) if widths else None
 
 
 def frame_rate(tools, classifier, props, frames, device):
@@ -201,14 +200,17 @@ def main():
         for role, path, _, props in others:
             report[role + "_fps"] = frame_rate(tools, path, props, frames, args.fps_device)
 
-        size = camera_min_size(s("train.txt"), summary["window"][0])
-        step("6. the camera's sizes: min-size %d for the student and the teacher alike" % size)
-        camera = {"min_size": size}
+        # The smallest positive less one pyramid step (1.1), not below the window;
+        # the teacher's boxes are those less the margin teach.py grew them by.
+        smallest = smallest_positive(s("train.txt")) or summary["window"][0]
+        size = max(summary["window"][0], int(smallest / 1.1))
+        camera = {"min_size": size,
+                  "teacher_min_size": max(1, int(smallest / (1 + 2 * summary.get("margin", 0.0)) / 1.1))}
+        step("6. the camera's sizes: min-size %d for the student, %d for the teacher" % (
+            size, camera["teacher_min_size"]))
         min_size = "--min-size=%dx%d" % (size, round(size * summary["window"][1] / summary["window"][0]))
         camera["heldout"] = agreement(evaluate(tools, args.output, ["-a", s("heldout.txt"), min_size])["objects"])
         camera["student_fps"] = frame_rate(tools, args.output, "min-size=%d" % size, frames, args.fps_device)
-        # The teacher's boxes are the student's less the margin teach.py grew them by.
-        camera["teacher_min_size"] = max(1, int(size / (1 + 2 * summary.get("margin", 0.0))))
         for role, path, _, props in others:
             role_size = camera["teacher_min_size"] if role == "teacher" else size
             camera[role + "_fps"] = frame_rate(tools, path, (props + " min-size=%d" % role_size).strip(), frames,
