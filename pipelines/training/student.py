@@ -17,9 +17,10 @@ Steps, each printed as it starts:
      shift of up to 3%, +-20 grey levels and a contrast of 1 +- 0.2, plus
      their mirrors; --train-option adds to it or overrides it.
   2. The final threshold chosen on the tuning frames (DIR/tune.txt:
-     neither trained on nor held out): of -40, -35, ... 20, the one whose
-     agreement with the teacher (F1 at IoU 0.5) is highest, the higher
-     threshold on a tie.
+     neither trained on nor held out): of -40, -35, ... 20, and on past
+     an end in steps of 5 while that end is as good as the best, the one
+     whose agreement with the teacher (F1 at IoU 0.5) is highest, the
+     higher threshold on a tie.
   3. That threshold written into STUDENT.xml (waldboost-train --resume
      --final-threshold: the same classifier, no training).
   4. On the held-out frames (DIR/heldout.txt): the teacher's boxes found
@@ -54,7 +55,9 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-THRESHOLDS = tuple(range(-40, 25, 5))
+THRESHOLD_STEP = 5
+THRESHOLDS = tuple(range(-40, 25, THRESHOLD_STEP))
+THRESHOLD_LIMIT = 200  # as far as the sweep goes past THRESHOLDS' ends
 RECIPE = ["--weak", "400", "--negative-count", "6000", "--copies", "3", "--mirror", "--shift", "0.03",
           "--brightness", "20", "--contrast", "0.2"]
 
@@ -89,6 +92,29 @@ def agreement(objects):
 def evaluate(tools, classifier, extra):
     return json.loads(run([os.path.join(tools, "evaluate/waldboost-evaluate"), "-c", classifier, "--json"] + extra,
                           "waldboost-evaluate"))
+
+
+def sweep_thresholds(agreement_at):
+    """The final thresholds tried on the tuning frames, and the best: of
+    THRESHOLDS, and on past an end in the same steps while that end is as
+    good as the best (and the F1 is not the same everywhere), up to
+    THRESHOLD_LIMIT; the highest F1, the higher threshold on a tie.
+    agreement_at(t) gives agreement()'s dict at threshold t."""
+    tried = {t: dict(agreement_at(t), threshold=t) for t in THRESHOLDS}
+    while True:
+        f1 = {t: round(a["f1"], 6) for t, a in tried.items()}
+        top, low, high = max(f1.values()), min(tried), max(tried)
+        if top == min(f1.values()):
+            break
+        if f1[low] == top and low - THRESHOLD_STEP >= -THRESHOLD_LIMIT:
+            t = low - THRESHOLD_STEP
+        elif f1[high] == top and high + THRESHOLD_STEP <= THRESHOLD_LIMIT:
+            t = high + THRESHOLD_STEP
+        else:
+            break
+        tried[t] = dict(agreement_at(t), threshold=t)
+    sweep = [tried[t] for t in sorted(tried)]
+    return sweep, max(sweep, key=lambda a: (round(a["f1"], 6), a["threshold"]))
 
 
 def smallest_positive(train_list):
@@ -170,12 +196,13 @@ def main():
         report["train_seconds"] = time.monotonic() - started
 
         step("2. the final threshold, on the tuning frames: " + ", ".join(str(t) for t in THRESHOLDS))
-        sweep = []
-        for t in THRESHOLDS:
+
+        def tune(t):
             a = agreement(evaluate(tools, args.output, ["-a", s("tune.txt"), "-t", str(t)])["objects"])
-            sweep.append(dict(a, threshold=t))
             print("  threshold %4d: recall %.3f precision %.3f F1 %.3f" % (t, a["recall"], a["precision"], a["f1"]))
-        best = max(sweep, key=lambda a: (round(a["f1"], 6), a["threshold"]))
+            return a
+
+        sweep, best = sweep_thresholds(tune)
         report["threshold_sweep"] = sweep
         report["final_threshold"] = best["threshold"]
 

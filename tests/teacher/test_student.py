@@ -10,7 +10,9 @@ as it reads a user's video (uridecodebin); the teacher is the truth as
 JSON lines. teach.py (window 24x24, margin 0.15) then student.py (a small
 recipe: 80 weak classifiers) must give, on the held-out frames, F1 at
 least 0.9 against the teacher; the report's counts must agree with the
-set's. The camera's min-size must be the smaller target grown by the
+set's, and neither end of the threshold sweep may be as good as its best
+(student.py's sweep is also checked on made-up F1 curves).
+The camera's min-size must be the smaller target grown by the
 margin, less one pyramid step (the teacher's: the target as drawn, less
 one step), with F1 at least 0.9 there too. On a new frame of the same camera with three targets of 26, 34 and
 46 pixels (46 is larger than any trained on), waldboost-detect with the
@@ -19,6 +21,7 @@ student finds exactly three boxes, each the target grown by the margin
 
   test_student.py TEACH STUDENT BUILD
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -56,8 +59,28 @@ def encode(folder, video):
         fail("cannot encode the footage: " + run.stdout)
 
 
+def check_threshold_sweep(student):
+    """student.py's sweep of final thresholds goes on past an end that is as
+    good as the best, and not at all when the F1 is the same everywhere."""
+    spec = importlib.util.spec_from_file_location("student", student)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    cases = [("a peak at -60, past the range's lower end", lambda t: max(0.0, 1 - abs(t + 60) / 100.0), -60),
+             ("a plateau up to 35, past the upper end", lambda t: 0.9 if 0 <= t <= 35 else 0.5, 35),
+             ("a peak inside the range", lambda t: max(0.0, 1 - abs(t + 10) / 100.0), -10)]
+    for what, curve, expected in cases:
+        sweep, best = module.sweep_thresholds(lambda t: {"f1": curve(t)})
+        if best["threshold"] != expected:
+            fail("threshold sweep, %s: chose %d, not %d" % (what, best["threshold"], expected))
+    sweep, _ = module.sweep_thresholds(lambda t: {"f1": 0.0})
+    if len(sweep) != len(module.THRESHOLDS):
+        fail("threshold sweep: %d thresholds tried where the F1 is 0 everywhere" % len(sweep))
+    print("threshold sweep: past the ends where the best lies beyond them")
+
+
 def main():
     teach, student, build = sys.argv[1:4]
+    check_threshold_sweep(student)
     with tempfile.TemporaryDirectory() as work:
         clip = footage.frames(FRAMES)
         footage.write_folder(os.path.join(work, "png"), clip)
@@ -98,6 +121,12 @@ def main():
         if held["f1"] < 0.9:
             fail("held-out agreement F1 %.3f < 0.9 (recall %.3f, precision %.3f)"
                  % (held["f1"], held["recall"], held["precision"]))
+        # The threshold sweep goes on past an end that is as good as the best.
+        sweep = report["threshold_sweep"]
+        top = max(a["f1"] for a in sweep)
+        if any(round(sweep[end]["f1"], 6) == round(top, 6) for end in (0, -1)):
+            fail("an end of the threshold sweep is as good as the best: %s"
+                 % [(a["threshold"], round(a["f1"], 3)) for a in sweep])
         if not report["student_fps"] or report["student_fps"]["fps"] <= 0:
             fail("no frame rate at the element")
         # The camera's sizes: the smaller target (28 pixels) grown by the margin, less one pyramid step.
