@@ -237,6 +237,7 @@ std::string encode_checkpoint(const CheckpointState& state)
     p.u32(static_cast<uint32_t>(state.rng.size()));
     p.bytes(state.rng.data(), state.rng.size());
     p.f64(state.negative_survival);
+    p.u64(state.refill_level);
     p.u64(state.samples.size());
     for (const CheckpointSample& s : state.samples) {
         p.u8(static_cast<uint8_t>(s.kind));
@@ -323,6 +324,7 @@ CheckpointState decode_checkpoint(const std::string& bytes, Size window, const s
     s.rng.resize(rng_size);
     r.bytes(s.rng.data(), rng_size, "the random state");
     s.negative_survival = r.f64("the negative survival");
+    s.refill_level = r.u64("the refill level");
     const uint64_t count = r.u64("the sample count");
     const size_t window_bytes = static_cast<size_t>(window.width) * static_cast<size_t>(window.height);
     if (count > r.left() / 9) /* every sample takes at least 9 bytes */
@@ -433,6 +435,10 @@ std::mt19937_64 check_checkpoint_run(const CheckpointState& state, const Checkpo
             throw Error(ErrorKind::BadParameter, where + "a weak classifier of another feature family");
     if (!(state.negative_survival >= 0.0 && state.negative_survival <= 1.0))
         throw Error(ErrorKind::BadParameter, where + "a negative survival outside 0 to 1");
+    if (state.refill_level > run.working_negatives)
+        throw Error(ErrorKind::BadParameter, where + "a refill level of " + std::to_string(state.refill_level) +
+                                                 " negatives, more than this run's working set holds (" +
+                                                 std::to_string(run.working_negatives) + ")");
     std::mt19937_64 rng;
     std::istringstream rng_text(state.rng);
     rng_text >> rng;

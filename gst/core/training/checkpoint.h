@@ -54,10 +54,11 @@ struct CheckpointState {
     Classifier classifier;    /* the weak classifiers so far, thresholds as trained */
     std::string rng;          /* std::mt19937_64's state as operator<< writes it */
     double negative_survival = 1.0;
+    uint64_t refill_level = 0;             /* the negatives the last refill left (the next comes at half); 0: none */
     std::vector<CheckpointSample> samples; /* the working set, in order */
 };
 
-constexpr uint32_t kCheckpointVersion = 1;
+constexpr uint32_t kCheckpointVersion = 2; /* 2: the refill level */
 
 /* The file's bytes. */
 std::string encode_checkpoint(const CheckpointState& state);
@@ -100,12 +101,14 @@ struct CheckpointRun {
     size_t positive_count = 0;
     uint64_t backgrounds = 0;
     int weak_count = 0;
+    size_t working_negatives = 0;
     std::string feature_name; /* feature_type_name() of every weak classifier */
 };
 
 /* Throws Error (BadParameter) naming `path` and the first mismatch: other
  * settings, positives or backgrounds, more weak classifiers than the run
- * trains, another feature family, a survival outside 0 to 1, or a random
+ * trains, another feature family, a survival outside 0 to 1, a refill
+ * level above the run's working negatives, or a random
  * state that does not parse or is all zero (the generator would then give
  * only zeros, on which std::shuffle loops forever). Returns that random
  * state. */

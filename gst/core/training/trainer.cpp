@@ -75,6 +75,7 @@ struct Trainer::Impl {
     Classifier resumed_classifier;
     std::mt19937_64 resumed_rng;
     double resumed_survival = 1.0;
+    uint64_t resumed_refill_level = 0;
     std::atomic<bool> stop_requested{false};
     bool stopped = false;
     std::string early_stop;
@@ -83,10 +84,12 @@ struct Trainer::Impl {
     /* Negatives in the working set after each refill. */
     size_t working_negatives() const { return static_cast<size_t>(negatives_for(config, positives.size())); }
     bool calibrates(size_t i) const { return training::calibrates(i, config.calibration_share); }
-    void save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival) const;
+    void save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival,
+                         uint64_t refill_level) const;
 };
 
-void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival) const
+void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt19937_64& rng, double survival,
+                                    uint64_t refill_level) const
 {
     CheckpointState state;
     state.settings = settings_fingerprint(config, candidates.grids);
@@ -97,6 +100,7 @@ void Trainer::Impl::save_checkpoint(const Classifier& classifier, const std::mt1
     text << rng;
     state.rng = text.str();
     state.negative_survival = survival;
+    state.refill_level = refill_level;
     state.samples = set->checkpoint_samples();
     write_checkpoint_file(checkpoint_path, state);
 }
@@ -181,6 +185,7 @@ void Trainer::resume(const std::string& path)
     run.positive_count = m.positives.size();
     run.backgrounds = m.miner->fingerprint();
     run.weak_count = m.config.weak_count;
+    run.working_negatives = m.working_negatives();
     run.feature_name = feature_type_name(m.config.feature_type);
     m.resumed_rng = check_checkpoint_run(state, run, path);
     state.classifier.label = m.config.label;
@@ -208,6 +213,7 @@ void Trainer::resume(const std::string& path)
     }
     m.resumed_classifier = std::move(state.classifier);
     m.resumed_survival = state.negative_survival;
+    m.resumed_refill_level = state.refill_level;
     m.resumed = true;
 }
 
@@ -242,11 +248,19 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
     const bool calibrated = n_cal_initial > 0;
     const size_t initial = calibrated ? n_cal_initial : m.positives.size();
     double p_neg = 1.0; /* the share of background windows that reach the next weak classifier */
+    /* The negatives the last refill left in the working set: the next
+     * refill comes when half of them are gone. A full refill leaves
+     * working_negatives; a short one (the backgrounds have few windows
+     * left that pass) leaves fewer, and the next waits for half of those
+     * to go, instead of scanning every background after every weak
+     * classifier for a handful of windows. */
+    size_t refill_level = working_negatives;
     if (m.resumed) {
         /* resume() rebuilt the working set; the rest goes on from here. */
         classifier = m.resumed_classifier;
         rng = m.resumed_rng;
         p_neg = m.resumed_survival;
+        refill_level = static_cast<size_t>(m.resumed_refill_level);
     } else {
         set.clear();
         for (size_t i = 0; i < m.positives.size(); ++i)
@@ -287,7 +301,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
             /* The last weak classifier is the last one now: its checkpoint too, so that a
              * resume (to write another final threshold) finds the whole run. */
             if (!m.checkpoint_path.empty() && t > 0 && t % m.checkpoint_every != 0)
-                m.save_checkpoint(classifier, rng, p_neg);
+                m.save_checkpoint(classifier, rng, p_neg, refill_level);
             break;
         }
         /* Each class's working set is a sample of the windows of its class
@@ -324,17 +338,20 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
         set.keep(kept);
         p_neg *= static_cast<double>(n_neg - neg_rejected) / static_cast<double>(n_neg);
 
-        /* Bootstrapping: refill the negatives once half of them are gone,
-         * with background windows the classifier so far lets through. */
+        /* Bootstrapping: refill the negatives once half of those the last
+         * refill left are gone, with background windows the classifier so
+         * far lets through. */
         Progress report;
         const size_t neg_left = n_neg - neg_rejected;
-        if (t + 1 < c.weak_count && neg_left * 2 < working_negatives) {
+        if (t + 1 < c.weak_count && neg_left * 2 < refill_level) {
             const Clock::time_point mining_started = Clock::now();
             NegativeMiner::Result mined = m.miner->mine(classifier, working_negatives - neg_left, rng);
             report.mine_seconds = seconds_since(mining_started);
             m.mining_seconds += report.mine_seconds;
             for (const GrayImage& w : mined.windows)
                 set.add(w, false, classifier, false, 0);
+            refill_level = neg_left + mined.windows.size();
+            report.refill_short = refill_level < working_negatives;
             report.mined = mined.windows.size();
             report.windows_scanned = mined.scanned;
             if (mined.scanned > 0)
@@ -356,7 +373,7 @@ Classifier Trainer::train(const std::function<void(const Progress&)>& progress)
             progress(report);
         const bool stop = m.stop_requested.exchange(false) && t + 1 < c.weak_count;
         if (!m.checkpoint_path.empty() && ((t + 1) % m.checkpoint_every == 0 || t + 1 == c.weak_count || stop))
-            m.save_checkpoint(classifier, rng, p_neg);
+            m.save_checkpoint(classifier, rng, p_neg, refill_level);
         if (stop) {
             m.stopped = true;
             Classifier none;

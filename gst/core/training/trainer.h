@@ -90,6 +90,7 @@ struct Progress {
     double negatives_rejected = 0.0; /* fraction of the working set's negatives it rejected */
     double positives_rejected = 0.0;
     uint64_t mined = 0;             /* negatives mined after it */
+    bool refill_short = false;      /* the mining found fewer than the working set wanted */
     uint64_t windows_scanned = 0;   /* background windows the mining evaluated */
     double negative_survival = 1.0; /* estimated share of background windows still passing */
     double seconds = 0.0;           /* this weak classifier, mining included */
