@@ -101,7 +101,9 @@ assert all(s["eta_seconds"] >= 0 for s in steps) and steps[-1]["eta_seconds"] ==
 assert abs(steps[0]["eta_seconds"] - 11 * steps[0]["seconds"]) < 0.1, steps[0]
 # Mining is part of a weak classifier's time, and only after one that mined.
 assert all(0 <= s["mine_seconds"] <= s["seconds"] for s in steps), steps
-assert all(s["mine_seconds"] == 0 for s in steps if s["mined"] == 0), steps
+assert all(s["mine_seconds"] == 0 for s in steps if s["windows_scanned"] == 0), steps
+# A refill is short when it finds fewer than the working set's 400 negatives.
+assert all(s["refill_short"] == (s["windows_scanned"] > 0 and s["negatives"] < 400) for s in steps), steps
 text = open(sys.argv[1]).read()
 # 3 faces, 40 copies each, mirrored; a tidy set: no warning.
 assert "the working set of 240 positives takes about " in text, text

@@ -66,11 +66,16 @@ class Failure(Exception):
     pass
 
 
-def run(command, what):
+def run(command, what, warnings=()):
+    """The command's output; its stderr lines that hold one of `warnings`
+    are passed on."""
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise Failure("%s failed (exit %d): %s\n%s" % (what, done.returncode, " ".join(command),
                                                        (done.stderr or done.stdout).strip()[-3000:]))
+    for line in done.stderr.splitlines():
+        if any(w in line for w in warnings):
+            print(line, file=sys.stderr, flush=True)
     return done.stdout
 
 
@@ -192,7 +197,8 @@ def main():
     try:
         step("1. training (%s)" % " ".join(train[1:]))
         started = time.monotonic()
-        run(train, "waldboost-train")
+        # A set with too few background frames for its positives runs short of negatives: say so.
+        run(train, "waldboost-train", warnings=("came back short", "stopped early"))
         report["train_seconds"] = time.monotonic() - started
 
         step("2. the final threshold, on the tuning frames: " + ", ".join(str(t) for t in THRESHOLDS))

@@ -218,13 +218,14 @@ void print_progress(const wt::Progress& p, bool json, double eta)
         std::fprintf(stderr,
                      "{\"weak\": %d, \"of\": %d, \"feature\": %s, \"z\": %.6f, \"threshold\": %s, "
                      "\"negatives_rejected\": %.4f, \"positives_rejected\": %.4f, \"positives\": %zu, "
-                     "\"negatives\": %zu, \"mined\": %llu, \"windows_scanned\": %llu, \"negative_survival\": %.3e, "
+                     "\"negatives\": %zu, \"mined\": %llu, \"refill_short\": %s, \"windows_scanned\": %llu, "
+                     "\"negative_survival\": %.3e, "
                      "\"seconds\": %.3f, \"select_seconds\": %.3f, \"mine_seconds\": %.3f, \"eta_seconds\": %.1f}\n",
                      p.weak, p.weak_count, json_string(p.feature).c_str(), p.z,
                      std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "null", p.negatives_rejected,
                      p.positives_rejected, p.positives, p.negatives, static_cast<unsigned long long>(p.mined),
-                     static_cast<unsigned long long>(p.windows_scanned), p.negative_survival, p.seconds,
-                     p.select_seconds, p.mine_seconds, eta);
+                     p.refill_short ? "true" : "false", static_cast<unsigned long long>(p.windows_scanned),
+                     p.negative_survival, p.seconds, p.select_seconds, p.mine_seconds, eta);
     } else {
         std::fprintf(
             stderr,
@@ -232,9 +233,10 @@ void print_progress(const wt::Progress& p, bool json, double eta)
             "%zu positives, %zu negatives%s; %.3f s%s\n",
             kTool, p.weak, p.weak_count, p.feature.c_str(), 100.0 * p.negatives_rejected, 100.0 * p.positives_rejected,
             std::isfinite(p.threshold) ? std::to_string(p.threshold).c_str() : "none", p.positives, p.negatives,
-            p.mined ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) + " windows")
-                          .c_str()
-                    : "",
+            p.windows_scanned ? (", " + std::to_string(p.mined) + " mined from " + std::to_string(p.windows_scanned) +
+                                 " windows" + (p.refill_short ? " (fewer than wanted)" : ""))
+                                    .c_str()
+                              : "",
             p.seconds, p.weak < p.weak_count ? ("; about " + duration_text(eta) + " left").c_str() : "");
     }
 }
@@ -682,11 +684,14 @@ int train(const Options& o, Settings& s)
     double seconds = 0.0; /* this run's weak classifiers so far */
     double select_seconds = 0.0;
     int trained = 0;
+    int refills = 0, short_refills = 0;
     const auto started = std::chrono::steady_clock::now();
     waldboost::Classifier classifier = trainer.train([&](const wt::Progress& p) {
         seconds += p.seconds;
         select_seconds += p.select_seconds;
         ++trained;
+        refills += p.windows_scanned > 0;
+        short_refills += p.refill_short;
         print_progress(p, json, seconds / trained * (p.weak_count - p.weak));
         if (p.weak == stop_after || interrupted) {
             trainer.request_stop();
@@ -709,6 +714,12 @@ int train(const Options& o, Settings& s)
                      engine_miner ? engine_miner->device().device_name.c_str() : "the CPU reference",
                      std::max(0.0, 100.0 - share(select_seconds) - share(mining)));
     }
+    if (short_refills > 0)
+        std::fprintf(stderr,
+                     "%s: %d of %d refills of the negatives came back short: the background images have few "
+                     "windows left that the classifier lets through, so later weak classifiers learn from fewer "
+                     "negatives; more or other background images give it more\n",
+                     kTool, short_refills, refills);
     if (trainer.stopped()) {
         std::fprintf(stderr, "%s: %s after %d weak classifiers; --resume goes on from %s\n", kTool,
                      interrupted ? "interrupted" : "stopped", stopped_at, printable(o.checkpoint).c_str());
