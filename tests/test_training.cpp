@@ -83,6 +83,17 @@ bool have_backgrounds()
     return true;
 }
 
+/* In a test body: fails where the suite requires its test data
+ * (WALDBOOST_REQUIRE_TEST_DATA), else skips, when the backgrounds are
+ * missing. */
+#define SKIP_WITHOUT_BACKGROUNDS()                                          \
+    do {                                                                    \
+        if (!have_backgrounds())                                            \
+            WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png")); \
+        if (!have_backgrounds())                                            \
+            GTEST_SKIP() << "background images missing";                    \
+    } while (0)
+
 /* The backgrounds halved (smaller images, faster mining); `held_out`:
  * the last two, never seen in training. */
 std::vector<GrayImage> backgrounds(bool held_out)
@@ -529,10 +540,7 @@ TEST(FeatureTypes, TheListAgreesWithTheModelAndTheTrainer)
 
 TEST(Trainer, LearnsASyntheticObjectOverRealBackgrounds)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> train_bg = backgrounds(false), test_bg = backgrounds(true);
     const std::vector<GrayImage> positives = synthetic_positives(train_bg, 2000, 1);
     const std::vector<GrayImage> held_out = synthetic_positives(test_bg, 400, 2);
@@ -644,10 +652,7 @@ private:
  * the whole budget, and the next one gets the rest. */
 TEST(Trainer, FirstShareLimitsTheFirstWeakClassifiersMisses)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 1200, 3);
     const auto first_steps = [&](double share) {
@@ -741,10 +746,7 @@ TEST(Trainer, SeparableDataReachesZeroTrainingError)
 
 TEST(Trainer, RankFeaturesLearnTheObjectToo)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> train_bg = backgrounds(false), test_bg = backgrounds(true);
     const std::vector<GrayImage> positives = synthetic_positives(train_bg, 2000, 11);
     const std::vector<GrayImage> held_out = synthetic_positives(test_bg, 300, 12);
@@ -775,10 +777,7 @@ TEST(Trainer, RankFeaturesLearnTheObjectToo)
 
 TEST(Trainer, TheSameSeedGivesTheSameClassifierWhateverTheThreads)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 3);
     auto run = [&](uint64_t seed, unsigned threads) {
@@ -847,10 +846,7 @@ std::string resume_error(const TrainerConfig& config, const std::vector<GrayImag
  * and a rank family, stopping before and after a mining round. */
 TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 5);
     for (FeatureType family : {FeatureType::Lbp, FeatureType::Lrd}) {
@@ -905,10 +901,7 @@ TEST(TrainerCheckpoint, AResumedRunGivesTheSameClassifier)
  * resumed gives the same classifier (the level is in the checkpoint). */
 TEST(Trainer, AShortRefillWaitsUntilHalfOfWhatItLeftIsGone)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 200, 5);
     GrayImage few(240, 180); /* a corner of one background */
@@ -965,10 +958,7 @@ TEST(Trainer, AShortRefillWaitsUntilHalfOfWhatItLeftIsGone)
  * with a message that says which, never taken and never a crash. */
 TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 120, 6);
     TrainerConfig c = small_config(9);
@@ -1079,10 +1069,7 @@ TEST(TrainerCheckpoint, RefusesDamagedOrForeignCheckpoints)
  * sample's stored sum against an independent sum of its responses. */
 TEST(TrainerCheckpoint, StoredSumsAreTheReferencesSums)
 {
-    if (!have_backgrounds())
-        WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("brick.png"));
-    if (!have_backgrounds())
-        GTEST_SKIP() << "background images missing";
+    SKIP_WITHOUT_BACKGROUNDS();
     const std::vector<GrayImage> bg = backgrounds(false);
     const std::vector<GrayImage> positives = synthetic_positives(bg, 120, 8);
     TrainerConfig c = small_config(3);
