@@ -124,12 +124,13 @@ def sweep_thresholds(agreement_at):
 
 def smallest_positive(train_list):
     """The smallest positive's width in the training frames (the boxes of
-    train.txt, already in the window's shape and margin); None without any."""
+    train.txt, already in the window's shape and margin); None without any.
+    Comment lines (#), which make-face-scenes.py writes, are skipped."""
     widths = []
     with open(train_list) as f:
         for line in f:
             fields = line.split()
-            if len(fields) > 1:
+            if len(fields) > 1 and not fields[0].startswith("#"):
                 widths += [int(w) for w in fields[4:2 + 4 * int(fields[1]):4]]
     return min(widths) if widths else None
 

@@ -59,12 +59,30 @@ def encode(folder, video):
         fail("cannot encode the footage: " + run.stdout)
 
 
-def check_threshold_sweep(student):
-    """student.py's sweep of final thresholds goes on past an end that is as
-    good as the best, and not at all when the F1 is the same everywhere."""
+def load_student(student):
     spec = importlib.util.spec_from_file_location("student", student)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def check_smallest_positive(student, work):
+    """student.py's camera's-size step reads the smallest positive from an
+    annotation file with comments, as make-face-scenes.py writes them
+    (train-face-detector.sh --scenes stopped there with a ValueError)."""
+    path = os.path.join(work, "annotations.txt")
+    with open(path, "w") as f:
+        f.write("# training faces: photos and frames 0-147\n\n"
+                "images/a.pgm 2 10 10 40 40 60 10 33 33\nimages/b.pgm 0\nimages/c.pgm 1 5 5 51 51\n")
+    smallest = load_student(student).smallest_positive(path)
+    if smallest != 33:
+        fail("smallest positive of an annotation file with comments: %r, not 33" % smallest)
+
+
+def check_threshold_sweep(student):
+    """student.py's sweep of final thresholds goes on past an end that is as
+    good as the best, and not at all when the F1 is the same everywhere."""
+    module = load_student(student)
     cases = [("a peak at -60, past the range's lower end", lambda t: max(0.0, 1 - abs(t + 60) / 100.0), -60),
              ("a plateau up to 35, past the upper end", lambda t: 0.9 if 0 <= t <= 35 else 0.5, 35),
              ("a peak inside the range", lambda t: max(0.0, 1 - abs(t + 10) / 100.0), -10)]
@@ -82,6 +100,7 @@ def main():
     teach, student, build = sys.argv[1:4]
     check_threshold_sweep(student)
     with tempfile.TemporaryDirectory() as work:
+        check_smallest_positive(student, work)
         clip = footage.frames(FRAMES)
         footage.write_folder(os.path.join(work, "png"), clip)
         video = os.path.join(work, "footage.avi")
