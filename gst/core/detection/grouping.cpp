@@ -117,6 +117,38 @@ struct Grid {
     }
 };
 
+/* The same bucketing for a set that does not change (join_similar's):
+ * entries sorted by (size class, row, column, item), so a row's run of
+ * neighbouring cells is one binary search and a contiguous scan, with no
+ * hashing and no allocation per cell. The pairs met, and their order, are
+ * Grid's. */
+struct SortedCells {
+    struct Entry {
+        int size_class;
+        int64_t row, column;
+        size_t item;
+        bool operator<(const Entry& o) const
+        {
+            return std::tie(size_class, row, column, item) < std::tie(o.size_class, o.row, o.column, o.item);
+        }
+    };
+    std::vector<Entry> entries;
+
+    void add(int size_class, int64_t column, int64_t row, size_t item)
+    {
+        entries.push_back({size_class, row, column, item});
+    }
+    void sort() { std::sort(entries.begin(), entries.end()); }
+    /* The items of cells first_column .. last_column of one row. */
+    template <typename Visit>
+    void visit_row(int size_class, int64_t row, int64_t first_column, int64_t last_column, Visit&& visit) const
+    {
+        auto it = std::lower_bound(entries.begin(), entries.end(), Entry{size_class, row, first_column, 0});
+        for (; it != entries.end() && it->size_class == size_class && it->row == row && it->column <= last_column; ++it)
+            visit(it->item);
+    }
+};
+
 bool positive_sizes(const std::vector<Rect>& rects)
 {
     return std::all_of(rects.begin(), rects.end(), [](const Rect& r) {
@@ -170,31 +202,34 @@ void join_similar(const std::vector<Rect>& rects, double eps, DisjointSets& sets
     cell.back() = cell[cell.size() - 2];
 
     std::vector<int> size_class(n);
-    Grid grid;
+    SortedCells cells;
+    cells.entries.reserve(n);
     for (size_t i = 0; i < n; ++i) {
         const int64_t s = int64_t{rects[i].width} + rects[i].height;
         const int k = static_cast<int>(std::upper_bound(bounds.begin(), bounds.end(), s) - bounds.begin()) - 1;
         size_class[i] = k;
-        grid.add(k, floor_div(rects[i].x, cell[k]), floor_div(rects[i].y, cell[k]), i);
+        cells.add(k, floor_div(rects[i].x, cell[k]), floor_div(rects[i].y, cell[k]), i);
     }
+    cells.sort();
     for (size_t i = 0; i < n; ++i) {
+        size_t root = sets.find(i);
         for (int k = size_class[i]; k <= size_class[i] + 1 && k + 1 < static_cast<int>(bounds.size()); ++k) {
             const int64_t cx = floor_div(rects[i].x, cell[k]), cy = floor_div(rects[i].y, cell[k]);
+            const bool own_class = k == size_class[i];
             for (int64_t row = cy - 1; row <= cy + 1; ++row)
-                for (int64_t column = cx - 1; column <= cx + 1; ++column) {
-                    const std::vector<size_t>* items = grid.at(k, column, row);
-                    if (!items)
-                        continue;
-                    for (size_t j : *items) {
-                        /* Each pair once: within a class from its lower index. */
-                        if (k == size_class[i] && j <= i)
-                            continue;
-                        if (tested)
-                            ++*tested;
-                        if (similar_rects(rects[i], rects[j], eps))
-                            sets.join(i, j);
+                cells.visit_row(k, row, cx - 1, cx + 1, [&](size_t j) {
+                    /* Each pair once: within a class from its lower index.
+                     * Only the classes count, so a pair already joined
+                     * through others needs no test. */
+                    if ((own_class && j <= i) || sets.find(j) == root)
+                        return;
+                    if (tested)
+                        ++*tested;
+                    if (similar_rects(rects[i], rects[j], eps)) {
+                        sets.join(i, j);
+                        root = sets.find(i);
                     }
-                }
+                });
         }
     }
 }
