@@ -33,6 +33,7 @@ void FrameFinisher::reset()
     regions_warned_ = false;
     events_warned_ = false;
     snapshots_warned_ = false;
+    privacy_warned_ = false;
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
@@ -236,6 +237,24 @@ void FrameFinisher::warn_snapshots_without_tracking(const FrameSettings& fs)
                         ("snapshots with tracking=false"));
 }
 
+/* Once per stream: without tracking the frames between searches report
+ * nothing, so privacy leaves what it should hide on them (two frames of
+ * three at interval=3), and a recording shows the faces without a word. */
+void FrameFinisher::warn_privacy_between_searches(const FrameSettings& fs)
+{
+    if (privacy_warned_ || fs.detection.tracking || fs.detection.interval <= 1 ||
+        fs.output.privacy == GST_WALDBOOST_PRIVACY_NONE)
+        return;
+    privacy_warned_ = true;
+    const char* mode = fs.output.privacy == GST_WALDBOOST_PRIVACY_BLUR ? "blur" : "pixelate";
+    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                        ("privacy=%s hides what is detected, and with interval=%d and tracking off one frame in "
+                         "%d is searched: the objects on the frames between are not hidden. Set tracking=true, so "
+                         "that those frames hide the tracked objects, or interval=1. Said once per stream.",
+                         mode, fs.detection.interval, fs.detection.interval),
+                        ("privacy=%s, interval=%d, tracking=false", mode, fs.detection.interval));
+}
+
 void FrameFinisher::close_tracks()
 {
     followed_parts_.clear();
@@ -374,6 +393,8 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             detections = search_regions(pending, frame, &parents);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
+            if (hides_objects(s) && tracker_)
+                report.unconfirmed = tracker_->unconfirmed_boxes();
             /* A track matched to a detection of this frame keeps its region. */
             for (ReportedObject& o : report.objects)
                 for (size_t i = 0; i < parents.size() && o.detected; ++i)
@@ -406,6 +427,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         analytics && report.objects.size() > kMaxAnalyticsObjects ? report.objects.size() - kMaxAnalyticsObjects : 0);
     warn_events_without_tracking(fs);
     warn_snapshots_without_tracking(fs);
+    warn_privacy_between_searches(fs);
     if (fs.detection.tracking && takes_snapshots(s))
         snapshots_.deliver(GST_ELEMENT(element_), report.events, report, s);
     else

@@ -93,6 +93,7 @@ private:
     void warn_windows_cut(const PendingFrame& pending, guint64 windows_cut);
     void warn_events_without_tracking(const FrameSettings& fs);
     void warn_snapshots_without_tracking(const FrameSettings& fs);
+    void warn_privacy_between_searches(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
      * last finished frame's times, and drops the tracker. */
     void close_tracks();
@@ -124,6 +125,7 @@ private:
     bool max_windows_warned_ = false; /* the max-windows warning was posted */
     bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
     bool snapshots_warned_ = false;   /* the snapshots-without-tracking warning was posted */
+    bool privacy_warned_ = false;     /* the privacy-between-searches warning was posted */
     bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
     bool parts_warned_ = false;
     bool tags_warned_ = false;

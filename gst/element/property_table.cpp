@@ -375,7 +375,9 @@ void install_properties(GObjectClass* gobject_class)
                           "Hide the objects whose label privacy-labels names in the outgoing frame itself, "
                           "whatever draw says: blur or pixelate the inside of each box (nothing outside a box "
                           "changes). Frames without detections are left as they are: with interval above 1 "
-                          "set tracking=true, so that the frames between detections hide the tracked objects",
+                          "set tracking=true, so that the frames between detections hide the tracked objects (a "
+                          "warning says so otherwise). With tracking an object is hidden from its first "
+                          "detection, before its track is confirmed",
                           GST_TYPE_WALDBOOST_PRIVACY, GST_WALDBOOST_PRIVACY_NONE, rw));
     /**
      * GstWaldboostDetect:privacy-labels:

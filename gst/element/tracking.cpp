@@ -44,6 +44,15 @@ StreamTracker::StreamTracker(const wt::TrackerConfig& config, std::unique_ptr<wt
 {
 }
 
+std::vector<waldboost::Rect> StreamTracker::unconfirmed_boxes() const
+{
+    std::vector<waldboost::Rect> boxes;
+    for (const waldboost::tracking::Track& t : tracker_.tracks())
+        if (!t.reported() && (!t.confirmed || t.pending))
+            boxes.push_back(t.box);
+    return boxes;
+}
+
 std::string StreamTracker::take_search_failure()
 {
     std::string failure;

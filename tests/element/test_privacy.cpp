@@ -6,7 +6,8 @@
  * takes (odd sizes, padded rows, textured chroma). The boxes come from the
  * core's reference detector; in each box nearly every sample of every
  * component changes, no other byte of the buffer does (padding included),
- * and the core no longer finds the face it found; privacy-labels selects.
+ * and the core no longer finds the face it found; privacy-labels selects;
+ * between searches (interval) only tracking hides, and a warning says so.
  */
 #include <algorithm>
 #include <string>
@@ -170,11 +171,65 @@ GST_START_TEST(test_privacy_under_burned_boxes)
 }
 GST_END_TEST;
 
+/* Hiding between searches (interval): without tracking the frames between
+ * go out as they came, and a warning says so once, naming the remedy; with
+ * tracking they hide the tracked face too, from its first detection on
+ * (before its track is confirmed and reported), and nothing is said. */
+GST_START_TEST(test_privacy_between_searches)
+{
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty(), "the core finds no face in the test image");
+    constexpr int kFrames = 7;
+    for (const bool tracking : {false, true}) {
+        GstHarness* h = harness_with(
+            {{"privacy", "blur"}, {"draw", "none"}, {"interval", "3"}, {"tracking", tracking ? "true" : "false"}});
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+        std::vector<Sent> sent;
+        for (int i = 0; i < kFrames; ++i)
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, i, &sent), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), kFrames);
+        for (int i = 0; i < kFrames; ++i) {
+            const std::string what =
+                std::string(tracking ? "tracking" : "no tracking") + ", frame " + std::to_string(i);
+            if (!tracking && i % 3 == 0)
+                CHECK_BOXES(out[i], want, what);
+            if (tracking || i % 3 == 0) {
+                /* Before its track is confirmed (confirm-hits=2: the second
+                 * search, frame 3) the face is hidden where it was found. */
+                const std::vector<Box> reported = roi_boxes(out[i]);
+                fail_unless(reported.empty() == (tracking && i < 3), "%s: %zu faces reported", what.c_str(),
+                            reported.size());
+                check_hidden(sent[i], out[i], reported.empty() ? want : reported, 0.8, what.c_str());
+            } else {
+                fail_unless(bytes_of(out[i]) == sent[i].bytes, "%s: changed between searches", what.c_str());
+            }
+        }
+        const BusLog log = drain_bus(bus);
+        if (tracking) {
+            fail_unless(log.warnings.empty(), "a warning with tracking: %s", log.warnings[0].text().c_str());
+        } else {
+            fail_unless_equals_int(log.warnings.size(), 1);
+            fail_unless(contains(log.warnings[0].message, "interval=3") &&
+                            contains(log.warnings[0].message, "tracking=true"),
+                        "%s", log.warnings[0].text().c_str());
+        }
+        unref_all(out);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("privacy");
     tcase_add_test(tc, test_privacy_every_format);
     tcase_add_test(tc, test_privacy_labels);
     tcase_add_test(tc, test_privacy_under_burned_boxes);
+    tcase_add_test(tc, test_privacy_between_searches);
     return tc;
 }
