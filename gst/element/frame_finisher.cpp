@@ -394,7 +394,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
             if (hides_objects(s) && tracker_)
-                report.unconfirmed = tracker_->unconfirmed_boxes();
+                report.unreported = tracker_->unreported_boxes();
             /* A track matched to a detection of this frame keeps its region. */
             for (ReportedObject& o : report.objects)
                 for (size_t i = 0; i < parents.size() && o.detected; ++i)

@@ -174,14 +174,14 @@ std::string privacy_labels_text(const std::vector<std::string>& labels)
 
 void hide_report(GstElement* element, FrameAccess& frame, const FrameReport& report, const OutputSettings& s)
 {
-    if (!hides_objects(s) || (report.objects.empty() && report.parts.empty() && report.unconfirmed.empty()))
+    if (!hides_objects(s) || (report.objects.empty() && report.parts.empty() && report.unreported.empty()))
         return;
     std::vector<waldboost::Rect> boxes;
     for (const ReportedObject& o : report.objects)
         if (selected(s, report.label))
             boxes.push_back(o.detection.rect);
     if (selected(s, report.label))
-        boxes.insert(boxes.end(), report.unconfirmed.begin(), report.unconfirmed.end());
+        boxes.insert(boxes.end(), report.unreported.begin(), report.unreported.end());
     for (const FoundPart& f : report.parts)
         if (selected(s, part_label(*report.nested, f.part)))
             boxes.push_back(f.detection.rect);

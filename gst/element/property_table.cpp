@@ -376,8 +376,9 @@ void install_properties(GObjectClass* gobject_class)
                           "whatever draw says: blur or pixelate the inside of each box (nothing outside a box "
                           "changes). Frames without detections are left as they are: with interval above 1 "
                           "set tracking=true, so that the frames between detections hide the tracked objects (a "
-                          "warning says so otherwise). With tracking an object is hidden from its first "
-                          "detection, before its track is confirmed",
+                          "warning says so otherwise). With tracking every open track is hidden: an object from "
+                          "its first detection, before its track is confirmed, and through the detector's misses "
+                          "until its track is lost (lost-after)",
                           GST_TYPE_WALDBOOST_PRIVACY, GST_WALDBOOST_PRIVACY_NONE, rw));
     /**
      * GstWaldboostDetect:privacy-labels:

@@ -44,11 +44,11 @@ StreamTracker::StreamTracker(const wt::TrackerConfig& config, std::unique_ptr<wt
 {
 }
 
-std::vector<waldboost::Rect> StreamTracker::unconfirmed_boxes() const
+std::vector<waldboost::Rect> StreamTracker::unreported_boxes() const
 {
     std::vector<waldboost::Rect> boxes;
     for (const waldboost::tracking::Track& t : tracker_.tracks())
-        if (!t.reported() && (!t.confirmed || t.pending))
+        if (!t.reported())
             boxes.push_back(t.box);
     return boxes;
 }

@@ -87,11 +87,12 @@ public:
     int64_t next_id() const { return tracker_.next_id(); }
     /* Detections of the last frame that started no track: max_tracks open. */
     size_t refused() const { return tracker_.refused(); }
-    /* The boxes on this frame of the open tracks that are not reported:
-     * new ones short of confirm_hits detections, and lost ones found again
-     * and waiting to be confirmed again. privacy hides them too, so that a
-     * face is hidden from its first detection, not from its confirmation. */
-    std::vector<waldboost::Rect> unconfirmed_boxes() const;
+    /* The boxes on this frame of the open tracks that are not reported: new
+     * ones short of confirm_hits detections, lost ones found again and
+     * waiting to be confirmed again, and confirmed ones the detector missed
+     * (coasting until lost_after). privacy hides them too, so that a face is
+     * hidden from its first detection and through the detector's misses. */
+    std::vector<waldboost::Rect> unreported_boxes() const;
     /* Why the device's search failed and the CPU reference took over, once
      * (empty otherwise, and after the first call). */
     std::string take_search_failure();

@@ -7,7 +7,8 @@
  * core's reference detector; in each box nearly every sample of every
  * component changes, no other byte of the buffer does (padding included),
  * and the core no longer finds the face it found; privacy-labels selects;
- * between searches (interval) only tracking hides, and a warning says so.
+ * between searches (interval) only tracking hides, and a warning says so;
+ * tracking hides through the detector's misses.
  */
 #include <algorithm>
 #include <string>
@@ -224,6 +225,42 @@ GST_START_TEST(test_privacy_between_searches)
 }
 GST_END_TEST;
 
+/* A detector's miss with tracking: on one frame noise covers the face, and
+ * the core finds no face there. The confirmed track coasts through that
+ * frame unreported, and is hidden where it was. */
+GST_START_TEST(test_privacy_through_a_miss)
+{
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless_equals_int(want.size(), 1);
+    const Box& face = want[0];
+    GrayImage covered = img;
+    uint32_t state = 12345;
+    for (int y = face.y; y < face.y + face.h; ++y)
+        for (int x = face.x; x < face.x + face.w; ++x) {
+            state = state * 1664525u + 1013904223u;
+            covered.at(x, y) = static_cast<uint8_t>(state >> 24);
+        }
+    for (const Detection& d : core(covered))
+        fail_unless(!overlaps(d, face), "the core finds the covered face at %d,%d", d.rect.x, d.rect.y);
+    const std::vector<const GrayImage*> frames = {&img, &img, &img, &covered, &img};
+    GstHarness* h = harness_with({{"privacy", "blur"}, {"draw", "none"}, {"tracking", "true"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    std::vector<Sent> sent;
+    for (size_t i = 0; i < frames.size(); ++i)
+        fail_unless_equals_int(push_frame(h, *frames[i], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(i), &sent),
+                               GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    fail_unless(roi_boxes(out[2]) == want, "the face is reported before the miss");
+    fail_unless(roi_boxes(out[3]).empty(), "the missed face is reported: %s", describe(roi_boxes(out[3])).c_str());
+    check_hidden(sent[3], out[3], want, 0.8, "the frame the detector missed");
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("privacy");
@@ -231,5 +268,6 @@ TCase* element_case()
     tcase_add_test(tc, test_privacy_labels);
     tcase_add_test(tc, test_privacy_under_burned_boxes);
     tcase_add_test(tc, test_privacy_between_searches);
+    tcase_add_test(tc, test_privacy_through_a_miss);
     return tc;
 }
