@@ -40,13 +40,16 @@ void FrameFinisher::reset()
 }
 
 /* Runs the tracker on a frame, in frame order; returns the objects to
- * report. A frame that cannot be read leaves the tracker as it is. */
+ * report, and in `untracked` the boxes of the detections the tracker did
+ * not take (past the bounds of frame_bounds.h). A frame that cannot be read
+ * leaves the tracker as it is. */
 std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, FrameAccess& frame,
                                                  const std::vector<Detection>& detections,
                                                  std::vector<waldboost::tracking::TrackEvent>* events,
-                                                 const std::shared_ptr<wcl::Engine>& engine, size_t* untracked)
+                                                 const std::shared_ptr<wcl::Engine>& engine,
+                                                 std::vector<waldboost::Rect>* untracked)
 {
-    *untracked = 0;
+    untracked->clear();
     GstElement* self = GST_ELEMENT(element_);
     waldboost::tracking::TrackerConfig config;
     config.lost_after = pending.settings->detection.lost_after;
@@ -81,11 +84,13 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     if (detections.size() > kMaxTracks) {
         const std::vector<Detection> first(detections.begin(), detections.begin() + kMaxTracks);
         objects = tracker_->frame(*luma, pending.detect, first, events);
-        *untracked = detections.size() - kMaxTracks;
+        for (size_t i = kMaxTracks; i < detections.size(); ++i)
+            untracked->push_back(detections[i].rect);
     } else {
         objects = tracker_->frame(*luma, pending.detect, detections, events);
     }
-    *untracked += tracker_->refused();
+    const std::vector<waldboost::Rect>& refused = tracker_->refused();
+    untracked->insert(untracked->end(), refused.begin(), refused.end());
     const std::string failure = tracker_->take_search_failure();
     if (!failure.empty())
         GST_ELEMENT_WARNING(self, RESOURCE, FAILED,
@@ -309,9 +314,9 @@ void FrameFinisher::warn_caps(const PendingFrame& pending, size_t untracked, siz
         tracks_warned_ = true;
         GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
                             ("Tracking follows at most %zu objects: in frame %" G_GUINT64_FORMAT ", %zu detections "
-                             "were left untracked and are not reported. A stricter classifier, a higher threshold, "
-                             "a larger min-size or grouping=opencv keeps fewer detections; tracking=false reports "
-                             "them all. Said once per stream.",
+                             "were left untracked and are not reported (privacy still hides them). A stricter "
+                             "classifier, a higher threshold, a larger min-size or grouping=opencv keeps fewer "
+                             "detections; tracking=false reports them all. Said once per stream.",
                              kMaxTracks, pending.frame, untracked),
                             ("frame %" G_GUINT64_FORMAT ": the tracker takes the first %zu detections and keeps at "
                              "most %zu tracks (a fixed bound: matching costs tracks x detections)",
@@ -373,7 +378,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     pending.buffer = nullptr;
     const bool searched_regions = fs.region_classifier && pending.detect;
 
-    size_t untracked = 0;
+    std::vector<waldboost::Rect> untracked;
     bool parts_cut = false;
     FrameReport report;
     report.frame = pending.frame;
@@ -393,8 +398,10 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             detections = search_regions(pending, frame, &parents);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
-            if (hides_objects(s) && tracker_)
+            if (hides_objects(s) && tracker_) {
                 report.unreported = tracker_->unreported_boxes();
+                report.unreported.insert(report.unreported.end(), untracked.begin(), untracked.end());
+            }
             /* A track matched to a detection of this frame keeps its region. */
             for (ReportedObject& o : report.objects)
                 for (size_t i = 0; i < parents.size() && o.detected; ++i)
@@ -422,9 +429,10 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     const size_t boxes = report.objects.size() + report.parts.size();
     const bool tagged = s.box_text && pending.draw != DrawMode::None;
     const bool analytics = HAVE_GST_ANALYTICS && s.metadata != GST_WALDBOOST_METADATA_ROI;
-    warn_caps(
-        pending, untracked, report.objects.size(), parts_cut, tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0,
-        analytics && report.objects.size() > kMaxAnalyticsObjects ? report.objects.size() - kMaxAnalyticsObjects : 0);
+    warn_caps(pending, untracked.size(), report.objects.size(), parts_cut,
+              tagged && boxes > kMaxTextTags ? boxes - kMaxTextTags : 0,
+              analytics && report.objects.size() > kMaxAnalyticsObjects ? report.objects.size() - kMaxAnalyticsObjects
+                                                                        : 0);
     warn_events_without_tracking(fs);
     warn_snapshots_without_tracking(fs);
     warn_privacy_between_searches(fs);

@@ -81,7 +81,8 @@ private:
     std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events,
-                                      const std::shared_ptr<waldboost::opencl::Engine>& engine, size_t* untracked);
+                                      const std::shared_ptr<waldboost::opencl::Engine>& engine,
+                                      std::vector<waldboost::Rect>* untracked);
     std::vector<waldboost::Detection> search_regions(const PendingFrame& pending, FrameAccess& frame,
                                                      std::vector<gint>* parents);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,

@@ -32,7 +32,8 @@ struct FrameReport {
     /* Tracks that appeared or left on this frame (tracking=true). */
     std::vector<waldboost::tracking::TrackEvent> events;
     /* With tracking and privacy: the boxes of the open tracks not reported
-     * (StreamTracker::unreported_boxes), hidden and not otherwise shown. */
+     * (StreamTracker::unreported_boxes) and of the detections the tracker
+     * did not take (kMaxTracks), hidden and not otherwise shown. */
     std::vector<waldboost::Rect> unreported;
     /* The tracks those events ended, with when they were seen, and this
      * frame's running time (the reported tracks' last seen): the analytics

@@ -85,8 +85,9 @@ public:
     /* Ends every track: their "left" events. */
     std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
     int64_t next_id() const { return tracker_.next_id(); }
-    /* Detections of the last frame that started no track: max_tracks open. */
-    size_t refused() const { return tracker_.refused(); }
+    /* The boxes of the last frame's detections that started no track:
+     * max_tracks open. */
+    const std::vector<waldboost::Rect>& refused() const { return tracker_.refused(); }
     /* The boxes on this frame of the open tracks that are not reported: new
      * ones short of confirm_hits detections, lost ones found again and
      * waiting to be confirmed again, and confirmed ones the detector missed

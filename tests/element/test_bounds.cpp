@@ -5,7 +5,7 @@
  * Element tests, per-frame bounds (gst/element/frame_bounds.h): with a
  * classifier that accepts every window (grouping=none), tracking, the
  * nested cascades and box-text each stop at their bound, and one warning
- * per stream says so. Before the bounds such frames took 13 to 178 s and
+ * per stream says so; privacy still hides what tracking left out. Before the bounds such frames took 13 to 178 s and
  * 1 to 3.4 GB; the tests count what comes out (not times).
  */
 #include <set>
@@ -103,6 +103,69 @@ GST_START_TEST(test_bounds_tracks)
 }
 GST_END_TEST;
 
+/* The 8x8 cells of a rectangle (multiples of 8) of a GRAY8 output frame
+ * (rows of img.width bytes) in which no pixel differs from `img`. */
+static int unchanged_cells(GstBuffer* b, const GrayImage& img, int x0, int y0, int w, int h)
+{
+    GstMapInfo map;
+    fail_unless(gst_buffer_map(b, &map, GST_MAP_READ));
+    int unchanged = 0;
+    for (int cy = y0; cy < y0 + h; cy += 8)
+        for (int cx = x0; cx < x0 + w; cx += 8) {
+            bool changed = false;
+            for (int y = cy; y < cy + 8; ++y)
+                for (int x = cx; x < cx + 8; ++x)
+                    changed |= map.data[static_cast<size_t>(y) * img.width + x] != img.at(x, y);
+            unchanged += !changed;
+        }
+    gst_buffer_unmap(b, &map);
+    return unchanged;
+}
+
+/* Tracking with privacy: what the tracker does not take is not reported,
+ * but it is hidden. Frame 0 searches the left half: more windows than
+ * kMaxTracks, the rest past the bound, and the tracks are full (confirmed
+ * at once). Frame 1 searches a corner on the right, fewer windows than
+ * kMaxTracks, every one of which the full tracker refuses. Nothing there is
+ * reported on frame 1, and all of it is hidden. */
+GST_START_TEST(test_bounds_tracks_privacy)
+{
+    const std::string path = accept_everything();
+    const GrayImage img = synthetic(160, 120);
+    fail_unless(accepted_windows(path, crop(img, 0, 0, 80, 120)) > wel::kMaxTracks);
+    const size_t corner = accepted_windows(path, crop(img, 112, 0, 48, 56));
+    fail_unless(corner > 0 && corner < wel::kMaxTracks, "%zu windows in the corner", corner);
+    const Props props = {{"classifier", path},      {"grouping", "none"},    {"tracking", "true"},
+                         {"confirm-hits", "1"},     {"privacy", "pixelate"}, {"draw", "none"},
+                         {"roi", "<0, 0, 80, 120>"}};
+    GstHarness* h = harness_with(props);
+    GstBus* bus = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+    gst_util_set_object_arg(G_OBJECT(h->element), "roi", "<112, 0, 48, 56>");
+    fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 2);
+    fail_unless_equals_int(rois(out[0], "thing").size(), wel::kMaxTracks);
+    for (GstVideoRegionOfInterestMeta* roi : rois(out[1], "thing"))
+        fail_unless(roi->x + roi->w <= 80, "a box at x %u-%u reported", roi->x, roi->x + roi->w);
+    /* Everything searched is hidden: the left half on frame 0 (its rows
+     * past the first kMaxTracks windows too), the corner on frame 1. */
+    fail_unless_equals_int(unchanged_cells(out[0], img, 0, 0, 80, 120), 0);
+    fail_unless_equals_int(unchanged_cells(out[1], img, 112, 0, 48, 56), 0);
+    std::vector<std::string> warnings;
+    for (const ErrorInfo& w : drain_bus(bus).warnings)
+        warnings.push_back(w.message);
+    fail_unless_equals_int(count_containing(warnings, "Tracking follows at most 1000 objects"), 1);
+    fail_unless(contains(warnings.at(0), "privacy still hides them"), "%s", warnings.at(0).c_str());
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    unref_all(out);
+}
+GST_END_TEST;
+
 /* Nested cascades: a search per object. Parts are searched in the first
  * kMaxPartSearches objects, up to kMaxParts parts. */
 GST_START_TEST(test_bounds_parts)
@@ -157,6 +220,7 @@ TCase* element_case()
 {
     TCase* tc = tcase_create("bounds");
     tcase_add_test(tc, test_bounds_tracks);
+    tcase_add_test(tc, test_bounds_tracks_privacy);
     tcase_add_test(tc, test_bounds_parts);
     tcase_add_test(tc, test_bounds_text_tags);
     return tc;

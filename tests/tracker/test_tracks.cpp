@@ -406,8 +406,8 @@ TEST(Tracker, ClearEndsEveryTrack)
 }
 
 /* max_tracks: detections that match no track start none while that many
- * are open (tentative ones count), and refused() counts them; the open
- * tracks still match and are confirmed. */
+ * are open (tentative ones count), and refused() gives their boxes; the
+ * open tracks still match and are confirmed. */
 TEST(Tracker, MaxTracksBoundsTheOpenTracks)
 {
     TrackerConfig config;
@@ -421,13 +421,13 @@ TEST(Tracker, MaxTracksBoundsTheOpenTracks)
     auto events = tracker.update(img.view(), inputs);
     EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 0);
     EXPECT_EQ(tracker.tracks().size(), 2u);
-    EXPECT_EQ(tracker.refused(), 1u);
+    EXPECT_EQ(tracker.refused(), std::vector<Rect>{boxes[2]});
     events = tracker.update(img.view(), inputs);
     EXPECT_EQ(count(events, TrackEvent::Kind::Appeared), 2);
     ASSERT_EQ(tracker.tracks().size(), 2u);
     EXPECT_EQ(tracker.tracks()[0].hits, 2);
     EXPECT_EQ(tracker.tracks()[1].hits, 2);
-    EXPECT_EQ(tracker.refused(), 1u);
+    EXPECT_EQ(tracker.refused(), std::vector<Rect>{boxes[2]});
 }
 
 /* follow() searches only the tracks the

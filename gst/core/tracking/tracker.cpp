@@ -319,12 +319,12 @@ std::vector<TrackEvent> Tracker::update(const GrayView& frame, const std::vector
     }
     end_tracks(ending, events);
 
-    refused_ = 0;
+    refused_.clear();
     for (size_t j = 0; j < detections.size(); ++j) {
         if (detection_matched[j])
             continue;
         if (config_.max_tracks > 0 && tracks_.size() >= config_.max_tracks) {
-            ++refused_;
+            refused_.push_back(detections[j].box);
             continue;
         }
         Track t;

@@ -173,9 +173,9 @@ public:
     const std::vector<Track>& tracks() const { return tracks_; }
     /* The id the next confirmed track gets. */
     int64_t next_id() const { return next_id_; }
-    /* Detections of the last update() that started no track because
-     * max_tracks were open. */
-    size_t refused() const { return refused_; }
+    /* The boxes of the detections of the last update() that started no
+     * track because max_tracks were open (privacy hides them still). */
+    const std::vector<Rect>& refused() const { return refused_; }
     const TrackerConfig& config() const { return config_; }
 
 private:
@@ -208,7 +208,7 @@ private:
     TrackerConfig config_;
     std::vector<Track> tracks_;
     int64_t next_id_ = 1;
-    size_t refused_ = 0;
+    std::vector<Rect> refused_;
 };
 
 }  // namespace waldboost::tracking
