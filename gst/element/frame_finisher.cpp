@@ -120,10 +120,18 @@ std::vector<Detection> FrameFinisher::search_regions(const PendingFrame& pending
     const size_t searched = std::min(pending.regions.size(), kMaxRegionSearches);
     if (searched < pending.regions.size() && !regions_warned_) {
         regions_warned_ = true;
-        GST_WARNING_OBJECT(element_,
-                           "frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched (a fixed "
-                           "bound: a search per region). Said once per stream.",
-                           pending.frame, searched, pending.regions.size());
+        /* On the bus, as the other bounds: what is not searched is neither
+         * reported nor hidden by privacy. */
+        GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                            ("inference-region=roi-list searches at most %zu upstream regions per frame: in frame "
+                             "%" G_GUINT64_FORMAT ", %zu of %zu were not searched, and nothing inside them is "
+                             "reported or hidden. region-labels can name fewer of them, or a stricter upstream "
+                             "detector gives fewer. Said once per stream.",
+                             kMaxRegionSearches, pending.frame, pending.regions.size() - searched,
+                             pending.regions.size()),
+                            ("frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched (a fixed "
+                             "bound: a search per region)",
+                             pending.frame, searched, pending.regions.size()));
     }
     std::vector<Detection> detections;
     for (size_t i = 0; i < searched; ++i) {

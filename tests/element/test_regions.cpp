@@ -104,10 +104,13 @@ std::string describe_rects(const std::vector<Rect>& rects)
 }
 
 /* The two-face frame, with these metas attached, through a new element
- * with `props`; the metas of the buffer that comes out. */
-std::vector<Found> run_frame(const Props& props, const std::vector<Region>& regions)
+ * with `props`; the metas of the buffer that comes out, and the bus's
+ * warnings in `warnings` when given. */
+std::vector<Found> run_frame(const Props& props, const std::vector<Region>& regions,
+                             std::vector<std::string>* warnings = nullptr)
 {
     GstHarness* h = harness_with(props);
+    GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
     GstBuffer* b = make_frame(two_faces(), GST_VIDEO_FORMAT_GRAY8, pts_of(0));
     for (const Region& r : regions) {
@@ -122,6 +125,11 @@ std::vector<Found> run_frame(const Props& props, const std::vector<Region>& regi
     fail_unless_equals_int(out.size(), 1);
     std::vector<Found> metas = metas_of(out[0]);
     unref_all(out);
+    for (const ErrorInfo& w : drain_bus(bus).warnings)
+        if (warnings)
+            warnings->push_back(w.message);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
     gst_harness_teardown(h);
     return metas;
 }
@@ -292,7 +300,7 @@ GST_END_TEST;
 
 /* A frame's first 256 regions are searched (frame_bounds.h): with 255
  * regions too small for the window before the face's, the face is found;
- * with 256 before it, it is not. */
+ * with 256 before it, it is not, and a warning on the bus says so. */
 GST_START_TEST(test_regions_bound)
 {
     for (const int tiny : {255, 256}) {
@@ -300,11 +308,18 @@ GST_START_TEST(test_regions_bound)
         for (int i = 0; i < tiny; ++i)
             regions[static_cast<size_t>(i)].id = 100 + i;
         regions.push_back(Region{"pedestrian", kLeft, kLeftId});
-        const std::vector<Rect> faces = boxes_of(run_frame(kRoiList, regions), "face");
-        if (tiny == 255)
+        std::vector<std::string> warnings;
+        const std::vector<Rect> faces = boxes_of(run_frame(kRoiList, regions, &warnings), "face");
+        if (tiny == 255) {
             fail_unless(!faces.empty(), "the 256th region was not searched");
-        else
+            fail_unless_equals_int(warnings.size(), 0);
+        } else {
             fail_unless(faces.empty(), "the 257th region was searched: %s", describe_rects(faces).c_str());
+            fail_unless_equals_int(warnings.size(), 1);
+            fail_unless(contains(warnings[0], "at most 256 upstream regions") &&
+                            contains(warnings[0], "1 of 257 were not searched"),
+                        "%s", warnings[0].c_str());
+        }
     }
 }
 GST_END_TEST;
