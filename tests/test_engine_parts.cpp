@@ -544,7 +544,7 @@ TEST(Geometry, BatchesBeyondThe32BitIndicesAreRefusedWithTheBatchNamed)
 
     /* Not a frame's fault: the caller's. */
     EXPECT_THROW(combine_geometries({}, true), std::logic_error);
-    EXPECT_THROW(combine_geometries(std::vector<std::shared_ptr<const Geometry>>(kMaxBatchFrames + 1, hd), true),
+    EXPECT_THROW(combine_geometries(std::vector<std::shared_ptr<const Geometry>>(kMaxBatchMembers + 1, hd), true),
                  std::logic_error);
     EXPECT_THROW(combine_geometries({hd}, false), std::logic_error); /* the band layout's geometry */
 }

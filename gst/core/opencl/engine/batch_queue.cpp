@@ -16,11 +16,12 @@ namespace waldboost::opencl {
 
 namespace {
 
-/* Frames of one shape (size and scan parameters) have the same geometry. */
+/* Frames of one shape (size and scan parameters) have the same geometry;
+ * a frame of areas has a shape of its own. */
 auto shape_of(const Geometry& g)
 {
     return std::make_tuple(g.image.width, g.image.height, g.scale_factor, g.min_size.width, g.min_size.height,
-                           g.max_size.width, g.max_size.height, g.stride);
+                           g.max_size.width, g.max_size.height, g.stride, g.areas_id);
 }
 
 bool same_shapes(const BatchGeometry& a, const BatchGeometry& b, size_t count)

@@ -129,6 +129,15 @@ struct Engine::Impl {
      * its queue launches its own frames: nothing to batch with, and no
      * hand-over to the queue's thread and back. */
     std::vector<bool> batched;
+    /* Per slot: the areas of a frame of submit_areas(), null for a whole
+     * frame. */
+    struct AreaFrame {
+        std::shared_ptr<const BatchGeometry> layout; /* null when no area has a window to scan */
+        std::vector<Rect> rects;                     /* the areas scanned, clipped to the image */
+        std::vector<int> index;                      /* their places in the caller's list */
+        size_t searched = 0;                         /* the caller's areas searched, from the first */
+    };
+    std::vector<std::shared_ptr<const AreaFrame>> area_frames;
     std::chrono::nanoseconds batch_wait{0};
     /* EngineConfig::batch_max_windows; 0: the device's default for the
      * engines attached to the queue, looked up per frame. The engine counts
@@ -147,7 +156,15 @@ struct Engine::Impl {
     size_t slot_after_allocation_failure(size_t failed);
     void release_idle_slots_above_limit();
     void prepare(size_t index, const GrayView& image, const DetectParams& params);
+    void set_final_threshold(FrameSlot& slot, const DetectParams& params) const;
+    std::shared_ptr<const AreaFrame> area_frame(const GrayView& image, const std::vector<Rect>& areas,
+                                                const DetectParams& params) const;
+    void prepare_areas(size_t index, const GrayView& image, const std::shared_ptr<const AreaFrame>& frame,
+                       const DetectParams& params);
+    FrameResult areas_result(FrameSlot& slot, const AreaFrame& frame, std::vector<shared::Accepted>& accepted,
+                             const std::vector<cl_uint>& counters) const;
     void enqueue(size_t index);
+    uint64_t queue_frame(size_t index);
     FrameResult finish(size_t index);
     FrameResult finish_batched(size_t index);
     FrameResult result_of(FrameSlot& slot, const Geometry& g, std::vector<shared::Accepted>& accepted,
@@ -269,6 +286,7 @@ Engine::Engine(const Classifier& classifier, const EngineConfig& config) : impl_
         }
         m.requests.resize(m.slots.size());
         m.batched.assign(m.slots.size(), false);
+        m.area_frames.resize(m.slots.size());
         /* A classifier with stop checks launches its own frames: a batch's
          * launches serve several engines, and one engine's stop may not end
          * the others' frames, so a batched frame would hold its engine's
@@ -479,21 +497,110 @@ static bool is_memory_shortage(const FrameSlot& slot, const cl::Error& e)
     return slot.allocation_failed || e.err() == CL_MEM_OBJECT_ALLOCATION_FAILURE;
 }
 
-void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectParams& params)
+void Engine::Impl::set_final_threshold(FrameSlot& slot, const DetectParams& params) const
 {
-    FrameSlot& slot = *slots[index];
     slot.params = params;
     const float final = params.final_threshold.value_or(classifier.final_threshold);
     if (!std::isfinite(final))
         throw Error(ErrorKind::BadParameter, "final threshold " + std::to_string(final) + " is not a finite number");
     slot.final_threshold = packed.fixed_final_threshold(final);
     slot.reruns = 0;
+}
+
+void Engine::Impl::prepare(size_t index, const GrayView& image, const DetectParams& params)
+{
+    FrameSlot& slot = *slots[index];
+    area_frames[index].reset();
+    set_final_threshold(slot, params);
     follow_batch_limit();
     batched[index] = batch && batch_member && batch->engines() > 1;
     if (batched[index])
         slot.prepare_staging(context, plan, geometry, image);
     else
         slot.prepare(context, plan, geometry, image);
+}
+
+/* The areas of submit_areas(), clipped, each a member of one batch layout;
+ * those without a window to scan are left out. The members stop at the
+ * first that would pass the 32-bit indices (batch_fits()), and the layout
+ * must fit the memory budget. */
+std::shared_ptr<const Engine::Impl::AreaFrame>
+Engine::Impl::area_frame(const GrayView& image, const std::vector<Rect>& areas, const DetectParams& params) const
+{
+    if (areas.size() > Engine::kMaxAreas)
+        throw Error(ErrorKind::BadParameter, "at most " + std::to_string(Engine::kMaxAreas) +
+                                                 " areas of a frame are searched together, not " +
+                                                 std::to_string(areas.size()));
+    auto frame = std::make_shared<AreaFrame>();
+    std::vector<std::shared_ptr<const Geometry>> members;
+    for (size_t i = 0; i < areas.size(); ++i) {
+        const Rect& a = areas[i];
+        const int x0 = std::clamp(a.x, 0, image.width), y0 = std::clamp(a.y, 0, image.height);
+        const int x1 = std::clamp(a.x + std::max(a.width, 0), x0, image.width);
+        const int y1 = std::clamp(a.y + std::max(a.height, 0), y0, image.height);
+        if (x1 - x0 >= classifier.window_width && y1 - y0 >= classifier.window_height) {
+            auto g = std::make_shared<const Geometry>(
+                make_geometry({x1 - x0, y1 - y0}, classifier, params, plan.band_layout()));
+            if (!g->scan_levels.empty()) {
+                members.push_back(std::move(g));
+                if (!batch_fits(members, plan.band_layout())) {
+                    members.pop_back();
+                    break;
+                }
+                frame->rects.push_back({x0, y0, x1 - x0, y1 - y0});
+                frame->index.push_back(static_cast<int>(i));
+            }
+        }
+        frame->searched = i + 1;
+    }
+    if (members.empty())
+        return frame;
+    static std::atomic<uint64_t> next_areas_id{1};
+    BatchGeometry layout = combine_geometries(members, plan.band_layout());
+    layout.combined.areas_id = next_areas_id++;
+    frame->layout = std::make_shared<const BatchGeometry>(std::move(layout));
+    const uint64_t bytes = slot_sizes(frame->layout->combined, plan).total_bytes();
+    if (bytes > memory_budget)
+        throw Error(ErrorKind::OutOfResources, std::to_string(frame->rects.size()) + " areas need " +
+                                                   std::to_string((bytes + (1u << 20) - 1) >> 20) +
+                                                   " MiB of device memory, more than the memory budget of " +
+                                                   std::to_string((memory_budget + (1u << 20) - 1) >> 20) + " MiB on " +
+                                                   selected.info.device_name + "; search fewer or smaller areas");
+    return frame;
+}
+
+/* The areas stacked as the batch layout places them (member m's rows from
+ * source_offset[m], at the layout's pitch), prepared as one frame of that
+ * size: the launches read it as they read a batch's source. With other
+ * engines on the batch queue it goes there as a frame (a layout nested in
+ * the batch's), so that the streams' areas share launches as their whole
+ * frames do. */
+void Engine::Impl::prepare_areas(size_t index, const GrayView& image, const std::shared_ptr<const AreaFrame>& frame,
+                                 const DetectParams& params)
+{
+    FrameSlot& slot = *slots[index];
+    area_frames[index] = frame;
+    set_final_threshold(slot, params);
+    batched[index] = batch && batch_member && batch->engines() > 1;
+    if (!frame->layout) {
+        slot.geometry = std::make_shared<const Geometry>(); /* nothing to scan */
+        return;
+    }
+    const BatchGeometry& layout = *frame->layout;
+    const size_t pitch = static_cast<size_t>(layout.source_pitch);
+    std::vector<uint8_t> stacked(pitch * static_cast<size_t>(layout.combined.image.height));
+    for (size_t m = 0; m < frame->rects.size(); ++m) {
+        const Rect& r = frame->rects[m];
+        for (int y = 0; y < r.height; ++y)
+            std::copy_n(image.row(r.y + y) + r.x, r.width,
+                        stacked.data() + layout.source_offset[m] + static_cast<size_t>(y) * pitch);
+    }
+    std::shared_ptr<const Geometry> combined(frame->layout, &layout.combined);
+    const GrayView view{stacked.data(), layout.combined.image.width, layout.combined.image.height, pitch};
+    if (batched[index])
+        slot.prepare_staging(context, plan, std::move(combined), view);
+    else
+        slot.prepare(context, plan, std::move(combined), view, true);
 }
 
 /* The prepared frame in slot `index` to the device: its own launches, or a
@@ -513,7 +620,7 @@ void Engine::Impl::enqueue(size_t index)
     request->geometry = slot.geometry;
     request->pixels = slot.upload_from ? slot.upload_from : slot.staging_data;
     request->final_threshold = slot.final_threshold;
-    request->memory_bytes = frame_memory;
+    request->memory_bytes = area_frames[index] ? slot_sizes(*slot.geometry, plan).total_bytes() : frame_memory.load();
     request->batch_max_positions = std::max<uint64_t>(batch_windows, 2 * uint64_t{slot.geometry->positions});
     request->deadline = std::chrono::steady_clock::now() + batch_wait;
     requests[index] = request;
@@ -526,6 +633,8 @@ FrameResult Engine::Impl::finish(size_t index)
     if (slot.geometry->scan_levels.empty()) {
         FrameResult result;
         result.frame = slot.frame;
+        if (area_frames[index])
+            result.areas_searched = area_frames[index]->searched;
         return result; /* nothing to scan: the image is smaller than the window */
     }
     if (requests[index])
@@ -550,7 +659,9 @@ FrameResult Engine::Impl::finish(size_t index)
                       sizeof(shared::Accepted) * (accepted_count - have), slot.host_accepted.data() + have);
     }
     slot.host_accepted.resize(accepted_count);
-    FrameResult result = result_of(slot, g, slot.host_accepted, slot.host_counters);
+    FrameResult result = area_frames[index]
+                             ? areas_result(slot, *area_frames[index], slot.host_accepted, slot.host_counters)
+                             : result_of(slot, g, slot.host_accepted, slot.host_counters);
     FrameStats& st = result.stats;
     st.reruns = slot.reruns;
     cl_ulong first = std::numeric_limits<cl_ulong>::max(), last = 0;
@@ -589,7 +700,9 @@ FrameResult Engine::Impl::finish_batched(size_t index)
     requests[index].reset();
     if (request->error)
         std::rethrow_exception(request->error);
-    FrameResult result = result_of(slot, *slot.geometry, request->accepted, request->counters);
+    FrameResult result = area_frames[index]
+                             ? areas_result(slot, *area_frames[index], request->accepted, request->counters)
+                             : result_of(slot, *slot.geometry, request->accepted, request->counters);
     FrameStats& st = result.stats;
     st.reruns = request->reruns;
     st.batch_frames = request->batch_frames;
@@ -640,6 +753,52 @@ FrameResult Engine::Impl::result_of(FrameSlot& slot, const Geometry& g, std::vec
     return result;
 }
 
+/* A frame of areas: each member's windows as result_of() gives a frame's
+ * (capped, grouped and clipped in its area), moved to the image's pixels;
+ * the counts are the whole launch's. */
+FrameResult Engine::Impl::areas_result(FrameSlot& slot, const AreaFrame& frame, std::vector<shared::Accepted>& accepted,
+                                       const std::vector<cl_uint>& counters) const
+{
+    const BatchGeometry& layout = *frame.layout;
+    std::vector<std::vector<shared::Accepted>> per_area(layout.members.size());
+    for (shared::Accepted a : accepted) {
+        const size_t m = batch_member_of(layout, a.index);
+        a.index -= layout.first_position[m];
+        per_area[m].push_back(a);
+    }
+    std::vector<shared::Accepted> none;
+    FrameResult result = result_of(slot, layout.combined, none, counters);
+    for (size_t m = 0; m < per_area.size(); ++m) {
+        FrameResult area = result_of(slot, *layout.members[m], per_area[m], counters);
+        const Rect& r = frame.rects[m];
+        for (RawWindow& w : area.windows) {
+            w.rect.x += r.x;
+            w.rect.y += r.y;
+            result.windows.push_back(w);
+        }
+        for (Detection& d : area.detections) {
+            d.rect.x += r.x;
+            d.rect.y += r.y;
+            result.detections.push_back(d);
+            result.detection_areas.push_back(frame.index[m]);
+        }
+        result.stats.cut += area.stats.cut;
+    }
+    result.stats.accepted = result.windows.size();
+    result.areas_searched = frame.searched;
+    return result;
+}
+
+/* The frame enqueued in slot `index` joins the frames in flight. */
+uint64_t Engine::Impl::queue_frame(size_t index)
+{
+    FrameSlot& slot = *slots[index];
+    slot.frame = next_frame++;
+    std::lock_guard<std::mutex> guard(order_lock);
+    order.push_back(index);
+    return slot.frame;
+}
+
 uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
 {
     Impl& m = *impl_;
@@ -665,11 +824,24 @@ uint64_t Engine::submit(const GrayView& image, const DetectParams& params)
     } catch (const cl::Error& e) {
         throw to_error(e, "submitting a frame");
     }
-    FrameSlot& slot = *m.slots[index];
-    slot.frame = m.next_frame++;
-    std::lock_guard<std::mutex> guard(m.order_lock);
-    m.order.push_back(index);
-    return slot.frame;
+    return m.queue_frame(index);
+}
+
+uint64_t Engine::submit_areas(const GrayView& image, const std::vector<Rect>& areas, const DetectParams& params)
+{
+    Impl& m = *impl_;
+    if (!can_submit())
+        throw std::logic_error("Engine::submit_areas: max_in_flight frames are already in flight; collect() first");
+    check_max_windows(params);
+    const std::shared_ptr<const Impl::AreaFrame> frame = m.area_frame(image, areas, params);
+    const size_t index = m.free_slot();
+    try {
+        m.prepare_areas(index, image, frame, params);
+        m.enqueue(index);
+    } catch (const cl::Error& e) {
+        throw to_error(e, "submitting a frame's areas");
+    }
+    return m.queue_frame(index);
 }
 
 std::optional<FrameResult> Engine::collect()

@@ -124,6 +124,12 @@ struct FrameResult {
     std::vector<RawWindow> windows;    /* accepted windows, as detect_raw() gives them */
     std::vector<Detection> detections; /* grouped with the frame's DetectParams */
     FrameStats stats;
+    /* A frame of Engine::submit_areas(): each detection's area (its place
+     * in the caller's list), and how many of the areas, from the first,
+     * were searched (those past them did not fit the engine's 32-bit
+     * indices together). Empty and 0 for a whole frame. */
+    std::vector<int> detection_areas;
+    size_t areas_searched = 0;
 };
 
 /* The engine's OpenCL program: kernels/shared.h and the .cl files in build
@@ -172,6 +178,18 @@ public:
      * frame n is detected, frame n + 1 is uploaded on its own queue. Throws
      * std::logic_error when max_in_flight frames are already in flight. */
     uint64_t submit(const GrayView& image, const DetectParams& params);
+    /* Asynchronous, as submit(): each of `areas` (rectangles of `image`,
+     * clipped to it) searched as an image of its own, as detect_in_area()
+     * (core/parts/nested.h) searches it on the CPU: a window never reaches
+     * outside its area, and each area's windows are grouped apart. The
+     * areas go to the device as one set of launches (the batch layout,
+     * geometry.h), however many there are. The result's windows and
+     * detections are in the image's pixels, area after area. At most
+     * kMaxAreas areas (Error, BadParameter); an area smaller than the
+     * window gives nothing. For detection inside the boxes of another
+     * detector: one set of launches a frame, not one per box. */
+    static constexpr size_t kMaxAreas = 256;
+    uint64_t submit_areas(const GrayView& image, const std::vector<Rect>& areas, const DetectParams& params);
     size_t in_flight() const;
     bool can_submit() const;
     /* How many frames of the size submitted last may be in flight: the

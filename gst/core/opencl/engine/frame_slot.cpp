@@ -95,7 +95,7 @@ void FrameSlot::make_staging(const cl::Context& context, const EnginePlan& plan)
 }
 
 void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
-                        std::shared_ptr<const Geometry> frame_geometry, const GrayView& image)
+                        std::shared_ptr<const Geometry> frame_geometry, const GrayView& image, bool reuse_larger)
 {
     geometry = std::move(frame_geometry);
     uploads.clear();
@@ -108,7 +108,7 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         if (new_buffers || new_staging)
             maybe_inject_fault("buffer-create");
         make_staging(context, plan);
-        if (new_buffers) {
+        if (new_buffers && !(reuse_larger && refit_buffers(context, plan, false))) {
             /* Frees the old size's buffers before making the new ones. */
             release_buffers();
             size_buffers(context, plan, false);
@@ -155,9 +155,11 @@ void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan
     frame_bytes = 0;
     if (buffers_for != layout) {
         maybe_inject_fault("buffer-create");
-        release_buffers();
         geometry = std::move(layout);
-        size_buffers(context, plan, true);
+        if (!refit_buffers(context, plan, true)) {
+            release_buffers();
+            size_buffers(context, plan, true);
+        }
     }
     geometry = std::move(launch);
 }
@@ -202,54 +204,89 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan)
     return s;
 }
 
+/* The geometry's tables, as the kernels read them. */
+static std::vector<std::pair<cl::Buffer FrameSlot::*, std::vector<uint8_t>>> tables_of(const Geometry& g,
+                                                                                       const EnginePlan& plan)
+{
+    std::vector<std::pair<cl::Buffer FrameSlot::*, std::vector<uint8_t>>> tables;
+    const auto add = [&](cl::Buffer FrameSlot::*buffer, const auto& values) {
+        const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+        tables.emplace_back(buffer, std::vector<uint8_t>(bytes, bytes + sizeof(values[0]) * values.size()));
+    };
+    add(&FrameSlot::resize_levels, g.resize_levels);
+    add(&FrameSlot::scan_levels, g.scan_levels);
+    add(&FrameSlot::taps, g.taps);
+    if (!plan.rows_layout) {
+        add(&FrameSlot::row_shelf, g.row_shelf);
+        add(&FrameSlot::level_map, g.level_map);
+        /* The tilted integral is made from every column of the integral
+         * image, gaps included (kernels/pyramid.cl). */
+        add(&FrameSlot::row_widths,
+            plan.tilted ? std::vector<cl_int>(g.row_widths.size(), static_cast<cl_int>(g.canvas_width)) : g.row_widths);
+    }
+    add(&FrameSlot::group_levels,
+        plan.scan_by_rows ? std::vector<cl_int>(1, 0) : group_first_levels(g, plan.reduction.group_size));
+    return tables;
+}
+
+/* The tables of `geometry` into the slot's buffers: written into those
+ * large enough (refit_buffers()), made again otherwise. */
+void FrameSlot::write_tables(const cl::Context& context, const EnginePlan& plan, bool reuse)
+{
+    /* Kept until the slot's next frame, by when the writes are done: a
+     * blocking write would wait for the frames before it on the queue. */
+    written_tables = tables_of(*geometry, plan);
+    table_bytes.resize(written_tables.size(), 0);
+    for (size_t i = 0; i < written_tables.size(); ++i) {
+        const auto& [buffer, bytes] = written_tables[i];
+        size_t& capacity = table_bytes[i];
+        if (reuse && bytes.size() <= capacity) {
+            queue.enqueueWriteBuffer(this->*buffer, CL_FALSE, 0, bytes.size(), bytes.data());
+        } else {
+            this->*buffer = read_only_buffer(context, bytes);
+            capacity = bytes.size();
+        }
+    }
+}
+
+/* Row 0 and column 0 of the integral images stay zero (the kernels never
+ * write them), and so do the CPU layout's band sums' and the canvas's gaps
+ * (their values cancel out of every block sum, but must not be
+ * uninitialised memory). */
+void FrameSlot::zero_buffers(const EnginePlan& plan, const SlotSizes& sizes)
+{
+    if (plan.rows_layout) {
+        queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, sizes.canvas);
+        queue.enqueueFillBuffer(band_totals, cl_uint{0}, 0, sizes.band_totals);
+    }
+    for (cl::Buffer* b : {&integral, &squares, &tilted}) {
+        if (!(*b)())
+            continue;
+        if (plan.integral_bits == 16)
+            queue.enqueueFillBuffer(*b, cl_ushort{0}, 0, sizes.integral);
+        else
+            queue.enqueueFillBuffer(*b, cl_uint{0}, 0, sizes.integral);
+    }
+}
+
 void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan, bool batch)
 {
     const Geometry& g = *geometry;
     const SlotSizes sizes = slot_sizes(g, plan);
-    resize_levels = read_only_buffer(context, g.resize_levels);
-    scan_levels = read_only_buffer(context, g.scan_levels);
-    taps = read_only_buffer(context, g.taps);
     /* A batch gathers its frames in `source`; a single frame on a CPU
      * device is read from its staging buffer. */
     if (batch || !plan.device_is_cpu)
         source = cl::Buffer(context, CL_MEM_READ_ONLY, sizes.frame);
     canvas = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.canvas);
-    if (plan.rows_layout) {
-        /* The gaps between packed levels are never written; their values
-         * cancel out of every block sum, but they must not be uninitialised
-         * memory. */
-        queue.enqueueFillBuffer(canvas, cl_uchar{0}, 0, sizes.canvas);
-        /* The band sums' row 0 and column 0 stay zero, as the integral's. */
-        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
-        queue.enqueueFillBuffer(band_totals, cl_uint{0}, 0, sizes.band_totals);
-    } else {
-        row_shelf = read_only_buffer(context, g.row_shelf);
-        level_map = read_only_buffer(context, g.level_map);
-        /* The tilted integral is made from every column of the integral
-         * image, gaps included (kernels/pyramid.cl). */
-        row_widths = read_only_buffer(
-            context,
-            plan.tilted ? std::vector<cl_int>(g.row_widths.size(), static_cast<cl_int>(g.canvas_width)) : g.row_widths);
-        band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
-        if (plan.squares)
-            square_band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
-    }
-    /* Row 0 and column 0 of the integral images stay zero; the kernels never
-     * write them. */
-    const auto zeroed_integral = [&] {
-        cl::Buffer b(context, CL_MEM_READ_WRITE, sizes.integral);
-        if (plan.integral_bits == 16)
-            queue.enqueueFillBuffer(b, cl_ushort{0}, 0, sizes.integral);
-        else
-            queue.enqueueFillBuffer(b, cl_uint{0}, 0, sizes.integral);
-        return b;
-    };
-    integral = zeroed_integral();
+    band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
+    if (!plan.rows_layout && plan.squares)
+        square_band_totals = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.band_totals);
+    integral = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.integral);
     if (plan.squares)
-        squares = zeroed_integral();
+        squares = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.integral);
     if (plan.tilted)
-        tilted = zeroed_integral();
-
+        tilted = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.integral);
+    zero_buffers(plan, sizes);
     list_capacity = sizes.list_capacity;
     for (cl::Buffer& list : lists)
         list = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Candidate) * list_capacity);
@@ -257,9 +294,32 @@ void FrameSlot::size_buffers(const cl::Context& context, const EnginePlan& plan,
     accepted = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(shared::Accepted) * accepted_capacity);
     counters = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(cl_uint) * kCounterCount);
     first_stage_rejected = cl::Buffer(context, CL_MEM_READ_WRITE, sizes.first_stage_rejected);
-    group_levels = read_only_buffer(context, plan.scan_by_rows ? std::vector<cl_int>(1, 0)
-                                                               : group_first_levels(g, plan.reduction.group_size));
+    table_bytes.clear();
+    write_tables(context, plan, false);
+    made = sizes;
+    made_with_source = source() != nullptr;
     buffers_for = geometry;
+}
+
+/* The buffers made for a larger geometry serve `geometry` (every one at
+ * least as large): its tables are written into them and the zeroed parts
+ * zeroed again, instead of making every buffer anew. False when one is too
+ * small. */
+bool FrameSlot::refit_buffers(const cl::Context& context, const EnginePlan& plan, bool batch)
+{
+    const SlotSizes sizes = slot_sizes(*geometry, plan);
+    const bool with_source = batch || !plan.device_is_cpu;
+    if (!buffers_for || with_source != made_with_source || sizes.frame > made.frame || sizes.canvas > made.canvas ||
+        sizes.band_totals > made.band_totals || sizes.integral > made.integral ||
+        sizes.list_capacity > made.list_capacity || sizes.first_stage_rejected > made.first_stage_rejected)
+        return false;
+    zero_buffers(plan, sizes);
+    list_capacity = sizes.list_capacity;
+    if (accepted_capacity < sizes.accepted_capacity)
+        grow_accepted(context, sizes.accepted_capacity);
+    write_tables(context, plan, true);
+    buffers_for = geometry;
+    return true;
 }
 
 void FrameSlot::release_buffers()
@@ -269,6 +329,8 @@ void FrameSlot::release_buffers()
                           &first_stage_rejected, &squares, &tilted, &square_band_totals})
         *b = cl::Buffer();
     list_capacity = accepted_capacity = 0;
+    table_bytes.clear();
+    made = SlotSizes();
     buffers_for.reset();
 }
 

@@ -80,7 +80,7 @@ SlotSizes slot_sizes(const Geometry& g, const EnginePlan& plan);
 
 /* The counter buffer: totals, list lengths, then accepted windows per frame
  * of a batch (kernels/shared.h). */
-inline constexpr size_t kCounterCount = COUNT_FRAMES + kMaxBatchFrames;
+inline constexpr size_t kCounterCount = COUNT_FRAMES + kMaxBatchMembers;
 static_assert(COUNT_FRAMES >= COUNT_LISTS + 17, "one counter per list: 1 + at most 16 step-2 repeats");
 
 struct FrameSlot {
@@ -160,9 +160,11 @@ struct FrameSlot {
     FrameSlot& operator=(const FrameSlot&) = delete;
 
     /* Copies the frame into the staging memory (the caller's buffer may go
-     * away) and sizes the buffers for its geometry. */
+     * away) and sizes the buffers for its geometry; with `reuse_larger`,
+     * buffers made for a geometry at least as large serve (the areas of
+     * Engine::submit_areas(), whose layout changes every frame). */
     void prepare(const cl::Context& context, const EnginePlan& plan, std::shared_ptr<const Geometry> frame_geometry,
-                 const GrayView& image);
+                 const GrayView& image, bool reuse_larger = false);
     /* Only the staging copy, for a frame that a batch will upload: its
      * device buffers are the batch slot's. */
     void prepare_staging(const cl::Context& context, const EnginePlan& plan,
@@ -186,6 +188,16 @@ struct FrameSlot {
     const cl::Buffer& frame_source(const EnginePlan& plan) const { return reads_staging(plan) ? staging : source; }
 
 private:
+    /* What size_buffers() made: the buffers' sizes, whether there is a
+     * `source`, and each table's bytes (in the plan's order of tables). */
+    SlotSizes made;
+    bool made_with_source = false;
+    std::vector<size_t> table_bytes;
+    std::vector<std::pair<cl::Buffer FrameSlot::*, std::vector<uint8_t>>> written_tables;
+
+    void write_tables(const cl::Context& context, const EnginePlan& plan, bool reuse);
+    void zero_buffers(const EnginePlan& plan, const SlotSizes& sizes);
+    bool refit_buffers(const cl::Context& context, const EnginePlan& plan, bool batch);
     void make_staging(const cl::Context& context, const EnginePlan& plan);
     /* staging_data usable by the host: waits for a pending map, or maps
      * again after launches that failed between unmap and map. */

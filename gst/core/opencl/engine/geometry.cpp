@@ -204,7 +204,7 @@ StackSizes stack_sizes(const std::vector<std::shared_ptr<const Geometry>>& membe
 
 bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
 {
-    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchFrames))
+    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchMembers))
         return false;
     const StackSizes stack = stack_sizes(members);
     Geometry layout;
@@ -219,8 +219,8 @@ bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, boo
 
 BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout)
 {
-    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchFrames))
-        throw std::logic_error("a batch holds 1 to " + std::to_string(kMaxBatchFrames) + " frames, not " +
+    if (members.empty() || members.size() > static_cast<size_t>(kMaxBatchMembers))
+        throw std::logic_error("a batch holds 1 to " + std::to_string(kMaxBatchMembers) + " frames, not " +
                                std::to_string(members.size()));
     BatchGeometry b;
     b.members = members;

@@ -52,6 +52,9 @@ struct Geometry {
     cl_uint pyramid_rows = 0;
     cl_uint positions = 0; /* window positions scanned */
     cl_uint scan_rows = 0; /* rows of window positions, all levels (scan_rows.cl) */
+    /* Not 0: the stacked areas of one frame (Engine::submit_areas), whose
+     * layout no other frame shares, whatever its size. */
+    uint64_t areas_id = 0;
 
     bool matches(Size size, const DetectParams& p) const
     {
@@ -60,10 +63,16 @@ struct Geometry {
     }
 };
 
-/* At most this many frames go to the device as one set of launches: the
- * counter buffer holds a count of accepted windows per frame (COUNT_FRAMES
- * in kernels/shared.h). */
+/* At most this many members stack in one layout: the counter buffer holds
+ * a count of accepted windows per member (COUNT_FRAMES in
+ * kernels/shared.h). The areas of one frame (Engine::submit_areas) may
+ * use them all. */
+inline constexpr int kMaxBatchMembers = 256;
+
+/* At most this many frames of several engines go to the device as one set
+ * of launches (batch_queue.h). */
 inline constexpr int kMaxBatchFrames = 64;
+static_assert(kMaxBatchFrames <= kMaxBatchMembers, "a batch is a layout");
 
 /* Several frames' geometries laid out as one (batched launches): the frames
  * stacked in one source buffer, their canvases stacked in one canvas, their
@@ -85,13 +94,13 @@ struct BatchGeometry {
     int source_pitch = 0;                /* bytes per source row: the widest member */
 };
 
-/* Stacks 1 to kMaxBatchFrames members (any sizes and scan parameters, same
+/* Stacks 1 to kMaxBatchMembers members (any sizes and scan parameters, same
  * classifier, same layout). Throws Error (FrameTooLarge) when the stack
  * passes the engine's 32-bit indices, as make_geometry() does for one. */
 BatchGeometry combine_geometries(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout);
 
 /* Whether combine_geometries() takes these members: at most
- * kMaxBatchFrames, within the engine's 32-bit indices. */
+ * kMaxBatchMembers, within the engine's 32-bit indices. */
 bool batch_fits(const std::vector<std::shared_ptr<const Geometry>>& members, bool band_layout);
 
 /* The member a combined scan index belongs to. */
