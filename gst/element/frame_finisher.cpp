@@ -100,24 +100,20 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     return objects;
 }
 
-/* With inference-region=roi-list: the classifier's detections inside each
- * upstream region, on the CPU as the nested cascades' (the regions are
- * boxes of objects, a small part of the frame), in region order, with the
- * id of the region each was found in. A region is searched as a frame of
- * its own: what the classifier finds there, grouped there. */
-std::vector<Detection> FrameFinisher::search_regions(const PendingFrame& pending, FrameAccess& frame,
-                                                     std::vector<gint>* parents)
+/* With inference-region=roi-list: the engine searched inside the first
+ * kMaxRegionSearches upstream regions, each as a frame of its own (what the
+ * classifier finds there, grouped there), all in one submission. The id of
+ * the region each detection was found in goes to `parents`; regions past
+ * the bound (or past what the device's indices hold together) are said on
+ * the bus once per stream. */
+void FrameFinisher::region_parents(const PendingFrame& pending, const waldboost::opencl::FrameResult* result,
+                                   std::vector<gint>* parents)
 {
-    const FrameSettings& fs = *pending.settings;
-    if (pending.regions.empty())
-        return {};
-    const waldboost::GrayView* luma = frame.luma();
-    if (!luma) {
-        GST_WARNING_OBJECT(element_, "frame %" G_GUINT64_FORMAT ": regions not searched: %s", pending.frame,
-                           frame.why().c_str());
-        return {};
-    }
-    const size_t searched = std::min(pending.regions.size(), kMaxRegionSearches);
+    if (!result)
+        return; /* not searched: unreadable (said when it came), or no region */
+    for (int area : result->detection_areas)
+        parents->push_back(pending.regions[static_cast<size_t>(area)].id);
+    const size_t searched = result->areas_searched;
     if (searched < pending.regions.size() && !regions_warned_) {
         regions_warned_ = true;
         /* On the bus, as the other bounds: what is not searched is neither
@@ -129,19 +125,10 @@ std::vector<Detection> FrameFinisher::search_regions(const PendingFrame& pending
                              "detector gives fewer. Said once per stream.",
                              kMaxRegionSearches, pending.frame, pending.regions.size() - searched,
                              pending.regions.size()),
-                            ("frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched (a fixed "
-                             "bound: a search per region)",
-                             pending.frame, searched, pending.regions.size()));
+                            ("frame %" G_GUINT64_FORMAT ": the first %zu of %zu upstream regions searched (at most "
+                             "%zu, and no more than the engine's 32-bit indices hold together)",
+                             pending.frame, searched, pending.regions.size(), kMaxRegionSearches));
     }
-    std::vector<Detection> detections;
-    for (size_t i = 0; i < searched; ++i) {
-        const UpstreamRegion& region = pending.regions[i];
-        for (const Detection& d : waldboost::detect_in_area(*fs.region_classifier, *luma, region.rect, fs.params)) {
-            detections.push_back(d);
-            parents->push_back(region.id);
-        }
-    }
-    return detections;
 }
 
 /* The parts the nested cascades find inside the objects, on the CPU (see
@@ -384,7 +371,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     }
     GstBuffer* buffer = gst_buffer_make_writable(pending.buffer);
     pending.buffer = nullptr;
-    const bool searched_regions = fs.region_classifier && pending.detect;
+    const bool searched_regions = fs.search_regions && pending.detect;
 
     std::vector<waldboost::Rect> untracked;
     bool parts_cut = false;
@@ -403,7 +390,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn || hides_objects(s), pending.visible);
         std::vector<gint> parents;
         if (searched_regions)
-            detections = search_regions(pending, frame, &parents);
+            region_parents(pending, result, &parents);
         if (fs.detection.tracking) {
             report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
             if (hides_objects(s) && tracker_) {

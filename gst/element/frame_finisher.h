@@ -49,8 +49,8 @@ struct PendingFrame {
      * buffer), else the whole frame. Results are in its coordinates. */
     waldboost::Rect visible;
     guint64 frame = 0;
-    /* With inference-region=roi-list, the regions to search on the worker
-     * (the frame does not go to the device). */
+    /* With inference-region=roi-list, the regions searched (the first
+     * kMaxRegionSearches of them; the frame is not searched whole). */
     std::vector<UpstreamRegion> regions;
     /* CPU time spent on the frame so far (stats host-ms), in ns:
      * submitting it and collecting its results. */
@@ -83,8 +83,8 @@ private:
                                       std::vector<waldboost::tracking::TrackEvent>* events,
                                       const std::shared_ptr<waldboost::opencl::Engine>& engine,
                                       std::vector<waldboost::Rect>* untracked);
-    std::vector<waldboost::Detection> search_regions(const PendingFrame& pending, FrameAccess& frame,
-                                                     std::vector<gint>* parents);
+    void region_parents(const PendingFrame& pending, const waldboost::opencl::FrameResult* result,
+                        std::vector<gint>* parents);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
                                              const std::vector<ReportedObject>& objects, bool* cut);
     std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,

@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "debug.h"
 #include "frame_access.h"
+#include "frame_bounds.h"
 #include "label_ids.h"
 
 namespace waldboost_element {
@@ -159,8 +160,7 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     frame->nested_params = nested_params(frame->params);
     if (s.detection.part_min_neighbors >= 0)
         frame->nested_params.min_neighbors = s.detection.part_min_neighbors;
-    if (s.detection.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST)
-        frame->region_classifier = std::make_shared<const waldboost::Classifier>(classifier);
+    frame->search_regions = s.detection.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST;
     frame_settings_ = std::move(frame);
 }
 
@@ -401,6 +401,8 @@ static std::vector<UpstreamRegion> upstream_regions(GstBuffer* buffer, const std
     return regions;
 }
 
+static_assert(kMaxRegionSearches <= wcl::Engine::kMaxAreas, "one submission holds a frame's regions");
+
 GstFlowReturn FrameQueue::submit(GstBuffer* input)
 {
     if (!have_info_) {
@@ -436,12 +438,14 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
     pending.roi.x += pending.visible.x;
     pending.roi.y += pending.visible.y;
     if (d.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST) {
-        /* Searched on the worker, inside the regions, not on the device. */
+        /* Only inside the regions, all of them in one submission. */
         if (pending.detect) {
             const waldboost::Rect searched{pending.roi.x - pending.visible.x, pending.roi.y - pending.visible.y,
                                            pending.roi.width, pending.roi.height};
             pending.regions = upstream_regions(pending.buffer, d.region_labels, searched);
         }
+        if (!pending.regions.empty())
+            return submit_frame(lock, pending);
         pending_.push_back(pending);
         return wait_for_room(lock);
     }
@@ -539,6 +543,25 @@ bool FrameQueue::submit_to_engine(wcl::Engine& engine, const PendingFrame& pendi
     const waldboost::Rect& roi = pending.roi;
     const waldboost::GrayView view{luma.data + static_cast<size_t>(roi.y) * luma.stride + roi.x, roi.width, roi.height,
                                    luma.stride};
+    if (pending.settings->search_regions) {
+        /* The first kMaxRegionSearches regions, from the visible frame's
+         * pixels to the view's; min-stddev is a whole frame's rule. */
+        std::vector<waldboost::Rect> areas;
+        for (size_t i = 0; i < std::min(pending.regions.size(), kMaxRegionSearches); ++i) {
+            waldboost::Rect r = pending.regions[i].rect;
+            r.x -= roi.x - pending.visible.x;
+            r.y -= roi.y - pending.visible.y;
+            areas.push_back(r);
+        }
+        try {
+            engine.submit_areas(view, areas, pending.settings->params);
+        } catch (...) {
+            gst_video_frame_unmap(&frame);
+            throw;
+        }
+        gst_video_frame_unmap(&frame);
+        return true;
+    }
     const int min_stddev = pending.settings->detection.min_stddev;
     if (min_stddev > 0) {
         const double stddev = waldboost::standard_deviation(view);

@@ -21,7 +21,7 @@
  *
  * With #GstWaldboostDetect:inference-region=roi-list the element searches
  * only inside the region-of-interest metas an element upstream attached
- * (filtered by #GstWaldboostDetect:region-labels), on the CPU, and each
+ * (filtered by #GstWaldboostDetect:region-labels), on the OpenCL device, and each
  * detection's meta names its region's id as parent_id.
  *
  * ## Example launch line

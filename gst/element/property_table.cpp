@@ -324,8 +324,9 @@ void install_properties(GObjectClass* gobject_class)
      * #GstVideoRegionOfInterestMeta an element upstream attached (another waldboostdetect, any
      * detector), as DL Streamer's inference-region=roi-list and DeepStream's secondary mode do. Each
      * region whose type #GstWaldboostDetect:region-labels names is clipped to the frame (and to roi) and
-     * searched on the CPU, as the nested cascades are; the detections found in it name its meta's id as
-     * their parent_id. A frame without such a region is not searched at all.
+     * searched as a frame of its own, all of a frame's regions in one submission to the OpenCL device;
+     * the detections found in it name its meta's id as their parent_id. A frame without such a region is
+     * not searched at all.
      *
      * Since: 2026.12
      */
@@ -333,9 +334,9 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_INFERENCE_REGION,
         g_param_spec_enum("inference-region", "Inference region",
                           "Search the whole frame (within roi), or only inside the region-of-interest metas "
-                          "upstream attached whose type region-labels names (each clipped to the frame, searched "
-                          "on the CPU; the detections' parent_id is the region's id; a frame without such a "
-                          "region is not searched)",
+                          "upstream attached whose type region-labels names (each clipped to the frame and "
+                          "searched on the device as a frame of its own; the detections' parent_id is the "
+                          "region's id; a frame without such a region is not searched)",
                           GST_TYPE_WALDBOOST_INFERENCE_REGION, GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME, rw));
     /**
      * GstWaldboostDetect:region-labels:

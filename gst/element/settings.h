@@ -150,9 +150,9 @@ struct FrameSettings {
     /* The cascades searched inside each detection (null: none), and how. */
     std::shared_ptr<const NestedCascades> nested;
     waldboost::DetectParams nested_params;
-    /* With inference-region=roi-list: the classifier, searched on the CPU
-     * inside each upstream region (null otherwise). */
-    std::shared_ptr<const waldboost::Classifier> region_classifier;
+    /* inference-region=roi-list: the engine searches inside each upstream
+     * region (Engine::submit_areas), not the whole frame. */
+    bool search_regions = false;
 };
 
 /* The part of a width x height frame that roi selects (the whole frame
