@@ -164,6 +164,65 @@ int helper_fallback_works(const char* what, const char* call, int max_inflight)
     return 0;
 }
 
+/* inference-region=roi-list through a device failure with frames in flight
+ * (enqueue:N) and a change of frame size: frames 0-3 are 200x160, 4-7 the
+ * same faces inside 280x220 frames (new, larger buffers), each with two
+ * upstream regions that overlap. The area frames in flight when the device
+ * fails run again on the next one: every frame leaves in order with, for
+ * each region, the core's detections on the region cut out of the frame
+ * (moved by its corner), and the bus has one fallback warning. */
+int helper_fallback_regions()
+{
+    constexpr int kFrames = 8;
+    GstBus* bus = gst_bus_new();
+    GstHarness* h = helper_harness(
+        {{"device", kTwiceTheSameDevice}, {"max-inflight", "3"}, {"draw", "none"}, {"inference-region", "roi-list"}},
+        bus);
+    std::vector<std::vector<Box>> want(kFrames);
+    for (int k = 0; k < kFrames; ++k) {
+        const bool large = k >= kFrames / 2;
+        const GrayImage image = large ? crop(face_frame(k), -40, -30, 280, 220) : face_frame(k);
+        if (k == 0 || k == kFrames / 2)
+            set_caps(h, GST_VIDEO_FORMAT_GRAY8, image.width, image.height);
+        const Rect regions[] = {{large ? 30 : 0, large ? 20 : 0, 170, 150},
+                                {image.width / 3, 0, image.width - image.width / 3, image.height}};
+        GstBuffer* b = make_frame(image, GST_VIDEO_FORMAT_GRAY8, pts_of(k));
+        for (const Rect& r : regions) {
+            gst_buffer_add_video_region_of_interest_meta(b, "pedestrian", static_cast<guint>(r.x),
+                                                         static_cast<guint>(r.y), static_cast<guint>(r.w),
+                                                         static_cast<guint>(r.h));
+            want[k].push_back(Box{"pedestrian", r.x, r.y, r.w, r.h});
+            for (const Box& face : expected_boxes(core(crop(image, r.x, r.y, r.w, r.h)), "face", r.x, r.y))
+                want[k].push_back(face);
+        }
+        std::sort(want[k].begin(), want[k].end());
+        HELPER_CHECK(gst_harness_push(h, b) == GST_FLOW_OK, "push %d failed", k);
+    }
+    HELPER_CHECK(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused");
+    std::vector<GstBuffer*> out = pull_all(h);
+    HELPER_CHECK(out.size() == kFrames, "%zu frames came out, expected %d", out.size(), kFrames);
+    size_t faces = 0;
+    for (int k = 0; k < kFrames; ++k) {
+        HELPER_CHECK(frame_index(out[k]) == k, "frame %d left in place %d", frame_index(out[k]), k);
+        HELPER_CHECK(roi_boxes(out[k]) == want[k], "frame %d: element %s, core in the regions %s", k,
+                     describe(roi_boxes(out[k])).c_str(), describe(want[k]).c_str());
+        faces += want[k].size() - 2;
+    }
+    unref_all(out);
+    HELPER_CHECK(faces >= kFrames, "only %zu faces in the regions: the test needs faces to compare", faces);
+    const BusLog log = drain_bus(bus);
+    HELPER_CHECK(log.errors.empty(), "an error although the fallback device works");
+    HELPER_CHECK(log.warnings.size() == 1, "%zu warnings, expected 1", log.warnings.size());
+    g_print("warning: %s\n", log.warnings[0].text().c_str());
+    HELPER_CHECK(contains(log.warnings[0].message, "failed while streaming"), "not the fallback's warning");
+    HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 1, "stats: %" G_GUINT64_FORMAT " fallbacks",
+                 stats_uint64(h->element, "device-fallbacks"));
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    return 0;
+}
+
 /* Every device of the list fails while streaming (enqueue:N+): a warning for
  * the fallback, then the error; the frames finished before the fault keep
  * their detections, and the element restarts cleanly. */
@@ -474,6 +533,8 @@ int fault_helper(const char* mode)
         status = helper_fallback_works("failed while streaming", "enqueue", 3);
     else if (std::strcmp(mode, "fallback-on-wait") == 0)
         status = helper_fallback_works("failed while streaming", "wait", 3);
+    else if (std::strcmp(mode, "fallback-regions") == 0)
+        status = helper_fallback_regions();
     else if (std::strcmp(mode, "fallback-exhausted") == 0)
         status = helper_fallback_exhausted();
     else if (std::strcmp(mode, "fallback-start-exhausted") == 0)

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Element tests, fallback: device lists under OpenCL faults (at start, on
- * enqueue or wait with frames in flight, every device failing, batched
- * instances, max-inflight shrinking when memory runs out), each fault in
+ * enqueue or wait with frames in flight, with roi-list across a change of
+ * frame size, every device failing, batched instances, max-inflight
+ * shrinking when memory runs out), each fault in
  * element-fault-helper (run_fault_helper()), and a frame too large for the
  * engine, which is the stream's fault and no reason to fall back.
  */
@@ -33,6 +34,12 @@ GST_END_TEST;
 
 /* The 2nd wait is collecting frame 1, with frames 2 and 3 in flight. */
 GST_START_TEST(test_fallback_on_wait) { check_fault_mode("fallback-on-wait", "wait:2"); }
+GST_END_TEST;
+
+/* A frame of two regions takes about six enqueues here (48 for the eight
+ * frames): the 30th is about the change of frame size, with frames in
+ * flight. */
+GST_START_TEST(test_fallback_with_regions) { check_fault_mode("fallback-regions", "enqueue:30"); }
 GST_END_TEST;
 
 GST_START_TEST(test_fallback_exhausted) { check_fault_mode("fallback-exhausted", "enqueue:30+"); }
@@ -98,6 +105,7 @@ TCase* element_case()
     tcase_add_test(tc, test_fallback_at_start);
     tcase_add_test(tc, test_fallback_on_enqueue);
     tcase_add_test(tc, test_fallback_on_wait);
+    tcase_add_test(tc, test_fallback_with_regions);
     tcase_add_test(tc, test_fallback_exhausted);
     tcase_add_test(tc, test_fallback_start_exhausted);
     tcase_add_test(tc, test_inflight_shrinks_when_memory_runs_out);
