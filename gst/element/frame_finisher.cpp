@@ -102,17 +102,17 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
 
 /* With inference-region=roi-list: the engine searched inside the first
  * kMaxRegionSearches upstream regions, each as a frame of its own (what the
- * classifier finds there, grouped there), all in one submission. The id of
- * the region each detection was found in goes to `parents`; regions past
+ * classifier finds there, grouped there), all in one submission. The
+ * region each detection was found in goes to `parents`; regions past
  * the bound (or past what the device's indices hold together) are said on
  * the bus once per stream. */
 void FrameFinisher::region_parents(const PendingFrame& pending, const waldboost::opencl::FrameResult* result,
-                                   std::vector<gint>* parents)
+                                   std::vector<UpstreamRegion>* parents)
 {
     if (!result)
         return; /* not searched: unreadable (said when it came), or no region */
     for (int area : result->detection_areas)
-        parents->push_back(pending.regions[static_cast<size_t>(area)].id);
+        parents->push_back(pending.regions[static_cast<size_t>(area)]);
     const size_t searched = result->areas_searched;
     if (searched < pending.regions.size() && !regions_warned_) {
         regions_warned_ = true;
@@ -388,7 +388,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
          * unmapped before metas go on the buffer (a mapped frame holds a
          * reference, which makes the buffer read-only). */
         FrameAccess frame(buffer, info, pending.draw == DrawMode::Burn || hides_objects(s), pending.visible);
-        std::vector<gint> parents;
+        std::vector<UpstreamRegion> parents;
         if (searched_regions)
             region_parents(pending, result, &parents);
         if (fs.detection.tracking) {
@@ -401,15 +401,18 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             for (ReportedObject& o : report.objects)
                 for (size_t i = 0; i < parents.size() && o.detected; ++i)
                     if (o.detection.rect == detections[i].rect) {
-                        o.parent_id = parents[i];
+                        o.parent_id = parents[i].id;
+                        o.parent_od_id = parents[i].od_id;
                         break;
                     }
             report.lost = tracker_->stamp(report.objects, report.events, report.running_time);
         } else {
             close_tracks();
             report.objects = untracked_objects(detections);
-            for (size_t i = 0; i < parents.size(); ++i)
-                report.objects[i].parent_id = parents[i];
+            for (size_t i = 0; i < parents.size(); ++i) {
+                report.objects[i].parent_id = parents[i].id;
+                report.objects[i].parent_od_id = parents[i].od_id;
+            }
         }
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
         /* The views are taken from the frame as it arrived. */

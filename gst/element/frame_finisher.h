@@ -27,13 +27,16 @@
 
 namespace waldboost_element {
 
-/* A region-of-interest meta upstream attached, searched with
- * inference-region=roi-list: its box in the visible frame's coordinates,
- * clipped to the frame and to roi, and its meta's id (the parent_id of what
- * is found in it). */
+/* A box upstream attached, searched with inference-region=roi-list: a
+ * region-of-interest meta or a GstAnalytics ODMtd, its box in the visible
+ * frame's coordinates, clipped to the frame and to roi. `id` is the meta's
+ * id (the parent_id of what is found in it), -1 for an ODMtd; `od_id` the
+ * ODMtd's id in the buffer's relation meta (what is found in it is related
+ * to it there), -1 for a region-of-interest meta. */
 struct UpstreamRegion {
     waldboost::Rect rect;
     gint id = -1;
+    gint od_id = -1;
 };
 
 /* A frame on its way through the engine. It keeps its input buffer and its
@@ -84,7 +87,7 @@ private:
                                       const std::shared_ptr<waldboost::opencl::Engine>& engine,
                                       std::vector<waldboost::Rect>* untracked);
     void region_parents(const PendingFrame& pending, const waldboost::opencl::FrameResult* result,
-                        std::vector<gint>* parents);
+                        std::vector<UpstreamRegion>* parents);
     std::vector<FoundPart> find_nested_parts(const PendingFrame& pending, FrameAccess& frame,
                                              const std::vector<ReportedObject>& objects, bool* cut);
     std::vector<FoundPart> parts_of_frame(const PendingFrame& pending, FrameAccess& frame,

@@ -270,13 +270,31 @@ bool add_object(GstAnalyticsRelationMeta* relations, const FrameReport& report, 
            gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_RELATE_TO, od->id, track.id);
 }
 
+/* `parent` CONTAINs `child`, which IS_PART_OF it. */
+bool relate_part(GstAnalyticsRelationMeta* relations, guint parent, guint child)
+{
+    return gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_CONTAIN, parent, child) &&
+           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_IS_PART_OF, child, parent);
+}
+
 /* A part's ODMtd and ClsMtd, which the object's ODMtd `parent` CONTAINs. */
 bool add_part(GstAnalyticsRelationMeta* relations, const FrameReport& report, const FoundPart& f, guint parent)
 {
     GstAnalyticsODMtd od;
     return add_labelled_box(relations, part_label(*report.nested, f.part), f.detection, &od) &&
-           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_CONTAIN, parent, od.id) &&
-           gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_IS_PART_OF, od.id, parent);
+           relate_part(relations, parent, od.id);
+}
+
+/* An object found with inference-region=roi-list inside an upstream ODMtd
+ * is part of it, as a part is of its object. The ODMtd is looked up first:
+ * a relation meta made here (the buffer had none) does not hold it. */
+bool relate_to_region(GstAnalyticsRelationMeta* relations, const ReportedObject& o, guint od)
+{
+    GstAnalyticsMtd region;
+    if (o.parent_od_id < 0 || !gst_analytics_relation_meta_get_mtd(relations, static_cast<guint>(o.parent_od_id),
+                                                                   gst_analytics_od_mtd_get_mtd_type(), &region))
+        return true;
+    return relate_part(relations, region.id, od);
 }
 
 bool add_lost_track(GstAnalyticsRelationMeta* relations, const LostTrack& t)
@@ -310,7 +328,8 @@ void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report)
     std::vector<guint> object_ids;
     for (size_t i = 0; ok && i < objects; ++i) {
         GstAnalyticsODMtd od{};
-        ok = add_object(relations, report, report.objects[i], &od);
+        ok = add_object(relations, report, report.objects[i], &od) &&
+             relate_to_region(relations, report.objects[i], od.id);
         object_ids.push_back(od.id);
     }
     for (size_t i = 0; ok && i < report.parts.size(); ++i)

@@ -45,7 +45,9 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
  * labels a box with index 0 of its ClsMtd); per
  * tracked object a TrackingMtd (the track id, first and last seen as
  * running times) that its ODMtd RELATE_TOs; a part's object CONTAINs it
- * and it IS_PART_OF the object; and per track that left on this frame a
+ * and it IS_PART_OF the object, as an object found with
+ * inference-region=roi-list inside an upstream ODMtd is part of that
+ * ODMtd; and per track that left on this frame a
  * TrackingMtd marked lost, with the times it was last seen. Only the
  * first kMaxAnalyticsObjects objects (frame_bounds.h) and their parts. */
 void attach_analytics_metas(GstBuffer* buffer, const FrameReport& report);

@@ -322,11 +322,14 @@ void install_properties(GObjectClass* gobject_class)
      *
      * Where the element searches: the whole frame (within #GstWaldboostDetect:roi), or only inside each
      * #GstVideoRegionOfInterestMeta an element upstream attached (another waldboostdetect, any
-     * detector), as DL Streamer's inference-region=roi-list and DeepStream's secondary mode do. Each
-     * region whose type #GstWaldboostDetect:region-labels names is clipped to the frame (and to roi) and
-     * searched as a frame of its own, all of a frame's regions in one submission to the OpenCL device;
-     * the detections found in it name its meta's id as their parent_id. A frame without such a region is
-     * not searched at all.
+     * detector), as DL Streamer's inference-region=roi-list and DeepStream's secondary mode do, and in
+     * builds for GStreamer 1.24 and later inside each ODMtd of the buffer's GstAnalyticsRelationMeta
+     * (GStreamer's analytics elements; one with the same type and box as a region-of-interest meta is
+     * the same object, searched once). Each region whose type #GstWaldboostDetect:region-labels names is
+     * clipped to the frame (and to roi) and searched as a frame of its own, all of a frame's regions in
+     * one submission to the OpenCL device; the detections found in a meta name its id as their
+     * parent_id, and the ODMtds of those found in an ODMtd are IS_PART_OF it. A frame without such a
+     * region is not searched at all.
      *
      * Since: 2026.12
      */
@@ -334,15 +337,16 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_INFERENCE_REGION,
         g_param_spec_enum("inference-region", "Inference region",
                           "Search the whole frame (within roi), or only inside the region-of-interest metas "
-                          "upstream attached whose type region-labels names (each clipped to the frame and "
-                          "searched on the device as a frame of its own; the detections' parent_id is the "
-                          "region's id; a frame without such a region is not searched)",
+                          "(and with GStreamer 1.24 and later the GstAnalytics ODMtds) upstream attached whose "
+                          "type region-labels names (each clipped to the frame and searched on the device as a "
+                          "frame of its own; the detections' parent_id is the meta's id, their ODMtds are "
+                          "IS_PART_OF the ODMtd; a frame without such a region is not searched)",
                           GST_TYPE_WALDBOOST_INFERENCE_REGION, GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME, rw));
     /**
      * GstWaldboostDetect:region-labels:
      *
      * With #GstWaldboostDetect:inference-region=roi-list, the types (labels) of the upstream
-     * region-of-interest metas searched inside, comma-separated; empty: every one.
+     * region-of-interest metas and ODMtds searched inside, comma-separated; empty: every one.
      *
      * Since: 2026.12
      */
@@ -350,8 +354,8 @@ void install_properties(GObjectClass* gobject_class)
         gobject_class, PROP_REGION_LABELS,
         g_param_spec_string("region-labels", "Region labels",
                             "With inference-region=roi-list: comma-separated types (labels) of the upstream "
-                            "region-of-interest metas to search inside, e.g. \"pedestrian,person\"; empty = every "
-                            "one",
+                            "region-of-interest metas and ODMtds to search inside, e.g. \"pedestrian,person\"; "
+                            "empty = every one",
                             "", rw));
     g_object_class_install_property(
         gobject_class, PROP_LABEL_COLORS,

@@ -33,8 +33,9 @@ inline constexpr gint kFirstPartId = 1 << 30;
  * tracking, its track. */
 struct ReportedObject {
     waldboost::Detection detection;
-    gint id = 0;         /* the ROI meta's id: the track id, or the index without tracking */
-    gint parent_id = -1; /* inference-region=roi-list: the id of the upstream meta it was found in */
+    gint id = 0;            /* the ROI meta's id: the track id, or the index without tracking */
+    gint parent_id = -1;    /* inference-region=roi-list: the id of the upstream meta it was found in */
+    gint parent_od_id = -1; /* ... or of the upstream ODMtd (in the buffer's GstAnalytics relation meta) */
     bool tracked = false;
     int age = 0;
     int hits = 0;

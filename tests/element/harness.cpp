@@ -45,6 +45,18 @@ GrayImage crop(const GrayImage& src, int x, int y, int w, int h, uint8_t fill)
 
 GrayImage face_frame(int k) { return crop(astronaut(), 110 + 3 * k, 25 + 2 * k, 200, 160); }
 
+GrayImage faces_side_by_side()
+{
+    GrayImage img(400, 160);
+    const GrayImage left = face_frame(0), right = face_frame(6);
+    for (int y = 0; y < 160; ++y)
+        for (int x = 0; x < 200; ++x) {
+            img.at(x, y) = left.at(x, y);
+            img.at(200 + x, y) = right.at(x, y);
+        }
+    return img;
+}
+
 GrayImage synthetic(int w, int h, int seed)
 {
     GrayImage img(w, h);

@@ -77,6 +77,8 @@ GrayImage crop(const GrayImage& src, int x, int y, int w, int h, uint8_t fill = 
 /* 200x160 views of the astronaut's face, moved by k pixels: different
  * content per frame, each with a face. */
 GrayImage face_frame(int k);
+/* 400x160: face_frame(0) in the left half, face_frame(6) in the right. */
+GrayImage faces_side_by_side();
 /* A synthetic frame without faces (gradient plus a little texture). */
 GrayImage synthetic(int w, int h, int seed = 0);
 

@@ -6,13 +6,15 @@
  * only there): every Mtd read back through the GstAnalytics API and checked
  * against the region-of-interest metas of the same frame (ODMtd, ClsMtd,
  * TrackingMtd, the part relations, the tracks that left), the metadata
- * property, and a relation meta from upstream kept.
+ * property, a relation meta from upstream kept, and inference-region=roi-list
+ * inside upstream ODMtds.
  */
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gst/analytics/analytics.h>
@@ -179,6 +181,83 @@ const Od& od_for(const std::vector<Od>& ods, const Roi& r, size_t frame)
 
 constexpr const char* kEyeLabel = "test-eye";
 constexpr const char* kMouthLabel = "test-mouth";
+
+using Boxes = std::vector<std::tuple<int, int, int, int>>;
+
+/* The faces of the CPU reference in the frame's left half. */
+Boxes reference_left_faces(const GrayImage& frame)
+{
+    Boxes faces;
+    for (const Detection& d : core(crop(frame, 0, 0, 200, 160)))
+        faces.emplace_back(d.rect.x, d.rect.y, d.rect.width, d.rect.height);
+    std::sort(faces.begin(), faces.end());
+    fail_unless(!faces.empty(), "the reference finds no face in the left half: the test needs one");
+    return faces;
+}
+
+/* faces_side_by_side() through `launch` (one element, or a chain), with the
+ * upstream boxes `attach` attaches. */
+template <typename Attach>
+GstBuffer* run_two_faces(const char* launch, Attach attach)
+{
+    GstHarness* h = gst_harness_new_parse(launch);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 400, 160);
+    GstBuffer* in = make_frame(faces_side_by_side(), GST_VIDEO_FORMAT_GRAY8, pts_of(0));
+    attach(in);
+    fail_unless_equals_int(gst_harness_push(h, in), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), 1);
+    gst_harness_teardown(h);
+    return out[0];
+}
+
+constexpr const char* kRegionSearch = "waldboostdetect draw=none inference-region=roi-list region-labels=pedestrian";
+
+/* The face ROI metas' boxes, sorted, each with parent_id `parent_id`. */
+Boxes face_boxes(GstBuffer* buffer, gint parent_id)
+{
+    Boxes faces;
+    gpointer state = nullptr;
+    /* Not rois_of(): the upstream metas have no detection parameter. */
+    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+        const auto* r = reinterpret_cast<const GstVideoRegionOfInterestMeta*>(m);
+        if (g_strcmp0(g_quark_to_string(r->roi_type), "face") == 0) {
+            fail_unless_equals_int(r->parent_id, parent_id);
+            faces.emplace_back(r->x, r->y, r->w, r->h);
+        }
+    }
+    std::sort(faces.begin(), faces.end());
+    return faces;
+}
+
+/* Every face ODMtd IS_PART_OF the pedestrian ODMtd `region` (with
+ * GStreamer 1.24's analytics elements upstream there is no ROI meta to
+ * name as parent_id), which CONTAINs it, and lies inside it. */
+void check_faces_part_of(GstBuffer* buffer, guint region, size_t faces)
+{
+    GstAnalyticsRelationMeta* rmeta = gst_buffer_get_analytics_relation_meta(buffer);
+    size_t related = 0;
+    Od parent;
+    for (const Od& od : ods_of(rmeta))
+        if (od.mtd.id == region)
+            parent = od;
+    fail_unless(parent.label == "pedestrian", "the upstream ODMtd is gone");
+    for (const Od& od : ods_of(rmeta)) {
+        if (od.label != "face")
+            continue;
+        fail_unless(gst_analytics_relation_meta_get_relation(rmeta, od.mtd.id, region) &
+                        GST_ANALYTICS_REL_TYPE_IS_PART_OF,
+                    "a face ODMtd is not part of the pedestrian it was found in");
+        fail_unless(gst_analytics_relation_meta_get_relation(rmeta, region, od.mtd.id) & GST_ANALYTICS_REL_TYPE_CONTAIN,
+                    "the pedestrian ODMtd does not contain a face found in it");
+        fail_unless(od.x >= parent.x && od.y >= parent.y && od.x + od.w <= parent.x + parent.w &&
+                        od.y + od.h <= parent.y + parent.h,
+                    "a face ODMtd outside its pedestrian");
+        ++related;
+    }
+    fail_unless_equals_int(related, faces);
+}
 
 }  // namespace
 
@@ -389,6 +468,81 @@ GST_START_TEST(test_analytics_bounded_in_a_crowd)
 }
 GST_END_TEST;
 
+/* inference-region=roi-list with only GstAnalytics ODMtds upstream (as
+ * GStreamer 1.24's analytics elements attach them): the faces are the CPU
+ * reference's inside the named ODMtd, none inside the other, each ODMtd of
+ * ours part of the region's. */
+GST_START_TEST(test_analytics_regions_inside_upstream_odmtds)
+{
+    const Boxes want = reference_left_faces(faces_side_by_side());
+    guint pedestrian = 0;
+    GstBuffer* out = run_two_faces(kRegionSearch, [&](GstBuffer* in) {
+        GstAnalyticsRelationMeta* rmeta = gst_buffer_add_analytics_relation_meta(in);
+        GstAnalyticsODMtd od;
+        fail_unless(
+            gst_analytics_relation_meta_add_od_mtd(rmeta, g_quark_from_string("car"), 200, 0, 200, 160, 0.9f, &od));
+        fail_unless(gst_analytics_relation_meta_add_od_mtd(rmeta, g_quark_from_string("pedestrian"), 0, 0, 200, 160,
+                                                           0.8f, &od));
+        pedestrian = od.id;
+    });
+    fail_unless(face_boxes(out, -1) == want, "the faces inside the pedestrian ODMtd are not the reference's");
+    check_faces_part_of(out, pedestrian, want.size());
+    gst_buffer_unref(out);
+}
+GST_END_TEST;
+
+/* An object upstream as both a ROI meta and an ODMtd of the same type and
+ * box (a detector with metadata=both) is searched once: the faces are
+ * those of the ROI meta alone, with its id as parent_id. */
+GST_START_TEST(test_analytics_regions_searched_once)
+{
+    const Boxes want = reference_left_faces(faces_side_by_side());
+    GstBuffer* out = run_two_faces(kRegionSearch, [](GstBuffer* in) {
+        gst_buffer_add_video_region_of_interest_meta(in, "pedestrian", 0, 0, 200, 160)->id = 7;
+        GstAnalyticsODMtd od;
+        fail_unless(gst_analytics_relation_meta_add_od_mtd(
+            gst_buffer_add_analytics_relation_meta(in), g_quark_from_string("pedestrian"), 0, 0, 200, 160, 0.8f, &od));
+    });
+    fail_unless(face_boxes(out, 7) == want, "the faces of a box given twice are not the reference's once");
+    gst_buffer_unref(out);
+}
+GST_END_TEST;
+
+/* Two detectors chained with metadata=analytics on the first (no ROI
+ * metas): the second searches inside the first one's ODMtds, and each face
+ * it finds is part of exactly one of them and inside it. */
+GST_START_TEST(test_analytics_regions_chained)
+{
+    GstBuffer* out = run_two_faces(
+        "waldboostdetect draw=none metadata=analytics label=pedestrian roi=<0,0,200,160> ! waldboostdetect "
+        "draw=none inference-region=roi-list region-labels=pedestrian",
+        [](GstBuffer*) {});
+    GstAnalyticsRelationMeta* rmeta = gst_buffer_get_analytics_relation_meta(out);
+    const std::vector<Od> ods = ods_of(rmeta);
+    size_t pedestrians = 0, faces = 0;
+    for (const Od& face : ods) {
+        pedestrians += face.label == "pedestrian";
+        if (face.label != "face")
+            continue;
+        ++faces;
+        size_t parents = 0;
+        for (const Od& p : ods)
+            if (p.label == "pedestrian" && (gst_analytics_relation_meta_get_relation(rmeta, face.mtd.id, p.mtd.id) &
+                                            GST_ANALYTICS_REL_TYPE_IS_PART_OF)) {
+                ++parents;
+                fail_unless(face.x >= p.x && face.y >= p.y && face.x + face.w <= p.x + p.w &&
+                                face.y + face.h <= p.y + p.h,
+                            "a face ODMtd outside its pedestrian");
+            }
+        fail_unless_equals_int(parents, 1);
+    }
+    fail_unless(pedestrians > 0, "the first detector gave no ODMtd");
+    fail_unless(faces > 0, "no face found inside the first detector's ODMtds");
+    fail_unless_equals_int(face_boxes(out, -1).size(), faces);
+    gst_buffer_unref(out);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("analytics");
@@ -396,5 +550,8 @@ TCase* element_case()
     tcase_add_test(tc, test_analytics_metadata_property);
     tcase_add_test(tc, test_analytics_joins_upstream_relation_meta);
     tcase_add_test(tc, test_analytics_bounded_in_a_crowd);
+    tcase_add_test(tc, test_analytics_regions_inside_upstream_odmtds);
+    tcase_add_test(tc, test_analytics_regions_searched_once);
+    tcase_add_test(tc, test_analytics_regions_chained);
     return tc;
 }

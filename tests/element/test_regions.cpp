@@ -29,19 +29,6 @@ constexpr int kWidth = 400, kHeight = 160;
 constexpr Rect kLeft{0, 0, 200, 160}, kRight{200, 0, 200, 160};
 constexpr gint kLeftId = 7, kRightId = 9;
 
-/* Two views of the astronaut's face, side by side. */
-GrayImage two_faces()
-{
-    GrayImage img(kWidth, kHeight);
-    const GrayImage left = face_frame(0), right = face_frame(6);
-    for (int y = 0; y < kHeight; ++y)
-        for (int x = 0; x < 200; ++x) {
-            img.at(x, y) = left.at(x, y);
-            img.at(200 + x, y) = right.at(x, y);
-        }
-    return img;
-}
-
 struct Region {
     const char* type;
     Rect rect;
@@ -112,7 +99,7 @@ std::vector<Found> run_frame(const Props& props, const std::vector<Region>& regi
     GstHarness* h = harness_with(props);
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
-    GstBuffer* b = make_frame(two_faces(), GST_VIDEO_FORMAT_GRAY8, pts_of(0));
+    GstBuffer* b = make_frame(faces_side_by_side(), GST_VIDEO_FORMAT_GRAY8, pts_of(0));
     for (const Region& r : regions) {
         GstVideoRegionOfInterestMeta* meta = gst_buffer_add_video_region_of_interest_meta(
             b, r.type, static_cast<guint>(r.rect.x), static_cast<guint>(r.rect.y), static_cast<guint>(r.rect.w),
@@ -198,7 +185,7 @@ GST_START_TEST(test_regions_match_whole_frame)
 {
     const std::vector<Rect> whole = whole_frame_faces();
     const std::vector<Found> metas = run_frame(kRoiList, {{"pedestrian", kLeft, kLeftId}, {"car", kRight, kRightId}});
-    const GrayImage frame = two_faces();
+    const GrayImage frame = faces_side_by_side();
     for (const auto& [area, id] : {std::pair<Rect, gint>{kLeft, kLeftId}, {kRight, kRightId}}) {
         std::vector<Rect> got;
         for (const Found& f : metas)
@@ -246,7 +233,7 @@ GST_START_TEST(test_regions_inside_chained_detector)
         gst_harness_new_parse("waldboostdetect draw=none label=pedestrian roi=<0,0,200,160> ! "
                               "waldboostdetect draw=none inference-region=roi-list region-labels=pedestrian");
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
-    fail_unless_equals_int(gst_harness_push(h, make_frame(two_faces(), GST_VIDEO_FORMAT_GRAY8, pts_of(0))),
+    fail_unless_equals_int(gst_harness_push(h, make_frame(faces_side_by_side(), GST_VIDEO_FORMAT_GRAY8, pts_of(0))),
                            GST_FLOW_OK);
     push_eos(h);
     std::vector<GstBuffer*> out = pull_all(h);
@@ -278,7 +265,7 @@ GST_START_TEST(test_regions_with_tracking)
     GstHarness* h = harness_with(with(kRoiList, "tracking", "true"));
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
     for (int i = 0; i < 3; ++i) {
-        GstBuffer* b = make_frame(two_faces(), GST_VIDEO_FORMAT_GRAY8, pts_of(i));
+        GstBuffer* b = make_frame(faces_side_by_side(), GST_VIDEO_FORMAT_GRAY8, pts_of(i));
         gst_buffer_add_video_region_of_interest_meta(b, "pedestrian", kLeft.x, kLeft.y, kLeft.w, kLeft.h)->id = kLeftId;
         fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
     }
