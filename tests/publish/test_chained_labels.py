@@ -22,25 +22,10 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_documents  # noqa: E402
+from publish_support import FAILURES, Gst, check, require_data  # noqa: E402
 
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    print(f"SKIP: no PyGObject with GStreamer: {e}")
-    sys.exit(77)
-
-Gst.init(None)
-FAILURES = []
 IMAGE = os.path.join(os.environ.get("WALDBOOST_TEST_DATA", "build/testdata"), "astronaut.png")
 EYES = os.path.join(os.environ.get("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haarcascades"), "haarcascade_eye.xml")
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def fnv1a_id(label):
@@ -108,13 +93,7 @@ def chain(folder, second, want_label, want_id):
 
 
 def main():
-    for path in (IMAGE, EYES):
-        if not os.path.exists(path):
-            if os.environ.get("WALDBOOST_REQUIRE_TEST_DATA") == "1":
-                print(f"FAIL: missing test data {path}")
-                sys.exit(1)
-            print(f"SKIP: missing test data {path}")
-            sys.exit(77)
+    require_data(IMAGE, EYES)
     cases = (("", "eye", 3),                       # label-id=-1: the table's ids
              ("label-id=42", "eye", 42),           # set on the element
              ("label=pupil", "pupil", fnv1a_id("pupil")))  # a label outside the table

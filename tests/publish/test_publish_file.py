@@ -27,24 +27,9 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_documents  # noqa: E402
+from publish_support import FAILURES, Gst, check  # noqa: E402
 
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    print(f"SKIP: no PyGObject with GStreamer: {e}")
-    sys.exit(77)
-
-Gst.init(None)
 VALIDATOR = validate_documents.validator()
-FAILURES = []
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what)
 
 
 def run(description, probe=None, count=False):

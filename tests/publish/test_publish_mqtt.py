@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "support"))
 import mosquitto_broker  # noqa: E402
 import validate_documents  # noqa: E402
+from publish_support import FAILURES, Gst, check  # noqa: E402
 
 MOSQUITTO = mosquitto_broker.mosquitto_path()
 for tool, path in (("mosquitto", MOSQUITTO), ("mosquitto_sub", shutil.which("mosquitto_sub")),
@@ -40,28 +41,12 @@ for tool, path in (("mosquitto", MOSQUITTO), ("mosquitto_sub", shutil.which("mos
         print(f"SKIP: {tool} not found (Debian packages mosquitto, mosquitto-clients, openssl)")
         sys.exit(77)
 
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    print(f"SKIP: no PyGObject with GStreamer: {e}")
-    sys.exit(77)
-
-Gst.init(None)
 VALIDATOR = validate_documents.validator()
-FAILURES = []
 WORK = tempfile.mkdtemp(prefix="waldboost-mqtt-")
 # mosquitto started as root runs as the user mosquitto: it must read the
 # configuration, the password file and the (throwaway) keys here.
 os.chmod(WORK, 0o755)
 os.umask(0o022)
-
-
-def check(condition, what):
-    if not condition:
-        FAILURES.append(what)
-        print("FAIL:", what, flush=True)
 
 
 class Broker:
