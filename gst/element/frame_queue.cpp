@@ -4,11 +4,8 @@
  */
 #include "frame_queue.h"
 
-#include "config.h" /* HAVE_GST_ANALYTICS */
+#include "config.h" /* HAVE_GST_ANALYTICS, for meta_objects.h */
 
-#if HAVE_GST_ANALYTICS
-#include <gst/analytics/analytics.h>
-#endif
 #include <gst/video/gstvideometa.h>
 #include <gst/video/video-overlay-composition.h>
 
@@ -23,6 +20,7 @@
 #include "frame_access.h"
 #include "frame_bounds.h"
 #include "label_ids.h"
+#include "meta_objects.h"
 
 namespace waldboost_element {
 
@@ -380,59 +378,30 @@ static waldboost::Rect visible_rect(GstBuffer* buffer, int width, int height)
     return r;
 }
 
-/* The boxes upstream attached to `buffer` whose type `labels` names (every
- * one when empty), each clipped to `area` (in the visible frame's
- * coordinates, as the boxes are); those that miss it are left out. First
- * the region-of-interest metas, in the buffer's order, then the ODMtds of
- * its GstAnalytics relation meta (as GStreamer 1.24's analytics elements
- * attach them), in their order, but for an ODMtd of the same type and box
- * as one of those metas (a detector that writes both, as this element's
- * metadata=both does): each object is searched once. */
+/* The objects upstream attached to `buffer` (meta_objects.h: its
+ * region-of-interest metas, then the ODMtds of its GstAnalytics relation
+ * meta, as GStreamer 1.24's analytics elements attach them, an object
+ * written both ways once) whose type `labels` names (every one when empty),
+ * each clipped to `area` (in the visible frame's coordinates, as the boxes
+ * are); those that miss it are left out. */
 static std::vector<UpstreamRegion> upstream_regions(GstBuffer* buffer, const std::vector<std::string>& labels,
                                                     const waldboost::Rect& area)
 {
-    struct Box {
-        GQuark type;
-        gint64 x, y, w, h;
-        bool operator==(const Box& o) const { return type == o.type && x == o.x && y == o.y && w == o.w && h == o.h; }
-    };
     std::vector<UpstreamRegion> regions;
-    std::vector<Box> roi_boxes;
-    const auto add = [&](const Box& b, gint id, gint od_id) {
-        const char* type = g_quark_to_string(b.type);
+    for (const waldboost_metas::MetaObject& o : waldboost_metas::meta_objects(buffer)) {
+        const char* type = g_quark_to_string(o.type);
         if (!labels.empty() && std::find(labels.begin(), labels.end(), type ? type : "") == labels.end())
-            return;
-        const gint64 x0 = std::max<gint64>(b.x, area.x), y0 = std::max<gint64>(b.y, area.y);
-        const gint64 x1 = std::min<gint64>(b.x + b.w, gint64{area.x} + area.width);
-        const gint64 y1 = std::min<gint64>(b.y + b.h, gint64{area.y} + area.height);
+            continue;
+        const gint64 x0 = std::max<gint64>(o.x, area.x), y0 = std::max<gint64>(o.y, area.y);
+        const gint64 x1 = std::min<gint64>(o.x + o.w, gint64{area.x} + area.width);
+        const gint64 y1 = std::min<gint64>(o.y + o.h, gint64{area.y} + area.height);
         if (x1 <= x0 || y1 <= y0)
-            return;
+            continue;
         regions.push_back(UpstreamRegion{
             {static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0), static_cast<int>(y1 - y0)},
-            id,
-            od_id});
-    };
-    gpointer state = nullptr;
-    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-        const auto* roi = reinterpret_cast<const GstVideoRegionOfInterestMeta*>(m);
-        roi_boxes.push_back(Box{roi->roi_type, roi->x, roi->y, roi->w, roi->h});
-        add(roi_boxes.back(), roi->id, -1);
+            o.roi ? o.roi->id : -1,
+            o.analytics_id});
     }
-#if HAVE_GST_ANALYTICS
-    if (GstAnalyticsRelationMeta* relations = gst_buffer_get_analytics_relation_meta(buffer)) {
-        gpointer od_state = nullptr;
-        GstAnalyticsODMtd od;
-        while (gst_analytics_relation_meta_iterate(relations, &od_state, gst_analytics_od_mtd_get_mtd_type(), &od)) {
-            gint x = 0, y = 0, w = 0, h = 0;
-            gfloat confidence = 0;
-            if (!gst_analytics_od_mtd_get_location(&od, &x, &y, &w, &h, &confidence))
-                continue;
-            const Box b{gst_analytics_od_mtd_get_obj_type(&od), x, y, w, h};
-            if (std::find(roi_boxes.begin(), roi_boxes.end(), b) == roi_boxes.end())
-                add(b, -1, static_cast<gint>(od.id));
-        }
-    }
-#endif
     return regions;
 }
 

@@ -4,12 +4,15 @@
  */
 #include "documents.h"
 
+#include "config.h" /* HAVE_GST_ANALYTICS, for meta_objects.h */
+
 #include <gst/video/gstvideometa.h>
 
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 
+#include "element/meta_objects.h"
 #include "json_writer.h"
 
 namespace waldboost_publish {
@@ -89,63 +92,55 @@ bool tracked(const GstStructure* param)
     return get_int(param, fields().age, &age);
 }
 
-/* The track id of a tracked object: its detector's own id (the meta's id
- * may differ after a chain of detectors). */
-int track_id(const GstVideoRegionOfInterestMeta* roi, const GstStructure* param)
-{
-    int id = roi->id;
-    get_int(param, fields().id, &id);
-    return id;
-}
-
-void add_object(JsonWriter& w, const GstVideoRegionOfInterestMeta* roi, const FrameContext& c)
+void add_object(JsonWriter& w, const FrameObject& o, const FrameContext& c)
 {
     const Fields& f = fields();
-    const GstStructure* param =
-        gst_video_region_of_interest_meta_get_param(const_cast<GstVideoRegionOfInterestMeta*>(roi), "detection");
-    const bool is_track = tracked(param);
     w.begin_object();
-    w.member("region_id", roi->id);
-    if (is_track)
-        w.member("id", track_id(roi, param));
-    if (roi->parent_id >= 0)
-        w.member("parent_id", roi->parent_id);
-    w.member("x", roi->x);
-    w.member("y", roi->y);
-    w.member("w", roi->w);
-    w.member("h", roi->h);
+    w.member("region_id", o.region_id);
+    if (o.has_track_fields || o.track_id >= 0)
+        w.member("id", o.track_id);
+    if (o.parent_id >= 0)
+        w.member("parent_id", o.parent_id);
+    if (o.analytics_id >= 0)
+        w.member("analytics_id", o.analytics_id);
+    w.member("x", o.x);
+    w.member("y", o.y);
+    w.member("w", o.w);
+    w.member("h", o.h);
 
     w.key("detection");
     w.begin_object();
-    w.member("label", g_quark_to_string(roi->roi_type));
+    w.member("label", g_quark_to_string(o.label));
     int label_id = 0;
-    if (get_int(param, f.label_id, &label_id))
+    if (get_int(o.param, f.label_id, &label_id))
         w.member("label_id", label_id);
     double value = 0;
-    if (get_double(param, f.confidence, &value))
+    if (get_double(o.param, f.confidence, &value))
         w.member_number("confidence", value);
+    else if (o.od_confidence >= 0)
+        w.member_number("confidence", o.od_confidence);
     int neighbors = 0;
-    if (get_int(param, f.neighbors, &neighbors))
+    if (get_int(o.param, f.neighbors, &neighbors))
         w.member("neighbors", neighbors);
-    if (get_double(param, f.score, &value))
+    if (get_double(o.param, f.score, &value))
         w.member_number("score", value);
     if (c.width > 0 && c.height > 0) {
         /* DL Streamer's bounding_box: the box as fractions of the frame. */
         w.key("bounding_box");
         w.begin_object();
-        w.member_number("x_min", static_cast<double>(roi->x) / c.width);
-        w.member_number("y_min", static_cast<double>(roi->y) / c.height);
-        w.member_number("x_max", static_cast<double>(roi->x + roi->w) / c.width);
-        w.member_number("y_max", static_cast<double>(roi->y + roi->h) / c.height);
+        w.member_number("x_min", static_cast<double>(o.x) / c.width);
+        w.member_number("y_min", static_cast<double>(o.y) / c.height);
+        w.member_number("x_max", static_cast<double>(o.x + o.w) / c.width);
+        w.member_number("y_max", static_cast<double>(o.y + o.h) / c.height);
         w.end_object();
     }
     w.end_object();
 
-    if (is_track) {
+    if (o.has_track_fields) {
         int age = 0, hits = 0;
-        get_int(param, f.age, &age);
-        get_int(param, f.hits, &hits);
-        const GValue* detected = gst_structure_id_get_value(param, f.detected);
+        get_int(o.param, f.age, &age);
+        get_int(o.param, f.hits, &hits);
+        const GValue* detected = gst_structure_id_get_value(o.param, f.detected);
         w.key("track");
         w.begin_object();
         w.member("age", age);
@@ -155,6 +150,73 @@ void add_object(JsonWriter& w, const GstVideoRegionOfInterestMeta* roi, const Fr
     }
     w.end_object();
 }
+
+#if HAVE_GST_ANALYTICS
+/* The id of the TrackingMtd an ODMtd RELATE_TOs, -1 when none does (or
+ * it is lost, or its id is 0, which the schema's track ids are not). */
+gint64 analytics_track_id(GstAnalyticsRelationMeta* relations, gint od)
+{
+    gpointer state = nullptr;
+    GstAnalyticsTrackingMtd track;
+    while (gst_analytics_relation_meta_get_direct_related(relations, static_cast<guint>(od),
+                                                          GST_ANALYTICS_REL_TYPE_RELATE_TO,
+                                                          gst_analytics_tracking_mtd_get_mtd_type(), &state, &track)) {
+        guint64 id = 0;
+        GstClockTime first = 0, last = 0;
+        gboolean lost = FALSE;
+        if (gst_analytics_tracking_mtd_get_info(&track, &id, &first, &last, &lost) && !lost && id >= 1 &&
+            id <= static_cast<guint64>(G_MAXINT64))
+            return static_cast<gint64>(id);
+    }
+    return -1;
+}
+
+/* The id of the ODMtd that `od` IS_PART_OF, or that CONTAINs it (an
+ * element may set one of the two), -1 when none. */
+gint64 analytics_parent(GstAnalyticsRelationMeta* relations, gint od, const std::vector<FrameObject>& objects)
+{
+    gpointer state = nullptr;
+    GstAnalyticsODMtd parent;
+    while (gst_analytics_relation_meta_get_direct_related(relations, static_cast<guint>(od),
+                                                          GST_ANALYTICS_REL_TYPE_IS_PART_OF,
+                                                          gst_analytics_od_mtd_get_mtd_type(), &state, &parent))
+        if (static_cast<gint>(parent.id) != od)
+            return parent.id;
+    for (const FrameObject& o : objects)
+        if (o.analytics_id >= 0 && o.analytics_id != od &&
+            (gst_analytics_relation_meta_get_relation(relations, static_cast<guint>(o.analytics_id),
+                                                      static_cast<guint>(od)) &
+             GST_ANALYTICS_REL_TYPE_CONTAIN))
+            return o.analytics_id;
+    return -1;
+}
+
+/* Parents and track ids from the relations of the objects' ODMtds. */
+void relate_objects(GstBuffer* buffer, std::vector<FrameObject>* objects)
+{
+    GstAnalyticsRelationMeta* relations = gst_buffer_get_analytics_relation_meta(buffer);
+    if (!relations)
+        return;
+    std::vector<gint64> region_of; /* by ODMtd id */
+    for (const FrameObject& o : *objects)
+        if (o.analytics_id >= 0) {
+            if (region_of.size() <= static_cast<size_t>(o.analytics_id))
+                region_of.resize(static_cast<size_t>(o.analytics_id) + 1, -1);
+            region_of[static_cast<size_t>(o.analytics_id)] = o.region_id;
+        }
+    for (FrameObject& o : *objects) {
+        if (o.analytics_id < 0)
+            continue;
+        if (!o.has_track_fields)
+            o.track_id = analytics_track_id(relations, static_cast<gint>(o.analytics_id));
+        if (o.parent_id >= 0)
+            continue;
+        const gint64 parent = analytics_parent(relations, static_cast<gint>(o.analytics_id), *objects);
+        if (parent >= 0 && static_cast<size_t>(parent) < region_of.size())
+            o.parent_id = region_of[static_cast<size_t>(parent)];
+    }
+}
+#endif
 
 std::string event_document(const char* kind, int id, const OpenTrack& t, const FrameContext& c)
 {
@@ -216,22 +278,60 @@ std::string iso8601_utc(gint64 unix_ns)
     return text;
 }
 
-std::string frame_document(GstBuffer* buffer, const FrameContext& c, size_t* objects)
+std::vector<FrameObject> frame_objects(GstBuffer* buffer)
+{
+    const std::vector<waldboost_metas::MetaObject> metas = waldboost_metas::meta_objects(buffer);
+    std::vector<FrameObject> objects;
+    objects.reserve(metas.size());
+    gint64 next_region = 0;
+    for (const waldboost_metas::MetaObject& m : metas)
+        if (m.roi)
+            next_region = std::max<gint64>(next_region, gint64{m.roi->id} + 1);
+    for (const waldboost_metas::MetaObject& m : metas) {
+        FrameObject o;
+        o.label = m.type;
+        /* The schema's boxes start at 0, as a meta's (unsigned) do. */
+        o.x = std::max<gint64>(m.x, 0);
+        o.y = std::max<gint64>(m.y, 0);
+        o.w = std::max<gint64>(m.x + m.w - o.x, 0);
+        o.h = std::max<gint64>(m.y + m.h - o.y, 0);
+        o.analytics_id = m.analytics_id;
+        if (m.analytics_id >= 0 && std::isfinite(m.od_confidence) && m.od_confidence >= 0 && m.od_confidence <= 1)
+            o.od_confidence = m.od_confidence;
+        if (m.roi) {
+            o.region_id = m.roi->id;
+            o.parent_id = m.roi->parent_id >= 0 ? m.roi->parent_id : -1;
+            o.param = gst_video_region_of_interest_meta_get_param(m.roi, "detection");
+            o.has_track_fields = tracked(o.param);
+            if (o.has_track_fields) {
+                /* Its detector's own id: the meta's may differ after a
+                 * chain of detectors. */
+                int id = m.roi->id;
+                get_int(o.param, fields().id, &id);
+                o.track_id = id;
+            }
+        } else {
+            o.region_id = next_region++;
+        }
+        objects.push_back(o);
+    }
+#if HAVE_GST_ANALYTICS
+    relate_objects(buffer, &objects);
+#endif
+    return objects;
+}
+
+std::string frame_document(const std::vector<FrameObject>& objects, const FrameContext& c)
 {
     JsonWriter w(c.pretty);
     w.begin_object();
     add_header(w, "frame", c);
     w.key("objects");
     w.begin_array();
-    size_t n = 0;
-    gpointer state = nullptr;
-    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-        add_object(w, reinterpret_cast<GstVideoRegionOfInterestMeta*>(m), c);
-        ++n;
-    }
+    for (const FrameObject& o : objects)
+        add_object(w, o, c);
     w.end_array();
     w.end_object();
-    *objects = n;
     return w.take();
 }
 
@@ -275,23 +375,20 @@ std::vector<std::string> left_documents(OpenTracks* open, const FrameContext& c)
     return docs;
 }
 
-void follow_open_tracks(GstBuffer* buffer, OpenTracks* open)
+void follow_open_tracks(const std::vector<FrameObject>& objects, OpenTracks* open)
 {
     if (open->empty())
         return;
-    gpointer state = nullptr;
-    while (GstMeta* m = gst_buffer_iterate_meta_filtered(buffer, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
-        auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
-        const GstStructure* param = gst_video_region_of_interest_meta_get_param(roi, "detection");
-        if (!tracked(param))
+    for (const FrameObject& o : objects) {
+        if (o.track_id < 0 || o.track_id > G_MAXINT)
             continue;
-        auto it = open->find({g_quark_to_string(roi->roi_type), track_id(roi, param)});
+        auto it = open->find({g_quark_to_string(o.label), static_cast<int>(o.track_id)});
         if (it == open->end())
             continue;
-        it->second.x = static_cast<int>(roi->x);
-        it->second.y = static_cast<int>(roi->y);
-        it->second.w = static_cast<int>(roi->w);
-        it->second.h = static_cast<int>(roi->h);
+        it->second.x = static_cast<int>(std::min<gint64>(o.x, G_MAXINT));
+        it->second.y = static_cast<int>(std::min<gint64>(o.y, G_MAXINT));
+        it->second.w = static_cast<int>(std::min<gint64>(o.w, G_MAXINT));
+        it->second.h = static_cast<int>(std::min<gint64>(o.h, G_MAXINT));
     }
 }
 

@@ -5,8 +5,9 @@
  * The JSON documents of waldboostmetaconvert (schema
  * "waldboost-metadata/1", data/waldboost-metadata.schema.json, described in
  * docs/user-guide.md): one per frame from the buffer's
- * GstVideoRegionOfInterestMetas, one per track event from the detector's
- * events meta. Field names follow DL Streamer's gvametaconvert where they
+ * GstVideoRegionOfInterestMetas and, with GStreamer 1.24 and later, the
+ * ODMtds of its GstAnalyticsRelationMeta, one per track event from the
+ * detector's events meta. Field names follow DL Streamer's gvametaconvert where they
  * mean the same. Written with JsonWriter (json_writer.h), which makes
  * strings valid UTF-8 and escapes them.
  */
@@ -43,8 +44,29 @@ struct OpenTrack {
 /* By label and track id: two chained detectors count their ids apart. */
 using OpenTracks = std::map<std::pair<std::string, int>, OpenTrack>;
 
-/* The frame's document; `objects` gets how many objects it holds. */
-std::string frame_document(GstBuffer* buffer, const FrameContext& c, size_t* objects);
+/* An object of a frame's document: a region-of-interest meta, an ODMtd,
+ * or both for one object written twice (element/meta_objects.h). Points
+ * into the buffer's metas: used while the buffer is not changed. */
+struct FrameObject {
+    GQuark label = 0;
+    gint64 x = 0, y = 0, w = 0, h = 0;   /* an ODMtd's box clipped at 0, as the schema's */
+    gint64 region_id = 0;                /* the meta's id, or one of the numbers after the largest */
+    gint64 parent_id = -1;               /* the region_id of what it is part of, -1: none */
+    gint64 analytics_id = -1;            /* its ODMtd's id, -1: a meta alone */
+    gint64 track_id = -1;                /* for a track, its id */
+    const GstStructure* param = nullptr; /* the meta's "detection" parameters */
+    bool has_track_fields = false;       /* param has the detector's age, hits, detected */
+    double od_confidence = -1;           /* its ODMtd's confidence, -1: none in [0, 1] */
+};
+
+/* The frame's objects: its region-of-interest metas in order, then its
+ * ODMtds that repeat none of them. An ODMtd alone gets the region_id after
+ * the largest meta id of the frame (0 when it has none), in the relation
+ * meta's order, so that region_id stays unique and parent_id names one. */
+std::vector<FrameObject> frame_objects(GstBuffer* buffer);
+
+/* The frame's document. */
+std::string frame_document(const std::vector<FrameObject>& objects, const FrameContext& c);
 
 /* One document per event of the events meta's structure (kind, id, box,
  * label), in order. Keeps `open` up to date: an appeared track is added,
@@ -56,7 +78,7 @@ std::vector<std::string> event_documents(const GstStructure* events, const Frame
 std::vector<std::string> left_documents(OpenTracks* open, const FrameContext& c);
 
 /* Moves the open tracks' boxes to where the frame's objects are. */
-void follow_open_tracks(GstBuffer* buffer, OpenTracks* open);
+void follow_open_tracks(const std::vector<FrameObject>& objects, OpenTracks* open);
 
 /* UNIX ns as ISO 8601 in UTC with milliseconds: 2026-12-02T07:20:41.123Z. */
 std::string iso8601_utc(gint64 unix_ns);

@@ -5,9 +5,11 @@
 /**
  * SECTION:element-waldboostmetaconvert
  *
- * Turns the region-of-interest metas of each frame (waldboostdetect's
- * objects, parts and tracks) and the detector's track events into JSON
- * documents (schema "waldboost-metadata/1"): one per frame, one per event.
+ * Turns the objects of each frame (waldboostdetect's objects, parts and
+ * tracks, or another element's: its region-of-interest metas and, with
+ * GStreamer 1.24 and later, the ODMtds of its GstAnalyticsRelationMeta,
+ * each object once) and the detector's track events into JSON documents
+ * (schema "waldboost-metadata/1"): one per frame, one per event.
  * The video passes unchanged; the documents go on as a meta on the frame
  * (for waldboostmetapublish), as element messages (post-messages) and on
  * the json_src pad, one document per buffer.
@@ -251,11 +253,13 @@ static std::vector<std::string> convert_frame(GstWaldboostMetaConvert* self, Gst
     FrameSettings settings;
     *c = context_of(self, *buffer, &settings);
     std::vector<std::string> docs;
-    size_t objects = 0;
-    std::string frame_doc = frame_document(*buffer, *c, &objects);
-    if (!settings.skip_empty || objects > 0)
-        docs.push_back(std::move(frame_doc));
-    follow_open_tracks(*buffer, self->open);
+    {
+        /* Read before the buffer is made writable: they point into it. */
+        const std::vector<FrameObject> objects = frame_objects(*buffer);
+        if (!settings.skip_empty || !objects.empty())
+            docs.push_back(frame_document(objects, *c));
+        follow_open_tracks(objects, self->open);
+    }
     std::vector<std::string> events = events_of(self, *buffer, *c);
     docs.insert(docs.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
     ++self->frames;
@@ -480,9 +484,9 @@ static void gst_waldboost_meta_convert_class_init(GstWaldboostMetaConvertClass* 
     gst_element_class_add_static_pad_template(element_class, &json_template);
     gst_element_class_set_static_metadata(
         element_class, "WaldBoost metadata to JSON", "Filter/Metadata",
-        "Turns each frame's detections, parts, tracks and track events into JSON documents (schema "
-        "waldboost-metadata/1, DL Streamer's field names): attached to the frame for waldboostmetapublish, "
-        "on the json_src pad and, when asked, on the bus",
+        "Turns each frame's detections, parts, tracks and track events (region-of-interest metas and "
+        "GstAnalytics ODMtds) into JSON documents (schema waldboost-metadata/1, DL Streamer's field names): "
+        "attached to the frame for waldboostmetapublish, on the json_src pad and, when asked, on the bus",
         "waldboost-gst developers");
     gst_type_mark_as_plugin_api(gst_waldboost_json_format_get_type(), static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(gst_waldboost_meta_convert_debug, "waldboostmetaconvert", 0, "WaldBoost metadata to JSON");

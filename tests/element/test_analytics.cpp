@@ -493,17 +493,21 @@ GST_END_TEST;
 
 /* An object upstream as both a ROI meta and an ODMtd of the same type and
  * box (a detector with metadata=both) is searched once: the faces are
- * those of the ROI meta alone, with its id as parent_id. */
+ * those of the ROI meta alone, with its id as parent_id, and their ODMtds
+ * are part of its ODMtd. */
 GST_START_TEST(test_analytics_regions_searched_once)
 {
     const Boxes want = reference_left_faces(faces_side_by_side());
-    GstBuffer* out = run_two_faces(kRegionSearch, [](GstBuffer* in) {
+    guint pedestrian = 0;
+    GstBuffer* out = run_two_faces(kRegionSearch, [&](GstBuffer* in) {
         gst_buffer_add_video_region_of_interest_meta(in, "pedestrian", 0, 0, 200, 160)->id = 7;
         GstAnalyticsODMtd od;
         fail_unless(gst_analytics_relation_meta_add_od_mtd(
             gst_buffer_add_analytics_relation_meta(in), g_quark_from_string("pedestrian"), 0, 0, 200, 160, 0.8f, &od));
+        pedestrian = od.id;
     });
     fail_unless(face_boxes(out, 7) == want, "the faces of a box given twice are not the reference's once");
+    check_faces_part_of(out, pedestrian, want.size());
     gst_buffer_unref(out);
 }
 GST_END_TEST;

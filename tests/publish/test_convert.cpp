@@ -4,7 +4,8 @@
  *
  * waldboostmetaconvert in a GstHarness: region-of-interest metas and track
  * events meta made here, as the detector makes them (docs/user-guide.md,
- * "Region-of-interest metadata"), and the documents read back with
+ * "Region-of-interest metadata") and with GStreamer 1.24 and later
+ * GstAnalytics ODMtds, and the documents read back with
  * json-glib's parser. Every document seen is validated at the end against
  * data/waldboost-metadata.schema.json by validate_documents.py
  * (python3-jsonschema).
@@ -14,6 +15,9 @@
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#if WALDBOOST_HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -119,6 +123,25 @@ std::vector<std::string> pull_documents(GstHarness* h)
     fail_unless(b != nullptr);
     std::vector<std::string> docs = documents_of(b);
     gst_buffer_unref(b);
+    return docs;
+}
+
+/* Pushes EOS; the documents of the custom event the converter sends ahead
+ * of it (the tracks still open leave). */
+std::vector<std::string> eos_documents(GstHarness* h)
+{
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    GstEvent* ev = nullptr;
+    while ((ev = gst_harness_try_pull_event(h)) && GST_EVENT_TYPE(ev) != GST_EVENT_CUSTOM_DOWNSTREAM)
+        gst_event_unref(ev);
+    fail_unless(ev != nullptr, "a custom event carries the left events at EOS");
+    std::vector<std::string> docs;
+    const GValue* array = gst_structure_get_value(gst_event_get_structure(ev), "documents");
+    for (guint i = 0; array && i < gst_value_array_get_size(array); ++i)
+        docs.emplace_back(g_value_get_string(gst_value_array_get_value(array, i)));
+    gst_event_unref(ev);
+    for (const std::string& d : docs)
+        seen(d);
     return docs;
 }
 
@@ -352,22 +375,14 @@ GST_START_TEST(test_event_documents_and_eos)
     gst_caps_unref(caps);
 
     /* EOS: track 2 leaves, at its last box, in a custom event. */
-    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
-    GstEvent* ev = nullptr;
-    while ((ev = gst_harness_try_pull_event(h)) && GST_EVENT_TYPE(ev) != GST_EVENT_CUSTOM_DOWNSTREAM)
-        gst_event_unref(ev);
-    fail_unless(ev != nullptr, "a custom event carries the left events at EOS");
-    const GValue* array = gst_structure_get_value(gst_event_get_structure(ev), "documents");
-    fail_unless_equals_int(gst_value_array_get_size(array), 1);
-    std::string last = g_value_get_string(gst_value_array_get_value(array, 0));
-    seen(last);
-    Doc d(last);
+    const std::vector<std::string> at_eos = eos_documents(h);
+    fail_unless_equals_int(at_eos.size(), 1);
+    Doc d(at_eos[0]);
     e = json_object_get_object_member(d.root, "event");
     fail_unless_equals_string(json_object_get_string_member(e, "kind"), "left");
     fail_unless_equals_int(json_object_get_int_member(e, "id"), 2);
     fail_unless_equals_int(json_object_get_int_member(e, "x"), 12);
     fail_unless_equals_int64(d.integer("frame"), 1);
-    gst_event_unref(ev);
     gst_harness_teardown(json);
     gst_harness_teardown(h);
 }
@@ -544,6 +559,169 @@ GST_START_TEST(test_many_objects)
 }
 GST_END_TEST;
 
+#if WALDBOOST_HAVE_GST_ANALYTICS
+namespace {
+
+/* An ODMtd of `label` at the box, with `confidence`; its id. */
+guint add_od(GstAnalyticsRelationMeta* relations, const char* label, gint x, gint y, gint w, gint h, gfloat confidence)
+{
+    GstAnalyticsODMtd od;
+    fail_unless(
+        gst_analytics_relation_meta_add_od_mtd(relations, g_quark_from_string(label), x, y, w, h, confidence, &od));
+    return od.id;
+}
+
+/* A TrackingMtd of `id` that the ODMtd `od` RELATE_TOs. */
+void add_track(GstAnalyticsRelationMeta* relations, guint od, guint64 id, gboolean lost = FALSE)
+{
+    GstAnalyticsTrackingMtd track;
+    fail_unless(gst_analytics_relation_meta_add_tracking_mtd(relations, id, 0, &track));
+    if (lost)
+        fail_unless(gst_analytics_tracking_mtd_set_lost(&track));
+    fail_unless(gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_RELATE_TO, od, track.id));
+}
+
+/* The objects of the frame's document, pushed through a converter. */
+struct FrameObjects {
+    std::vector<std::string> docs;
+    Doc doc;
+    JsonArray* array;
+    explicit FrameObjects(GstHarness* h) : docs(pull_documents(h)), doc(docs.at(0))
+    {
+        array = json_object_get_array_member(doc.root, "objects");
+    }
+    guint size() const { return json_array_get_length(array); }
+    JsonObject* at(guint i) const { return json_array_get_object_element(array, i); }
+};
+
+gint64 member_or(JsonObject* o, const char* name, gint64 missing)
+{
+    return json_object_has_member(o, name) ? json_object_get_int_member(o, name) : missing;
+}
+
+}  // namespace
+
+/* Objects given as ODMtds alone (GStreamer's analytics elements,
+ * waldboostdetect metadata=analytics), beside a meta and its ODMtd twin
+ * (metadata=both): every object once, the ODMtds' after the metas with
+ * region ids above the metas', their track ids from their TrackingMtds,
+ * their parents from their relations, their boxes clipped at 0. */
+GST_START_TEST(test_analytics_objects)
+{
+    GstHarness* h = converter();
+    GstBuffer* b = frame(0);
+    add_object(b, "face", 40, 30, 80, 96, 3, -1, 0.86, 5);
+    GstAnalyticsRelationMeta* relations = gst_buffer_add_analytics_relation_meta(b);
+    const guint person = add_od(relations, "person", 20, 10, 150, 220, 0.7f);
+    add_track(relations, person, 9);
+    const guint twin = add_od(relations, "face", 40, 30, 80, 96, 0.86f);
+    fail_unless(gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_IS_PART_OF, twin, person));
+    const guint hand = add_od(relations, "hand", -8, 150, 30, 20, 1.5f); /* confidence outside [0, 1] */
+    fail_unless(gst_analytics_relation_meta_set_relation(relations, GST_ANALYTICS_REL_TYPE_CONTAIN, person, hand));
+    const guint bag = add_od(relations, "bag", 200, 100, 40, 40, 0.4f);
+    add_track(relations, bag, 4, TRUE); /* a lost track is no id */
+    fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+
+    FrameObjects objects(h);
+    fail_unless_equals_int(objects.size(), 4);
+    JsonObject* face = objects.at(0);
+    fail_unless_equals_int(json_object_get_int_member(face, "region_id"), 3);
+    fail_unless_equals_int(json_object_get_int_member(face, "analytics_id"), twin);
+    fail_unless_equals_int(json_object_get_int_member(face, "id"), 3);
+    fail_unless(json_object_has_member(face, "track"), "the meta's track fields are kept");
+    /* The meta says no parent; its ODMtd IS_PART_OF the person's. */
+    fail_unless_equals_int(member_or(face, "parent_id", -1), 4);
+
+    JsonObject* p = objects.at(1);
+    fail_unless_equals_int(json_object_get_int_member(p, "region_id"), 4);
+    fail_unless_equals_int(json_object_get_int_member(p, "analytics_id"), person);
+    fail_unless_equals_int(member_or(p, "id", -1), 9);
+    fail_if(json_object_has_member(p, "track"), "an ODMtd has no age nor hits");
+    fail_if(json_object_has_member(p, "parent_id"));
+    fail_unless_equals_int(json_object_get_int_member(p, "x"), 20);
+    fail_unless_equals_int(json_object_get_int_member(p, "h"), 220);
+    JsonObject* det = json_object_get_object_member(p, "detection");
+    fail_unless_equals_string(json_object_get_string_member(det, "label"), "person");
+    fail_unless(std::fabs(json_object_get_double_member(det, "confidence") - 0.7) < 1e-6);
+    fail_if(json_object_has_member(det, "label_id"), "an ODMtd carries no class id");
+    JsonObject* box = json_object_get_object_member(det, "bounding_box");
+    fail_unless_equals_float(json_object_get_double_member(box, "x_max"), 170.0 / kWidth);
+
+    JsonObject* hand_object = objects.at(2);
+    fail_unless_equals_int(json_object_get_int_member(hand_object, "region_id"), 5);
+    fail_unless_equals_int(member_or(hand_object, "parent_id", -1), 4);
+    fail_unless_equals_int(json_object_get_int_member(hand_object, "x"), 0);
+    fail_unless_equals_int(json_object_get_int_member(hand_object, "w"), 22);
+    fail_if(json_object_has_member(json_object_get_object_member(hand_object, "detection"), "confidence"),
+            "a confidence outside [0, 1] is left out");
+
+    JsonObject* bag_object = objects.at(3);
+    fail_unless_equals_int(json_object_get_int_member(bag_object, "region_id"), 6);
+    fail_if(json_object_has_member(bag_object, "id"), "a lost track's id");
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* An ODMtd joins one meta of its type and box, the first not joined: two
+ * metas and one ODMtd of the same box are two objects, as are one meta and
+ * two ODMtds; a box of another type is another object. */
+GST_START_TEST(test_analytics_twins_one_to_one)
+{
+    GstHarness* h = converter();
+    GstBuffer* b = frame(0);
+    add_object(b, "face", 10, 10, 40, 40, 0, -1, 0.5);
+    add_object(b, "face", 10, 10, 40, 40, 1, -1, 0.5);
+    add_object(b, "eye", 60, 60, 10, 10, 2, -1, 0.5);
+    GstAnalyticsRelationMeta* relations = gst_buffer_add_analytics_relation_meta(b);
+    const guint face = add_od(relations, "face", 10, 10, 40, 40, 0.5f);
+    const guint eye = add_od(relations, "eye", 60, 60, 10, 10, 0.5f);
+    const guint eye_again = add_od(relations, "eye", 60, 60, 10, 10, 0.5f);
+    const guint other_type = add_od(relations, "mouth", 60, 60, 10, 10, 0.5f);
+    gst_harness_push(h, b);
+
+    FrameObjects objects(h);
+    fail_unless_equals_int(objects.size(), 5);
+    fail_unless_equals_int(member_or(objects.at(0), "analytics_id", -1), face);
+    fail_unless_equals_int(member_or(objects.at(1), "analytics_id", -1), -1);
+    fail_unless_equals_int(member_or(objects.at(2), "analytics_id", -1), eye);
+    fail_unless_equals_int(member_or(objects.at(3), "analytics_id", -1), eye_again);
+    fail_unless_equals_int(json_object_get_int_member(objects.at(3), "region_id"), 3);
+    fail_unless_equals_int(member_or(objects.at(4), "analytics_id", -1), other_type);
+    fail_unless_equals_int(json_object_get_int_member(objects.at(4), "region_id"), 4);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A track given only by TrackingMtds: its appeared event opens it, its
+ * ODMtd moves it, and it leaves at EOS from where it was last. Frames of
+ * ODMtds alone count for skip-empty-frames. */
+GST_START_TEST(test_analytics_tracks_followed)
+{
+    GstHarness* h = converter();
+    g_object_set(h->element, "skip-empty-frames", TRUE, nullptr);
+    for (int f = 0; f < 2; ++f) {
+        GstBuffer* b = frame(static_cast<GstClockTime>(f) * GST_SECOND / 30);
+        GstAnalyticsRelationMeta* relations = gst_buffer_add_analytics_relation_meta(b);
+        add_track(relations, add_od(relations, "car", 100 + 7 * f, 50, 60, 30, 0.9f), 12);
+        if (f == 0)
+            add_event(b, "appeared", 12, "car", 100, 50, 60, 30);
+        gst_harness_push(h, b);
+    }
+    fail_unless_equals_int(pull_documents(h).size(), 2);
+    FrameObjects second(h);
+    fail_unless_equals_int(second.size(), 1);
+    fail_unless_equals_int(json_object_get_int_member(second.at(0), "id"), 12);
+    const std::vector<std::string> at_eos = eos_documents(h);
+    fail_unless_equals_int(at_eos.size(), 1);
+    Doc left(at_eos[0]);
+    JsonObject* e = json_object_get_object_member(left.root, "event");
+    fail_unless_equals_int(json_object_get_int_member(e, "id"), 12);
+    fail_unless_equals_int(json_object_get_int_member(e, "x"), 107);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+#endif
+
 static Suite* convert_suite()
 {
     Suite* s = suite_create("waldboostmetaconvert");
@@ -559,6 +737,11 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_not_finite_numbers);
     tcase_add_test(tc, test_many_objects);
     tcase_add_test(tc, test_cost_stats);
+#if WALDBOOST_HAVE_GST_ANALYTICS
+    tcase_add_test(tc, test_analytics_objects);
+    tcase_add_test(tc, test_analytics_twins_one_to_one);
+    tcase_add_test(tc, test_analytics_tracks_followed);
+#endif
     suite_add_tcase(s, tc);
     return s;
 }
