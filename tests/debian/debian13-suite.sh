@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The core and element suites on Debian 13 (trixie): GStreamer 1.26, PoCL 6,
-# OpenCV 4.10, GCC 14, in a cached minbase root (tests/debian/root.sh).
+# The core, element and publish suites on Debian 13 (trixie): GStreamer
+# 1.26, PoCL 6, OpenCV 4.10, GCC 14, in a cached minbase root
+# (tests/debian/root.sh).
 #   tests/debian/debian13-suite.sh [BUILD]   (default build-debian13)
 # Run as root from anywhere; tests/run-all.sh runs it as the phase
 # "debian13". What it does:
@@ -15,13 +16,14 @@
 #   used through an overlay thrown away at the end (in-root.sh --scratch);
 # - BUILD in the tree (ignored by git), configured as run-all.sh's build/
 #   (-Dwerror=true -Ddebug=false -g1), compiled with ccache into a cache
-#   next to the roots (ccache-trixie/), building only the targets the two
-#   suites need;
+#   next to the roots (ccache-trixie/), building only the targets the
+#   three suites need;
 # - the real test images of build/testdata (fetched with
 #   tests/fetch-test-data.sh when missing);
 # - PoCL's kernel cache kept next to the roots too (pocl-trixie/), as the
 #   host's ~/.cache/pocl is between runs;
-# - `meson test --suite core --suite element`, full size but for
+# - `meson test --suite core --suite element --suite publish` (publish:
+#   the converter reads GstAnalytics metadata there), full size but for
 #   load-and-soak: 8 x 2,000 frames of load and a soak of 20,000 frames
 #   (WALDBOOST_LOAD_FRAMES, WALDBOOST_SOAK_FRAMES), where the host's plain
 #   suite runs 8 x 10,000 and 100,000: the long soak measures our memory,
@@ -77,7 +79,7 @@ tests/debian/in-root.sh "$root" --scratch \
     else
       meson setup "$build" -Dwerror=true -Ddebug=false -Dc_args=-g1 -Dcpp_args=-g1
     fi
-    # Only the programs of the two suites and what their tests depend on.
+    # Only the programs of the three suites and what their tests depend on.
     targets=$(python3 - "$build" <<"PY"
 import json, os, subprocess, sys
 build = sys.argv[1]
@@ -86,7 +88,7 @@ def introspect(what):
 files = {t["id"]: t["filename"] for t in introspect("--targets")}
 wanted = set()
 for test in introspect("--tests"):
-    if not {s.split(":")[-1] for s in test["suite"]} & {"core", "element"}:
+    if not {s.split(":")[-1] for s in test["suite"]} & {"core", "element", "publish"}:
         continue
     for target in test["depends"]:
         wanted.update(files.get(target, []))
@@ -97,5 +99,5 @@ PY
 )
     ninja -C "$build" -j "$jobs" $targets
     ccache --show-stats | grep -E "Hits|Misses" || true
-    meson test -C "$build" --no-rebuild --print-errorlogs --suite core --suite element "$@"
+    meson test -C "$build" --no-rebuild --print-errorlogs --suite core --suite element --suite publish "$@"
   ' debian13 "$src" "$build" "$jobs" "$@"

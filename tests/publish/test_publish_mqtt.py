@@ -275,6 +275,10 @@ PASSWORD = "s3cret-Pa55word-never-shown"
 def test_wrong_password():
     passwords = os.path.join(WORK, "passwords")
     subprocess.run(["mosquitto_passwd", "-b", "-c", passwords, "camera", PASSWORD], check=True, capture_output=True)
+    # Debian 13's mosquitto_passwd (2.0.21) writes 0600, Debian 12's (2.0.11)
+    # followed the umask; the broker, started as root, reads it as the user
+    # mosquitto.
+    os.chmod(passwords, 0o644)
     broker = Broker("auth", ["allow_anonymous false", f"password_file {passwords}"])
     broker.start()
     wrong = os.path.join(WORK, "wrong-credentials")
