@@ -31,6 +31,18 @@
  *   long16 feature_responses(const Cascade* c, int origin, int step, int t, float16 norm)
  *                       (responses_window_by_window() serves any feature)
  *
+ * and, optionally, for a feature whose values are codes and that takes no
+ * factor, when weak classifier 0 has a rejection test (FIRST_TEST 0):
+ *
+ *   FEATURE_FIRST_TEST_CODES  1 (scan_rows.cl makes it 0 when undefined)
+ *   int16 feature_first_codes(const Cascade* c, int origin, int step)
+ *                       weak classifier 0's codes of 16 windows
+ *   int16 feature_first_rejected(const Cascade* c, int16 codes)
+ *                       -1 where that code's response is below the first
+ *                       threshold, else 0
+ *   long feature_first_response(const Cascade* c, int code)
+ *                       weak classifier 0's response to one code
+ *
  * A feature file may read its own build defines (the feature kind's), the
  * scan defines (ROW_SCAN) and INTEGRAL_BITS; nothing outside it tests a
  * feature's defines.

@@ -16,7 +16,10 @@
  * at once (vectors, the row scan in scan_rows.cl).
  *
  * Build defines (gst/core/opencl/features/lbp_kind.cpp): STUMPS when every
- * table holds at most two values (OpenCV's stumps).
+ * table holds at most two values (OpenCV's stumps); FIRST_TEST_CODES when
+ * the tables are not stumps and the first weak classifier has a rejection
+ * test (a WaldBoost sequence), so that the record of the codes that test
+ * rejects follows the tables.
  */
 
 #define FEATURE_NORMALISES 0
@@ -94,21 +97,49 @@ static int16 lbp_codes(const Cascade* c, int origin, int step, int4 f)
 
 static float16 feature_window_norms(const Cascade* c, int origin, int step) { return (float16)1.0f; }
 
-static long16 feature_responses(const Cascade* c, int origin, int step, int t, float16 norm)
+/* Each code's bit (0 or 1) in a set of 256 bits held as 8 words at `bits`.
+ * The word of a code, word (code >> 5), is picked by a tree of selects on
+ * the index bits (select() tests the most significant bit): compilers turn
+ * a variable shuffle() into a store and 16 loads. */
+static int16 code_bits(__global const uint* bits, int16 codes)
 {
-    const int16 codes = lbp_codes(c, origin, step, c->features[t]);
-#ifdef STUMPS
-    __global const long* s = stump(c, t);
-    const uint8 w = vload8(0, (__global const uint*)s);
-    /* The word of each code's bit, word (code >> 5) of 8, by a tree of
-     * selects on the index bits (select() tests the most significant bit):
-     * compilers turn a variable shuffle() into a store and 16 loads. */
+    const uint8 w = vload8(0, bits);
     const uint16 index = convert_uint16(codes) >> 5;
     const uint16 bit0 = index << 31, bit1 = index << 30, bit2 = index << 29;
     const uint16 w01 = select((uint16)w.s0, (uint16)w.s1, bit0), w23 = select((uint16)w.s2, (uint16)w.s3, bit0);
     const uint16 w45 = select((uint16)w.s4, (uint16)w.s5, bit0), w67 = select((uint16)w.s6, (uint16)w.s7, bit0);
     const uint16 word = select(select(w01, w23, bit1), select(w45, w67, bit1), bit2);
-    const long16 second = convert_long16((word >> convert_uint16(codes & 31)) & 1);
+    return convert_int16((word >> convert_uint16(codes & 31)) & 1);
+}
+
+#ifdef FIRST_TEST_CODES
+/* The first weak classifier's response is the whole sum at its test, so
+ * the codes that test rejects are a set: the record after the tables
+ * (lbp_kind.cpp). The row scan then decides the test of 16 windows without
+ * their responses, whose 16 table reads (a gather) were most of a trained
+ * sequence's scan on PoCL, and reads one only for a window that lives on
+ * (cascade.cl). */
+#define FEATURE_FIRST_TEST_CODES 1
+
+static int16 feature_first_codes(const Cascade* c, int origin, int step)
+{
+    return lbp_codes(c, origin, step, c->features[0]);
+}
+
+static int16 feature_first_rejected(const Cascade* c, int16 codes)
+{
+    return code_bits((__global const uint*)(c->responses + WEAK_COUNT * 256), codes) != 0;
+}
+
+static long feature_first_response(const Cascade* c, int code) { return c->responses[code]; }
+#endif
+
+static long16 feature_responses(const Cascade* c, int origin, int step, int t, float16 norm)
+{
+    const int16 codes = lbp_codes(c, origin, step, c->features[t]);
+#ifdef STUMPS
+    __global const long* s = stump(c, t);
+    const long16 second = convert_long16(code_bits((__global const uint*)s, codes));
     return select((long16)s[4], (long16)s[5], -second);
 #else
     __global const long* table = c->responses + t * 256;

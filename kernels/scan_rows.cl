@@ -14,7 +14,10 @@
  *   - OpenCV's "skip the position after a first-stage rejection" is applied
  *     in row order as soon as the first rejection test is known, so skipped
  *     windows do no further work and apply_skip_rule is not needed;
- *   - a window left alone finishes on its own, stopping at its rejection.
+ *   - a window left alone finishes on its own, stopping at its rejection;
+ *   - with a feature that decides the first test by its codes
+ *     (FEATURE_FIRST_TEST_CODES, cascade.cl), the first test alone runs on
+ *     vectors, and each window that passes it finishes on its own.
  *
  * The feature is reached only through the entry points of kernels/cascade.cl
  * (feature_responses() for 16 windows, feature_response() for one). Sums,
@@ -27,6 +30,13 @@
 
 #define LANES SCAN_LANES /* kernels/shared.h */
 #define MIN_LANES 2
+
+#ifndef FEATURE_FIRST_TEST_CODES
+#define FEATURE_FIRST_TEST_CODES 0
+#endif
+#if FEATURE_FIRST_TEST_CODES && (FEATURE_NORMALISES || FIRST_TEST != 0)
+#error "the first test decided by codes needs a feature without a factor and a test at weak classifier 0"
+#endif
 
 /* The lanes set (-1) in a mask, as bits. */
 static uint lane_bits(int16 mask)
@@ -55,6 +65,34 @@ static uint skipped_lanes(uint rejected, bool* skip_next)
     const uint visited_rejected = (even_runs & even) | (r & ~even_runs & ~even);
     *skip_next = (visited_rejected >> 15) & 1u;
     return ((visited_rejected << 1) | carry) & 0xffffu;
+}
+
+/* The lanes still alive after the first test: those it did not reject,
+ * less those OpenCV's skip rule does not visit (with `skip_rule`). Lanes
+ * past the row's end are neither alive nor rejected. */
+static int16 after_first_test(int16 alive, int16 rejected, bool skip_rule, bool* skip_next, int16 lane_bit)
+{
+    alive &= ~rejected;
+    if (skip_rule) {
+        const uint skipped = skipped_lanes(lane_bits(rejected), skip_next);
+        alive &= ((int16)skipped & lane_bit) == 0;
+    }
+    return alive;
+}
+
+/* One window through the rest of the cascade, from weak classifier t with
+ * the sum so far, on its own; recorded when it passes. */
+static void finish_window(const Cascade* c, float norm, int origin, uint index, uint t, long sum, uint* evaluated,
+                          __global uchar* first_stage_rejected, __global Accepted* accepted, uint accepted_capacity,
+                          __global uint* counters, __global const ScanLevel* levels, int level_count,
+                          long final_threshold)
+{
+    bool alive = true;
+    Cascade window = *c;
+    window.norm = norm;
+    advance(&window, origin, WEAK_COUNT, &t, &sum, &alive, evaluated, first_stage_rejected, index);
+    if (alive)
+        accept(accepted, accepted_capacity, counters, levels, level_count, index, sum, final_threshold);
 }
 
 /* Lanes set (-1) in a mask. */
@@ -104,6 +142,24 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             break;
         const int origin = row_origin + column * level.step;
         int16 alive = (int16)column + lane < (int16)level.columns;
+#if FEATURE_FIRST_TEST_CODES
+        const int16 codes = feature_first_codes(&c, origin, level.step);
+        evaluated += lanes_set(alive);
+        alive = after_first_test(alive, feature_first_rejected(&c, codes) & alive, level.skip_rule, &skip_next,
+                                 lane_bit);
+        uint survivors = lane_bits(alive);
+        if (survivors == 0)
+            continue;
+        int code_lane[LANES];
+        vstore16(codes, 0, code_lane);
+        for (; survivors != 0; survivors &= survivors - 1) {
+            const int i = 31 - clz(survivors & -survivors); /* the lowest lane left */
+            const long sum = WEAK_COUNT > 1 && resets[0] ? 0 : feature_first_response(&c, code_lane[i]);
+            finish_window(&c, 1.0f, origin + i * level.step, row_first + (uint)(column + i), 1, sum, &evaluated,
+                          first_stage_rejected, accepted, accepted_capacity, counters, levels, level_count,
+                          final_threshold);
+        }
+#else
         /* Windows whose factor is 0 (Haar's flat windows) are rejected
          * before the first stage, without the skip rule. */
         const float16 norm = feature_window_norms(&c, origin, level.step);
@@ -161,6 +217,7 @@ __kernel void scan_rows(CASCADE_ARGS, __global const ScanLevel* levels, int leve
             if (window_alive)
                 accept(accepted, accepted_capacity, counters, levels, level_count, index, window_sum, final_threshold);
         }
+#endif
     }
     if (evaluated)
         atomic_add(&counters[COUNT_WEAK_EVALUATED], evaluated);

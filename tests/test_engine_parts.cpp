@@ -603,6 +603,46 @@ TEST(ClassifierPack, TablesThresholdsAndStumpRecordsFollowTheModel)
     }
 }
 
+TEST(ClassifierPack, ASequencesFirstTestIsRecordedAsTheCodesItRejects)
+{
+    /* A WaldBoost sequence: a test after every weak classifier, no resets,
+     * tables of seven values. Its first test rejects the codes whose
+     * response is below 0; those at exactly 0 pass. */
+    Classifier sequence = default_classifier();
+    for (WeakClassifier& w : sequence.weak) {
+        for (int code = 0; code < 256; ++code)
+            lbp_table(w)[code] = static_cast<float>(code % 7 - 3) * 0.25f;
+        w.reject_threshold = -10.0f;
+        w.reset_sum_after = false;
+    }
+    sequence.weak[0].reject_threshold = 0.0f;
+    validate(sequence, "<sequence>");
+    const PackedClassifier p = pack_classifier(sequence);
+    const size_t n = sequence.weak.size();
+    ASSERT_FALSE(p.stumps);
+    ASSERT_TRUE(p.first_test_codes);
+    ASSERT_EQ(p.responses.size(), n * 256 + kFirstTestCodeLongs);
+    int rejected = 0;
+    for (int code = 0; code < 256; ++code) {
+        const cl_long* record = &p.responses[n * 256];
+        const uint32_t word = static_cast<uint32_t>(record[code >> 6] >> ((code >> 5 & 1) * 32));
+        const bool bit = (word >> (code & 31)) & 1;
+        EXPECT_EQ(bit, lbp_table(sequence.weak[0])[code] < sequence.weak[0].reject_threshold) << "code " << code;
+        rejected += bit;
+    }
+    EXPECT_EQ(rejected, 3 * 37); /* codes whose remainder by 7 is 0, 1 or 2: 37 each */
+    EXPECT_NE(p.kind->build_defines(p).find("-D FIRST_TEST_CODES"), std::string::npos);
+
+    /* No record where the first test is not the first weak classifier's
+     * alone: a first weak classifier without a test, and OpenCV's stage
+     * cascades (stumps, tested at a stage's end). */
+    Classifier later = sequence;
+    later.weak[0].reject_threshold = kNoRejection;
+    EXPECT_FALSE(pack_classifier(later).first_test_codes);
+    EXPECT_EQ(pack_classifier(later).responses.size(), n * 256);
+    EXPECT_FALSE(pack_classifier(default_classifier()).first_test_codes);
+}
+
 namespace {
 
 /* LRD or LRP weak classifiers over a 24x24 window, their values i / 8 - 1. */

@@ -28,6 +28,8 @@ constexpr double kFixedLimit = 4194304.0; /* 2^22 */
 /* Sums the CPU reference computes exactly in double: below 2^53 units of
  * the classifier's finest response bit (pack_classifier refuses wider). */
 constexpr double kExactSumLimit = 9007199254740992.0; /* 2^53 */
+/* 256 bits: the record of the codes an LBP sequence's first test rejects. */
+constexpr size_t kFirstTestCodeLongs = 4;
 
 struct PackedClassifier {
     /* The feature kind that packed it (feature_kind.h). */
@@ -39,8 +41,10 @@ struct PackedClassifier {
     std::vector<cl_int4> features;
     /* The kind's response tables in fixed point. LBP: weak_count tables of
      * 256 responses; with stumps, then one stump record (STUMP_LONGS longs,
-     * kernels/shared.h) per weak classifier. Haar: every tree's leaves, tree
-     * after tree. */
+     * kernels/shared.h) per weak classifier; with first_test_codes, then
+     * kFirstTestCodeLongs longs of 256 bits, a set bit meaning that the
+     * first weak classifier's response to that code is below the first
+     * threshold. Haar: every tree's leaves, tree after tree. */
     std::vector<cl_long> responses;
     std::vector<cl_long> thresholds; /* LONG_MIN: no rejection test */
     std::vector<cl_uchar> resets;
@@ -50,6 +54,10 @@ struct PackedClassifier {
     /* LBP: every weak classifier has at most two response values (OpenCV's
      * stumps), so the stump records follow the tables. */
     bool stumps = false;
+    /* LBP: not stumps, and the first weak classifier has a rejection test,
+     * so the codes it rejects follow the tables (the row scan decides that
+     * test from them, kernels/lbp.cl). */
+    bool first_test_codes = false;
     /* Pixels in the largest feature block: bounds every block sum. */
     int64_t largest_block = 0;
     /* Haar (kernels/haar.cl): every tree's nodes; stumps only; some feature

@@ -45,6 +45,25 @@ bool append_stump_records(PackedClassifier& p)
     return true;
 }
 
+/* Appends, for a sequence whose first weak classifier has a rejection test
+ * (the sum there is that weak classifier's response alone), the 256 bits of
+ * the codes the test rejects, as the row scan reads them (kernels/lbp.cl,
+ * FIRST_TEST_CODES). Stump tables are read without gathers already. */
+bool append_first_test_codes(PackedClassifier& p)
+{
+    if (p.stumps || p.first_test != 0 || p.weak_count == 0)
+        return false;
+    uint32_t bits[8] = {};
+    for (size_t code = 0; code < LbpFeature::kTableSize; ++code)
+        if (p.responses[code] < p.thresholds[0])
+            bits[code >> 5] |= uint32_t{1} << (code & 31);
+    std::vector<cl_long> record(kFirstTestCodeLongs);
+    static_assert(sizeof bits == kFirstTestCodeLongs * sizeof(cl_long));
+    std::memcpy(record.data(), bits, sizeof bits);
+    p.responses.insert(p.responses.end(), record.begin(), record.end());
+    return true;
+}
+
 class LbpKind final : public FeatureKind {
 public:
     const char* name() const override { return feature_type_name(FeatureType::Lbp); }
@@ -64,9 +83,13 @@ public:
                 p.responses[t * LbpFeature::kTableSize + code] = p.fixed_ceil(f.responses[code]);
         }
         p.stumps = append_stump_records(p);
+        p.first_test_codes = append_first_test_codes(p);
     }
 
-    std::string build_defines(const PackedClassifier& p) const override { return p.stumps ? " -D STUMPS" : ""; }
+    std::string build_defines(const PackedClassifier& p) const override
+    {
+        return std::string(p.stumps ? " -D STUMPS" : "") + (p.first_test_codes ? " -D FIRST_TEST_CODES" : "");
+    }
     IntegralNeeds integrals(const PackedClassifier&) const override { return {}; }
     /* A block of at most 257 pixels sums to at most 257 x 255 < 2^16:
      * OpenCV's 24x24 and 45x45 face cascades qualify. */
