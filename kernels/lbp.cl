@@ -116,9 +116,9 @@ static int16 code_bits(__global const uint* bits, int16 codes)
 /* The first weak classifier's response is the whole sum at its test, so
  * the codes that test rejects are a set: the record after the tables
  * (lbp_kind.cpp). The row scan then decides the test of 16 windows without
- * their responses, whose 16 table reads (a gather) were most of a trained
- * sequence's scan on PoCL, and reads one only for a window that lives on
- * (cascade.cl). */
+ * their responses, whose 16 table reads (a gather) were about a third of a
+ * trained sequence's scan on PoCL, and reads one only for a window that
+ * lives on (cascade.cl). */
 #define FEATURE_FIRST_TEST_CODES 1
 
 static int16 feature_first_codes(const Cascade* c, int origin, int step)

@@ -4,9 +4,9 @@
  *
  * The OpenCL engine against the CPU reference on LBP classifiers: random
  * ones (plain WaldBoost and stage-reset cascades, full tables or stumps,
- * windows of 8 to 64 pixels) on random images of many sizes and strides, a
- * 4K frame and a pyramid wider than 8192 pixels, responses finer than the
- * fixed-point unit, the default cascade on a real photo, block sums near
+ * windows of 8 to 64 pixels, a first stage of one weak classifier) on
+ * random images of many sizes and strides, a 4K frame and a pyramid wider
+ * than 8192 pixels, responses finer than the fixed-point unit, the default cascade on a real photo, block sums near
  * 16 bits and an image tiled with hundreds of faces. The engine must return
  * exactly the reference's accepted windows with the same scores, on both
  * scans. meson.build runs it twice: as the device picks, and with the GPU
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/embedded/default_classifier.h"
+#include "core/opencl/features/classifier_pack.h"
 #include "core/reference/detector.h"
 #include "tools/common/image_file.h"
 #include "support.h"
@@ -70,6 +71,39 @@ TEST(Engine, RandomClassifiersMatchTheReferenceExactly)
     }
     std::printf("accepted windows compared: %zu\n", compared);
     EXPECT_GT(compared, 200u) << "the classifiers accept too little for the comparison to mean much";
+}
+
+TEST(Engine, AFirstStageOfOneTableMatchesTheReference)
+{
+    /* Full tables, and a first stage of one weak classifier: its test comes
+     * first, so the row scan takes it from the codes it rejects
+     * (kernels/lbp.cl, FIRST_TEST_CODES), and its sum is reset after it. */
+    std::mt19937 rng(54);
+    Classifier c = random_classifier(rng, 24, 24, 30, true);
+    c.weak[0].reject_threshold = grid_value(rng, -0.3f, 0.3f);
+    c.weak[0].reset_sum_after = true;
+    validate(c, "<one-weak first stage>");
+    ASSERT_TRUE(waldboost::opencl::pack_classifier(c).first_test_codes);
+    Engine engine(c, config_with(parameter_sets()[1]));
+    Engine rows(c, rows_config());
+    size_t compared = 0;
+    for (const Size& s : {Size{160, 121}, Size{333, 250}}) {
+        const GrayImage img = random_image(rng, s.width, s.height);
+        for (int stride : {0, 1}) {
+            DetectParams params;
+            params.stride = stride;
+            params.min_neighbors = 0;
+            params.scale_factor = 1.25;
+            const auto reference = detect_raw(c, img.view(), params);
+            const std::string what =
+                std::to_string(s.width) + "x" + std::to_string(s.height) + ", stride " + std::to_string(stride);
+            expect_same_windows(engine.detect(img.view(), params).windows, reference, what + ", reduction");
+            expect_same_windows(rows.detect(img.view(), params).windows, reference, what + ", rows");
+            compared += reference.size();
+        }
+    }
+    std::printf("accepted windows compared: %zu\n", compared);
+    EXPECT_GT(compared, 50u) << "the classifier accepts too little for the comparison to mean much";
 }
 
 TEST(Engine, LargeFramesMatchTheReference)
