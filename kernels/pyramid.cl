@@ -51,6 +51,18 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
     const int y = (int)(index - level.first);
     const int4 yt = taps[level.ytap + y];
     __global uchar* out = canvas + level.canvas_offset + y * canvas_pitch;
+    if (level.copy) {
+        /* The frame's own size (the first level at scale 1): the blend
+         * gives each pixel back, so the row is copied, a sixth of the
+         * pyramid's pixels at scale factor 1.1. */
+        __global const uchar* in = src + yt.x * src_pitch;
+        int x = 0;
+        for (; x + 16 <= level.width; x += 16)
+            vstore16(vload16(0, in + x), 0, out + x);
+        for (; x < level.width; ++x)
+            out[x] = in[x];
+        return;
+    }
     for (int x = 0; x < level.width; ++x)
         out[x] = resize_pixel(src, src_pitch, taps[level.xtap + x], yt);
 }

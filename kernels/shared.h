@@ -36,6 +36,7 @@ typedef struct {
     WB_INT ytap;          /* first of its height y taps */
     WB_INT canvas_x;      /* the level's top-left pixel in the canvas */
     WB_INT canvas_y;
+    WB_INT copy; /* 1 when the level is the frame itself: the CPU layout copies its rows */
 } ResizeLevel;
 
 /* One level's window positions in the scan kernels' index space
@@ -106,7 +107,7 @@ typedef struct {
 #define SCAN_LANES 16
 
 #ifndef __OPENCL_VERSION__
-static_assert(sizeof(ResizeLevel) == 32 && sizeof(ScanLevel) == 32, "level tables must match the kernels");
+static_assert(sizeof(ResizeLevel) == 36 && sizeof(ScanLevel) == 32, "level tables must match the kernels");
 static_assert(sizeof(Candidate) == 16 && sizeof(Accepted) == 16, "records must match the kernels");
 static_assert(sizeof(HaarNode) == 80, "Haar nodes must match the kernels");
 }  // namespace waldboost::opencl::shared

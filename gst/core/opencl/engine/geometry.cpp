@@ -142,6 +142,7 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         r.canvas_offset = cy * g.canvas_width + cx;
         r.canvas_x = cx;
         r.canvas_y = cy;
+        r.copy = level.image_size.width == size.width && level.image_size.height == size.height ? 1 : 0;
         r.xtap = static_cast<cl_int>(g.taps.size());
         for (const LinearTap& t : linear_taps(size.width, level.image_size.width))
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
