@@ -208,23 +208,24 @@ TEST(Engine, StatisticsDescribeTheReduction)
     EXPECT_TRUE(plain.transfers.empty());
 }
 
-TEST(Engine, StatisticsDescribeTheRowScan)
+/* The row scan's counts against the reference's: every position goes
+ * through the first stage (on vectors); after it, exactly the windows
+ * OpenCV visits go on, as in the reference. */
+static void expect_row_scan_counts(const Classifier& c, bool first_test_codes)
 {
     std::mt19937 rng(5);
-    const Classifier c = random_classifier(rng, 24, 24, 40, true, true);
     const GrayImage img = random_image(rng, 320, 240);
     DetectParams params;
     params.min_neighbors = 0;
     DetectStats reference_stats;
     const auto reference = detect_raw(c, img.view(), params, &reference_stats);
+    ASSERT_EQ(waldboost::opencl::pack_classifier(c).first_test_codes, first_test_codes);
     Engine engine(c, rows_config(1));
     EXPECT_EQ(engine.scan_method(), ScanMethod::Rows);
     const auto result = engine.detect(img.view(), params);
     const auto& st = result.stats;
     EXPECT_EQ(st.accepted, reference.size());
     EXPECT_TRUE(st.candidates_after_step.empty()) << "the row scan keeps no candidate lists";
-    /* Every position goes through the first stage (on vectors); after it,
-     * exactly the windows OpenCV visits go on, as in the reference. */
     int first_stage = 0;
     while (c.weak[first_stage].reject_threshold == waldboost::kNoRejection)
         ++first_stage;
@@ -236,6 +237,21 @@ TEST(Engine, StatisticsDescribeTheRowScan)
         names.push_back(k.name);
     EXPECT_NE(std::find(names.begin(), names.end(), "scan_rows"), names.end());
     EXPECT_EQ(std::find(names.begin(), names.end(), "step1_scan"), names.end());
+}
+
+TEST(Engine, StatisticsDescribeTheRowScan)
+{
+    std::mt19937 rng(5);
+    expect_row_scan_counts(random_classifier(rng, 24, 24, 40, true, true), false);
+}
+
+TEST(Engine, StatisticsDescribeTheRowScanOfASequence)
+{
+    /* A WaldBoost sequence of full tables, as the trainer writes: its first
+     * test is decided by codes, and the windows that pass go on together
+     * (kernels/scan_rows.cl). */
+    std::mt19937 rng(6);
+    expect_row_scan_counts(random_classifier(rng, 24, 24, 40, false), true);
 }
 
 TEST(Engine, AutomaticScanIsRowsOnCpuDevicesOnly)
