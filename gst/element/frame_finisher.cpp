@@ -288,12 +288,19 @@ void FrameFinisher::warn_windows_cut(const PendingFrame& pending, guint64 window
         return;
     max_windows_warned_ = true;
     const int max_windows = pending.settings->params.max_windows;
+    /* The windows left out never reach privacy: what they would have found
+     * goes out unhidden, which a privacy user must hear. */
+    const GstWaldboostPrivacy privacy = pending.settings->output.privacy;
+    const char* unhidden = privacy == GST_WALDBOOST_PRIVACY_NONE ? ""
+                           : privacy == GST_WALDBOOST_PRIVACY_BLUR
+                               ? ", and privacy=blur does not hide what they would have found"
+                               : ", and privacy=pixelate does not hide what they would have found";
     GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
                         ("The classifier accepted more windows than max-windows=%d in frame %" G_GUINT64_FORMAT
-                         ": %" G_GUINT64_FORMAT " were left out, so detections may be missing. A stricter "
+                         ": %" G_GUINT64_FORMAT " were left out, so detections may be missing%s. A stricter "
                          "classifier, a higher threshold or a larger min-size keeps fewer windows; a larger "
                          "max-windows (0 = no limit) keeps them all. Said once per stream.",
-                         max_windows, pending.frame, windows_cut),
+                         max_windows, pending.frame, windows_cut, unhidden),
                         ("frame %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " accepted windows past the first %d "
                          "in scan order were left out before grouping; the \"waldboostdetect\" messages' "
                          "windows-cut field and the stats' windows-cut count every frame",

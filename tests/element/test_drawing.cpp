@@ -260,9 +260,10 @@ GST_END_TEST;
 static std::string accept_all_classifier_file() { return uniform_classifier_file("everything", 1, 0.0f); }
 
 /* Pops every message of the bus: the max-windows warnings (counted, each
- * checked for what it must say) and the per-frame element messages'
- * windows-cut fields. */
-static int count_max_windows_warnings(GstBus* bus, std::vector<guint64>* cuts = nullptr)
+ * checked for what it must say, their texts kept in `texts`) and the
+ * per-frame element messages' windows-cut fields. */
+static int count_max_windows_warnings(GstBus* bus, std::vector<guint64>* cuts = nullptr,
+                                      std::vector<std::string>* texts = nullptr)
 {
     int warnings = 0;
     while (GstMessage* m = gst_bus_pop(bus)) {
@@ -273,6 +274,8 @@ static int count_max_windows_warnings(GstBus* bus, std::vector<guint64>* cuts = 
             const std::string text = error->message;
             fail_unless(contains(text, "max-windows") && contains(text, "threshold") && contains(text, "min-size"),
                         "warning: %s", text.c_str());
+            if (texts)
+                texts->push_back(text);
             g_error_free(error);
             g_free(debug);
             ++warnings;
@@ -322,7 +325,9 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless(got == want, "the boxes are not the first max-windows windows (%zu boxes)", got.size());
         check_burn(sent[2], out[2], want, 2, "accept-all, burn");
         std::vector<guint64> cuts;
-        fail_unless_equals_int(count_max_windows_warnings(bus, &cuts), 1);
+        std::vector<std::string> texts;
+        fail_unless_equals_int(count_max_windows_warnings(bus, &cuts, &texts), 1);
+        fail_unless(!contains(texts[0], "privacy"), "privacy is off, yet: %s", texts[0].c_str());
         fail_unless_equals_int(cuts.size(), 3);
         for (guint64 cut : cuts)
             fail_unless_equals_uint64(cut, accepted - waldboost::kDefaultMaxWindows);
@@ -395,6 +400,29 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless_equals_int(out.size(), 1);
         fail_unless_equals_uint64(roi_boxes(out[0]).size(), accepted);
         fail_unless_equals_int(count_max_windows_warnings(bus), 0);
+        unref_all(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+
+    /* With privacy the windows left out are not hidden either: the warning
+     * says so, naming the mode. */
+    {
+        GstHarness* h = harness_with({{"classifier", path},
+                                      {"grouping", "none"},
+                                      {"max-windows", "500"},
+                                      {"privacy", "pixelate"},
+                                      {"max-inflight", "1"}});
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_I420, img.width, img.height);
+        fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, 0), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        std::vector<std::string> texts;
+        fail_unless_equals_int(count_max_windows_warnings(bus, nullptr, &texts), 1);
+        fail_unless(contains(texts[0], "privacy=pixelate does not hide"), "warning: %s", texts[0].c_str());
         unref_all(out);
         gst_element_set_bus(h->element, nullptr);
         gst_object_unref(bus);
