@@ -100,6 +100,9 @@ typedef struct {
 #define INTEGRAL_GROUP 256
 /* Canvas rows per band of the CPU integral image (kernels/pyramid.cl). */
 #define ROWS_INTEGRAL_BAND 32
+/* Neighbouring diagonals per work-item of the CPU tilted integral
+ * (kernels/pyramid.cl). */
+#define TILTED_LANES 16
 
 /* Work-items (rows) per group of the row scan, and windows per vector
  * (kernels/scan_rows.cl). */

@@ -232,10 +232,15 @@ private:
     }
 
     /* Tilted features: OpenCV's tilted integral of the canvas, from the
-     * integral image (kernels/pyramid.cl). */
+     * integral image (kernels/pyramid.cl): a work-item per diagonal, on CPU
+     * devices per 16 neighbouring diagonals. */
     void tilted_integral()
     {
-        const size_t diagonals = g_.canvas_width + g_.canvas_height;
+        const size_t all = g_.canvas_width + g_.canvas_height;
+        const size_t diagonals = plan_.rows_layout ? (all + TILTED_LANES - 1) / TILTED_LANES : all;
+        /* A few hundred work-items on CPU devices: small groups keep the
+         * cores evenly busy. */
+        const size_t group = plan_.rows_layout ? 4 : 64;
         for (BoundKernel* k : {&slot_.tilted_rising, &slot_.tilted_falling}) {
             k->set("integral", slot_.integral)
                 .set("tilted", slot_.tilted)
@@ -243,7 +248,7 @@ private:
                 .set("pitch", static_cast<cl_int>(g_.integral_pitch))
                 .set("width", static_cast<cl_int>(g_.canvas_width))
                 .set("height", static_cast<cl_int>(g_.canvas_height));
-            launch(*k, round_up(diagonals, 64), 64);
+            launch(*k, round_up(diagonals, group), group);
         }
     }
 
