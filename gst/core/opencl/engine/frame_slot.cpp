@@ -94,25 +94,18 @@ void FrameSlot::make_staging(const cl::Context& context, const EnginePlan& plan)
     own_staging();
 }
 
-void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
-                        std::shared_ptr<const Geometry> frame_geometry, const GrayView& image, bool reuse_larger)
+/* Runs `allocate` (the slot's memory for a new frame), marking the slot
+ * when it fails, then gives the frame to the slot: the caller's memory
+ * itself when it is pinned and a GPU reads it (no copy), else a copy in the
+ * staging memory. */
+template <typename Allocate>
+void FrameSlot::take_frame(const cl::Context& context, const EnginePlan& plan, const GrayView& image,
+                           Allocate&& allocate)
 {
-    geometry = std::move(frame_geometry);
-    uploads.clear();
     frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
-    const bool new_staging = frame_bytes > staging_capacity;
-    const bool new_buffers = !geometry->scan_levels.empty() && buffers_for != geometry;
     allocation_failed = false;
     try {
-        /* One fault point per frame that allocates, on every kind of device. */
-        if (new_buffers || new_staging)
-            maybe_inject_fault("buffer-create");
-        make_staging(context, plan);
-        if (new_buffers && !(reuse_larger && refit_buffers(context, plan, false))) {
-            /* Frees the old size's buffers before making the new ones. */
-            release_buffers();
-            size_buffers(context, plan, false);
-        }
+        allocate();
     } catch (const cl::Error&) {
         allocation_failed = true;
         throw;
@@ -125,26 +118,35 @@ void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
         copy_frame(staging_data, image);
 }
 
+void FrameSlot::prepare(const cl::Context& context, const EnginePlan& plan,
+                        std::shared_ptr<const Geometry> frame_geometry, const GrayView& image, bool reuse_larger)
+{
+    geometry = std::move(frame_geometry);
+    uploads.clear();
+    take_frame(context, plan, image, [&] {
+        const bool new_staging = frame_bytes > staging_capacity;
+        const bool new_buffers = !geometry->scan_levels.empty() && buffers_for != geometry;
+        /* One fault point per frame that allocates, on every kind of device. */
+        if (new_buffers || new_staging)
+            maybe_inject_fault("buffer-create");
+        make_staging(context, plan);
+        if (new_buffers && !(reuse_larger && refit_buffers(context, plan, false))) {
+            /* Frees the old size's buffers before making the new ones. */
+            release_buffers();
+            size_buffers(context, plan, false);
+        }
+    });
+}
+
 void FrameSlot::prepare_staging(const cl::Context& context, const EnginePlan& plan,
                                 std::shared_ptr<const Geometry> frame_geometry, const GrayView& image)
 {
     geometry = std::move(frame_geometry);
-    frame_bytes = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
-    allocation_failed = false;
-    try {
+    take_frame(context, plan, image, [&] {
         if (frame_bytes > staging_capacity)
             maybe_inject_fault("buffer-create");
         make_staging(context, plan);
-    } catch (const cl::Error&) {
-        allocation_failed = true;
-        throw;
-    }
-    upload_from = nullptr;
-    if (!plan.device_is_cpu && image.stride == static_cast<size_t>(image.width) &&
-        find_pinned(context, image.data, frame_bytes))
-        upload_from = image.data;
-    else
-        copy_frame(staging_data, image);
+    });
 }
 
 void FrameSlot::prepare_batch(const cl::Context& context, const EnginePlan& plan,

@@ -199,6 +199,8 @@ private:
     void zero_buffers(const EnginePlan& plan, const SlotSizes& sizes);
     bool refit_buffers(const cl::Context& context, const EnginePlan& plan, bool batch);
     void make_staging(const cl::Context& context, const EnginePlan& plan);
+    template <typename Allocate>
+    void take_frame(const cl::Context& context, const EnginePlan& plan, const GrayView& image, Allocate&& allocate);
     /* staging_data usable by the host: waits for a pending map, or maps
      * again after launches that failed between unmap and map. */
     void own_staging();
