@@ -107,6 +107,10 @@ from set_images import gray, write_pgm
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".bmp", ".tif", ".tiff")
 MEDIAN_FRAMES = 64  # the empty scene is the median of at most this many frames
+# A box's numbers are pixels of a frame, whose sides GStreamer holds in an
+# int: anything larger (or infinite, as JSON's 1e400 and Python's Infinity
+# read) is no box.
+COORDINATE_LIMIT = 2 ** 31
 
 
 class Failure(Exception):
@@ -132,6 +136,9 @@ def import_gstreamer():
 def _number(value, what, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise Failure("%s: %s is not a number" % (where, what))
+    if not abs(value) < COORDINATE_LIMIT:
+        raise Failure("%s: %s is %s for a pixel coordinate (below 2^31 either way)"
+                      % (where, what, "infinite" if value in (float("inf"), float("-inf")) else "too large"))
     return value
 
 
@@ -178,6 +185,8 @@ def read_teacher_lines(path, label=None):
             document = json.loads(line)
         except ValueError as error:
             raise Failure("%s: not JSON: %s" % (where, error))
+        except RecursionError:
+            raise Failure("%s: not JSON this reader takes: nested too deeply" % where)
         if not isinstance(document, dict):
             raise Failure("%s: a line must be a JSON object" % where)
         if document.get("type") == "event":

@@ -66,6 +66,15 @@ def main():
             "text for x": (good[:6] + [line(6, [{"x": "1", "y": 1, "w": 30, "h": 30}])] + good[7:], 7,
                            "not a number"),
             "zero size": (good[:8] + [line(8, [{"x": 1, "y": 1, "w": 0, "h": 30}])] + good[9:], 9, "size"),
+            # Numbers that JSON (and Python's reader) take but no frame holds:
+            # they used to stop teach.py with a traceback.
+            "x of 1e400": (good[:6] + ['{"frame": 6, "objects": [{"x": 1e400, "y": 1, "w": 30, "h": 30}]}'] + good[7:],
+                           7, '"x" is infinite'),
+            "Infinity for w": (good[:6] + ['{"frame": 6, "objects": [{"x": 1, "y": 1, "w": Infinity, "h": 30}]}'] +
+                               good[7:], 7, '"w" is infinite'),
+            "h of 10^40": (good[:6] + [line(6, [{"x": 1, "y": 1, "w": 30, "h": 10 ** 40}])] + good[7:], 7,
+                           '"h" is too large'),
+            "nested too deeply": (good[:2] + ["[" * 100000 + "]" * 100000] + good[3:], 3, "nested too deeply"),
             "frame again": (good[:10] + [good[9]] + good[11:], 11, "frame 9 again"),
             "negative frame": (good[:3] + [line(-1, [])] + good[4:], 4, "frame number"),
             "frame past the end": (good + [line(FRAMES + 5, [])], None, "frame %d" % (FRAMES + 5)),
