@@ -220,6 +220,15 @@ def folder_images(folder):
     return [os.path.join(folder, n) for n in names]
 
 
+def folder_frame(path):
+    """An image of a folder as grey pixels; Failure naming it when it is no
+    image that PIL reads (a broken or truncated file among the frames)."""
+    try:
+        return np.asarray(gray(path))
+    except (OSError, ValueError) as error:  # PIL's UnidentifiedImageError is an OSError
+        raise Failure("%s: not an image teach.py can read: %s" % (path, error))
+
+
 def video_frames(path, every, total):
     """Yields (index, grey array) for every `every`-th frame, decoded with
     uridecodebin (so every format GStreamer plays is footage), and sets
@@ -384,7 +393,7 @@ def make_set(args, out):
         if source["images"] is None:
             frames = video_frames(source["path"], args.every, total)
         else:
-            frames = ((i, np.asarray(gray(source["images"][i]))) for i in range(0, total[0], args.every))
+            frames = ((i, folder_frame(source["images"][i])) for i in range(0, total[0], args.every))
         written = []  # (index, name, size, teacher boxes); the split needs the frame count
         for index, pixels in frames:
             if index not in labels:

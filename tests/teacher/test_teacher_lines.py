@@ -8,7 +8,7 @@ describes.
 
 Bad files (each on a folder of 20 synthetic frames): exit status 1, the
 message names the file and the line, and neither OUT nor a partial folder
-is left. Then a good file: the split by time (train < tune < held out,
+is left; likewise a folder with a broken frame, named. Then a good file: the split by time (train < tune < held out,
 none on two sides), a box made to the window's shape about its centre, a
 frame with no line left out, every teacher box in the masked training
 frames replaced by the empty scene (the median of the training frames,
@@ -104,6 +104,24 @@ def main():
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if run.returncode != 2 or "one --teacher-detections file per INPUT" not in run.stderr:
             fail("two teacher files for one input: exit %d: %s" % (run.returncode, run.stderr))
+
+        # A broken frame among good ones (a truncated PNG): the image's name, not a traceback.
+        broken = os.path.join(work, "broken")
+        os.makedirs(broken)
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name), "rb") as f:
+                data = f.read()
+            with open(os.path.join(broken, name), "wb") as f:
+                f.write(data[:40] if name == "frame-0006.png" else data)
+        jsonl = os.path.join(work, "teacher.jsonl")
+        with open(jsonl, "w") as f:
+            f.write("\n".join(good) + "\n")
+        out = os.path.join(work, "set")
+        run = teach(script, broken, jsonl, out)
+        words = os.path.join(broken, "frame-0006.png") + ": not an image"
+        if run.returncode != 1 or words not in run.stderr or "Traceback" in run.stderr or os.path.exists(out):
+            fail("a broken frame: exit %d, wanted 1 and %r, no set: %s" % (run.returncode, words, run.stderr.strip()))
+        print("ok: a broken frame: %s" % run.stderr.strip().splitlines()[-1])
 
         # A good file: frame 5 has no line (not used), frame 7 has a tall box made square.
         lines = good_lines(FRAMES)
