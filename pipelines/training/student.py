@@ -6,7 +6,7 @@
 its teacher on the held-out frames.
 
     student.py --set DIR -o STUDENT.xml --label L [--feature lbp|lrd|lrp]
-               [--weak N] [--train-option OPTION]... [--teacher CLASSIFIER]
+               [--train-option OPTION]... [--teacher CLASSIFIER]
                [--fps-device SPEC] [--report FILE] [--build DIR]
 
 Steps, each printed as it starts:
