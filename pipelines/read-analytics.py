@@ -22,6 +22,11 @@ import json
 import os
 import sys
 
+# detector_settings.py lies beside this file, also when another program
+# loads it as a module (tests/tracking/runner.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from detector_settings import detector_description  # noqa: E402
+
 try:
     import gi
 
@@ -132,16 +137,15 @@ def main():
         sys.exit("read-analytics: element waldboostdetect not found: build it with "
                  "'meson setup build && ninja -C build' in the repository, or install it")
 
-    pipeline = Gst.parse_launch("uridecodebin name=source ! videoconvert ! waldboostdetect name=detect ! "
-                                "appsink name=sink sync=false max-buffers=4")
+    try:
+        pipeline = Gst.parse_launch("uridecodebin name=source ! videoconvert ! "
+                                    f"{detector_description(Gst, args.set, 'read-analytics')} ! "
+                                    "appsink name=sink sync=false max-buffers=4")
+    except GLib.Error as error:
+        sys.exit(f"read-analytics: bad pipeline: {error.message}")
     pipeline.get_by_name("source").set_property("uri", uri)
     detect = pipeline.get_by_name("detect")
     detect.set_property("post-messages", False)
-    for setting in ["draw=none"] + args.set:
-        name, _, value = setting.partition("=")
-        if detect.find_property(name) is None:
-            sys.exit(f"read-analytics: waldboostdetect has no property '{name}'")
-        Gst.util_set_object_arg(detect, name, value)
     if detect.get_property("metadata").value_nick == "roi":
         sys.exit("read-analytics: metadata=roi attaches no analytics metadata (this build may predate "
                  "GStreamer 1.24: see read-detections.py)")

@@ -31,6 +31,11 @@ import signal
 import sys
 import warnings
 
+# detector_settings.py lies beside this file, also when another program
+# loads it as a module (tests/tracking/runner.py).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from detector_settings import detector_description  # noqa: E402
+
 try:
     import gi
 
@@ -255,17 +260,12 @@ def main():
     else:
         sink = "appsink name=sink sync=false max-buffers=4"
     try:
-        pipeline = Gst.parse_launch(f"uridecodebin name=source ! videoconvert ! waldboostdetect name=detect ! {sink}")
+        pipeline = Gst.parse_launch("uridecodebin name=source ! videoconvert ! "
+                                    f"{detector_description(Gst, args.set, 'read-detections')} ! {sink}")
     except GLib.Error as error:
         sys.exit(f"read-detections: bad pipeline: {error.message}")
     pipeline.get_by_name("source").set_property("uri", uri)
-    detect = pipeline.get_by_name("detect")
-    detect.set_property("post-messages", messages)
-    for setting in ["draw=none"] + args.set:
-        name, _, value = setting.partition("=")
-        if detect.find_property(name) is None:
-            sys.exit(f"read-detections: waldboostdetect has no property '{name}'")
-        Gst.util_set_object_arg(detect, name, value)
+    pipeline.get_by_name("detect").set_property("post-messages", messages)
 
     def stop(*_):
         # First Ctrl-C: end the stream, so that a recording is finished.
@@ -274,7 +274,10 @@ def main():
         pipeline.send_event(Gst.Event.new_eos())
 
     signal.signal(signal.SIGINT, stop)
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    except OSError as error:
+        sys.exit(f"read-detections: cannot write {args.output}: {error.strerror}")
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     failures = []

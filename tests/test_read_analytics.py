@@ -128,6 +128,12 @@ def main():
         failures += 1
     print(f"{len(lines)} frames, {objects} objects, {len(seen_ids)} track ids: "
           f"{'FAIL' if failures else 'every object with its track id'}")
+    # A value the element cannot take stops the reader (it once left the default in place).
+    run = subprocess.run([sys.executable, reader, "--frames", "2", "--set", "min-size=abc", video],
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 1 or 'could not set property "min-size"' not in run.stderr or run.stdout:
+        print(f"FAIL: --set min-size=abc: exit {run.returncode}, wanted 1 and no lines: {run.stderr}")
+        failures += 1
     sys.exit(1 if failures else 0)
 
 

@@ -15,7 +15,9 @@ must see every tracked object (it once looked metas up by the ids 0..n-1);
 with a nested cascade the parts come with their parent's id, and the
 messages with their lists of parts are written (the reader once stopped on
 them, and the recorder left a 0-byte file); with updates=events the events
-reach the file, and every track that appeared also leaves. Exits 77
+reach the file, and every track that appeared also leaves. A setting the
+element cannot take and an output that cannot be written stop the reader
+with a message, and a label with quotes reaches the element. Exits 77
 (skipped, for meson) without PyGObject and GStreamer's introspection data,
 or without the clip unless WALDBOOST_REQUIRE_TEST_DATA=1.
 """
@@ -86,7 +88,36 @@ def main():
     failures += check_parts(reader, video)
     failures += check_events(reader, video)
     failures += check_recorder(reader, video)
+    failures += check_bad_settings(reader, video)
     sys.exit(1 if failures else 0)
+
+
+def check_bad_settings(reader, video):
+    """A setting the element cannot take, and an output that cannot be
+    written, stop the reader with a message that names them (it once let
+    min-size=abc pass as the default, and wrote a traceback for the file)."""
+    failures = 0
+    with tempfile.TemporaryDirectory() as work:
+        for args, words in (
+                (["--set", "min-size=abc"], 'could not set property "min-size"'),
+                (["--set", "threshold=high"], 'could not set property "threshold"'),
+                (["--output", os.path.join(work, "missing", "x.jsonl")], "cannot write"),
+        ):
+            run = subprocess.run([sys.executable, reader, "--frames", "2"] + args + [video], capture_output=True,
+                                 text=True, timeout=240)
+            if run.returncode != 1 or words not in run.stderr or "Traceback" in run.stderr or run.stdout:
+                print(f"FAIL: {' '.join(args)}: exit {run.returncode}, wanted 1, no lines and {words!r}: {run.stderr}")
+                failures += 1
+            else:
+                print(f"{' '.join(args)}: {run.stderr.strip()}")
+    # Values with quotes and backslashes still reach the element as they are.
+    label = 'a "b" \\c'
+    lines = run_reader(reader, ["--frames", "4", "--set", f"label={label}", video])
+    labels = {d["label"] for line in lines for d in line["detections"]}
+    if labels != {label}:
+        print(f"FAIL: --set label={label}: the detections' labels are {labels}")
+        failures += 1
+    return failures
 
 
 def run_reader(reader, args):
