@@ -9,7 +9,8 @@
 # with detection settings of its own, one with nested parts (the faces
 # compared, not the eyes), one with tracking (boxes not compared,
 # frames counted), one writing into the element's pool, and one with the
-# publish elements after the detector (--after). Skipped (77)
+# publish elements after the detector (--after); values the element cannot
+# take are refused. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -57,6 +58,17 @@ rows = json.load(open(sys.argv[1]))["rows"]
 assert len(rows) == 1 and all(rows[0][p]["ok"] and rows[0][p]["mismatches"] == 0 for p in ("engine", "element")), rows
 print("pipeline-bench smoke with detection settings: ok")
 PY
+# A value the element cannot take is a usage error, not a run at the
+# default (gst_util_set_object_arg only logged it).
+for props in "min-size=abc" "scale-factor=0.5"; do
+  status=0
+  "$tool" --streams 1 --sizes 320x240 --frames 2 --device cpu --timeout 60 --no-engine --no-source \
+    --props "$props" "$data/astronaut.png" > "$out/bad.out" 2>&1 || status=$?
+  if [ "$status" -ne 2 ] || ! grep -q "^waldboost-pipeline-bench: --props: '${props#*=}' is" "$out/bad.out"; then
+    echo "--props $props: exit $status, wanted 2 and a message:"; cat "$out/bad.out"; exit 1
+  fi
+done
+echo "pipeline-bench smoke with values the element cannot take: ok"
 # Nested parts: the eyes found in the faces come as boxes of their own
 # (parent_id naming the face); only the faces are the engine's to compare.
 # 640x480, where the eye cascade finds eyes in these faces.

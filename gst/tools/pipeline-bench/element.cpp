@@ -71,16 +71,42 @@ bool find_plugin(const std::optional<std::string>& plugin_dir)
     return true;
 }
 
+namespace {
+
+/* Sets a property from its text as gst-launch-1.0 reads it, but a text the
+ * property cannot take is an error rather than a line in the debug log
+ * (gst_util_set_object_arg's way): a table must not show a setting that
+ * ran at the default. "" when set, else why not. */
+std::string set_from_text(GstElement* detect, const std::string& name, const std::string& text)
+{
+    GParamSpec* pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(detect), name.c_str());
+    if (!pspec)
+        return "waldboostdetect has no property '" + name + "'";
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_PARAM_SPEC_VALUE_TYPE(pspec));
+    std::string why;
+    if (!gst_value_deserialize_with_pspec(&value, text.c_str(), pspec))
+        why = "'" + text + "' is not a value of " + name + " (" + g_type_name(G_PARAM_SPEC_VALUE_TYPE(pspec)) + ")";
+    else if (g_param_value_validate(pspec, &value))  // TRUE: it had to be changed to fit
+        why = "'" + text + "' is out of " + name + "'s range (gst-inspect-1.0 waldboostdetect)";
+    else
+        g_object_set_property(G_OBJECT(detect), name.c_str(), &value);
+    g_value_unset(&value);
+    return why;
+}
+
+}  // namespace
+
 std::string apply_props(GstElement* detect, const Settings& s)
 {
     g_object_set(detect, "device", s.device.c_str(), "post-messages", FALSE, nullptr);
-    gst_util_set_object_arg(G_OBJECT(detect), "draw", "none");
+    set_from_text(detect, "draw", "none");
     if (!s.classifier_path.empty())
         g_object_set(detect, "classifier", s.classifier_path.c_str(), nullptr);
     for (const auto& [name, value] : s.props) {
-        if (!g_object_class_find_property(G_OBJECT_GET_CLASS(detect), name.c_str()))
-            return "waldboostdetect has no property '" + name + "'";
-        gst_util_set_object_arg(G_OBJECT(detect), name.c_str(), value.c_str());
+        const std::string why = set_from_text(detect, name, value);
+        if (!why.empty())
+            return why;
     }
     return "";
 }
