@@ -21,9 +21,9 @@
 #   encoder gets: the recording never holds the faces; draw=none keeps the
 #   rest of the picture clean.
 # - No tracking by default: every detection is hidden on the frame it is
-#   found, while a track is reported (and so hidden) only once confirmed.
-#   With interval above 1 add tracking=true confirm-hits=1, so that the
-#   frames between detections hide the followed faces too.
+#   found. With interval above 1 add tracking=true, so that the frames
+#   between detections hide the followed faces too (with tracking every
+#   open track is hidden from its first detection, confirmed or not).
 # - The sidecar says where the hidden areas are (frame, pts and boxes), for
 #   an audit of what was hidden.
 set -eu
