@@ -32,8 +32,9 @@ between detections is at least 0.7.
 
 Usage: pipelines/tracking-quality.py [--interval N] [--device D]
          [--classifier FILE] [--repeats N] [--check [--skip-missing]] [VIDEO]
-VIDEO defaults to build/testdata/Megamind.avi (tests/fetch-test-data.sh);
-GST_PLUGIN_PATH must find the plugin (e.g. GST_PLUGIN_PATH=$PWD/build).
+VIDEO defaults to build/testdata/Megamind.avi (tests/fetch-test-data.sh).
+Run from a checkout, the plugin built in build/ (or $WALDBOOST_BUILD_DIR)
+comes first on GST_PLUGIN_PATH, as for read-detections.py.
 """
 
 import argparse
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import statistics
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # An empty list prints as "(int){  }".
 FRAME_RE = re.compile(r"waldboostdetect, .*?frame=\(guint64\)(\d+),.*?detections=\((?:structure|int)\)\{(.*?)\};")
 ITEM_RE = re.compile(r'"detection(.*?)"')
@@ -60,7 +62,10 @@ def run(video, props, device):
            ["!", "fakesink", "sync=false"])
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     if out.returncode != 0:
-        sys.exit("tracking-quality: %s failed:\n%s" % (" ".join(cmd), out.stdout[-2000:]))
+        # gst-launch-1.0's own ERROR lines say why; its last lines only that it stopped.
+        errors = [line for line in out.stdout.splitlines()
+                  if line.startswith(("ERROR:", "WARNING: erroneous pipeline"))]
+        sys.exit("tracking-quality: %s failed:\n%s" % (" ".join(cmd), "\n".join(errors) or out.stdout[-2000:]))
     # gst-launch-1.0's own time from PLAYING to the end of the stream:
     # without start-up (plugin loading, OpenCL set-up).
     ended = EXECUTION_RE.search(out.stdout)
@@ -212,18 +217,34 @@ def evaluate(reference, objects, tracked, interval):
     }
 
 
+def whole(low, high):
+    """An argparse type: a whole number from low to high."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError("a whole number from %d to %d, not %r" % (low, high, text))
+        return value
+    return parse
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("video", nargs="?", default="build/testdata/Megamind.avi")
-    parser.add_argument("--interval", type=int, default=3)
+    parser.add_argument("--interval", type=whole(1, 1000), default=3, help="the element's interval, 1 to 1000")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--classifier", default="")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each setting (median)")
+    parser.add_argument("--repeats", type=whole(1, 100), default=3, help="timed runs of each setting (median)")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--skip-missing", action="store_true",
                         help="exit 77 (a skipped test) when the video is missing, unless "
                              "WALDBOOST_REQUIRE_TEST_DATA=1")
     args = parser.parse_args()
+    build = os.environ.get("WALDBOOST_BUILD_DIR", os.path.join(REPO, "build"))
+    if os.path.isdir(build):
+        os.environ["GST_PLUGIN_PATH"] = os.pathsep.join(filter(None, [build, os.environ.get("GST_PLUGIN_PATH")]))
     if "://" not in args.video and not os.path.exists(args.video):
         message = "tracking-quality: %s not found (tests/fetch-test-data.sh fetches Megamind.avi)" % args.video
         if args.skip_missing and os.environ.get("WALDBOOST_REQUIRE_TEST_DATA") != "1":
@@ -235,7 +256,7 @@ def main():
 
     def timed(props):
         """The last run's detections and the median time of --repeats runs."""
-        runs = [run(args.video, common + props, args.device) for _ in range(max(1, args.repeats))]
+        runs = [run(args.video, common + props, args.device) for _ in range(args.repeats)]
         return runs[-1][0], statistics.median(t for _, t in runs)
 
     reference, t_ref = timed([])
