@@ -188,6 +188,12 @@ def main():
         teacher_settings = ["-n", str(summary["teacher_min_neighbors"]), "-s", str(summary["teacher_scale_factor"])]
         teacher_props = "min-neighbors=%d scale-factor=%g" % (summary["teacher_min_neighbors"],
                                                               summary["teacher_scale_factor"])
+    # The frame rates are the last step: a device that is not there stops the
+    # run now, not after minutes of training.
+    devices = subprocess.run([os.path.join(tools, "devices/waldboost-devices"), "-s", args.fps_device],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if devices.returncode != 0:
+        parser.error("--fps-device %s: %s" % (args.fps_device, (devices.stderr or devices.stdout).strip()))
     s = lambda name: os.path.join(args.set, name)  # noqa: E731
     checkpoint = args.output + ".ck"
     train = [os.path.join(tools, "train/waldboost-train"), "-o", args.output, "-a", s("train.txt"), "-n",

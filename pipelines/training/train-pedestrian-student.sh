@@ -39,6 +39,8 @@ video=$build/testdata/vtest.avi
 out=$build/pedestrian-student
 [ -f "$video" ] || { echo "$0: no $video: tests/fetch-test-data.sh $build/testdata" >&2; exit 1; }
 [ -f "$haar" ] || { echo "$0: no $haar: install opencv-data" >&2; exit 1; }
+# The frame rates come last: a device that is not there stops the recipe now.
+"$build/gst/tools/devices/waldboost-devices" -s "$fps_device" >/dev/null || exit 2
 rm -rf "$out"
 mkdir -p "$out"
 

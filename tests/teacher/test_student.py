@@ -17,7 +17,8 @@ margin, less one pyramid step (the teacher's: the target as drawn, less
 one step), with F1 at least 0.9 there too. On a new frame of the same camera with three targets of 26, 34 and
 46 pixels (46 is larger than any trained on), waldboost-detect with the
 student finds exactly three boxes, each the target grown by the margin
-(IoU at least 0.5), none nested in another.
+(IoU at least 0.5), none nested in another. An --fps-device that selects
+no device stops student.py before it trains.
 
   test_student.py TEACH STUDENT BUILD
 """
@@ -115,6 +116,14 @@ def main():
             fail("teach.py exit %d" % run.returncode)
         classifier = os.path.join(work, "student.xml")
         report_path = os.path.join(work, "report.json")
+        # A device that is not there stops student.py before it trains (it
+        # once trained for minutes and then failed at the frame rates).
+        run = subprocess.run([sys.executable, student, "--set", out, "-o", classifier, "--label", "target",
+                              "--fps-device", "no-such-device", "--build", build],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if run.returncode != 2 or "no-such-device" not in run.stdout or "1. training" in run.stdout or \
+                os.path.exists(classifier):
+            fail("--fps-device no-such-device: exit %d, wanted 2 before training: %s" % (run.returncode, run.stdout))
         run = subprocess.run([sys.executable, student, "--set", out, "-o", classifier, "--label", "target",
                               "--fps-device", "cpu", "--report", report_path, "--build", build,
                               "--train-option=--weak=80", "--train-option=--negative-count=2000",
