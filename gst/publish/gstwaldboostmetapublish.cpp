@@ -262,8 +262,14 @@ static bool follow_splitmuxsink(GstWaldboostMetaPublish* self, const std::string
     return true;
 }
 
+/* The widest number a file-path conversion may ask for: a guint's ten
+ * digits and then some. printf pads to any width, and %999999999d made a
+ * name of a gigabyte (%2147483647d aborted the process). */
+static constexpr int kMaxPatternWidth = 20;
+
 /* Whether `pattern` holds at most one conversion, an integer one (as
- * %05d or %u), so that it can name numbered files. */
+ * %05d or %u) no wider than kMaxPatternWidth, so that it can name
+ * numbered files. */
 static bool valid_pattern(const std::string& pattern)
 {
     int conversions = 0;
@@ -275,8 +281,13 @@ static bool valid_pattern(const std::string& pattern)
             continue;
         }
         size_t j = i + 1;
-        while (j < pattern.size() && (g_ascii_isdigit(pattern[j]) || pattern[j] == '0'))
+        int width = 0;
+        while (j < pattern.size() && g_ascii_isdigit(pattern[j])) {
+            width = width * 10 + (pattern[j] - '0');
+            if (width > kMaxPatternWidth)
+                return false;
             ++j;
+        }
         if (j >= pattern.size() || (pattern[j] != 'd' && pattern[j] != 'u'))
             return false;
         ++conversions;
@@ -347,9 +358,9 @@ static gboolean publish_start(GstBaseTransform* trans)
         }
         if (!valid_pattern(s.file_path)) {
             GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
-                              ("file-path \"%s\" may hold one integer conversion (as %%05d) to number the files, "
-                               "and no other %%; write %%%% for a %% sign.",
-                               s.file_path.c_str()),
+                              ("file-path \"%s\" may hold one integer conversion (as %%05d, at most %d wide) to "
+                               "number the files, and no other %%; write %%%% for a %% sign.",
+                               s.file_path.c_str(), kMaxPatternWidth),
                               (nullptr));
             return FALSE;
         }

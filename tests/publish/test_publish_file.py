@@ -14,6 +14,8 @@
 - a full disk: /dev/full, and a 16 KiB tmpfs in a mount namespace of its
   own where one can be made: a warning, no half line, what could not be
   written counted as dropped;
+- a file-path that is no pattern for numbered files (another conversion,
+  two, a lone %, a width past 20): an error at the start, no file;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
@@ -268,11 +270,38 @@ def test_json_caps(folder):
     check(read_lines(out) == [doc], "an application/x-json buffer is written as it is")
 
 
+def test_bad_patterns(folder):
+    """A file-path that is no pattern for numbered files is an error at the
+    start that says what it may hold, and makes no file: another
+    conversion, two of them, a lone %, and a width past 20 (%999999999d
+    once made a name of a gigabyte and %2147483647d aborted the process).
+    %% is a % sign, and %020d still numbers the files."""
+    for bad in ("x%s.jsonl", "x%05d%05d.jsonl", "x%.jsonl", "x%999999999d.jsonl", "x%2147483647d.jsonl",
+                "x%021d.jsonl"):
+        path = os.path.join(folder, bad)
+        pipeline = Gst.parse_launch("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 "
+                                    f"! waldboostmetaconvert ! waldboostmetapublish file-path=\"{path}\" "
+                                    "max-file-size=1000 ! fakesink")
+        pipeline.set_state(Gst.State.PLAYING)
+        m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+        pipeline.set_state(Gst.State.NULL)
+        error = m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else None
+        check(error and "may hold one integer conversion" in error and "at most 20 wide" in error,
+              f"file-path={bad}: an error that says what it may hold, not {error}")
+        check(os.listdir(folder) == [], f"file-path={bad}: no file made: {os.listdir(folder)}")
+    for good, made in (("x%%.jsonl", "x%.jsonl"), ("x%020d.jsonl", "x" + "0" * 20 + ".jsonl")):
+        run("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert "
+            f"! waldboostmetapublish file-path=\"{os.path.join(folder, good)}\" ! fakesink")
+        check(os.path.exists(os.path.join(folder, made)) and
+              len(read_lines(os.path.join(folder, made))) == 5, f"file-path={good}: {os.listdir(folder)}")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
-                 test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps):
+                 test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
+                 test_bad_patterns):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
