@@ -18,6 +18,7 @@
  */
 #include "gstwaldboostmetapublish.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+#include "core/io/input_file.h"
 #include "file_output.h"
 #include "host_cost.h"
 #include "json_meta.h"
@@ -305,25 +308,54 @@ static std::string trim_line(const std::string& line)
     return line.substr(0, end);
 }
 
+/* The most a credentials file may hold: two lines, a user name and a
+ * password, are far less. */
+static constexpr size_t kMaxCredentialsBytes = 64 * 1024;
+
+/* The file's text, at most kMaxCredentialsBytes, read through the core's
+ * InputFile: a FIFO (which would block the start for a writer that never
+ * comes) or a device (/dev/zero, read without end) is refused. The buffer
+ * is wiped before it is freed. */
+static bool read_small_file(const std::string& path, std::string* text, std::string* why)
+{
+    try {
+        waldboost::io::InputFile file = waldboost::io::InputFile::open(path);
+        std::vector<char> buffer(kMaxCredentialsBytes + 1);
+        size_t used = 0;
+        for (size_t n; used < buffer.size() && (n = file.read(buffer.data() + used, buffer.size() - used)) > 0;)
+            used += n;
+        const bool too_large = used > kMaxCredentialsBytes;
+        if (!too_large)
+            text->assign(buffer.data(), used);
+        std::fill(buffer.begin(), buffer.end(), '\0');
+        if (too_large)
+            *why = "it holds more than " + std::to_string(kMaxCredentialsBytes / 1024) + " KiB";
+        return !too_large;
+    } catch (const waldboost::Error& error) {
+        *why = error.what();
+        return false;
+    }
+}
+
 /* The user name and password: the file's first and second lines. Only
  * the file's name is ever said. */
 static bool read_credentials(GstWaldboostMetaPublish* self, const std::string& path, std::string* user,
                              std::string* password)
 {
-    gchar* text = nullptr;
-    GError* error = nullptr;
-    if (!g_file_get_contents(path.c_str(), &text, nullptr, &error)) {
+    std::string text, why;
+    if (!read_small_file(path, &text, &why)) {
         GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ,
-                          ("Could not read credentials-file \"%s\": %s", path.c_str(), error->message), (nullptr));
-        g_error_free(error);
+                          ("Could not read credentials-file \"%s\": %s. It must be a regular file whose first line is "
+                           "the user name and whose second is the password.",
+                           path.c_str(), why.c_str()),
+                          (nullptr));
         return false;
     }
-    gchar** lines = g_strsplit(text, "\n", 3);
-    *user = lines[0] ? trim_line(lines[0]) : "";
-    *password = lines[0] && lines[1] ? trim_line(lines[1]) : "";
-    g_strfreev(lines);
-    memset(text, 0, strlen(text));
-    g_free(text);
+    const size_t first_end = std::min(text.find('\n'), text.size());
+    *user = trim_line(text.substr(0, first_end));
+    const size_t second_start = std::min(first_end + 1, text.size());
+    *password = trim_line(text.substr(second_start, text.find('\n', second_start) - second_start));
+    std::fill(text.begin(), text.end(), '\0');
     if (user->empty()) {
         GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
                           ("credentials-file \"%s\" has no user name: its first line is the user name, its second "
