@@ -337,6 +337,24 @@ static bool read_small_file(const std::string& path, std::string* text, std::str
     }
 }
 
+/* Whether the TLS file a property names is a regular file that can be
+ * opened, checked as the core checks every file a user names: libmosquitto
+ * opens it with fopen(), which waits for a writer when it is a FIFO, so
+ * that the start hung; a device gave only "A TLS error occurred" later. */
+static bool tls_file_readable(GstWaldboostMetaPublish* self, const char* property, const std::string& path)
+{
+    try {
+        waldboost::io::InputFile::open(path);
+        return true;
+    } catch (const waldboost::Error& error) {
+        GST_ELEMENT_ERROR(
+            self, RESOURCE, OPEN_READ,
+            ("Could not read %s \"%s\": %s. It must be a regular file (PEM).", property, path.c_str(), error.what()),
+            (nullptr));
+        return false;
+    }
+}
+
 /* The user name and password: the file's first and second lines. Only
  * the file's name is ever said. */
 static bool read_credentials(GstWaldboostMetaPublish* self, const std::string& path, std::string* user,
@@ -416,6 +434,12 @@ static gboolean publish_start(GstBaseTransform* trans)
         m.key_file = s.key_file;
         if (!s.credentials_file.empty() && !read_credentials(self, s.credentials_file, &m.user, &m.password))
             return FALSE;
+        const std::pair<const char*, const std::string*> tls_files[] = {
+            {"ca-file", &s.ca_file}, {"cert-file", &s.cert_file}, {"key-file", &s.key_file}};
+        for (const auto& [name, path] : tls_files) {
+            if (!path->empty() && !tls_file_readable(self, name, *path))
+                return FALSE;
+        }
         std::string why;
         if (!mqtt_topic_valid(topic_for(s.topic, "source"), &why)) {
             GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,

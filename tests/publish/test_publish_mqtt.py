@@ -10,7 +10,8 @@ mosquitto_sub as the subscriber.
   keeps its rate, delivery resumes, the drops are counted and warned of;
 - TLS with a CA, a server and a client certificate made here by openssl;
 - a wrong password: a warning that says so, and the password in no output;
-- a credentials-file that is a device, a FIFO or too large: an error at once;
+- a credentials-file that is a device, a FIFO or too large, a TLS file that
+  is a FIFO or a device: an error at once;
 - hostile brokers (one that accepts and never answers, one that sends
   garbage): the video keeps its rate, a warning says what went wrong, the
   EOS comes within flush-timeout, and its warning says no connection was
@@ -325,26 +326,30 @@ def auth_child(port, wrong, right):
 
 
 def test_credentials_that_are_not_files():
-    """A credentials-file that is a device, a FIFO or too large stops the
-    start with an error that says so, at once: /dev/zero was read without
-    end (12.9 GB in 30 s) and a FIFO blocked the start for a writer."""
+    """A credentials-file that is a device, a FIFO or too large, and a TLS
+    file that is a FIFO or a device, stop the start with an error that says
+    so, at once: /dev/zero was read without end (12.9 GB in 30 s), and a
+    FIFO blocked the start for a writer (libmosquitto fopen()s the TLS
+    files)."""
     fifo = os.path.join(WORK, "credentials-fifo")
     os.mkfifo(fifo)
     large = os.path.join(WORK, "large-credentials")
     with open(large, "w", encoding="utf-8") as f:
         f.write("camera\n" + "x" * (65 * 1024) + "\n")
-    for path, words in (("/dev/zero", "not a regular file"), (fifo, "not a regular file"),
-                        (large, "more than 64 KiB")):
+    for prop, path, words in (("credentials-file", "/dev/zero", "not a regular file"),
+                              ("credentials-file", fifo, "not a regular file"),
+                              ("credentials-file", large, "more than 64 KiB"),
+                              ("ca-file", fifo, "not a regular file"), ("key-file", "/dev/zero", "not a regular file")):
         start = time.monotonic()
         pipeline = Gst.parse_launch("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 "
                                     "! waldboostmetaconvert ! waldboostmetapublish method=mqtt host=127.0.0.1 port=1 "
-                                    f"credentials-file={path} ! fakesink")
+                                    f"{prop}={path} ! fakesink")
         pipeline.set_state(Gst.State.PLAYING)
         m = pipeline.get_bus().timed_pop_filtered(20 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
         pipeline.set_state(Gst.State.NULL)
         error = m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else None
-        check(error and "Could not read credentials-file" in error and words in error and
-              time.monotonic() - start < 10, f"credentials-file={path}: {error}")
+        check(error and f"Could not read {prop}" in error and words in error and
+              time.monotonic() - start < 10, f"{prop}={path}: {error}")
 
 
 class HostileBroker:
