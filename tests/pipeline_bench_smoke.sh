@@ -10,7 +10,7 @@
 # compared, not the eyes), one with tracking (boxes not compared,
 # frames counted), one writing into the element's pool, and one with the
 # publish elements after the detector (--after); values the element cannot
-# take are refused. Skipped (77)
+# take are refused; raw frames are read, and bad raw files refused. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -69,6 +69,24 @@ for props in "min-size=abc" "scale-factor=0.5"; do
   fi
 done
 echo "pipeline-bench smoke with values the element cannot take: ok"
+# Raw frames (--raw): a file of three whole 64x48 frames is three distinct
+# frames; one with a partial frame, and a device read without end
+# (/dev/zero, which the tool once read until memory ran out), are refused.
+python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 36)" > "$out/three.gray"
+"$tool" --streams 1 --sizes 64x48 --frames 4 --device cpu --timeout 60 --no-engine --no-source \
+  --raw "$out/three.gray" --raw-size 64x48 > "$out/raw.out" 2>&1 ||
+  { echo "--raw of three frames failed:"; cat "$out/raw.out"; exit 1; }
+grep -q "64x48: 3" "$out/raw.out" || { echo "--raw: not three distinct frames:"; cat "$out/raw.out"; exit 1; }
+head -c 4000 "$out/three.gray" > "$out/partial.gray"
+for raw in "$out/partial.gray:does not hold whole 64x48 GRAY8 frames" "/dev/zero:not a regular file"; do
+  status=0
+  "$tool" --streams 1 --sizes 64x48 --frames 4 --device cpu --timeout 60 --no-engine --no-source \
+    --raw "${raw%%:*}" --raw-size 64x48 > "$out/raw.out" 2>&1 || status=$?
+  if [ "$status" -ne 1 ] || ! grep -q "${raw#*:}" "$out/raw.out"; then
+    echo "--raw ${raw%%:*}: exit $status, wanted 1 and '${raw#*:}':"; cat "$out/raw.out"; exit 1
+  fi
+done
+echo "pipeline-bench smoke with raw frames: ok"
 # Nested parts: the eyes found in the faces come as boxes of their own
 # (parent_id naming the face); only the faces are the engine's to compare.
 # 640x480, where the eye cascade finds eyes in these faces.

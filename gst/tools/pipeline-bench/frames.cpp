@@ -4,9 +4,8 @@
  */
 #include "frames.h"
 
-#include <cstdio>
-
 #include "core/error.h"
+#include "core/io/input_file.h"
 #include "core/opencl/engine/engine.h"
 #include "options.h"
 #include "tools/common/image_file.h"
@@ -17,27 +16,27 @@ namespace {
 
 using waldboost::GrayImage;
 
-/* Reads a raw GRAY8 file of concatenated WxH frames. */
+/* Reads a raw GRAY8 file of concatenated WxH frames, opened as the core
+ * opens every file a user names (a FIFO or a device such as /dev/zero,
+ * read without end, is refused). */
 std::vector<GrayImage> load_raw(const std::string& path, waldboost::Size size)
 {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        throw waldboost::Error(waldboost::ErrorKind::Io, "cannot open " + path);
+    waldboost::io::InputFile file = waldboost::io::InputFile::open(path);
     std::vector<GrayImage> frames;
     for (;;) {
         GrayImage frame(size.width, size.height);
-        const size_t got = std::fread(frame.pixels.data(), 1, frame.pixels.size(), f);
+        size_t got = 0;
+        for (size_t n;
+             got < frame.pixels.size() && (n = file.read(frame.pixels.data() + got, frame.pixels.size() - got)) > 0;)
+            got += n;
         if (got == 0)
             break;
-        if (got != frame.pixels.size()) {
-            std::fclose(f);
+        if (got != frame.pixels.size())
             throw waldboost::Error(waldboost::ErrorKind::Io, path + " does not hold whole " +
                                                                  std::to_string(size.width) + "x" +
                                                                  std::to_string(size.height) + " GRAY8 frames");
-        }
         frames.push_back(std::move(frame));
     }
-    std::fclose(f);
     if (frames.empty())
         throw waldboost::Error(waldboost::ErrorKind::Io, path + " is empty");
     return frames;
