@@ -112,7 +112,17 @@ void FileOutput::watch()
 
 void FileOutput::add_line(const std::string& payload)
 {
+    /* One document, one line. A document with line breaks (format=pretty,
+     * or JSON from another element) has them only between tokens, where a
+     * space does as well: a JSON string holds a line break only escaped. */
+    const size_t start = pending_.size();
     pending_ += payload;
+    std::replace_if(
+        pending_.begin() + static_cast<std::ptrdiff_t>(start), pending_.end(),
+        [](char c) {
+            return c == '\n' || c == '\r';
+        },
+        ' ');
     pending_ += '\n';
     line_ends_.push_back(pending_.size());
     if (pending_.size() >= kFlushBytes)

@@ -14,6 +14,7 @@
 - a full disk: /dev/full, and a 16 KiB tmpfs in a mount namespace of its
   own where one can be made: a warning, no half line, what could not be
   written counted as dropped;
+- format=pretty into a file: one document per line all the same;
 - a file-path that is no pattern for numbered files (another conversion,
   two, a lone %, a width past 20): an error at the start, no file;
 - every document written validates against the schema.
@@ -270,6 +271,23 @@ def test_json_caps(folder):
     check(read_lines(out) == [doc], "an application/x-json buffer is written as it is")
 
 
+def test_pretty_documents_stay_lines(folder):
+    """format=pretty (or any JSON with line breaks) into a file: each
+    document is still one line, the same document as compact's (the file
+    was broken into 14 lines a document)."""
+    files = {}
+    for form in ("pretty", "compact"):
+        files[form] = os.path.join(folder, form + ".jsonl")
+        run("videotestsrc num-buffers=4 ! video/x-raw,width=64,height=48 "
+            f"! waldboostmetaconvert format={form} source-id=\"a\nb\" "
+            f"! waldboostmetapublish file-path={files[form]} ! fakesink")
+    pretty, compact = read_lines(files["pretty"]), read_lines(files["compact"])
+    drop = lambda docs: [{k: v for k, v in d.items() if k != "system_timestamp"} for d in docs]  # noqa: E731
+    check(len(pretty) == 4 and drop(pretty) == drop(compact),
+          f"pretty documents, one per line as compact's: {len(pretty)} lines")
+    check(pretty[0]["source"] == "a\nb", f"a line break inside a string kept: {pretty[0]['source']!r}")
+
+
 def test_bad_patterns(folder):
     """A file-path that is no pattern for numbered files is an error at the
     start that says what it may hold, and makes no file: another
@@ -301,7 +319,7 @@ def main():
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
-                 test_bad_patterns):
+                 test_pretty_documents_stay_lines, test_bad_patterns):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
