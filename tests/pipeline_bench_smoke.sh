@@ -10,7 +10,8 @@
 # compared, not the eyes), one with tracking (boxes not compared,
 # frames counted), one writing into the element's pool, and one with the
 # publish elements after the detector (--after); values the element cannot
-# take are refused; raw frames are read, and bad raw files refused. Skipped (77)
+# take are refused; raw frames are read, and bad raw files refused; a run
+# with no frame after the preroll fails its row. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
 tool=$1
@@ -87,10 +88,19 @@ for raw in "$out/partial.gray:does not hold whole 64x48 GRAY8 frames" "/dev/zero
   fi
 done
 echo "pipeline-bench smoke with raw frames: ok"
+# One frame a stream: the preroll takes it, nothing is timed, and the row
+# says so (exit 3) instead of showing 0 fps as a result.
+status=0
+"$tool" --streams 1 --sizes 64x48 --frames 1 --device cpu --timeout 60 --no-engine --no-source \
+  "$data/astronaut.png" > "$out/one.out" 2>&1 || status=$?
+if [ "$status" -ne 3 ] || ! grep -q "no frame came after the preroll" "$out/one.out"; then
+  echo "--frames 1: exit $status, wanted 3 and why:"; cat "$out/one.out"; exit 1
+fi
+echo "pipeline-bench smoke with too few frames: ok"
 # Nested parts: the eyes found in the faces come as boxes of their own
 # (parent_id naming the face); only the faces are the engine's to compare.
 # 640x480, where the eye cascade finds eyes in these faces.
-"$tool" --streams 1 --sizes 640x480 --frames 2 --device cpu --timeout 60 --no-source \
+"$tool" --streams 1 --sizes 640x480 --frames 6 --device cpu --timeout 60 --no-source \
   --props "eyes-profile=${WALDBOOST_HAAR_DIR:-/usr/share/opencv4/haarcascades}/haarcascade_eye.xml" \
   --markdown "$out/parts.md" --json "$out/parts.json" "$data/astronaut.png" "$data/messi5.jpg"
 grep -q "objects' boxes compared with the engine's" "$out/parts.md" || { echo "no note on the parts run"; exit 1; }

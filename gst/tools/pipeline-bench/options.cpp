@@ -156,7 +156,8 @@ bool parse_options(int* argc, char*** argv, Options* o)
         {"sizes", 's', 0, G_OPTION_ARG_STRING, &sizes_text, "Frame sizes (default 1920x1080,3840x2160)", "WxH,..."},
         {"frames", 'f', 0, G_OPTION_ARG_INT, &frames,
          "Frames per stream in every part (default 300). The pipelines preroll before the start, which takes "
-         "each stream's first frames into the element; the frames counted are those the source sends after it",
+         "each stream's first frames into the element; the frames counted are those the source sends after it "
+         "(a part with none fails: give more frames than max-inflight and a few)",
          "N"},
         {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
          "OpenCL device: the element's device property and the engines' (default auto)", "SPEC"},

@@ -144,6 +144,10 @@ void record_streams(const StreamList& list, const Settings& s, Clock::time_point
     for (const auto& stream : list)
         ends.push_back({stream->timed, stream->eos_at});
     record_rates(part, start, ends);
+    /* A row of 0 fps is no measurement: say why instead. */
+    if (part.error.empty() && part.frames == 0)
+        fail(part, "no frame came after the preroll, which took all " + std::to_string(s.frames) +
+                       " frames of each stream (max-inflight and more): give --frames more than that");
     for (const auto& stream : list) {
         Mismatches& m = stream->mismatches;
         const uint64_t lost =
