@@ -187,8 +187,19 @@ GstElement* make_element(const Props& props)
 {
     GstElement* e = gst_element_factory_make("waldboostdetect", nullptr);
     fail_unless(e != nullptr, "no waldboostdetect element (is GST_PLUGIN_PATH the plugin's build folder?)");
-    for (const auto& [name, value] : props)
-        gst_util_set_object_arg(G_OBJECT(e), name.c_str(), value.c_str());
+    /* As gst-launch-1.0 reads a value, but a property the element lacks or a
+     * text it cannot take fails the test: gst_util_set_object_arg would
+     * only log it, and the case would run at the default. */
+    for (const auto& [name, value] : props) {
+        GParamSpec* pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), name.c_str());
+        fail_unless(pspec != nullptr, "waldboostdetect has no property %s", name.c_str());
+        GValue v = G_VALUE_INIT;
+        g_value_init(&v, G_PARAM_SPEC_VALUE_TYPE(pspec));
+        fail_unless(gst_value_deserialize_with_pspec(&v, value.c_str(), pspec), "%s=%s is not a value of %s",
+                    name.c_str(), value.c_str(), name.c_str());
+        g_object_set_property(G_OBJECT(e), name.c_str(), &v);
+        g_value_unset(&v);
+    }
     return e;
 }
 
