@@ -55,6 +55,9 @@ while getopts h:p:t:n:s: option; do
   esac
 done
 shift $((OPTIND - 1))
+# gst-launch-1.0 would only warn about a port out of range and use 1883.
+case $port in '' | *[!0-9]* | 0*) die "-p PORT must be a whole number from 1 to 65535" ;; esac
+[ "$port" -le 65535 ] || die "-p PORT must be a whole number from 1 to 65535"
 if [ $# -eq 0 ]; then
   set_source "$default_video"  # says how to fetch it when missing
   case $count in '' | *[!0-9]* | 0) die "-n COUNT must be a whole number above 0" ;; esac

@@ -10,11 +10,13 @@ read back by mosquitto_sub.
   own topic (cams/camNN), each valid JSON and valid against the schema;
 - every camera's track appeared and left (the events), and only frames
   with objects were sent (skip-empty-frames);
+- a port out of range stops the script before it starts (exit 1);
 - the 16 cameras saw the same clip, so each sent the same documents
   (frames, boxes, events): none was lost or mixed up.
 Exit 77 without PyGObject, the test media, mosquitto or mosquitto_sub."""
 import json
 import os
+import subprocess
 import tempfile
 
 import recipes
@@ -34,6 +36,12 @@ def main():
     megamind = recipes.test_media("Megamind.avi")
     with tempfile.TemporaryDirectory() as work:
         clip = recipes.make_clip(megamind, FRAMES, os.path.join(work, "clip.mkv"))
+        # A port out of range stops the script: gst-launch-1.0 would only
+        # warn and publish to 1883.
+        bad = subprocess.run([recipes.script("cameras-to-mqtt.sh"), "-p", "99999", clip], env=recipes.script_env(),
+                             capture_output=True, text=True, timeout=60)
+        check(bad.returncode == 1 and "-p PORT must be a whole number from 1 to 65535" in bad.stderr,
+              f"-p 99999: exit {bad.returncode}: {bad.stderr}")
         broker = recipes.Broker(work, "cams/#")
         try:
             # Below the test's 240 s, so that a hang says where it hangs.
