@@ -52,7 +52,9 @@ std::string reduction_blurb()
            "than the tuned or default ones. A structure with any of the int fields " +
            fields +
            ", e.g. \"reduction, group-size=(int)128, step2-unsync=(int)64\". A missing field keeps the tuned or "
-           "default value; NULL = none set. Setting it replaces every field, and selects the reduction on CPU "
+           "default value; NULL = none set. Unset, the step-2 launches also follow the lists: up to the tuned or "
+           "default step2-repeats, fewer after a frame whose candidate list was short; set, every frame gets its "
+           "step2-repeats. Setting it replaces every field, and selects the reduction on CPU "
            "devices too (they scan by rows otherwise). An unknown field or a value out of range is refused and "
            "the previous setting stays (the debug log says why); limits of the device and divisors above the "
            "group size are errors when the engine starts";

@@ -846,12 +846,14 @@ GST_START_TEST(test_prop_stats)
     fail_unless(gst_structure_get_double(st, "host-total-ms", &host_total_ms));
     fail_unless(host_ms > 0 && host_total_ms > host_ms && host_total_ms <= 2 * wall_ms,
                 "host-ms %f, host-total-ms %f, run %f ms", host_ms, host_total_ms, wall_ms);
-    /* The reduction reports its lists; the row scan (CPU devices) has none. */
+    /* The reduction reports its lists (step 1's, and one per step-2 launch:
+     * none when the last list was short); the row scan (CPU devices) has
+     * none. */
     const GValue* cand = gst_structure_get_value(st, "candidates");
     const gchar* scan = gst_structure_get_string(st, "scan");
     fail_unless(scan && cand && GST_VALUE_HOLDS_ARRAY(cand));
     if (g_str_equal(scan, "reduction"))
-        fail_unless(gst_value_array_get_size(cand) >= 2);
+        fail_unless(gst_value_array_get_size(cand) >= 1);
     else
         fail_unless(g_str_equal(scan, "rows") && gst_value_array_get_size(cand) == 0, "scan %s", scan);
     gst_structure_free(st);

@@ -304,3 +304,65 @@ TEST(Engine, StopChecksGiveTheReferencesWindows)
         EXPECT_GT(reference.size(), 10u);
     }
 }
+
+/* Left to the engine (no reduction in the config), the step-2 launches
+ * follow the lists: a frame after one whose step-1 list was empty goes
+ * straight to step 4, a frame after a long list gets them all, the first
+ * frame gets them all, and every frame's windows stay the reference's.
+ * Parameters the caller set keep their launches. */
+TEST(Engine, Step2LaunchesFollowTheLastListAndFindTheSame)
+{
+    std::mt19937 rng(54);
+    Classifier c = random_classifier(rng, 16, 16, 120, false);
+    /* A flat image gives every window the same LBP code (255: each block
+     * sum equals the centre's; 0 too, for safety): the first weak classifier
+     * rejects exactly those, so a flat frame leaves an empty list. */
+    WeakClassifier& first = c.weak.front();
+    lbp_table(first).fill(0.0f);
+    lbp_table(first)[0] = lbp_table(first)[255] = -100.0f;
+    first.reject_threshold = -50.0f;
+    /* About 700,000 window positions: on a GPU step 1's list (the windows
+     * alive after its first few weak classifiers) is several hundred
+     * thousand long, eight waves of step 4 and more on GPUs of up to 512
+     * compute units, so every launch is needed. */
+    const GrayImage busy = random_image(rng, 960, 540);
+    const GrayImage flat(960, 540, 128);
+    DetectParams params;
+    params.min_neighbors = 0;
+    const auto busy_reference = detect_raw(c, busy.view(), params);
+    ASSERT_GT(busy_reference.size(), 10u);
+    ASSERT_TRUE(detect_raw(c, flat.view(), params).empty());
+
+    EngineConfig config;
+    config.device = test_device();
+    config.scan = waldboost::opencl::ScanMethod::Reduction;
+    Engine engine(c, config);
+    const int all = engine.reduction().step2_repeats;
+    ASSERT_GT(all, 0);
+    auto launches = [](const waldboost::opencl::FrameResult& r) {
+        return static_cast<int>(r.stats.candidates_after_step.size()) - 1;
+    };
+    const auto first_busy = engine.detect(busy.view(), params);
+    expect_same_windows(first_busy.windows, busy_reference, "first frame");
+    EXPECT_EQ(launches(first_busy), all) << "nothing seen yet";
+
+    const auto flat_result = engine.detect(flat.view(), params);
+    EXPECT_EQ(launches(flat_result), all) << "after a long list";
+    EXPECT_EQ(flat_result.stats.candidates_after_step[0], 0u);
+    EXPECT_TRUE(flat_result.windows.empty());
+
+    const auto after_flat = engine.detect(busy.view(), params);
+    expect_same_windows(after_flat.windows, busy_reference, "after an empty list");
+    EXPECT_EQ(launches(after_flat), 0) << "after an empty list";
+
+    const auto after_busy = engine.detect(busy.view(), params);
+    expect_same_windows(after_busy.windows, busy_reference, "after a long list again");
+    EXPECT_EQ(launches(after_busy), all) << "after a step-1 list of " << first_busy.stats.candidates_after_step[0];
+
+    /* The same parameters set by the caller: every frame gets them all. */
+    Engine fixed(c, config_with(engine.reduction()));
+    fixed.detect(flat.view(), params);
+    const auto fixed_after_flat = fixed.detect(busy.view(), params);
+    expect_same_windows(fixed_after_flat.windows, busy_reference, "set parameters");
+    EXPECT_EQ(launches(fixed_after_flat), all);
+}

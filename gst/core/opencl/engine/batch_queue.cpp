@@ -268,6 +268,7 @@ void BatchQueue::launch(Batch& batch, size_t min_accepted)
     FrameSlot& slot = *batch.slot;
     slot.final_threshold = batch.requests.front()->final_threshold;
     slot.reruns = 0;
+    slot.step2_launches = plan_.reduction.step2_repeats;
     /* Aliases: the geometries live as long as their BatchGeometry. */
     slot.prepare_batch(context_, plan_, std::shared_ptr<const Geometry>(batch.tables, &batch.tables->combined),
                        std::shared_ptr<const Geometry>(batch.layout, &batch.layout->combined), std::move(uploads));

@@ -146,6 +146,12 @@ struct Engine::Impl {
     uint64_t batch_windows_per_engine = 0; /* EngineConfig's */
     uint64_t batch_windows = UINT64_MAX;   /* EngineConfig::batch_windows, resolved */
     bool batch_member = false;
+    /* EngineConfig::reduction was left to the engine: a whole frame of its
+     * own launches gets only the step-2 launches its list needs
+     * (step2_launches_for()), judged by the last such frame collected. */
+    bool step2_follows_lists = false;
+    /* That frame's step-1 list per window position; negative: none yet. */
+    std::atomic<double> list_per_position{-1.0};
 
     void choose_plan(const EngineConfig& config);
     std::string build_options() const;
@@ -188,6 +194,7 @@ void Engine::Impl::choose_plan(const EngineConfig& config)
     plan.reduction = config.reduction ? *config.reduction : preferred_reduction(classifier, device);
     validate(plan.reduction, device);
     plan.scan_by_rows = config.scan == ScanMethod::Rows || (config.scan == ScanMethod::Auto && plan.device_is_cpu);
+    step2_follows_lists = !config.reduction && !plan.scan_by_rows;
     plan.stop_checks = worst_window_nodes(classifier) > kStopCheckNodes;
     /* 16-bit integral values halve the bytes every window reads (docs/engine.md),
      * where the feature kind's block sums fit them. Only the GPU layout and
@@ -612,7 +619,12 @@ void Engine::Impl::enqueue(size_t index)
     requests[index].reset();
     if (slot.geometry->scan_levels.empty())
         return;
+    slot.step2_launches = plan.reduction.step2_repeats;
     if (!batched[index]) {
+        const double per_position = list_per_position.load();
+        if (step2_follows_lists && !area_frames[index] && per_position >= 0)
+            slot.step2_launches = step2_launches_for(
+                plan.reduction, static_cast<uint64_t>(per_position * slot.geometry->positions), step4_wave(plan));
         enqueue_frame(slot, plan, *device_classifier);
         return;
     }
@@ -659,6 +671,8 @@ FrameResult Engine::Impl::finish(size_t index)
                       sizeof(shared::Accepted) * (accepted_count - have), slot.host_accepted.data() + have);
     }
     slot.host_accepted.resize(accepted_count);
+    if (!area_frames[index] && !plan.scan_by_rows && g.positions)
+        list_per_position.store(static_cast<double>(slot.host_counters[COUNT_LISTS]) / g.positions);
     FrameResult result = area_frames[index]
                              ? areas_result(slot, *area_frames[index], slot.host_accepted, slot.host_counters)
                              : result_of(slot, g, slot.host_accepted, slot.host_counters);
@@ -743,7 +757,7 @@ FrameResult Engine::Impl::result_of(FrameSlot& slot, const Geometry& g, std::vec
     FrameStats& st = result.stats;
     st.windows = g.positions;
     st.scan = plan.scan_by_rows ? ScanMethod::Rows : ScanMethod::Reduction;
-    for (int i = 0; !plan.scan_by_rows && i < plan.list_count(); ++i)
+    for (int i = 0; !plan.scan_by_rows && i <= slot.step2_launches; ++i)
         st.candidates_after_step.push_back(counters[COUNT_LISTS + i]);
     st.weak_evaluated = counters[COUNT_WEAK_EVALUATED];
     st.weak_per_window = g.positions ? static_cast<double>(st.weak_evaluated) / g.positions : 0;

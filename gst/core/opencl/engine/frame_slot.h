@@ -51,7 +51,6 @@ struct EnginePlan {
     size_t compute_units = 1;
 
     bool band_layout() const { return !rows_layout; }
-    int list_count() const { return 1 + reduction.step2_repeats; }
     size_t integral_value_bytes() const { return static_cast<size_t>(integral_bits / 8); }
     /* A kernel reads the stop flag (stop_flag.h): the row scan always, the
      * reduction with the stop checks. */
@@ -109,6 +108,9 @@ struct FrameSlot {
     cl::Buffer stop;
     size_t list_capacity = 0;
     size_t accepted_capacity = 0;
+    /* Step-2 launches of the frame in the slot: the plan's step2_repeats,
+     * or fewer for a short list (step2_launches_for()). */
+    int step2_launches = 0;
 
     /* The frame's tight copy, in host-allocated memory that stays mapped
      * while the host owns it: the only copy the frame takes on the host.

@@ -12,6 +12,33 @@ namespace waldboost::opencl {
 
 namespace {
 
+/* Groups per core of steps 2 and 4 on CPU devices. */
+constexpr int kStep2CpuGroups = 4;
+constexpr int kStep4CpuGroups = 8;
+
+/* Work-groups of a persistent list step (steps 2 and 4). GPUs get as many
+ * per compute unit as keep 2,048 work-items resident (an NVIDIA SM's
+ * limit; AMD's CU holds 2,560): the candidates' reads wait on memory, and
+ * only more resident groups hide that (docs/history.md, round 10). CPU
+ * devices run a group as a loop: a few per core. */
+size_t list_step_groups(const EnginePlan& plan, int cpu_groups, int group_size)
+{
+    const size_t units = std::max<size_t>(1, plan.compute_units);
+    if (plan.device_is_cpu)
+        return units * static_cast<size_t>(cpu_groups);
+    constexpr size_t kResidentWorkItems = 2048;
+    return units * std::max<size_t>(1, kResidentWorkItems / static_cast<size_t>(group_size));
+}
+
+}  // namespace
+
+uint64_t step4_wave(const EnginePlan& plan)
+{
+    return list_step_groups(plan, kStep4CpuGroups, plan.reduction.step4_group_size);
+}
+
+namespace {
+
 /* One frame's launches on its slot's queue, with their events kept when
  * profiling. */
 class FrameLaunches {
@@ -258,19 +285,6 @@ private:
         launch(slot_.scan_rows, round_up(g_.scan_rows, SCAN_ROWS_GROUP), SCAN_ROWS_GROUP);
     }
 
-    /* Groups per compute unit for the persistent list steps. GPUs get as
-     * many as keep 2,048 work-items resident (an NVIDIA SM's limit; AMD's
-     * CU holds 2,560): the candidates' reads wait on memory, and only more
-     * resident groups hide that (docs/history.md, round 10). CPU devices
-     * run a group as a loop: a few per core. */
-    size_t groups_per_unit(int cpu_groups, int group_size) const
-    {
-        if (plan_.device_is_cpu)
-            return static_cast<size_t>(cpu_groups);
-        constexpr size_t kResidentWorkItems = 2048;
-        return std::max<size_t>(1, kResidentWorkItems / static_cast<size_t>(group_size));
-    }
-
     void reduction()
     {
         const ReductionParams& r = plan_.reduction;
@@ -287,9 +301,8 @@ private:
         /* Persistent launches for the list steps: enough groups to fill the
          * device; each loops over a list whose length only the device knows.
          * List i's length is counter COUNT_LISTS + i. */
-        const size_t compute_units = std::max<size_t>(1, plan_.compute_units);
         int in_list = 0, counter = COUNT_LISTS;
-        for (int i = 0; i < r.step2_repeats; ++i, ++counter, in_list = 1 - in_list) {
+        for (int i = 0; i < slot_.step2_launches; ++i, ++counter, in_list = 1 - in_list) {
             cascade_args(slot_.step2)
                 .set("in", slot_.lists[in_list])
                 .set("in_capacity", list_capacity)
@@ -297,15 +310,14 @@ private:
                 .set("out", slot_.lists[1 - in_list])
                 .set("out_capacity", list_capacity)
                 .set("out_counter", static_cast<cl_int>(counter + 1));
-            launch(slot_.step2, compute_units * groups_per_unit(4, r.group_size) * r.group_size, r.group_size);
+            launch(slot_.step2, list_step_groups(plan_, kStep2CpuGroups, r.group_size) * r.group_size, r.group_size);
         }
 
         cascade_args(slot_.step4)
             .set("in", slot_.lists[in_list])
             .set("in_capacity", list_capacity)
             .set("in_counter", static_cast<cl_int>(counter));
-        launch(slot_.step4, compute_units * groups_per_unit(8, r.step4_group_size) * r.step4_group_size,
-               r.step4_group_size);
+        launch(slot_.step4, step4_wave(plan_) * r.step4_group_size, r.step4_group_size);
 
         slot_.skip.set("levels", slot_.scan_levels)
             .set("level_count", static_cast<cl_int>(g_.scan_levels.size()))

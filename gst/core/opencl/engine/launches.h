@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include <cstdint>
+
 #include "core/opencl/features/classifier_pack.h"
 #include "core/opencl/engine/frame_slot.h"
 
@@ -17,5 +19,9 @@ namespace waldboost::opencl {
 /* Enqueues the prepared frame in `slot` and flushes its queue; slot.done is
  * the event of its last read-back. */
 void enqueue_frame(FrameSlot& slot, const EnginePlan& plan, const DeviceClassifier& classifier);
+
+/* Step 4's work-groups, each taking one candidate at a time: the
+ * candidates of a list one step-4 launch works on at once. */
+uint64_t step4_wave(const EnginePlan& plan);
 
 }  // namespace waldboost::opencl

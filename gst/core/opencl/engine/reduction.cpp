@@ -143,6 +143,15 @@ ReductionParams default_reduction(const DeviceInfo& device, const Classifier& cl
     return p;
 }
 
+int step2_launches_for(const ReductionParams& params, uint64_t expected_list, uint64_t step4_wave)
+{
+    const uint64_t enough = kStep4Waves * std::max<uint64_t>(step4_wave, 1);
+    int launches = 0;
+    for (uint64_t list = expected_list; launches < params.step2_repeats && list > enough; list /= kStep2Shrink)
+        ++launches;
+    return launches;
+}
+
 namespace {
 
 bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -88,8 +89,9 @@ inline constexpr std::array<ReductionParam, 8> kReductionParams = {{
     {"step2-divisor", "Step 2 divisor",
      "Step 2 stops once at most 1/divisor of a group's windows are left; at most the group size", 1, 4096, false, false,
      &ReductionParams::group_size, &ReductionParams::step2_divisor, "STEP2_DIVISOR"},
-    {"step2-repeats", "Step 2 repeats", "Launches of step 2 over the candidate list", 0, 16, false, false, nullptr,
-     &ReductionParams::step2_repeats, nullptr},
+    {"step2-repeats", "Step 2 repeats",
+     "Launches of step 2 over the candidate list (left to the engine: at most, fewer for short lists)", 0, 16, false,
+     false, nullptr, &ReductionParams::step2_repeats, nullptr},
     {"step4-group-size", "Step 4 group size", "Work-items per remaining window in reduction step 4, a power of two", 1,
      4096, true, true, nullptr, &ReductionParams::step4_group_size, "STEP4_GROUP_SIZE"},
     {"step2-rounds", "Step 2 rounds",
@@ -122,6 +124,19 @@ ReductionParams default_reduction(const DeviceInfo& device);
 /* The same, with step 1's unsynchronised count fitted to the classifier's
  * stages on GPUs. What the engine uses when nothing was tuned. */
 ReductionParams default_reduction(const DeviceInfo& device, const Classifier& classifier);
+
+/* Step-2 launches for a frame whose step-1 list should hold about
+ * `expected_list` candidates (the previous frame's, engine.cpp): as many of
+ * params.step2_repeats as it takes, each taken to shrink the list
+ * kStep2Shrink-fold, to leave step 4 at most kStep4Waves waves of
+ * `step4_wave` candidates (a group each, as many groups as the device keeps
+ * resident). A list that step 4 takes in a wave or two loses more to step
+ * 2's launches than they save; longer lists need them (docs/history.md,
+ * "Figures behind the code's choices"). The count never changes what is
+ * found. */
+inline constexpr uint64_t kStep2Shrink = 4;
+inline constexpr uint64_t kStep4Waves = 2;
+int step2_launches_for(const ReductionParams& params, uint64_t expected_list, uint64_t step4_wave);
 
 /* Throws Error (BadParameter) naming the first parameter out of range: the
  * table's range and power of two with each work-group size at most the
