@@ -135,7 +135,10 @@ struct Row {
     double engine_device_ms = 0;              /* first kernel start to last kernel end */
     Timeline timeline;                        /* of the profiled run with frames in flight */
     std::map<std::string, double> kernels;
-    std::vector<double> lists; /* candidates after step 1 and each step 2 (median) */
+    std::vector<double> lists; /* candidates after step 1 and each step 2 (median of the frames that had it) */
+    /* Step-2 launches a frame had, fewest and most: they follow the lists
+     * unless --reduction is given (docs/engine.md, Parameters). */
+    int step2_fewest = -1, step2_most = -1;
     double weak_per_window = 0;
     double windows = 0;
     double weak_evaluated = 0;
@@ -414,6 +417,11 @@ void time_latency(waldboost::opencl::Engine& engine, const std::vector<GrayImage
             windows.push_back(static_cast<double>(result.stats.windows));
             evaluated.push_back(static_cast<double>(result.stats.weak_evaluated));
             const auto& after = result.stats.candidates_after_step;
+            if (!after.empty()) {
+                const int launches = static_cast<int>(after.size()) - 1;
+                row.step2_fewest = row.step2_fewest < 0 ? launches : std::min(row.step2_fewest, launches);
+                row.step2_most = std::max(row.step2_most, launches);
+            }
             lists.resize(std::max(lists.size(), after.size()));
             for (size_t i = 0; i < after.size(); ++i)
                 lists[i].push_back(static_cast<double>(after[i]));
@@ -596,6 +604,10 @@ void print_results(const std::vector<Row>& rows, const std::string& device_name,
             std::printf(", candidates after each step");
             for (double n : r.lists)
                 std::printf(" %.0f", n);
+            if (r.step2_fewest == r.step2_most)
+                std::printf(", step-2 launches a frame %d", r.step2_most);
+            else
+                std::printf(", step-2 launches a frame %d to %d", r.step2_fewest, r.step2_most);
         }
         std::printf("\n");
     }
