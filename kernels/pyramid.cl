@@ -38,7 +38,20 @@ static uchar resize_pixel(__global const uchar* src, int src_pitch, int4 xt, int
 /* CPU devices: the pyramid is written to a canvas, one work-item per output
  * row of every level (the index space counts rows, ResizeLevel.first is the
  * level's first row); then the integral image of the canvas in plain loops
- * over bands of rows. */
+ * over bands of rows.
+ *
+ * A row's pixels are blended 8 at a time in vectors. Their taps are
+ * gathered as pairs: a column tap's second index is always its first plus
+ * one (make_geometry() moves the right border's tap one column left, with
+ * all the weight on its second index), so one 2-byte load per source row
+ * gives both, and the pairs' bytes are split with vector shifts. */
+#ifdef __ENDIAN_LITTLE__
+#define PAIR_FIRST(q) ((q) & (ushort)0xff)
+#define PAIR_SECOND(q) ((q) >> (ushort)8)
+#else
+#define PAIR_FIRST(q) ((q) >> (ushort)8)
+#define PAIR_SECOND(q) ((q) & (ushort)0xff)
+#endif
 __kernel void build_pyramid(__global const uchar* src, int src_pitch,
                             __global uchar* canvas, int canvas_pitch,
                             __global const ResizeLevel* levels, int level_count, uint total,
@@ -63,8 +76,34 @@ __kernel void build_pyramid(__global const uchar* src, int src_pitch,
             out[x] = in[x];
         return;
     }
-    for (int x = 0; x < level.width; ++x)
-        out[x] = resize_pixel(src, src_pitch, taps[level.xtap + x], yt);
+    __global const uchar* row0 = src + yt.x * src_pitch;
+    __global const uchar* row1 = src + yt.y * src_pitch;
+    __global const int4* xtaps = taps + level.xtap;
+    int x = 0;
+    for (; x + 8 <= level.width; x += 8) {
+        ushort8 q0, q1; /* the 8 pixels' source pairs in the two rows */
+#define PYRAMID_PAIRS(k)                                  \
+    {                                                     \
+        const int i = xtaps[x + k].x;                     \
+        q0.s##k = as_ushort(vload2(0, row0 + i));         \
+        q1.s##k = as_ushort(vload2(0, row1 + i));         \
+    }
+        PYRAMID_PAIRS(0) PYRAMID_PAIRS(1) PYRAMID_PAIRS(2) PYRAMID_PAIRS(3)
+        PYRAMID_PAIRS(4) PYRAMID_PAIRS(5) PYRAMID_PAIRS(6) PYRAMID_PAIRS(7)
+#undef PYRAMID_PAIRS
+        /* The second weights (lane w of each int4 tap) of the 8 taps. */
+        const int16 t0 = vload16(0, (__global const int*)(xtaps + x));
+        const int16 t1 = vload16(0, (__global const int*)(xtaps + x + 4));
+        const int8 w = (int8)(t0.s37bf, t1.s37bf);
+        /* resize_pixel()'s arithmetic, lane by lane. */
+        const int8 a0 = convert_int8(PAIR_FIRST(q0)), a1 = convert_int8(PAIR_SECOND(q0));
+        const int8 b0 = convert_int8(PAIR_FIRST(q1)), b1 = convert_int8(PAIR_SECOND(q1));
+        const int8 c0 = (a0 << 8) + (b0 - a0) * yt.w;
+        const int8 c1 = (a1 << 8) + (b1 - a1) * yt.w;
+        vstore8(convert_uchar8(((c0 << 8) + (c1 - c0) * w + (1 << 15)) >> 16), 0, out + x);
+    }
+    for (; x < level.width; ++x)
+        out[x] = resize_pixel(src, src_pitch, xtaps[x], yt);
 }
 
 /* The integral image on CPU devices, written once: the canvas is cut into

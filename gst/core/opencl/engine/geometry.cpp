@@ -144,8 +144,15 @@ Geometry make_geometry(Size size, const Classifier& classifier, const DetectPara
         r.canvas_y = cy;
         r.copy = level.image_size.width == size.width && level.image_size.height == size.height ? 1 : 0;
         r.xtap = static_cast<cl_int>(g.taps.size());
-        for (const LinearTap& t : linear_taps(size.width, level.image_size.width))
+        for (LinearTap t : linear_taps(size.width, level.image_size.width)) {
+            /* The right border's tap, (last, last) with no weight on the
+             * second, as (last - 1, last) with all of it there: the same
+             * pixel, and every column tap's second index its first plus one,
+             * which the CPU pyramid loads as one pair (kernels/pyramid.cl). */
+            if (t.index1 == t.index0 && t.index0 > 0)
+                t = {t.index0 - 1, t.index0, 0, 256};
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
+        }
         r.ytap = static_cast<cl_int>(g.taps.size());
         for (const LinearTap& t : linear_taps(size.height, level.image_size.height))
             g.taps.push_back({{t.index0, t.index1, t.weight0, t.weight1}});
