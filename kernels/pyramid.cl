@@ -41,10 +41,11 @@ static uchar resize_pixel(__global const uchar* src, int src_pitch, int4 xt, int
  * over bands of rows.
  *
  * A row's pixels are blended 8 at a time in vectors. Their taps are
- * gathered as pairs: a column tap's second index is always its first plus
- * one (make_geometry() moves the right border's tap one column left, with
- * all the weight on its second index), so one 2-byte load per source row
- * gives both, and the pairs' bytes are split with vector shifts. */
+ * gathered as pairs: a column tap's second index is its first plus one,
+ * or carries no weight (left of the source, only when scaling up), since
+ * make_geometry() moves the right border's tap one column left with all
+ * the weight on its second index; so one 2-byte load per source row gives
+ * both, and the pairs' bytes are split with vector shifts. */
 #ifdef __ENDIAN_LITTLE__
 #define PAIR_FIRST(q) ((q) & (ushort)0xff)
 #define PAIR_SECOND(q) ((q) >> (ushort)8)
