@@ -119,8 +119,9 @@ mkdir -p "$WALDBOOST_CACHE_DIR"
 #   plain run answers. Instrumented, it took over 400 s (OpenCV's own
 #   allocations each unwound in full), and the code it runs of ours, the
 #   CPU reference with real cascades on real images, runs here in
-#   reference-detector, engine-lbp and engine-haar.
-skip_suites="valgrind python stock-tools opencv"
+#   reference-detector, engine-lbp and engine-haar;
+# - docs: the docs' links, no code of ours.
+skip_suites="valgrind python stock-tools opencv docs"
 # Only what the tests run here need is built: their programs and the targets
 # they depend on (meson introspect), not the benchmarks' OpenCV-only helpers
 # or the programs of the suites left out.
