@@ -466,25 +466,30 @@ double time_throughput(waldboost::opencl::Engine& engine, const std::vector<wald
 }
 
 #ifdef HAVE_OPENCV
-/* The median ms of OpenCV's detectMultiScale on `images` (Mats or UMats),
- * after a warm-up pass; `detections` (when given) gets the last frame's
+/* OpenCV's detectMultiScale on `images` (Mats or UMats), in ms per frame:
+ * each pass's mean over the images, the median of `runs` passes after a
+ * warm-up pass. The engine's throughput is a mean over its frames too, so
+ * that "vs Mat" compares like with like when the frames' costs differ (a
+ * median over single frames would leave out the costly ones that the
+ * engine's mean counts). `detections` (when given) gets the last frame's
  * count. */
 template <typename Image>
 double time_detect_multi_scale(cv::CascadeClassifier& opencv, const std::vector<Image>& images, cv::Size window,
                                int runs, int* detections)
 {
-    std::vector<double> t;
-    for (int run = -1; run < runs; ++run)
+    std::vector<double> per_pass;
+    for (int run = -1; run < runs; ++run) {
+        const auto start = Clock::now();
         for (const Image& image : images) {
             std::vector<cv::Rect> found;
-            const auto start = Clock::now();
             opencv.detectMultiScale(image, found, 1.1, 3, 0, window);
-            if (run >= 0)
-                t.push_back(ms_since(start));
             if (detections)
                 *detections = static_cast<int>(found.size());
         }
-    return median(t);
+        if (run >= 0)
+            per_pass.push_back(ms_since(start) / static_cast<double>(images.size()));
+    }
+    return median(per_pass);
 }
 
 /* OpenCV's detectMultiScale on the same frames with the engine's default
