@@ -100,7 +100,7 @@ static GType gst_waldboost_json_format_get_type()
 
 /* The frame's UNIX time: the sender's from a reference timestamp meta
  * (timestamp/x-unix, or timestamp/x-ntp as rtspsrc adds with
- * add-reference-timestamp-meta=true), else the pipeline clock's time of
+ * add-reference-timestamp-meta=true), else in PLAYING the pipeline clock's time of
  * the frame moved onto the wall clock, else now. */
 static constexpr gint64 kNtpToUnixNs = G_GINT64_CONSTANT(2208988800) * GST_SECOND;
 
@@ -137,10 +137,14 @@ static void frame_times(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameC
     if (!GST_CLOCK_TIME_IS_VALID(running))
         return;
     /* The clock and the base time under one lock (what
-     * gst_element_get_clock and gst_element_get_base_time take apiece). */
+     * gst_element_get_clock and gst_element_get_base_time take apiece).
+     * Only in PLAYING: a bin gives its children the clock before their
+     * base time, and frames that pass while prerolling (before an encoder
+     * or a muxer fills) would be placed at the clock's start, hours back. */
     GstElement* element = GST_ELEMENT(self);
     GST_OBJECT_LOCK(element);
-    GstClock* clock = element->clock ? GST_CLOCK(gst_object_ref(element->clock)) : nullptr;
+    GstClock* clock =
+        element->clock && GST_STATE(element) == GST_STATE_PLAYING ? GST_CLOCK(gst_object_ref(element->clock)) : nullptr;
     const GstClockTime base_time = element->base_time;
     GST_OBJECT_UNLOCK(element);
     if (!clock)

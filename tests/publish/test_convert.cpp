@@ -424,6 +424,20 @@ GST_START_TEST(test_system_timestamp)
     const gint64 got = parse_iso8601_ns(c.string("system_timestamp"));
     fail_unless(std::llabs(got - (now - 6 * static_cast<gint64>(GST_SECOND))) < 500 * GST_MSECOND, "clock mapping: %s",
                 c.string("system_timestamp"));
+
+    /* Prerolling: a bin hands its children the clock before their base
+     * time, so a frame that passes in PAUSED (before a muxer or an encoder
+     * downstream fills) has a clock but no base time yet. Its time is now,
+     * not the clock's start (here 11 hours back). */
+    gst_harness_set_time(h, 11 * 3600 * GST_SECOND);
+    gst_element_set_base_time(h->element, 0);
+    fail_unless_equals_int(gst_element_set_state(h->element, GST_STATE_PAUSED), GST_STATE_CHANGE_SUCCESS);
+    gst_harness_push(h, frame(5 * GST_SECOND));
+    const gint64 paused_now = g_get_real_time() * 1000;
+    Doc p(pull_documents(h).at(0));
+    const gint64 paused_got = parse_iso8601_ns(p.string("system_timestamp"));
+    fail_unless(std::llabs(paused_got - paused_now) < 500 * GST_MSECOND, "a frame while prerolling: %s",
+                p.string("system_timestamp"));
     gst_harness_teardown(h);
 }
 GST_END_TEST;
