@@ -37,6 +37,7 @@ void FrameFinisher::reset()
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
+    closed_.clear();
 }
 
 /* Runs the tracker on a frame, in frame order; returns the objects to
@@ -266,6 +267,7 @@ void FrameFinisher::close_tracks()
     next_track_id_ = tracker_->next_id();
     report.events = tracker_->clear();
     tracker_.reset();
+    closed_.insert(closed_.end(), report.events.begin(), report.events.end());
     if (!last_settings_) {
         snapshots_.clear();
         return;
@@ -421,6 +423,8 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
                 report.objects[i].parent_od_id = parents[i].od_id;
             }
         }
+        report.closed.swap(closed_);
+        closed_.clear();
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
         /* The views are taken from the frame as it arrived. */
         if (fs.detection.tracking && takes_snapshots(s))

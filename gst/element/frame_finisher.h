@@ -72,7 +72,11 @@ public:
     /* End of stream: every open track leaves ("left" events with
      * updates=events). Only while no frame is being finished (after a
      * drain). */
-    void end_of_stream() { close_tracks(); }
+    void end_of_stream()
+    {
+        close_tracks();
+        closed_.clear(); /* no frame follows: the bus message is all */
+    }
 
     /* Attaches the results of one frame (and draws them), `result` null
      * when it was not on the device; returns the buffer to push. `engine`:
@@ -99,7 +103,8 @@ private:
     void warn_snapshots_without_tracking(const FrameSettings& fs);
     void warn_privacy_between_searches(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
-     * last finished frame's times, and drops the tracker. */
+     * last finished frame's times, keeps the events in closed_ for the
+     * frame being finished, and drops the tracker. */
     void close_tracks();
 
     GstBaseTransform* element_;
@@ -110,6 +115,10 @@ private:
     MessageTimes last_times_;
     guint64 last_frame_ = 0;
     std::atomic<bool> tracker_reset_{true};
+    /* The left events of the tracks close_tracks() ended while finishing
+     * a frame (a seek, a tracker setting changed, tracking=false): that
+     * frame's buffer carries them too (FrameReport::closed). */
+    std::vector<waldboost::tracking::TrackEvent> closed_;
     UpdatesFilter updates_;
     guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */
     /* With tracking, the parts found in each track on its last detection

@@ -31,6 +31,12 @@ struct FrameReport {
     const NestedCascades* nested = nullptr;
     /* Tracks that appeared or left on this frame (tracking=true). */
     std::vector<waldboost::tracking::TrackEvent> events;
+    /* Tracks the tracker's restart ended before this frame (a seek, a
+     * tracker setting changed, tracking=false): their left events, posted
+     * on the bus at the last frame's times, and in this frame's events
+     * meta ahead of `events`, so that what reads the buffers sees every
+     * track that appeared leave. */
+    std::vector<waldboost::tracking::TrackEvent> closed;
     /* With tracking and privacy: the boxes of the open tracks not reported
      * (StreamTracker::unreported_boxes) and of the detections the tracker
      * did not take (kMaxTracks), hidden and not otherwise shown. */

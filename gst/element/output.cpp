@@ -115,12 +115,13 @@ GstStructure* detections_structure(const FrameReport& report, const MessageTimes
 }
 
 /* The "event" structures (kind "appeared" or "left", id, x, y, width,
- * height, label) of the message and of the buffer's meta. */
-void take_events_list(GstStructure* s, const FrameReport& report)
+ * height, label) of the message and of the buffer's meta: `report.events`,
+ * after `report.closed` with `with_closed`. */
+void take_events_list(GstStructure* s, const FrameReport& report, bool with_closed)
 {
     GValue list = G_VALUE_INIT;
     g_value_init(&list, GST_TYPE_LIST);
-    for (const wt::TrackEvent& e : report.events) {
+    const auto append = [&](const wt::TrackEvent& e) {
         GValue item = G_VALUE_INIT;
         g_value_init(&item, GST_TYPE_STRUCTURE);
         g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING,
@@ -130,7 +131,10 @@ void take_events_list(GstStructure* s, const FrameReport& report)
                                                     e.box.width, "height", G_TYPE_INT, e.box.height, "label",
                                                     G_TYPE_STRING, report.label.c_str(), nullptr));
         gst_value_list_append_and_take_value(&list, &item);
-    }
+    };
+    if (with_closed)
+        std::for_each(report.closed.begin(), report.closed.end(), append);
+    std::for_each(report.events.begin(), report.events.end(), append);
     gst_structure_take_value(s, "events", &list);
 }
 
@@ -140,7 +144,7 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
     GstStructure* s = gst_structure_new("waldboostdetect-events", "timestamp", G_TYPE_UINT64, t.timestamp,
                                         "stream-time", G_TYPE_UINT64, t.stream_time, "running-time", G_TYPE_UINT64,
                                         t.running_time, "frame", G_TYPE_UINT64, report.frame, nullptr);
-    take_events_list(s, report);
+    take_events_list(s, report, false);
     return s;
 }
 
@@ -149,7 +153,7 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
  * whatever `updates` says about messages. */
 void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
 {
-    if (report.events.empty())
+    if (report.events.empty() && report.closed.empty())
         return;
     GstCustomMeta* meta = gst_buffer_add_custom_meta(buffer, WALDBOOST_TRACK_EVENTS_META_NAME);
     if (!meta)
@@ -157,7 +161,7 @@ void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
     GstStructure* s = gst_custom_meta_get_structure(meta);
     gst_structure_set_name(s, WALDBOOST_TRACK_EVENTS_STRUCTURE);
     gst_structure_set(s, "frame", G_TYPE_UINT64, report.frame, nullptr);
-    take_events_list(s, report);
+    take_events_list(s, report, true);
 }
 
 }  // namespace

@@ -67,11 +67,13 @@ struct _GstWaldboostMetaConvert {
     OpenTracks* open;
     FrameContext* last_context; /* the last frame's, for the tracks left at EOS */
     gboolean json_started;
-    HostCost* cost;                  /* for stats, read from any thread */
-    std::atomic<guint64>* documents; /* made, for stats */
-    GstCaps* ntp_caps;               /* timestamp/x-ntp, made once */
-    GstCaps* unix_caps;              /* timestamp/x-unix */
-    const GstMetaInfo* events_info;  /* the detector's events meta, once registered */
+    HostCost* cost;                   /* for stats, read from any thread */
+    std::atomic<guint64>* documents;  /* made, for stats */
+    GstCaps* ntp_caps;                /* timestamp/x-ntp, made once */
+    GstCaps* unix_caps;               /* timestamp/x-unix */
+    gboolean base_time_stale;         /* a flush reset the running time: the base time in */
+    GstClockTimeDiff stale_base_time; /* ... stale_base_time is the last play's (object lock) */
+    const GstMetaInfo* events_info;   /* the detector's events meta, once registered */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaConvert, gst_waldboost_meta_convert, GST_TYPE_ELEMENT);
@@ -138,13 +140,21 @@ static void frame_times(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameC
         return;
     /* The clock and the base time under one lock (what
      * gst_element_get_clock and gst_element_get_base_time take apiece).
-     * Only in PLAYING: a bin gives its children the clock before their
-     * base time, and frames that pass while prerolling (before an encoder
-     * or a muxer fills) would be placed at the clock's start, hours back. */
+     * Only once the base time is this play's:
+     * - in PLAYING: a bin gives its children the clock before their base
+     *   time, and frames that pass while prerolling (before an encoder or a
+     *   muxer fills) would be placed at the clock's start, hours back;
+     * - after a flush that reset the running time, once the pipeline has
+     *   given a new base time: the frames before it (this element stays
+     *   PLAYING while the sinks preroll again) would be placed at the
+     *   first play's start. */
     GstElement* element = GST_ELEMENT(self);
     GST_OBJECT_LOCK(element);
-    GstClock* clock =
-        element->clock && GST_STATE(element) == GST_STATE_PLAYING ? GST_CLOCK(gst_object_ref(element->clock)) : nullptr;
+    if (self->base_time_stale && element->base_time != self->stale_base_time)
+        self->base_time_stale = FALSE;
+    GstClock* clock = element->clock && GST_STATE(element) == GST_STATE_PLAYING && !self->base_time_stale
+                          ? GST_CLOCK(gst_object_ref(element->clock))
+                          : nullptr;
     const GstClockTime base_time = element->base_time;
     GST_OBJECT_UNLOCK(element);
     if (!clock)
@@ -287,7 +297,7 @@ static GstFlowReturn convert_chain(GstPad*, GstObject* parent, GstBuffer* buffer
     return gst_pad_push(self->srcpad, buffer);
 }
 
-/* The tracks still open leave at the end of the stream (or a flush), at the
+/* The tracks still open leave at the end of the stream, at the
  * last frame's times, as the detector's own last events message says: no
  * frame carries them, so a custom event does, ahead of the EOS. */
 static void close_open_tracks(GstWaldboostMetaConvert* self)
@@ -325,9 +335,20 @@ static gboolean convert_sink_event(GstPad* pad, GstObject* parent, GstEvent* eve
             gst_pad_push_event(self->jsonpad, gst_event_new_segment(&self->segment));
         break;
     case GST_EVENT_FLUSH_STOP:
-        /* The detector drops its tracks with a flush and reports them
-         * left on the next frame's messages only. */
-        self->open->clear();
+        /* The open tracks stay open: the detector ends its tracks at the
+         * next frame, whose events meta says they left (a consumer that
+         * saw them appear must see them go), and what is still open at
+         * EOS leaves there. */
+        {
+            gboolean reset_time = FALSE;
+            gst_event_parse_flush_stop(event, &reset_time);
+            GST_OBJECT_LOCK(self);
+            if (reset_time) {
+                self->base_time_stale = TRUE;
+                self->stale_base_time = GST_ELEMENT(self)->base_time;
+            }
+            GST_OBJECT_UNLOCK(self);
+        }
         gst_segment_init(&self->segment, GST_FORMAT_UNDEFINED);
         if (self->json_started)
             gst_pad_push_event(self->jsonpad, gst_event_ref(event));
@@ -377,6 +398,9 @@ static void convert_reset(GstWaldboostMetaConvert* self)
     self->frames = 0;
     self->open->clear();
     *self->last_context = FrameContext();
+    GST_OBJECT_LOCK(self);
+    self->base_time_stale = FALSE;
+    GST_OBJECT_UNLOCK(self);
     self->json_started = FALSE;
     self->cost->reset();
     *self->documents = 0;

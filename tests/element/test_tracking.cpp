@@ -244,15 +244,36 @@ GST_START_TEST(test_tracking_events)
 }
 GST_END_TEST;
 
+/* The track events of a buffer's events meta (track_events_meta.h), in
+ * order: kind and id. */
+std::vector<std::pair<std::string, gint>> meta_events(GstBuffer* b)
+{
+    std::vector<std::pair<std::string, gint>> events;
+    GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostTrackEventsMeta");
+    if (!meta)
+        return events;
+    const GValue* list = gst_structure_get_value(gst_custom_meta_get_structure(meta), "events");
+    fail_unless(list && GST_VALUE_HOLDS_LIST(list));
+    for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+        const GstStructure* e = gst_value_get_structure(gst_value_list_get_value(list, i));
+        gint id = -1;
+        fail_unless(gst_structure_get_int(e, "id", &id));
+        events.emplace_back(gst_structure_get_string(e, "kind"), id);
+    }
+    return events;
+}
+
 /* Track ids never come back in a stream: not when tracking is switched off
  * and on again, not when lost-after changes (each starts the tracker
- * afresh); the tracks open then leave first. */
+ * afresh); the tracks open then leave first, on the bus and
+ * on the next buffer. */
 GST_START_TEST(test_tracking_ids_never_come_back)
 {
     GstHarness* h = harness_with({{"tracking", "true"}, {"updates", "events"}, {"draw", "none"}});
     GstBus* bus = attach_bus(h);
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     std::vector<gint> first_ids;
+    std::map<gint, int> meta_appeared, meta_left; /* the buffers' events metas */
     int k = 0;
     auto push = [&](int count) {
         std::vector<gint> ids;
@@ -261,6 +282,8 @@ GST_START_TEST(test_tracking_ids_never_come_back)
             GstBuffer* b = gst_harness_pull(h);
             for (const TrackedBox& t : tracked_boxes(b))
                 ids.push_back(t.id);
+            for (const auto& [kind, id] : meta_events(b))
+                ++(kind == "appeared" ? meta_appeared : meta_left)[id];
             gst_buffer_unref(b);
         }
         return ids;
@@ -296,6 +319,17 @@ GST_START_TEST(test_tracking_ids_never_come_back)
                 left.size());
     for (const auto& [id, n] : appeared)
         fail_unless_equals_int(n, 1);
+    /* The buffers say the same, for what reads them (waldboostmetaconvert):
+     * the tracks that tracking=false and the lost-after change ended leave
+     * in the next frame's meta; the last ones leave at EOS, on the bus
+     * only (no buffer follows). */
+    fail_unless(meta_appeared.size() == appeared.size(), "%zu tracks appeared on the buffers, %zu on the bus",
+                meta_appeared.size(), appeared.size());
+    for (const auto& [id, n] : meta_appeared) {
+        fail_unless_equals_int(n, 1);
+        const bool ended_mid_stream = id <= last_toggle;
+        fail_unless_equals_int(meta_left[id], ended_mid_stream ? 1 : 0);
+    }
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);
     gst_harness_teardown(h);

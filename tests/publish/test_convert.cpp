@@ -388,6 +388,47 @@ GST_START_TEST(test_event_documents_and_eos)
 }
 GST_END_TEST;
 
+/* A seek (flush): the detector ends its tracks at the next frame, whose
+ * events meta says they left. The converter keeps them open until then,
+ * and a track no left came for leaves at EOS, never forgotten. */
+GST_START_TEST(test_tracks_stay_open_through_a_flush)
+{
+    GstHarness* h = converter();
+    GstBuffer* b = frame(3 * GST_SECOND);
+    add_object(b, "face", 10, 10, 40, 40, 1, -1, 0.9, 0);
+    add_object(b, "face", 100, 10, 40, 40, 3, -1, 0.9, 0);
+    add_event(b, "appeared", 1, "face", 10, 10, 40, 40);
+    add_event(b, "appeared", 3, "face", 100, 10, 40, 40);
+    gst_harness_push(h, b);
+    fail_unless_equals_int(pull_documents(h).size(), 3);
+
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    b = frame(0);
+    add_object(b, "face", 200, 20, 40, 40, 2, -1, 0.9, 0);
+    add_event(b, "left", 1, "face", 10, 10, 40, 40);
+    add_event(b, "appeared", 2, "face", 200, 20, 40, 40);
+    gst_harness_push(h, b);
+    const std::vector<std::string> after = pull_documents(h);
+    fail_unless_equals_int(after.size(), 3);
+    Doc left(after[1]);
+    JsonObject* e = json_object_get_object_member(left.root, "event");
+    fail_unless_equals_string(json_object_get_string_member(e, "kind"), "left");
+    fail_unless_equals_int(json_object_get_int_member(e, "id"), 1);
+
+    /* Track 1 left once; 3 and 2 leave at EOS, in id order. */
+    const std::vector<std::string> at_eos = eos_documents(h);
+    fail_unless_equals_int(at_eos.size(), 2);
+    Doc two(at_eos[0]), three(at_eos[1]);
+    fail_unless_equals_int(json_object_get_int_member(json_object_get_object_member(two.root, "event"), "id"), 2);
+    fail_unless_equals_int(json_object_get_int_member(json_object_get_object_member(three.root, "event"), "id"), 3);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 GstBuffer* with_reference(GstBuffer* b, const char* caps_name, GstClockTime t)
 {
     GstCaps* caps = gst_caps_new_empty_simple(caps_name);
@@ -424,6 +465,33 @@ GST_START_TEST(test_system_timestamp)
     const gint64 got = parse_iso8601_ns(c.string("system_timestamp"));
     fail_unless(std::llabs(got - (now - 6 * static_cast<gint64>(GST_SECOND))) < 500 * GST_MSECOND, "clock mapping: %s",
                 c.string("system_timestamp"));
+
+    /* A seek's flush resets the running time, and this element stays
+     * PLAYING while the sinks preroll again: until the pipeline gives a
+     * new base time, a frame's time is now, not the first play's start
+     * plus its running time (here 19 s back). */
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    gst_harness_set_time(h, 20 * GST_SECOND);
+    gst_harness_push(h, frame(GST_SECOND));
+    const gint64 flushed_now = g_get_real_time() * 1000;
+    Doc f(pull_documents(h).at(0));
+    const gint64 flushed_got = parse_iso8601_ns(f.string("system_timestamp"));
+    fail_unless(std::llabs(flushed_got - flushed_now) < 500 * GST_MSECOND, "a frame after a flush: %s",
+                f.string("system_timestamp"));
+    /* The new base time (18 s): the frame at 2 s is due at 20 s, a second
+     * before the clock's 21 s. */
+    gst_element_set_base_time(h->element, 18 * GST_SECOND);
+    gst_harness_set_time(h, 21 * GST_SECOND);
+    gst_harness_push(h, frame(2 * GST_SECOND));
+    const gint64 replay_now = g_get_real_time() * 1000;
+    Doc r(pull_documents(h).at(0));
+    const gint64 replay_got = parse_iso8601_ns(r.string("system_timestamp"));
+    fail_unless(std::llabs(replay_got - (replay_now - static_cast<gint64>(GST_SECOND))) < 500 * GST_MSECOND,
+                "the clock again after the flush: %s", r.string("system_timestamp"));
 
     /* Prerolling: a bin hands its children the clock before their base
      * time, so a frame that passes in PAUSED (before a muxer or an encoder
@@ -746,6 +814,7 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_frame_document_objects);
     tcase_add_test(tc, test_event_documents_and_eos);
     tcase_add_test(tc, test_system_timestamp);
+    tcase_add_test(tc, test_tracks_stay_open_through_a_flush);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_hostile_strings);
     tcase_add_test(tc, test_not_finite_numbers);
