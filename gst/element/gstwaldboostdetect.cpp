@@ -111,7 +111,7 @@ G_DEFINE_ENUM_TYPE(GstWaldboostPrivacy, gst_waldboost_privacy,
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_NONE, "none", "The frame is left as it is"),
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_BLUR, "blur", "Blur the inside of each box"),
                    WALDBOOST_VALUE(GST_WALDBOOST_PRIVACY_PIXELATE, "pixelate",
-                                   "Replace the inside of each box by a mosaic of cells an eighth of its smaller side"))
+                                   "Replace the inside of each box by a mosaic, four cells across its smaller side"))
 
 G_DEFINE_ENUM_TYPE(GstWaldboostInferenceRegion, gst_waldboost_inference_region,
                    WALDBOOST_VALUE(GST_WALDBOOST_INFERENCE_REGION_FULL_FRAME, "full-frame",

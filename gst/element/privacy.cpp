@@ -26,10 +26,16 @@ struct Plane {
     guint8& at(int x, int y) const { return data[static_cast<size_t>(y) * stride + static_cast<size_t>(x) * pstride]; }
 };
 
-/* The strength of both modes follows the box: a blur radius or a mosaic
- * cell of an eighth of its smaller side (at least 4 pixels), so a face is
- * unrecognisable at every size while the box stays recognisably a box. */
-int strength(const waldboost::Rect& box) { return std::max(4, std::min(box.width, box.height) / 8); }
+/* The strength follows the box, so that a face is unrecognisable at every
+ * size while the box stays recognisably a box: a blur radius of an eighth
+ * of its smaller side, or a mosaic of four cells across it (at least 4
+ * pixels either way). A mosaic keeps each cell's mean, which is what a
+ * cascade's features compare: with cells of an eighth the default face
+ * detector still found some of the faces it had hidden (reliability.md). */
+int strength(const waldboost::Rect& box, GstWaldboostPrivacy mode)
+{
+    return std::max(4, std::min(box.width, box.height) / (mode == GST_WALDBOOST_PRIVACY_PIXELATE ? 4 : 8));
+}
 
 /* Replaces each cell x cell block of the span by its mean. */
 void pixelate(const Plane& p, const Span& s, int cell)
@@ -106,7 +112,7 @@ void hide_box(GstVideoFrame* frame, const waldboost::Rect& box, GstWaldboostPriv
     const int y1 = static_cast<int>(std::clamp<int64_t>(int64_t{box.y} + box.height, 0, frame_h));
     if (x1 <= x0 || y1 <= y0)
         return;
-    const int luma_strength = strength(box);
+    const int luma_strength = strength(box, mode);
     const GstVideoFormatInfo* finfo = frame->info.finfo;
     for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(frame); ++c) {
         const int w_sub = GST_VIDEO_FORMAT_INFO_W_SUB(finfo, c), h_sub = GST_VIDEO_FORMAT_INFO_H_SUB(finfo, c);
