@@ -58,6 +58,8 @@ bool FrameQueue::start()
 {
     stats_.reset();
     frame_count_ = 0;
+    interval_from_ = 0;
+    restart_interval_ = false;
     unreadable_.reset();
     pool_copy_logged_ = false;
     inflight_limit_warned_ = 0;
@@ -144,10 +146,21 @@ GstFlowReturn FrameQueue::apply_settings(std::unique_lock<std::mutex>& lock)
     return GST_FLOW_OK;
 }
 
+/* Whether going from `was` to `now` makes the finisher start the tracker
+ * afresh (FrameFinisher::track): tracking switched on, or one of the
+ * settings its tracker is made with changed. */
+static bool restarts_tracker(const DetectionSettings& was, const DetectionSettings& now)
+{
+    return now.tracking && (!was.tracking || was.lost_after != now.lost_after || was.confirm_hits != now.confirm_hits ||
+                            was.confirm_window != now.confirm_window);
+}
+
 /* The settings `s` (of `generation`) become the next frames'. Needs the
  * engine. */
 void FrameQueue::activate(const Settings& s, guint64 generation)
 {
+    if (restarts_tracker(active_.detection, s.detection))
+        restart_interval_ = true;
     active_ = s;
     active_generation_ = generation;
     auto frame = std::make_shared<FrameSettings>();
@@ -433,9 +446,13 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
     pending.settings = frame_settings_;
     pending.draw = draw_mode(active_.output.draw, overlay_meta_downstream_);
     /* Frame numbers restart at 0 with the stream, so the first frame is
-     * always searched. */
+     * always searched; so is the first after the tracker starts afresh,
+     * which would have nothing to follow (nor privacy to hide) until the
+     * next search. */
     const DetectionSettings& d = active_.detection;
-    pending.detect = d.interval <= 1 || pending.frame % static_cast<guint64>(d.interval) == 0;
+    if (restart_interval_.exchange(false))
+        interval_from_ = pending.frame;
+    pending.detect = d.interval <= 1 || (pending.frame - interval_from_) % static_cast<guint64>(d.interval) == 0;
     pending.visible = visible_rect(pending.buffer, GST_VIDEO_INFO_WIDTH(&info_), GST_VIDEO_INFO_HEIGHT(&info_));
     /* roi is in the visible frame's coordinates, as the results are. */
     pending.roi = roi_in_frame(d.roi, pending.visible.width, pending.visible.height);
@@ -788,6 +805,7 @@ void FrameQueue::flush_stop()
     flushing_ = false;
     downstream_ = GST_FLOW_OK;
     finisher_.reset_tracker(); /* a seek: the objects of before are not the ones to come */
+    restart_interval_ = true;
 }
 
 /* ------------------------------------------------------------------------ */

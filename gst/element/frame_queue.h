@@ -13,6 +13,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -115,6 +116,11 @@ private:
     bool overlay_meta_downstream_ = false;
     bool overlay_meta_unknown_ = true; /* ask downstream at the next frame */
     guint64 frame_count_ = 0;
+    /* interval counts from this frame, which is searched: the first, and
+     * the first after the tracker starts afresh (set by a flush from
+     * another thread, hence atomic; by a settings change) */
+    guint64 interval_from_ = 0;
+    std::atomic<bool> restart_interval_{false};
     bool draw_meta_hinted_ = false;    /* the draw=meta hint was posted */
     bool pool_copy_logged_ = false;    /* keep_upstream_pool_free said why it copies */
     size_t inflight_limit_warned_ = 0; /* the engine's in-flight limit last warned about */

@@ -516,9 +516,10 @@ void install_properties(GObjectClass* gobject_class)
     g_object_class_install_property(
         gobject_class, PROP_INTERVAL,
         g_param_spec_int("interval", "Detection interval",
-                         "Detect on every interval-th frame only (1 = every frame); with tracking=true the "
-                         "objects are followed on the frames in between, without it those frames have no "
-                         "detections",
+                         "Detect on every interval-th frame only (1 = every frame; the count starts again, "
+                         "with a search, after a seek or a change that restarts the tracker); with "
+                         "tracking=true the objects are followed on the frames in between, without it those "
+                         "frames have no detections",
                          1, 1000, 1, rw));
     /**
      * GstWaldboostDetect:lost-after:

@@ -225,6 +225,48 @@ GST_START_TEST(test_privacy_between_searches)
 }
 GST_END_TEST;
 
+/* With tracking and interval=3, the tracker starting afresh (a seek's
+ * flush, a new lost-after) makes the next frame a search, whatever its
+ * place in the interval: else the frames up to the next search would have
+ * no track to hide, and the face would go out as it came. */
+GST_START_TEST(test_privacy_after_the_tracker_restarts)
+{
+    const GrayImage img = odd_face();
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty(), "the core finds no face in the test image");
+    GstHarness* h = harness_with({{"privacy", "blur"}, {"draw", "none"}, {"interval", "3"}, {"tracking", "true"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+    std::vector<Sent> sent;
+    int pts = 0;
+    auto push = [&](int count) {
+        for (int i = 0; i < count; ++i)
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, pts++, &sent), GST_FLOW_OK);
+    };
+    push(2); /* frames 0 (searched) and 1 */
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    std::vector<GstBuffer*> out = pull_all(h); /* what left before the flush */
+    unref_all(out);
+    sent.clear();
+    push(2); /* frames 2 and 3: 2 would not be searched by its number */
+    g_object_set(h->element, "lost-after", 7, nullptr);
+    push(2); /* frames 4 and 5: 4 neither */
+    push_eos(h);
+    out = pull_all(h);
+    fail_unless_equals_int(out.size(), sent.size());
+    for (size_t i = 0; i < out.size(); ++i)
+        check_hidden(
+            sent[i], out[i], want, 0.8,
+            (std::string(i < 2 ? "after the flush" : "after lost-after changed") + ", frame " + std::to_string(i % 2))
+                .c_str());
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* A detector's miss with tracking: on one frame noise covers the face, and
  * the core finds no face there. The confirmed track coasts through that
  * frame unreported, and is hidden where it was. */
@@ -268,6 +310,7 @@ TCase* element_case()
     tcase_add_test(tc, test_privacy_labels);
     tcase_add_test(tc, test_privacy_under_burned_boxes);
     tcase_add_test(tc, test_privacy_between_searches);
+    tcase_add_test(tc, test_privacy_after_the_tracker_restarts);
     tcase_add_test(tc, test_privacy_through_a_miss);
     return tc;
 }
