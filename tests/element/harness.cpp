@@ -319,6 +319,15 @@ void unref_all(std::vector<GstBuffer*>& buffers)
 
 void push_eos(GstHarness* h) { fail_unless(gst_harness_push_event(h, gst_event_new_eos()), "EOS refused"); }
 
+void push_flush(GstHarness* h)
+{
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()), "FLUSH_START refused");
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)), "FLUSH_STOP refused");
+    GstSegment segment;
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)), "SEGMENT refused");
+}
+
 std::vector<uint8_t> bytes_of(GstBuffer* b)
 {
     std::vector<uint8_t> bytes(gst_buffer_get_size(b));

@@ -163,6 +163,9 @@ GstFlowReturn push_frame(GstHarness* h, const GrayImage& image, GstVideoFormat f
 std::vector<GstBuffer*> pull_all(GstHarness* h);
 void unref_all(std::vector<GstBuffer*>& buffers);
 void push_eos(GstHarness* h);
+/* A flushing seek as a demuxer sends it: FLUSH_START, FLUSH_STOP that
+ * resets the running time, a new TIME segment from 0. */
+void push_flush(GstHarness* h);
 std::vector<uint8_t> bytes_of(GstBuffer* b);
 
 /* The order of everything that leaves the element, from a probe on the

@@ -243,11 +243,7 @@ GST_START_TEST(test_privacy_after_the_tracker_restarts)
             fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, pts++, &sent), GST_FLOW_OK);
     };
     push(2); /* frames 0 (searched) and 1 */
-    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
-    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
-    GstSegment segment;
-    gst_segment_init(&segment, GST_FORMAT_TIME);
-    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    push_flush(h);
     std::vector<GstBuffer*> out = pull_all(h); /* what left before the flush */
     unref_all(out);
     sent.clear();

@@ -197,11 +197,7 @@ GST_START_TEST(test_flush)
         /* Frames 0.. mi-2 stay in flight. */
         for (int k = 0; k < mi - 1; ++k)
             fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
-        fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
-        fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
-        GstSegment segment;
-        gst_segment_init(&segment, GST_FORMAT_TIME);
-        fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+        push_flush(h);
         std::vector<std::vector<Box>> want;
         for (int k = 10; k < 13; ++k) {
             const GrayImage img = face_frame(k - 5);

@@ -361,11 +361,7 @@ GST_START_TEST(test_tracking_through_hostile_streams)
     for (int k = 0; k < 6; ++k)
         push(face_frame(k), k);
     /* A flushing seek back to the start. */
-    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
-    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
-    GstSegment segment;
-    gst_segment_init(&segment, GST_FORMAT_TIME);
-    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+    push_flush(h);
     std::vector<GstBuffer*> before_seek = pull_all(h); /* what left before the flush */
     const int flushed = pushed - static_cast<int>(before_seek.size());
     out.insert(out.end(), before_seek.begin(), before_seek.end());
