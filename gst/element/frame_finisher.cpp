@@ -38,6 +38,7 @@ void FrameFinisher::reset()
     next_track_id_ = 1;
     tracker_reset_ = true;
     closed_.clear();
+    closed_lost_.clear();
 }
 
 /* Runs the tracker on a frame, in frame order; returns the objects to
@@ -266,8 +267,11 @@ void FrameFinisher::close_tracks()
     FrameReport report;
     next_track_id_ = tracker_->next_id();
     report.events = tracker_->clear();
+    std::vector<ReportedObject> none;
+    const std::vector<LostTrack> lost = tracker_->stamp(none, report.events, GST_CLOCK_TIME_NONE);
     tracker_.reset();
     closed_.insert(closed_.end(), report.events.begin(), report.events.end());
+    closed_lost_.insert(closed_lost_.end(), lost.begin(), lost.end());
     if (!last_settings_) {
         snapshots_.clear();
         return;
@@ -425,6 +429,8 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         }
         report.closed.swap(closed_);
         closed_.clear();
+        report.lost.insert(report.lost.begin(), closed_lost_.begin(), closed_lost_.end());
+        closed_lost_.clear();
         report.parts = parts_of_frame(pending, frame, report.objects, &parts_cut);
         /* The views are taken from the frame as it arrived. */
         if (fs.detection.tracking && takes_snapshots(s))

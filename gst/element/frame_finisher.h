@@ -76,6 +76,7 @@ public:
     {
         close_tracks();
         closed_.clear(); /* no frame follows: the bus message is all */
+        closed_lost_.clear();
     }
 
     /* Attaches the results of one frame (and draws them), `result` null
@@ -116,9 +117,11 @@ private:
     guint64 last_frame_ = 0;
     std::atomic<bool> tracker_reset_{true};
     /* The left events of the tracks close_tracks() ended while finishing
-     * a frame (a seek, a tracker setting changed, tracking=false): that
-     * frame's buffer carries them too (FrameReport::closed). */
+     * a frame (a seek, a tracker setting changed, tracking=false), and
+     * when those tracks were seen: that frame's buffer carries them too
+     * (FrameReport::closed, and lost TrackingMtds in FrameReport::lost). */
     std::vector<waldboost::tracking::TrackEvent> closed_;
+    std::vector<LostTrack> closed_lost_;
     UpdatesFilter updates_;
     guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */
     /* With tracking, the parts found in each track on its last detection

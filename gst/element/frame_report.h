@@ -34,16 +34,16 @@ struct FrameReport {
     /* Tracks the tracker's restart ended before this frame (a seek, a
      * tracker setting changed, tracking=false): their left events, posted
      * on the bus at the last frame's times, and in this frame's events
-     * meta ahead of `events`, so that what reads the buffers sees every
-     * track that appeared leave. */
+     * meta ahead of `events` (and their TrackingMtds in `lost`), so that
+     * what reads the buffers sees every track that appeared leave. */
     std::vector<waldboost::tracking::TrackEvent> closed;
     /* With tracking and privacy: the boxes of the open tracks not reported
      * (StreamTracker::unreported_boxes) and of the detections the tracker
      * did not take (kMaxTracks), hidden and not otherwise shown. */
     std::vector<waldboost::Rect> unreported;
-    /* The tracks those events ended, with when they were seen, and this
-     * frame's running time (the reported tracks' last seen): the analytics
-     * metadata's TrackingMtds. */
+    /* The tracks those events and `closed` ended, with when they were
+     * seen, and this frame's running time (the reported tracks' last
+     * seen): the analytics metadata's TrackingMtds. */
     std::vector<LostTrack> lost;
     GstClockTime running_time = GST_CLOCK_TIME_NONE;
     guint64 windows_cut = 0; /* accepted windows past max-windows */

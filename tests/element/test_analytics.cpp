@@ -374,6 +374,61 @@ GST_START_TEST(test_analytics_matches_roi_metas)
 }
 GST_END_TEST;
 
+/* A seek's flush starts the tracker afresh: the tracks of before leave on
+ * the first frame after it, as TrackingMtds marked lost (seen from their
+ * first ROI meta to their last, related to no ODMtd), as on the frame a
+ * track is lost; the tracks of after are new ones. */
+GST_START_TEST(test_analytics_tracks_lost_at_a_flush)
+{
+    GstHarness* h = harness_with({{"tracking", "true"}, {"draw", "none"}});
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+    constexpr int kBefore = 4, kAfter = 3;
+    std::map<gint, GstClockTime> first_pts, last_pts;
+    for (int k = 0; k < kBefore; ++k) {
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        GstBuffer* b = gst_harness_pull(h); /* every frame out before the flush */
+        for (const Roi& r : rois_of(b)) {
+            if (!first_pts.count(r.id))
+                first_pts[r.id] = GST_BUFFER_PTS(b);
+            last_pts[r.id] = GST_BUFFER_PTS(b);
+        }
+        gst_buffer_unref(b);
+    }
+    fail_unless(!first_pts.empty(), "no face tracked before the flush");
+    push_flush(h);
+    for (int k = 0; k < kAfter; ++k)
+        fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), kAfter);
+    for (size_t k = 0; k < out.size(); ++k) {
+        GstAnalyticsRelationMeta* rmeta = gst_buffer_get_analytics_relation_meta(out[k]);
+        std::set<gint> lost;
+        for (const TrackInfo& t : tracks_of(rmeta)) {
+            if (!t.lost)
+                continue;
+            const gint id = static_cast<gint>(t.id);
+            lost.insert(id);
+            fail_unless(first_pts.count(id), "frame %zu after the flush: lost track %d never had a ROI meta", k, id);
+            fail_unless_equals_uint64(t.first_seen, first_pts[id]);
+            fail_unless_equals_uint64(t.last_seen, last_pts[id]);
+            for (const Od& od : ods_of(rmeta))
+                fail_unless_equals_int(gst_analytics_relation_meta_get_relation(rmeta, od.mtd.id, t.mtd_id),
+                                       GST_ANALYTICS_REL_TYPE_NONE);
+        }
+        std::set<gint> before;
+        for (const auto& [id, pts] : first_pts)
+            before.insert(id);
+        fail_unless(lost == (k == 0 ? before : std::set<gint>{}), "frame %zu after the flush: %zu lost TrackingMtds", k,
+                    lost.size());
+        for (const Roi& r : rois_of(out[k]))
+            fail_if(first_pts.count(r.id), "frame %zu after the flush: track %d of before goes on", k, r.id);
+    }
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* metadata: both by default; roi attaches no relation meta; analytics no
  * ROI metas, and ODMtds of the boxes roi gives; without tracking no
  * TrackingMtd. */
@@ -551,6 +606,7 @@ TCase* element_case()
 {
     TCase* tc = tcase_create("analytics");
     tcase_add_test(tc, test_analytics_matches_roi_metas);
+    tcase_add_test(tc, test_analytics_tracks_lost_at_a_flush);
     tcase_add_test(tc, test_analytics_metadata_property);
     tcase_add_test(tc, test_analytics_joins_upstream_relation_meta);
     tcase_add_test(tc, test_analytics_bounded_in_a_crowd);
