@@ -18,6 +18,12 @@ namespace waldboost_element {
 namespace wcl = waldboost::opencl;
 using waldboost::Detection;
 
+guint next_detector_number()
+{
+    static std::atomic<guint> made{0};
+    return ++made;
+}
+
 void FrameFinisher::reset()
 {
     tracker_.reset(); /* a new stream: nothing of the last one is reported */
@@ -391,6 +397,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     FrameReport report;
     report.frame = pending.frame;
     report.label = s.label;
+    report.detector = detector_;
     report.label_id = s.label_id;
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;
@@ -419,6 +426,8 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
                         break;
                     }
             report.lost = tracker_->stamp(report.objects, report.events, report.running_time);
+            report.tracking = true;
+            report.open = tracker_->open_tracks();
         } else {
             close_tracks();
             report.objects = untracked_objects(detections);

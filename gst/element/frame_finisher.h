@@ -61,6 +61,9 @@ struct PendingFrame {
     gint64 submitted_us = 0; /* monotonic time it went on the device */
 };
 
+/* A number no other detector of the process has. */
+guint next_detector_number();
+
 class FrameFinisher {
 public:
     FrameFinisher(GstBaseTransform* element, SharedStats& stats) : element_(element), stats_(stats) {}
@@ -110,6 +113,9 @@ private:
 
     GstBaseTransform* element_;
     SharedStats& stats_;
+    /* This element's number in the process, from 1: the events meta's
+     * "detector", which tells the tracks of chained detectors apart. */
+    const guint detector_ = next_detector_number();
     std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
     /* The last finished frame: where close_tracks() posts. */
     std::shared_ptr<const FrameSettings> last_settings_;

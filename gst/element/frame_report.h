@@ -19,9 +19,10 @@
 namespace waldboost_element {
 
 struct FrameReport {
-    guint64 frame = 0; /* the element's frame number, from 0 each start */
-    std::string label; /* the detections' (the property or the classifier's) */
-    gint label_id = 0; /* its class id (label-id, or label_ids.h's) */
+    guint64 frame = 0;  /* the element's frame number, from 0 each start */
+    std::string label;  /* the detections' (the property or the classifier's) */
+    gint label_id = 0;  /* its class id (label-id, or label_ids.h's) */
+    guint detector = 0; /* the element's number in the process (FrameFinisher) */
     /* The objects (detections, or tracks with their fields), their meta
      * ids in ReportedObject::id. */
     std::vector<ReportedObject> objects;
@@ -37,6 +38,12 @@ struct FrameReport {
      * meta ahead of `events` (and their TrackingMtds in `lost`), so that
      * what reads the buffers sees every track that appeared leave. */
     std::vector<waldboost::tracking::TrackEvent> closed;
+    /* With tracking, the tracks open after this frame's events: in the
+     * events meta of every frame, so that what reads the buffers through
+     * an element that drops or repeats frames (videorate) still sees
+     * each track appear and leave once. */
+    bool tracking = false;
+    std::vector<OpenTrack> open;
     /* With tracking and privacy: the boxes of the open tracks not reported
      * (StreamTracker::unreported_boxes) and of the detections the tracker
      * did not take (kMaxTracks), hidden and not otherwise shown. */

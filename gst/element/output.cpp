@@ -148,20 +148,39 @@ GstStructure* events_structure(const FrameReport& report, const MessageTimes& t)
     return s;
 }
 
+/* The "track" structures (id, x, y, width, height) of the open tracks. */
+void take_open_list(GstStructure* s, const FrameReport& report)
+{
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const OpenTrack& t : report.open) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        g_value_take_boxed(&item, gst_structure_new("track", "id", G_TYPE_INT, t.id, "x", G_TYPE_INT, t.box.x, "y",
+                                                    G_TYPE_INT, t.box.y, "width", G_TYPE_INT, t.box.width, "height",
+                                                    G_TYPE_INT, t.box.height, nullptr));
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    gst_structure_take_value(s, "open", &list);
+}
+
 /* The frame's track events on the buffer too (track_events_meta.h), so
  * that elements downstream (waldboostmetaconvert) see them with the frame,
- * whatever `updates` says about messages. */
+ * whatever `updates` says about messages; with tracking on every frame,
+ * with the tracks open after it. */
 void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
 {
-    if (report.events.empty() && report.closed.empty())
+    if (!report.tracking && report.events.empty() && report.closed.empty())
         return;
     GstCustomMeta* meta = gst_buffer_add_custom_meta(buffer, WALDBOOST_TRACK_EVENTS_META_NAME);
     if (!meta)
         return;
     GstStructure* s = gst_custom_meta_get_structure(meta);
     gst_structure_set_name(s, WALDBOOST_TRACK_EVENTS_STRUCTURE);
-    gst_structure_set(s, "frame", G_TYPE_UINT64, report.frame, nullptr);
+    gst_structure_set(s, "frame", G_TYPE_UINT64, report.frame, "label", G_TYPE_STRING, report.label.c_str(), "detector",
+                      G_TYPE_UINT, report.detector, nullptr);
     take_events_list(s, report, true);
+    take_open_list(s, report); /* empty after tracking=false */
 }
 
 }  // namespace

@@ -4,11 +4,17 @@
  *
  * The track events of a frame on its buffer: a GstCustomMeta named
  * "WaldboostTrackEventsMeta" whose structure is "waldboostdetect-events"
- * with "events", a GstValueList of "event" structures as in the bus message
- * of that name (kind "appeared" or "left", id, x, y, width, height, label).
- * waldboostdetect attaches it to frames on which tracks appeared or left;
- * waldboostmetaconvert (another plugin) reads it. Both register it by name
- * through this header alone, so neither links the other.
+ * with "frame", "label", "detector" (a number no other detector of the
+ * process has), "events", a GstValueList of "event" structures as in the
+ * bus message of that name (kind "appeared" or "left", id, x, y, width,
+ * height, label), and "open", a GstValueList of "track" structures (id, x,
+ * y, width, height): the tracks open after the frame. With tracking,
+ * waldboostdetect attaches it to every frame; otherwise only to the frame
+ * that carries the left events of the tracks tracking=false ended (its
+ * "open" empty). waldboostmetaconvert (another plugin) reads it: "open"
+ * lets it see every track appear and leave once when an element between
+ * the two drops or repeats frames. Both register it by name through this
+ * header alone, so neither links the other.
  */
 #pragma once
 

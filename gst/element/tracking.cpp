@@ -53,6 +53,15 @@ std::vector<waldboost::Rect> StreamTracker::unreported_boxes() const
     return boxes;
 }
 
+std::vector<OpenTrack> StreamTracker::open_tracks() const
+{
+    std::vector<OpenTrack> open;
+    for (const wt::Track& t : tracker_.tracks())
+        if (t.confirmed)
+            open.push_back(OpenTrack{static_cast<gint>(t.id & (kFirstPartId - 1)), t.box});
+    return open;
+}
+
 std::string StreamTracker::take_search_failure()
 {
     std::string failure;

@@ -53,6 +53,13 @@ struct LostTrack {
     GstClockTime last_seen = GST_CLOCK_TIME_NONE;
 };
 
+/* A track that appeared and has not left: its id and its box on this
+ * frame (the motion model's while the detector misses it). */
+struct OpenTrack {
+    gint id = 0;
+    waldboost::Rect box;
+};
+
 /* The searches of a frame that run on the CPU rather than the device: two
  * 16 x 16 templates with radius 8 take 148k comparisons, which one core
  * does in less time than an OpenCL round trip takes; a crowd of ten goes
@@ -95,6 +102,9 @@ public:
      * (coasting until lost_after). privacy hides them too, so that a face is
      * hidden from its first detection and through the detector's misses. */
     std::vector<waldboost::Rect> unreported_boxes() const;
+    /* The tracks that appeared and have not left, after this frame's
+     * events, oldest first. */
+    std::vector<OpenTrack> open_tracks() const;
     /* Why the device's search failed and the CPU reference took over, once
      * (empty otherwise, and after the first call). */
     std::string take_search_failure();

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,24 @@ GST_START_TEST(test_tracking_interval)
 }
 GST_END_TEST;
 
+/* The ids of a buffer's events meta's "open" tracks; false: no "open". */
+bool meta_open(GstBuffer* b, std::set<gint>* open)
+{
+    open->clear();
+    GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostTrackEventsMeta");
+    const GValue* list = meta ? gst_structure_get_value(gst_custom_meta_get_structure(meta), "open") : nullptr;
+    if (!list)
+        return false;
+    fail_unless(GST_VALUE_HOLDS_LIST(list));
+    for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+        gint id = -1, w = 0;
+        const GstStructure* t = gst_value_get_structure(gst_value_list_get_value(list, i));
+        fail_unless(gst_structure_get_int(t, "id", &id) && gst_structure_get_int(t, "width", &w) && w > 0);
+        open->insert(id);
+    }
+    return true;
+}
+
 /* updates=events: one "waldboostdetect-events" message when the face
  * appears (is confirmed, on its second detection), one when it has been
  * missing for lost-after frames, and a new id when it comes back; no
@@ -219,6 +238,12 @@ GST_START_TEST(test_tracking_events)
     /* Every track that appeared also leaves: at EOS, on the last frame. */
     fail_unless(seen[3].frame == 7 && seen[3].kind == "left" && seen[3].id == seen[2].id,
                 "the open track leaves at EOS (frame %" G_GUINT64_FORMAT ")", seen[3].frame);
+    /* On blank frame 3 the track is not reported, but open (it coasts):
+     * its buffer's meta says so, and on frame 4 that it is not. */
+    std::set<gint> open;
+    fail_unless(tracked_boxes(out[3]).empty());
+    fail_unless(meta_open(out[3], &open) && open == std::set<gint>{seen[0].id}, "frame 3: %zu open", open.size());
+    fail_unless(meta_open(out[4], &open) && open.empty(), "frame 4: %zu open", open.size());
     unref_all(out);
     gst_object_unref(bus);
 
@@ -274,16 +299,30 @@ GST_START_TEST(test_tracking_ids_never_come_back)
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     std::vector<gint> first_ids;
     std::map<gint, int> meta_appeared, meta_left; /* the buffers' events metas */
+    /* What the metas' events opened and did not close: each buffer's
+     * "open" says the same (empty on the frame tracking=false ends them),
+     * and holds every track reported on it. */
+    std::set<gint> running, open;
     int k = 0;
     auto push = [&](int count) {
         std::vector<gint> ids;
         for (int i = 0; i < count; ++i, ++k) {
             fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
             GstBuffer* b = gst_harness_pull(h);
-            for (const TrackedBox& t : tracked_boxes(b))
-                ids.push_back(t.id);
-            for (const auto& [kind, id] : meta_events(b))
+            for (const auto& [kind, id] : meta_events(b)) {
                 ++(kind == "appeared" ? meta_appeared : meta_left)[id];
+                if (kind == "appeared")
+                    running.insert(id);
+                else
+                    running.erase(id);
+            }
+            fail_unless(meta_open(b, &open), "frame %d has no open tracks in its meta", k);
+            fail_unless(open == running, "frame %d: %zu tracks open in the meta, %zu by its events", k, open.size(),
+                        running.size());
+            for (const TrackedBox& t : tracked_boxes(b)) {
+                ids.push_back(t.id);
+                fail_unless(t.age < 0 || open.count(t.id), "frame %d: track %d reported, not open", k, t.id);
+            }
             gst_buffer_unref(b);
         }
         return ids;
