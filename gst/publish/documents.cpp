@@ -335,13 +335,64 @@ std::string frame_document(const std::vector<FrameObject>& objects, const FrameC
     return w.take();
 }
 
+namespace {
+
+/* The box fields of an "event" or "track" structure. */
+void get_box(const GstStructure* s, OpenTrack* t)
+{
+    gst_structure_get_int(s, "x", &t->x);
+    gst_structure_get_int(s, "y", &t->y);
+    gst_structure_get_int(s, "width", &t->w);
+    gst_structure_get_int(s, "height", &t->h);
+}
+
+/* The events that make `open` what the detector's "open" list says, for
+ * its label: lefts for the tracks it no longer has (at their last box),
+ * appeareds for those it has that `open` lacks (at the list's box). They
+ * follow an element that dropped the frames whose events said so. */
+void reconcile_open(const GValue* list, guint detector, const std::string& label, const FrameContext& c,
+                    OpenTracks* open, std::vector<std::string>* docs)
+{
+    std::map<int, OpenTrack> listed;
+    for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+        const GValue* v = gst_value_list_get_value(list, i);
+        int id = 0;
+        if (!GST_VALUE_HOLDS_STRUCTURE(v) || !gst_structure_get_int(gst_value_get_structure(v), "id", &id))
+            continue;
+        OpenTrack t;
+        t.label = label;
+        get_box(gst_value_get_structure(v), &t);
+        listed[id] = t;
+    }
+    for (auto it = open->lower_bound({detector, label, G_MININT});
+         it != open->end() && std::get<0>(it->first) == detector && std::get<1>(it->first) == label;) {
+        const int id = std::get<2>(it->first);
+        if (listed.count(id)) {
+            ++it;
+            continue;
+        }
+        docs->push_back(event_document("left", id, it->second, c));
+        it = open->erase(it);
+    }
+    for (const auto& [id, t] : listed) {
+        auto [it, added] = open->try_emplace({detector, label, id}, t);
+        if (added)
+            docs->push_back(event_document("appeared", id, t, c));
+        else
+            it->second = t;
+    }
+}
+
+}  // namespace
+
 std::vector<std::string> event_documents(const GstStructure* events, const FrameContext& c, OpenTracks* open)
 {
     std::vector<std::string> docs;
+    guint detector = 0;
+    if (events)
+        gst_structure_get_uint(events, "detector", &detector);
     const GValue* list = events ? gst_structure_get_value(events, "events") : nullptr;
-    if (!list || !GST_VALUE_HOLDS_LIST(list))
-        return docs;
-    for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
+    for (guint i = 0; list && GST_VALUE_HOLDS_LIST(list) && i < gst_value_list_get_size(list); ++i) {
         const GValue* v = gst_value_list_get_value(list, i);
         if (!GST_VALUE_HOLDS_STRUCTURE(v))
             continue;
@@ -353,16 +404,23 @@ std::vector<std::string> event_documents(const GstStructure* events, const Frame
         if (!kind || !gst_structure_get_int(e, "id", &id))
             continue;
         t.label = label ? label : "";
-        gst_structure_get_int(e, "x", &t.x);
-        gst_structure_get_int(e, "y", &t.y);
-        gst_structure_get_int(e, "width", &t.w);
-        gst_structure_get_int(e, "height", &t.h);
+        get_box(e, &t);
+        /* A frame repeated (videorate) repeats its events: each track
+         * appears and leaves once. */
+        const TrackKey key{detector, t.label, id};
+        if (g_str_equal(kind, "appeared")) {
+            if (!open->try_emplace(key, t).second)
+                continue;
+        } else if (g_str_equal(kind, "left")) {
+            if (!open->erase(key))
+                continue;
+        }
         docs.push_back(event_document(kind, id, t, c));
-        if (g_str_equal(kind, "appeared"))
-            (*open)[{t.label, id}] = t;
-        else if (g_str_equal(kind, "left"))
-            open->erase({t.label, id});
     }
+    const GValue* tracks = events ? gst_structure_get_value(events, "open") : nullptr;
+    const char* label = events ? gst_structure_get_string(events, "label") : nullptr;
+    if (tracks && GST_VALUE_HOLDS_LIST(tracks) && label)
+        reconcile_open(tracks, detector, label, c, open, &docs);
     return docs;
 }
 
@@ -370,7 +428,7 @@ std::vector<std::string> left_documents(OpenTracks* open, const FrameContext& c)
 {
     std::vector<std::string> docs;
     for (const auto& [key, t] : *open)
-        docs.push_back(event_document("left", key.second, t, c));
+        docs.push_back(event_document("left", std::get<2>(key), t, c));
     open->clear();
     return docs;
 }
@@ -379,16 +437,23 @@ void follow_open_tracks(const std::vector<FrameObject>& objects, OpenTracks* ope
 {
     if (open->empty())
         return;
-    for (const FrameObject& o : objects) {
-        if (o.track_id < 0 || o.track_id > G_MAXINT)
+    /* Objects do not say which detector made them: a track id of a label
+     * names the open tracks of that label and id, whichever detector's. */
+    std::map<std::pair<GQuark, int>, const FrameObject*> tracked;
+    for (const FrameObject& o : objects)
+        if (o.track_id >= 0 && o.track_id <= G_MAXINT)
+            tracked.emplace(std::make_pair(o.label, static_cast<int>(o.track_id)), &o);
+    if (tracked.empty())
+        return;
+    for (auto& [key, t] : *open) {
+        auto it = tracked.find({g_quark_try_string(std::get<1>(key).c_str()), std::get<2>(key)});
+        if (it == tracked.end())
             continue;
-        auto it = open->find({g_quark_to_string(o.label), static_cast<int>(o.track_id)});
-        if (it == open->end())
-            continue;
-        it->second.x = static_cast<int>(std::min<gint64>(o.x, G_MAXINT));
-        it->second.y = static_cast<int>(std::min<gint64>(o.y, G_MAXINT));
-        it->second.w = static_cast<int>(std::min<gint64>(o.w, G_MAXINT));
-        it->second.h = static_cast<int>(std::min<gint64>(o.h, G_MAXINT));
+        const FrameObject& o = *it->second;
+        t.x = static_cast<int>(std::min<gint64>(o.x, G_MAXINT));
+        t.y = static_cast<int>(std::min<gint64>(o.y, G_MAXINT));
+        t.w = static_cast<int>(std::min<gint64>(o.w, G_MAXINT));
+        t.h = static_cast<int>(std::min<gint64>(o.h, G_MAXINT));
     }
 }
 

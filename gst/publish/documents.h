@@ -16,6 +16,7 @@
 #include <gst/gst.h>
 
 #include <map>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,8 +42,11 @@ struct OpenTrack {
     std::string label;
     int x = 0, y = 0, w = 0, h = 0;
 };
-/* By label and track id: two chained detectors count their ids apart. */
-using OpenTracks = std::map<std::pair<std::string, int>, OpenTrack>;
+/* By detector (the events meta's "detector", 0 where it has none), label
+ * and track id: chained detectors count their ids apart, with one label
+ * or two. */
+using TrackKey = std::tuple<guint, std::string, int>;
+using OpenTracks = std::map<TrackKey, OpenTrack>;
 
 /* An object of a frame's document: a region-of-interest meta, an ODMtd,
  * or both for one object written twice (element/meta_objects.h). Points
@@ -69,8 +73,11 @@ std::vector<FrameObject> frame_objects(GstBuffer* buffer);
 std::string frame_document(const std::vector<FrameObject>& objects, const FrameContext& c);
 
 /* One document per event of the events meta's structure (kind, id, box,
- * label), in order. Keeps `open` up to date: an appeared track is added,
- * a left one removed. */
+ * label), in order, but none for a track that appeared already or is not
+ * open when it leaves (a repeated frame); then, when the structure has the
+ * detector's "open" tracks, the events that make its tracks in `open`
+ * agree with them (those of frames dropped on the way). Keeps `open` up to date: an
+ * appeared track is added, a left one removed. */
 std::vector<std::string> event_documents(const GstStructure* events, const FrameContext& c, OpenTracks* open);
 
 /* The "left" documents of every open track (the end of the stream, a

@@ -19,6 +19,7 @@
 #include <gst/analytics/analytics.h>
 #endif
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -81,13 +82,19 @@ GstVideoRegionOfInterestMeta* add_object(GstBuffer* b, const char* label, guint 
     return m;
 }
 
-void add_event(GstBuffer* b, const char* kind, int id, const char* label, int x, int y, int w, int h)
+/* The structure of the buffer's events meta, added if it has none. */
+GstStructure* events_meta(GstBuffer* b)
 {
     GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostTrackEventsMeta");
     if (!meta)
         meta = gst_buffer_add_custom_meta(b, "WaldboostTrackEventsMeta");
     fail_unless(meta != nullptr, "the events meta is registered by the plugin");
-    GstStructure* s = gst_custom_meta_get_structure(meta);
+    return gst_custom_meta_get_structure(meta);
+}
+
+/* Appends an "event" to the events meta's structure `s`. */
+void append_event(GstStructure* s, const char* kind, int id, const char* label, int x, int y, int w, int h)
+{
     GValue list = G_VALUE_INIT;
     if (const GValue* old = gst_structure_get_value(s, "events"))
         g_value_init(&list, GST_TYPE_LIST), g_value_copy(old, &list);
@@ -100,6 +107,34 @@ void add_event(GstBuffer* b, const char* kind, int id, const char* label, int x,
                                                 G_TYPE_INT, h, "label", G_TYPE_STRING, label, nullptr));
     gst_value_list_append_and_take_value(&list, &item);
     gst_structure_take_value(s, "events", &list);
+}
+
+void add_event(GstBuffer* b, const char* kind, int id, const char* label, int x, int y, int w, int h)
+{
+    append_event(events_meta(b), kind, id, label, x, y, w, h);
+}
+
+/* Sets the detector's open tracks after the frame in the events meta's
+ * structure `s`, for `label`: {id, x, y, w, h} each. */
+void set_open_list(GstStructure* s, const char* label, const std::vector<std::array<int, 5>>& tracks)
+{
+    GValue list = G_VALUE_INIT;
+    g_value_init(&list, GST_TYPE_LIST);
+    for (const std::array<int, 5>& t : tracks) {
+        GValue item = G_VALUE_INIT;
+        g_value_init(&item, GST_TYPE_STRUCTURE);
+        g_value_take_boxed(&item,
+                           gst_structure_new("track", "id", G_TYPE_INT, t[0], "x", G_TYPE_INT, t[1], "y", G_TYPE_INT,
+                                             t[2], "width", G_TYPE_INT, t[3], "height", G_TYPE_INT, t[4], nullptr));
+        gst_value_list_append_and_take_value(&list, &item);
+    }
+    gst_structure_set(s, "label", G_TYPE_STRING, label, nullptr);
+    gst_structure_take_value(s, "open", &list);
+}
+
+void set_open(GstBuffer* b, const char* label, const std::vector<std::array<int, 5>>& tracks)
+{
+    set_open_list(events_meta(b), label, tracks);
 }
 
 std::vector<std::string> documents_of(GstBuffer* b)
@@ -425,6 +460,117 @@ GST_START_TEST(test_tracks_stay_open_through_a_flush)
     Doc two(at_eos[0]), three(at_eos[1]);
     fail_unless_equals_int(json_object_get_int_member(json_object_get_object_member(two.root, "event"), "id"), 2);
     fail_unless_equals_int(json_object_get_int_member(json_object_get_object_member(three.root, "event"), "id"), 3);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* The event documents of `docs`: "kind id x" each, in order. */
+std::vector<std::string> events_in(const std::vector<std::string>& docs)
+{
+    std::vector<std::string> events;
+    for (const std::string& text : docs) {
+        Doc d(text);
+        if (!g_str_equal(d.string("type"), "event"))
+            continue;
+        JsonObject* e = json_object_get_object_member(d.root, "event");
+        events.push_back(std::string(json_object_get_string_member(e, "kind")) + " " +
+                         std::to_string(json_object_get_int_member(e, "id")) + " " +
+                         std::to_string(json_object_get_int_member(e, "x")));
+    }
+    return events;
+}
+
+/* An element between the detector and the converter that repeats frames
+ * (videorate, a copy of the buffer and its metas) or drops them: each
+ * track still appears and leaves once, the dropped frames' events on the
+ * next frame from the detector's open tracks, a left one at its last box.
+ * Another label's open tracks are left alone. */
+GST_START_TEST(test_events_of_repeated_and_dropped_frames)
+{
+    using Events = std::vector<std::string>;
+    GstHarness* h = converter();
+    GstBuffer* b = frame(0);
+    add_object(b, "face", 10, 10, 40, 40, 1, -1, 0.9, 0);
+    add_event(b, "appeared", 1, "face", 10, 10, 40, 40);
+    set_open(b, "face", {{1, 10, 10, 40, 40}});
+    GstBuffer* car = frame(0);
+    add_event(car, "appeared", 7, "car", 300, 10, 60, 30);
+    set_open(car, "car", {{7, 300, 10, 60, 30}});
+    gst_harness_push(h, car);
+    fail_unless(events_in(pull_documents(h)) == Events{"appeared 7 300"});
+    gst_harness_push(h, gst_buffer_copy(b));
+    gst_harness_push(h, b); /* repeated */
+    fail_unless(events_in(pull_documents(h)) == Events{"appeared 1 10"});
+    fail_unless(events_in(pull_documents(h)).empty());
+
+    /* Dropped: the frame on which 2 appeared and the one on which 1 left
+     * (after it moved to x=14). */
+    b = frame(3 * GST_SECOND / 30);
+    add_object(b, "face", 100, 10, 40, 40, 2, -1, 0.9, 2);
+    set_open(b, "face", {{2, 100, 10, 40, 40}});
+    gst_harness_push(h, b);
+    const Events dropped = events_in(pull_documents(h));
+    fail_unless(dropped == (Events{"left 1 10", "appeared 2 100"}), "got %zu events", dropped.size());
+
+    /* 2 coasts, out of the objects but open, and moves; then it leaves on
+     * a dropped frame: at the last box the detector gave. */
+    b = frame(4 * GST_SECOND / 30);
+    set_open(b, "face", {{2, 120, 10, 40, 40}});
+    gst_harness_push(h, b);
+    fail_unless(events_in(pull_documents(h)).empty());
+    b = frame(6 * GST_SECOND / 30);
+    set_open(b, "face", {});
+    gst_harness_push(h, b);
+    fail_unless(events_in(pull_documents(h)) == Events{"left 2 120"});
+
+    /* A left the converter has sent already (a repeated frame) is not sent
+     * again; the car never left. */
+    b = frame(7 * GST_SECOND / 30);
+    add_event(b, "left", 2, "face", 120, 10, 40, 40);
+    gst_harness_push(h, b);
+    fail_unless(events_in(pull_documents(h)).empty());
+    fail_unless(events_in(eos_documents(h)) == Events{"left 7 300"});
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A frame of two chained detectors of one label, as each attaches its
+ * events meta: `first` and `second` open after it (ids), with "appeared"
+ * events for `appeared_first` and `appeared_second`. */
+GstBuffer* chained_frame(GstClockTime pts, const std::vector<int>& first, const std::vector<int>& second,
+                         const std::vector<int>& appeared_first, const std::vector<int>& appeared_second)
+{
+    GstBuffer* b = frame(pts);
+    const std::vector<int>* open[] = {&first, &second};
+    const std::vector<int>* appeared[] = {&appeared_first, &appeared_second};
+    for (guint detector = 1; detector <= 2; ++detector) {
+        GstStructure* s = gst_custom_meta_get_structure(gst_buffer_add_custom_meta(b, "WaldboostTrackEventsMeta"));
+        const int x = 100 * static_cast<int>(detector);
+        for (int id : *appeared[detector - 1])
+            append_event(s, "appeared", id, "face", x, 0, 40, 40);
+        std::vector<std::array<int, 5>> tracks;
+        for (int id : *open[detector - 1])
+            tracks.push_back({id, x, 0, 40, 40});
+        set_open_list(s, "face", tracks);
+        gst_structure_set(s, "detector", G_TYPE_UINT, detector, nullptr);
+    }
+    return b;
+}
+
+/* Two chained detectors of one label (a frontal and a profile cascade,
+ * both label=face) count their track ids apart: their tracks 1 both
+ * appear, one's list does not end the other's, and each leaves once. */
+GST_START_TEST(test_events_of_chained_detectors_of_one_label)
+{
+    using Events = std::vector<std::string>;
+    GstHarness* h = converter();
+    gst_harness_push(h, chained_frame(0, {1}, {1}, {1}, {1}));
+    fail_unless(events_in(pull_documents(h)) == (Events{"appeared 1 100", "appeared 1 200"}));
+    gst_harness_push(h, chained_frame(GST_SECOND / 30, {1}, {}, {}, {}));
+    fail_unless(events_in(pull_documents(h)) == Events{"left 1 200"});
+    gst_harness_push(h, chained_frame(2 * GST_SECOND / 30, {1}, {}, {}, {}));
+    fail_unless(events_in(pull_documents(h)).empty());
+    fail_unless(events_in(eos_documents(h)) == Events{"left 1 100"});
     gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -815,6 +961,8 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_event_documents_and_eos);
     tcase_add_test(tc, test_system_timestamp);
     tcase_add_test(tc, test_tracks_stay_open_through_a_flush);
+    tcase_add_test(tc, test_events_of_repeated_and_dropped_frames);
+    tcase_add_test(tc, test_events_of_chained_detectors_of_one_label);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_hostile_strings);
     tcase_add_test(tc, test_not_finite_numbers);
