@@ -1,29 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Track events through an element that repeats or drops frames (suite
-"publish"): Megamind.avi into waldboostdetect tracking=true updates=events,
-then videorate to 60 fps (it repeats frames, and their metas) or to 10 fps
-(it drops them), then waldboostmetaconvert post-messages=true; and a
-second face detector chained after the first (lbpcascade_frontalface_improved,
-label=face: two detectors of one label, whose track ids are the same
-numbers), through videorate to 10 fps.
+"""Track events through the elements users put between the detector and
+the converter (suite "publish"): Megamind.avi (720x528) into
+waldboostdetect tracking=true updates=events, then
+- videorate to 60 fps (it repeats frames, and their metas) or to 10 fps
+  (it drops them);
+- videoscale to 360x264;
+- a second face detector chained after the first
+  (lbpcascade_frontalface_improved, label=face: two detectors of one
+  label, whose track ids are the same numbers), and videorate to 10 fps;
+then waldboostmetaconvert post-messages=true.
 
-The reference is the detector's own "waldboostdetect-events" bus messages,
-made from its report before any frame leaves it. Against them, the JSON:
-- has every track appear once and leave once, and no other track;
+The reference is the detectors' own "waldboostdetect-events" bus messages,
+made from their reports before any frame leaves them. Against them, the
+JSON:
+- has every track appear once and leave once, and no other track (with
+  two detectors: as many events of each kind and id as their messages
+  together, since its events do not say which detector's they are);
 - has each track appear before it leaves;
 - has each event within a quarter second of the detector's (the 10 fps
   stream shows a dropped frame's events on the next frame it keeps).
-Without videorate the JSON's events are the messages', box for box. With
-two detectors the JSON has as many events of each kind and id as their
-messages together (its events do not say which detector's they are).
-Exit 77 without PyGObject, the video or the second cascade (unless
-WALDBOOST_REQUIRE_TEST_DATA=1)."""
+Without an element between, the JSON's events are the messages', box for
+box; after videoscale they are the messages' boxes scaled, and a track's
+appeared box is its object's on that frame, which GStreamer's own scaling
+of region-of-interest metas placed.
+The event documents are validated against the schema (the frames' are in
+the other tests). Exit 77 without PyGObject, the video or the second
+cascade (unless WALDBOOST_REQUIRE_TEST_DATA=1)."""
 import json
 import os
 import sys
 import warnings
 from collections import Counter
+from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate_documents  # noqa: E402
@@ -35,19 +44,17 @@ SECOND_FACES = os.path.join(os.path.dirname(os.environ.get("WALDBOOST_HAAR_DIR",
 DETECTOR = "waldboostdetect tracking=true updates=events draw=none"
 
 
-def run(rate, chained=False):
+def run(between="", chained=False):
     """The detectors' events and the converter's event documents:
-    (kind, id, seconds, (x, y, w, h)) each, in the order they came. The
-    event documents are validated against the schema (the frames' are in
-    the other tests)."""
-    path = f"videorate ! video/x-raw,framerate={rate}/1 ! " if rate else ""
+    (kind, id, seconds, (x, y, w, h)) each, in the order they came; and for
+    each track that appeared, the box of its object on that frame."""
     second = f"{DETECTOR} classifier={SECOND_FACES} label=face ! " if chained else ""
     description = (f"filesrc location={VIDEO} ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 "
-                   f"! {DETECTOR} ! {second}{path}waldboostmetaconvert post-messages=true ! fakesink")
+                   f"! {DETECTOR} ! {second}{between}waldboostmetaconvert post-messages=true ! fakesink")
     pipeline = Gst.parse_launch(description)
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
-    detector, documents, lines = [], [], []
+    detector, documents, lines, objects, appeared_objects = [], [], [], {}, {}
     while True:
         m = bus.timed_pop_filtered(120 * Gst.SECOND, Gst.MessageType.ANY)
         if m is None:
@@ -69,23 +76,33 @@ def run(rate, chained=False):
                     detector.append((e.get_value("kind"), e.get_value("id"), s.get_value("stream-time") / 1e9, box))
         elif s.get_name() == "waldboostmetaconvert":
             doc = json.loads(s.get_value("json"))
-            if doc["type"] == "event":
+            if doc["type"] == "frame":  # ahead of its frame's events
+                objects = {o["region_id"]: (o["x"], o["y"], o["w"], o["h"]) for o in doc["objects"]}
+            elif doc["type"] == "event":
                 lines.append(s.get_value("json"))
                 e = doc["event"]
                 documents.append((e["kind"], e["id"], doc["timestamp"] / 1e9, (e["x"], e["y"], e["w"], e["h"])))
+                if e["kind"] == "appeared":
+                    appeared_objects[e["id"]] = objects.get(e["id"])
     pipeline.set_state(Gst.State.NULL)
     validate_documents.validate_lines(validate_documents.validator(), lines, description)
-    return detector, documents
+    return detector, documents, appeared_objects
 
 
-def compare(rate, detector, documents, chained=False):
-    name = (f"framerate {rate}" if rate else "no videorate") + (", two detectors" if chained else "")
+def scaled(box, factor):
+    """A box scaled as integers, toward zero, as GStreamer scales a
+    region-of-interest meta."""
+    return tuple(int(v * factor.numerator / factor.denominator) for v in box)
+
+
+def compare(name, detector, documents, appeared_objects, timed=True, boxes=None):
+    """`boxes`: the factor the JSON's boxes are the detector's by."""
     ids = {e[1] for e in detector}
     check(len(ids) >= 5, f"{name}: the detector tracked {len(ids)} faces, not the 10 or so the video has")
     counts = Counter((e[0], e[1]) for e in documents)
     want = Counter((e[0], e[1]) for e in detector)
     check(counts == want, f"{name}: events in the JSON {sorted(counts.items())} != the detector's {sorted(want.items())}")
-    if chained:
+    if not timed:
         check(any(n == 2 for n in want.values()), f"{name}: the two detectors share no track id: {sorted(want)}")
         return
     when = {(e[0], e[1]): e[2] for e in documents}
@@ -96,16 +113,24 @@ def compare(rate, detector, documents, chained=False):
         if kind == "left":
             check(when.get(("appeared", track), float("inf")) <= (got if got is not None else -1),
                   f"{name}: track {track} left before it appeared")
-    if not rate:
-        check([(e[0], e[1], e[3]) for e in documents] == [(e[0], e[1], e[3]) for e in detector],
-              f"{name}: the JSON's events differ from the detector's:\n{documents}\n{detector}")
+    if boxes is not None:
+        got = [(e[0], e[1], e[3]) for e in documents]
+        want = [(e[0], e[1], scaled(e[3], boxes)) for e in detector]
+        check(got == want, f"{name}: the JSON's events differ from the detector's:\n{got}\n{want}")
+        for kind, track, _, box in documents:
+            if kind == "appeared":
+                check(appeared_objects.get(track) == box,
+                      f"{name}: track {track} appeared at {box}, its object is at {appeared_objects.get(track)}")
 
 
 def main():
     require_data(VIDEO, SECOND_FACES)
-    for rate in (None, 60, 10):
-        compare(rate, *run(rate))
-    compare(10, *run(10, chained=True), chained=True)
+    compare("nothing between", *run(), boxes=Fraction(1))
+    for rate in (60, 10):
+        compare(f"videorate {rate} fps", *run(f"videorate ! video/x-raw,framerate={rate}/1 ! "))
+    compare("videoscale to 360x264", *run("videoscale ! video/x-raw,width=360,height=264 ! "), boxes=Fraction(1, 2))
+    compare("two detectors, videorate 10 fps", *run("videorate ! video/x-raw,framerate=10/1 ! ", chained=True),
+            timed=False)
     if FAILURES:
         sys.exit(1)
     print("ok")
