@@ -26,6 +26,10 @@ guint next_detector_number()
 
 void FrameFinisher::reset()
 {
+    /* Named by now: an element in a bin cannot be renamed. */
+    gchar* name = gst_object_get_name(GST_OBJECT(element_));
+    name_ = name ? name : "";
+    g_free(name);
     tracker_.reset(); /* a new stream: nothing of the last one is reported */
     followed_parts_.clear();
     snapshots_.clear();
@@ -285,6 +289,7 @@ void FrameFinisher::close_tracks()
     report.frame = last_frame_;
     report.label = last_settings_->output.label;
     report.label_id = last_settings_->output.label_id;
+    report.detector_name = name_;
     if (takes_snapshots(last_settings_->output))
         snapshots_.deliver(GST_ELEMENT(element_), report.events, report, last_settings_->output);
     snapshots_.clear();
@@ -398,6 +403,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     report.frame = pending.frame;
     report.label = s.label;
     report.detector = detector_;
+    report.detector_name = name_;
     report.label_id = s.label_id;
     report.nested = fs.nested.get();
     report.windows_cut = result ? result->stats.cut : 0;

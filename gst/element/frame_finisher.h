@@ -116,6 +116,7 @@ private:
     /* This element's number in the process, from 1: the events meta's
      * "detector", which tells the tracks of chained detectors apart. */
     const guint detector_ = next_detector_number();
+    std::string name_;                       /* the element's, taken at each start (reset()) */
     std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
     /* The last finished frame: where close_tracks() posts. */
     std::shared_ptr<const FrameSettings> last_settings_;

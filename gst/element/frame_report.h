@@ -23,6 +23,11 @@ struct FrameReport {
     std::string label;  /* the detections' (the property or the classifier's) */
     gint label_id = 0;  /* its class id (label-id, or label_ids.h's) */
     guint detector = 0; /* the element's number in the process (FrameFinisher) */
+    /* The element's name: in each object's and the events meta's
+     * "detector", so that what reads them downstream tells apart the
+     * tracks of chained detectors of one label (their ids are the same
+     * numbers). */
+    std::string detector_name;
     /* The objects (detections, or tracks with their fields), their meta
      * ids in ReportedObject::id. */
     std::vector<ReportedObject> objects;

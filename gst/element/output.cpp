@@ -178,7 +178,8 @@ void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
     GstStructure* s = gst_custom_meta_get_structure(meta);
     gst_structure_set_name(s, WALDBOOST_TRACK_EVENTS_STRUCTURE);
     gst_structure_set(s, "frame", G_TYPE_UINT64, report.frame, "label", G_TYPE_STRING, report.label.c_str(), "detector",
-                      G_TYPE_UINT, report.detector, nullptr);
+                      G_TYPE_UINT, report.detector, "detector-name", G_TYPE_STRING, report.detector_name.c_str(),
+                      nullptr);
     take_events_list(s, report, true);
     take_open_list(s, report); /* empty after tracking=false */
 }
@@ -238,7 +239,7 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         meta->parent_id = o.parent_id;
         GstStructure* param = detection_meta_param(o.detection);
         gst_structure_set(param, "label", G_TYPE_STRING, report.label.c_str(), "label_id", G_TYPE_INT, report.label_id,
-                          nullptr);
+                          "detector", G_TYPE_STRING, report.detector_name.c_str(), nullptr);
         add_track_fields(param, o);
         gst_video_region_of_interest_meta_add_param(meta, param);
         ids.push_back(meta->id);
@@ -254,7 +255,7 @@ void attach_roi_metas(GstBuffer* buffer, const FrameReport& report)
         GstStructure* param = detection_meta_param(f.detection);
         const std::string& label = part_label(*report.nested, f.part);
         gst_structure_set(param, "id", G_TYPE_INT, f.id, "label", G_TYPE_STRING, label.c_str(), "label_id", G_TYPE_INT,
-                          label_id_for(label), nullptr);
+                          label_id_for(label), "detector", G_TYPE_STRING, report.detector_name.c_str(), nullptr);
         gst_video_region_of_interest_meta_add_param(meta, param);
     }
 }

@@ -31,9 +31,9 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
  * object's, parent_id -1, or with inference-region=roi-list the upstream
  * region's id) and then per part (type: the part's name, id:
  * the part's (FoundPart::id), parent_id: its object's id), each with a
- * "detection" parameter: confidence, neighbors, score, id, label and
- * label_id (the class id, label_ids.h) and, for a track, age, hits and
- * detected. */
+ * "detection" parameter: confidence, neighbors, score, id, label,
+ * label_id (the class id, label_ids.h), detector (the element's name)
+ * and, for a track, age, hits and detected. */
 void attach_roi_metas(GstBuffer* buffer, const FrameReport& report);
 
 #if HAVE_GST_ANALYTICS

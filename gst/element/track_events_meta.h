@@ -5,7 +5,8 @@
  * The track events of a frame on its buffer: a GstCustomMeta named
  * "WaldboostTrackEventsMeta" whose structure is "waldboostdetect-events"
  * with "frame", "label", "detector" (a number no other detector of the
- * process has), "events", a GstValueList of "event" structures as in the
+ * process has), "detector-name" (the element's name, which the JSON
+ * documents give), "events", a GstValueList of "event" structures as in the
  * bus message of that name (kind "appeared" or "left", id, x, y, width,
  * height, label), and "open", a GstValueList of "track" structures (id, x,
  * y, width, height): the tracks open after the frame. With tracking,

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <string_view>
 
 #include "element/meta_objects.h"
 #include "json_writer.h"
@@ -31,6 +32,7 @@ struct Fields {
     GQuark age = g_quark_from_static_string("age");
     GQuark hits = g_quark_from_static_string("hits");
     GQuark detected = g_quark_from_static_string("detected");
+    GQuark detector = g_quark_from_static_string("detector");
 };
 
 const Fields& fields()
@@ -114,6 +116,8 @@ void add_object(JsonWriter& w, const FrameObject& o, const FrameContext& c)
     int label_id = 0;
     if (get_int(o.param, f.label_id, &label_id))
         w.member("label_id", label_id);
+    if (o.detector)
+        w.member("detector", o.detector);
     double value = 0;
     if (get_double(o.param, f.confidence, &value))
         w.member_number("confidence", value);
@@ -228,6 +232,8 @@ std::string event_document(const char* kind, int id, const OpenTrack& t, const F
     w.member("kind", kind);
     w.member("id", id);
     w.member("label", t.label.c_str());
+    if (!t.detector.empty())
+        w.member("detector", t.detector.c_str());
     w.member("x", t.x);
     w.member("y", t.y);
     w.member("w", t.w);
@@ -303,6 +309,10 @@ std::vector<FrameObject> frame_objects(GstBuffer* buffer)
             o.parent_id = m.roi->parent_id >= 0 ? m.roi->parent_id : -1;
             o.param = gst_video_region_of_interest_meta_get_param(m.roi, "detection");
             o.has_track_fields = tracked(o.param);
+            const GValue* detector = o.param ? gst_structure_id_get_value(o.param, fields().detector) : nullptr;
+            if (detector && G_VALUE_HOLDS_STRING(detector) && g_value_get_string(detector) &&
+                *g_value_get_string(detector))
+                o.detector = g_value_get_string(detector);
             if (o.has_track_fields) {
                 /* Its detector's own id: the meta's may differ after a
                  * chain of detectors. */
@@ -350,8 +360,8 @@ void get_box(const GstStructure* s, OpenTrack* t)
  * its label: lefts for the tracks it no longer has (at their last box),
  * appeareds for those it has that `open` lacks (at the list's box). They
  * follow an element that dropped the frames whose events said so. */
-void reconcile_open(const GValue* list, guint detector, const std::string& label, const FrameContext& c,
-                    OpenTracks* open, std::vector<std::string>* docs)
+void reconcile_open(const GValue* list, guint detector, const std::string& label, const std::string& name,
+                    const FrameContext& c, OpenTracks* open, std::vector<std::string>* docs)
 {
     std::map<int, OpenTrack> listed;
     for (guint i = 0; i < gst_value_list_get_size(list); ++i) {
@@ -361,6 +371,7 @@ void reconcile_open(const GValue* list, guint detector, const std::string& label
             continue;
         OpenTrack t;
         t.label = label;
+        t.detector = name;
         get_box(gst_value_get_structure(v), &t);
         listed[id] = t;
     }
@@ -389,8 +400,11 @@ std::vector<std::string> event_documents(const GstStructure* events, const Frame
 {
     std::vector<std::string> docs;
     guint detector = 0;
-    if (events)
+    const char* name = nullptr;
+    if (events) {
         gst_structure_get_uint(events, "detector", &detector);
+        name = gst_structure_get_string(events, "detector-name");
+    }
     const GValue* list = events ? gst_structure_get_value(events, "events") : nullptr;
     for (guint i = 0; list && GST_VALUE_HOLDS_LIST(list) && i < gst_value_list_get_size(list); ++i) {
         const GValue* v = gst_value_list_get_value(list, i);
@@ -404,6 +418,7 @@ std::vector<std::string> event_documents(const GstStructure* events, const Frame
         if (!kind || !gst_structure_get_int(e, "id", &id))
             continue;
         t.label = label ? label : "";
+        t.detector = name ? name : "";
         get_box(e, &t);
         /* A frame repeated (videorate) repeats its events: each track
          * appears and leaves once. */
@@ -420,7 +435,7 @@ std::vector<std::string> event_documents(const GstStructure* events, const Frame
     const GValue* tracks = events ? gst_structure_get_value(events, "open") : nullptr;
     const char* label = events ? gst_structure_get_string(events, "label") : nullptr;
     if (tracks && GST_VALUE_HOLDS_LIST(tracks) && label)
-        reconcile_open(tracks, detector, label, c, open, &docs);
+        reconcile_open(tracks, detector, label, name ? name : "", c, open, &docs);
     return docs;
 }
 
@@ -437,16 +452,21 @@ void follow_open_tracks(const std::vector<FrameObject>& objects, OpenTracks* ope
 {
     if (open->empty())
         return;
-    /* Objects do not say which detector made them: a track id of a label
-     * names the open tracks of that label and id, whichever detector's. */
-    std::map<std::pair<GQuark, int>, const FrameObject*> tracked;
+    /* A track is the object of its label, id and detector's name; an
+     * object without the name (an ODMtd alone, a meta of GStreamer 1.22's
+     * videoscale) by label and id, whichever detector's. */
+    using ObjectKey = std::tuple<GQuark, int, std::string_view>; /* the name in the object's meta */
+    std::map<ObjectKey, const FrameObject*> tracked;
     for (const FrameObject& o : objects)
         if (o.track_id >= 0 && o.track_id <= G_MAXINT)
-            tracked.emplace(std::make_pair(o.label, static_cast<int>(o.track_id)), &o);
+            tracked.emplace(ObjectKey{o.label, static_cast<int>(o.track_id), o.detector ? o.detector : ""}, &o);
     if (tracked.empty())
         return;
     for (auto& [key, t] : *open) {
-        auto it = tracked.find({g_quark_try_string(std::get<1>(key).c_str()), std::get<2>(key)});
+        const GQuark label = g_quark_try_string(std::get<1>(key).c_str());
+        auto it = tracked.find({label, std::get<2>(key), std::string_view(t.detector)});
+        if (it == tracked.end() && !t.detector.empty())
+            it = tracked.find({label, std::get<2>(key), std::string_view()});
         if (it == tracked.end())
             continue;
         const FrameObject& o = *it->second;

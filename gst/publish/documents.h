@@ -40,6 +40,7 @@ struct FrameContext {
 /* A track that appeared and has not left, as last seen. */
 struct OpenTrack {
     std::string label;
+    std::string detector; /* the detector's element name ("detector-name"), "" when unknown */
     int x = 0, y = 0, w = 0, h = 0;
 };
 /* By detector (the events meta's "detector", 0 where it has none), label
@@ -59,6 +60,7 @@ struct FrameObject {
     gint64 analytics_id = -1;            /* its ODMtd's id, -1: a meta alone */
     gint64 track_id = -1;                /* for a track, its id */
     const GstStructure* param = nullptr; /* the meta's "detection" parameters */
+    const char* detector = nullptr;      /* the param's "detector": the element that found it */
     bool has_track_fields = false;       /* param has the detector's age, hits, detected */
     double od_confidence = -1;           /* its ODMtd's confidence, -1: none in [0, 1] */
 };

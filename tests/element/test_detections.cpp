@@ -286,9 +286,10 @@ GST_START_TEST(test_rois_chained_detectors_unique_ids)
     for (const char* tracking : {"false", "true"}) {
         /* confirm-hits=1: every profile face (min-neighbors=0 finds them
          * on scattered frames) is a track at once, with its eyes. */
-        const std::string launch = std::string("waldboostdetect draw=none tracking=") + tracking +
-                                   " ! waldboostdetect draw=none min-neighbors=0 confirm-hits=1 tracking=" + tracking +
-                                   " classifier=\"" + profile_path + "\" eyes-profile=\"" + eyes + "\"";
+        const std::string launch =
+            std::string("waldboostdetect name=first draw=none tracking=") + tracking +
+            " ! waldboostdetect name=second draw=none min-neighbors=0 confirm-hits=1 tracking=" + tracking +
+            " classifier=\"" + profile_path + "\" eyes-profile=\"" + eyes + "\"";
         GstHarness* h = gst_harness_new_parse(launch.c_str());
         set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
         int shared_before = 0, parts = 0;
@@ -305,6 +306,19 @@ GST_START_TEST(test_rois_chained_detectors_unique_ids)
                 fail_unless(ids.insert(std::get<1>(r)).second, "tracking=%s frame %d: id %d on two metas", tracking, k,
                             std::get<1>(r));
                 label_of[std::get<1>(r)] = std::get<0>(r);
+            }
+            /* Each meta names the detector that found it (the faces the
+             * first, the profile faces and their eyes the second): what
+             * tells their track ids apart downstream. */
+            gpointer state = nullptr;
+            while (GstMeta* m =
+                       gst_buffer_iterate_meta_filtered(out[k], &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+                auto* roi = reinterpret_cast<GstVideoRegionOfInterestMeta*>(m);
+                const GstStructure* param = gst_video_region_of_interest_meta_get_param(roi, "detection");
+                const char* detector = param ? gst_structure_get_string(param, "detector") : nullptr;
+                const char* want = roi->roi_type == g_quark_from_string("face") ? "first" : "second";
+                fail_unless(detector && g_str_equal(detector, want), "tracking=%s frame %d: a %s meta of detector %s",
+                            tracking, k, g_quark_to_string(roi->roi_type), detector ? detector : "(none)");
             }
             for (const IdRow& r : rows)
                 if (std::get<2>(r) >= 0) {

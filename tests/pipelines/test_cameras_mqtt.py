@@ -12,7 +12,8 @@ read back by mosquitto_sub.
   with objects were sent (skip-empty-frames);
 - a port out of range stops the script before it starts (exit 1);
 - the 16 cameras saw the same clip, so each sent the same documents
-  (frames, boxes, events): none was lost or mixed up.
+  (frames, boxes, events), each naming its own detector (detect-camNN):
+  none was lost or mixed up.
 Exit 77 without PyGObject, the test media, mosquitto or mosquitto_sub."""
 import json
 import os
@@ -27,8 +28,18 @@ FRAMES = 30
 
 
 def comparable(doc):
-    """A document without what differs between cameras: the source and
-    the wall-clock time."""
+    """A document without what differs between cameras: the source, the
+    wall-clock time and the detector's name, which must be the camera's
+    (the script names each detect-camNN)."""
+    detectors = [o["detection"].get("detector") for o in doc.get("objects", [])]
+    if "event" in doc:
+        detectors.append(doc["event"].get("detector"))
+    want = f"detect-{doc.get('source')}"
+    check(all(d == want for d in detectors), f"{doc.get('source')}: objects or events of detectors {detectors}")
+    doc = json.loads(json.dumps(doc))
+    for o in doc.get("objects", []):
+        o["detection"].pop("detector", None)
+    doc.get("event", {}).pop("detector", None)
     return json.dumps({k: v for k, v in doc.items() if k not in ("source", "system_timestamp")}, sort_keys=True)
 
 

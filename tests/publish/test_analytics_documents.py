@@ -13,7 +13,7 @@ the reference:
   the same objects: label, box, track id (from the TrackingMtd) and
   confidence, and the same object as parent (found through the ODMtds'
   relations), without what no Mtd carries (label_id, neighbors, score,
-  the track's age and hits).
+  the detector's name, the track's age and hits).
 Pipelines: faces tracked on astronaut.png; faces with their eyes as parts
 (eyes-profile); faces, then a second detector searching for eyes inside
 them (inference-region=roi-list), both with the same metadata setting.
@@ -36,7 +36,7 @@ EYES = os.path.join(os.environ.get("WALDBOOST_HAAR_DIR", "/usr/share/opencv4/haa
 SOURCE = (f"filesrc location={IMAGE} ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 "
           "! imagefreeze num-buffers=3")
 # What only the region-of-interest metas' "detection" parameters carry.
-META_ONLY_DETECTION = ("label_id", "neighbors", "score")
+META_ONLY_DETECTION = ("label_id", "neighbors", "score", "detector")
 
 
 def has_analytics():
@@ -114,11 +114,14 @@ def main():
         print("SKIP: waldboostdetect has no GstAnalytics metadata (GStreamer before 1.24)")
         sys.exit(77)
     require_data(IMAGE, EYES)
-    compare("tracked faces", "waldboostdetect draw=none tracking=true confirm-hits=1 metadata={metadata}", False)
-    compare("eyes as parts", f"waldboostdetect draw=none eyes-profile={EYES} metadata={{metadata}}", True)
+    # Named: the documents give each detector's name, and GStreamer's own
+    # names would differ from run to run of one process.
+    compare("tracked faces", "waldboostdetect name=faces draw=none tracking=true confirm-hits=1 metadata={metadata}",
+            False)
+    compare("eyes as parts", f"waldboostdetect name=faces draw=none eyes-profile={EYES} metadata={{metadata}}", True)
     compare("eyes inside faces",
-            "waldboostdetect draw=none metadata={metadata} "
-            f"! waldboostdetect draw=none classifier={EYES} label=eye inference-region=roi-list "
+            "waldboostdetect name=faces draw=none metadata={metadata} "
+            f"! waldboostdetect name=eyes draw=none classifier={EYES} label=eye inference-region=roi-list "
             "region-labels=face metadata={metadata}", True)
     if FAILURES:
         sys.exit(1)

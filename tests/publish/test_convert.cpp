@@ -464,8 +464,9 @@ GST_START_TEST(test_tracks_stay_open_through_a_flush)
 }
 GST_END_TEST;
 
-/* The event documents of `docs`: "kind id x" each, in order. */
-std::vector<std::string> events_in(const std::vector<std::string>& docs)
+/* The event documents of `docs`: "kind id x" each, in order, or with
+ * `detector` "kind id detector". */
+std::vector<std::string> events_in(const std::vector<std::string>& docs, bool detector = false)
 {
     std::vector<std::string> events;
     for (const std::string& text : docs) {
@@ -475,7 +476,8 @@ std::vector<std::string> events_in(const std::vector<std::string>& docs)
         JsonObject* e = json_object_get_object_member(d.root, "event");
         events.push_back(std::string(json_object_get_string_member(e, "kind")) + " " +
                          std::to_string(json_object_get_int_member(e, "id")) + " " +
-                         std::to_string(json_object_get_int_member(e, "x")));
+                         (detector ? json_object_get_string_member_with_default(e, "detector", "(none)")
+                                   : std::to_string(json_object_get_int_member(e, "x"))));
     }
     return events;
 }
@@ -534,9 +536,12 @@ GST_START_TEST(test_events_of_repeated_and_dropped_frames)
 }
 GST_END_TEST;
 
-/* A frame of two chained detectors of one label, as each attaches its
- * events meta: `first` and `second` open after it (ids), with "appeared"
- * events for `appeared_first` and `appeared_second`. */
+const char* const kChainedDetectors[] = {"frontal", "profile"};
+
+/* A frame of two chained detectors of label face, named frontal and
+ * profile, as each attaches its events meta: `first` and `second` open
+ * after it (ids), with "appeared" events for `appeared_first` and
+ * `appeared_second`, at x 100 and 200. */
 GstBuffer* chained_frame(GstClockTime pts, const std::vector<int>& first, const std::vector<int>& second,
                          const std::vector<int>& appeared_first, const std::vector<int>& appeared_second)
 {
@@ -544,6 +549,7 @@ GstBuffer* chained_frame(GstClockTime pts, const std::vector<int>& first, const 
     const std::vector<int>* open[] = {&first, &second};
     const std::vector<int>* appeared[] = {&appeared_first, &appeared_second};
     for (guint detector = 1; detector <= 2; ++detector) {
+        const char* name = kChainedDetectors[detector - 1];
         GstStructure* s = gst_custom_meta_get_structure(gst_buffer_add_custom_meta(b, "WaldboostTrackEventsMeta"));
         const int x = 100 * static_cast<int>(detector);
         for (int id : *appeared[detector - 1])
@@ -552,25 +558,84 @@ GstBuffer* chained_frame(GstClockTime pts, const std::vector<int>& first, const 
         for (int id : *open[detector - 1])
             tracks.push_back({id, x, 0, 40, 40});
         set_open_list(s, "face", tracks);
-        gst_structure_set(s, "detector", G_TYPE_UINT, detector, nullptr);
+        gst_structure_set(s, "detector", G_TYPE_UINT, detector, "detector-name", G_TYPE_STRING, name, nullptr);
     }
     return b;
 }
 
 /* Two chained detectors of one label (a frontal and a profile cascade,
  * both label=face) count their track ids apart: their tracks 1 both
- * appear, one's list does not end the other's, and each leaves once. */
+ * appear, one's list does not end the other's, and each leaves once,
+ * its documents naming its detector. */
 GST_START_TEST(test_events_of_chained_detectors_of_one_label)
 {
     using Events = std::vector<std::string>;
     GstHarness* h = converter();
     gst_harness_push(h, chained_frame(0, {1}, {1}, {1}, {1}));
-    fail_unless(events_in(pull_documents(h)) == (Events{"appeared 1 100", "appeared 1 200"}));
+    const std::vector<std::string> first = pull_documents(h);
+    fail_unless(events_in(first) == (Events{"appeared 1 100", "appeared 1 200"}));
+    fail_unless(events_in(first, true) == (Events{"appeared 1 frontal", "appeared 1 profile"}));
     gst_harness_push(h, chained_frame(GST_SECOND / 30, {1}, {}, {}, {}));
-    fail_unless(events_in(pull_documents(h)) == Events{"left 1 200"});
+    const std::vector<std::string> second = pull_documents(h);
+    fail_unless(events_in(second) == Events{"left 1 200"});
+    fail_unless(events_in(second, true) == Events{"left 1 profile"});
     gst_harness_push(h, chained_frame(2 * GST_SECOND / 30, {1}, {}, {}, {}));
     fail_unless(events_in(pull_documents(h)).empty());
-    fail_unless(events_in(eos_documents(h)) == Events{"left 1 100"});
+    const std::vector<std::string> last = eos_documents(h);
+    fail_unless(events_in(last) == Events{"left 1 100"});
+    fail_unless(events_in(last, true) == Events{"left 1 frontal"});
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
+/* A frame of the chained detectors frontal and profile (label face),
+ * each with its track 1's object at x + `shift` (x 100 and 200), named,
+ * and, when `appeared`, its appeared event there; no "open" list, as
+ * from a detector that gives none. */
+GstBuffer* chained_objects_frame(GstClockTime pts, int shift, bool appeared)
+{
+    GstBuffer* b = frame(pts);
+    for (guint detector = 1; detector <= 2; ++detector) {
+        const int x = 100 * static_cast<int>(detector) + shift;
+        GstVideoRegionOfInterestMeta* m = add_object(b, "face", x, 0, 40, 40, 1, -1, 0.9, 3);
+        gst_structure_set(gst_video_region_of_interest_meta_get_param(m, "detection"), "detector", G_TYPE_STRING,
+                          kChainedDetectors[detector - 1], nullptr);
+        GstStructure* s = gst_custom_meta_get_structure(gst_buffer_add_custom_meta(b, "WaldboostTrackEventsMeta"));
+        if (appeared)
+            append_event(s, "appeared", 1, "face", x, 0, 40, 40);
+        gst_structure_set(s, "label", G_TYPE_STRING, "face", "detector", G_TYPE_UINT, detector, "detector-name",
+                          G_TYPE_STRING, kChainedDetectors[detector - 1], nullptr);
+    }
+    return b;
+}
+
+/* The objects of chained detectors of one label name their detector, and
+ * each detector's track follows its own object, not the other detector's
+ * object of the same track id: without an "open" list the tracks leave
+ * at the end at their objects' last boxes. */
+GST_START_TEST(test_objects_of_chained_detectors_of_one_label)
+{
+    using Events = std::vector<std::string>;
+    GstHarness* h = converter();
+    gst_harness_push(h, chained_objects_frame(0, 10, true));
+    const std::vector<std::string> docs = pull_documents(h);
+    Doc d(docs.at(0));
+    JsonArray* objects = json_object_get_array_member(d.root, "objects");
+    fail_unless_equals_int(json_array_get_length(objects), 2);
+    for (guint i = 0; i < 2; ++i) {
+        JsonObject* o = json_array_get_object_element(objects, i);
+        fail_unless_equals_int(json_object_get_int_member(o, "x"), 110 + 100 * static_cast<int>(i));
+        fail_unless_equals_int(json_object_get_int_member(o, "id"), 1);
+        fail_unless_equals_string(
+            json_object_get_string_member(json_object_get_object_member(o, "detection"), "detector"),
+            kChainedDetectors[i]);
+    }
+    fail_unless(events_in(docs, true) == (Events{"appeared 1 frontal", "appeared 1 profile"}));
+    gst_harness_push(h, chained_objects_frame(GST_SECOND / 30, 20, false));
+    fail_unless(events_in(pull_documents(h)).empty());
+    const std::vector<std::string> last = eos_documents(h);
+    fail_unless(events_in(last) == (Events{"left 1 120", "left 1 220"}));
+    fail_unless(events_in(last, true) == (Events{"left 1 frontal", "left 1 profile"}));
     gst_harness_teardown(h);
 }
 GST_END_TEST;
@@ -963,6 +1028,7 @@ static Suite* convert_suite()
     tcase_add_test(tc, test_tracks_stay_open_through_a_flush);
     tcase_add_test(tc, test_events_of_repeated_and_dropped_frames);
     tcase_add_test(tc, test_events_of_chained_detectors_of_one_label);
+    tcase_add_test(tc, test_objects_of_chained_detectors_of_one_label);
     tcase_add_test(tc, test_options);
     tcase_add_test(tc, test_hostile_strings);
     tcase_add_test(tc, test_not_finite_numbers);
