@@ -21,6 +21,7 @@
 #include "frame_bounds.h"
 #include "label_ids.h"
 #include "meta_objects.h"
+#include "privacy.h"
 
 namespace waldboost_element {
 
@@ -52,6 +53,54 @@ FrameQueue::~FrameQueue()
 }
 
 /* ------------------------------------------------------------------------ */
+/* Quality of service                                                       */
+
+void FrameQueue::qos(GstClockTimeDiff diff, GstClockTime timestamp)
+{
+    if (!GST_CLOCK_TIME_IS_VALID(timestamp))
+        return;
+    /* An early frame's negative diff may exceed its running time. */
+    qos_earliest_ = diff < 0 && static_cast<GstClockTime>(-diff) > timestamp ? 0 : timestamp + diff;
+}
+
+/* A frame already late downstream when it comes in, with qos=true, passes
+ * without a search, as an interval frame does (the tracker follows it),
+ * so that a detector slower than a live stream stays in step with it
+ * instead of falling further behind with every frame (the video sink would
+ * drop those frames anyway). It passes all the same: nothing is lost for a
+ * recording on another branch. Never with privacy: a frame without a
+ * search would show what it should hide. */
+bool FrameQueue::skip_late_frame(const PendingFrame& pending)
+{
+    const GstClockTime earliest = qos_earliest_;
+    if (!GST_CLOCK_TIME_IS_VALID(earliest) || hides_objects(active_.output) ||
+        !gst_base_transform_is_qos_enabled(element_) || element_->segment.format != GST_FORMAT_TIME)
+        return false;
+    const GstClockTime running_time =
+        gst_segment_to_running_time(&element_->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(pending.buffer));
+    if (!GST_CLOCK_TIME_IS_VALID(running_time) || running_time > earliest)
+        return false;
+    stats_.update([](Stats& st) {
+        ++st.qos_skipped;
+    });
+    GST_DEBUG_OBJECT(element_,
+                     "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT " is late (QoS: up to %" GST_TIME_FORMAT
+                     "): no search",
+                     pending.frame, GST_TIME_ARGS(running_time), GST_TIME_ARGS(earliest));
+    if (!qos_hinted_) {
+        qos_hinted_ = true;
+        GST_ELEMENT_INFO(element_, CORE, CLOCK,
+                         ("Detection is slower than the stream: frames already late downstream pass without a "
+                          "search (stats: qos-skipped). Set qos=false to search every frame, or make detection "
+                          "cheaper (min-size, interval, a faster device)."),
+                         ("QoS: frame %" G_GUINT64_FORMAT " at running time %" GST_TIME_FORMAT
+                          " is late (downstream wants %" GST_TIME_FORMAT " or later)",
+                          pending.frame, GST_TIME_ARGS(running_time), GST_TIME_ARGS(earliest)));
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Start, stop, caps                                                        */
 
 bool FrameQueue::start()
@@ -64,6 +113,8 @@ bool FrameQueue::start()
     pool_copy_logged_ = false;
     inflight_limit_warned_ = 0;
     draw_meta_hinted_ = false;
+    qos_hinted_ = false;
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
     finisher_.reset();
     Settings s;
     guint64 generation = 0;
@@ -453,6 +504,10 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
     if (restart_interval_.exchange(false))
         interval_from_ = pending.frame;
     pending.detect = d.interval <= 1 || (pending.frame - interval_from_) % static_cast<guint64>(d.interval) == 0;
+    if (pending.detect && skip_late_frame(pending)) {
+        pending.detect = false;
+        restart_interval_ = true; /* the next frame in time is searched */
+    }
     pending.visible = visible_rect(pending.buffer, GST_VIDEO_INFO_WIDTH(&info_), GST_VIDEO_INFO_HEIGHT(&info_));
     /* roi is in the visible frame's coordinates, as the results are. */
     pending.roi = roi_in_frame(d.roi, pending.visible.width, pending.visible.height);
@@ -806,6 +861,7 @@ void FrameQueue::flush_stop()
     downstream_ = GST_FLOW_OK;
     finisher_.reset_tracker(); /* a seek: the objects of before are not the ones to come */
     restart_interval_ = true;
+    qos_earliest_ = GST_CLOCK_TIME_NONE;
 }
 
 /* ------------------------------------------------------------------------ */

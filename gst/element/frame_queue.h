@@ -77,12 +77,17 @@ public:
     void flush_stop();
     /* Wakes the worker so that its run ends; with `join`, waits for it. */
     void stop_worker(bool join);
+    /* A QOS event from downstream (any thread): frames whose running time
+     * is at most `timestamp` + `diff` are late already (GstBaseTransform's
+     * rule), and with qos=true they pass without a search. */
+    void qos(GstClockTimeDiff diff, GstClockTime timestamp);
 
 private:
     GstFlowReturn apply_settings(std::unique_lock<std::mutex>& lock);
     void activate(const Settings& s, guint64 generation);
     void query_overlay_meta_support();
     void hint_draw_meta();
+    bool skip_late_frame(const PendingFrame& pending);
     GstBuffer* keep_upstream_pool_free(GstBuffer* input);
     GstFlowReturn submit_frame(std::unique_lock<std::mutex>& lock, PendingFrame& pending);
     bool submit_to_engine(waldboost::opencl::Engine& engine, const PendingFrame& pending, std::string* why = nullptr);
@@ -121,7 +126,11 @@ private:
      * another thread, hence atomic; by a settings change) */
     guint64 interval_from_ = 0;
     std::atomic<bool> restart_interval_{false};
-    bool draw_meta_hinted_ = false;    /* the draw=meta hint was posted */
+    bool draw_meta_hinted_ = false; /* the draw=meta hint was posted */
+    bool qos_hinted_ = false;       /* the first late frame's INFO message was posted */
+    /* The running time up to which frames are late downstream (QOS events,
+     * from the sink's thread); GST_CLOCK_TIME_NONE: none is. */
+    std::atomic<GstClockTime> qos_earliest_{GST_CLOCK_TIME_NONE};
     bool pool_copy_logged_ = false;    /* keep_upstream_pool_free said why it copies */
     size_t inflight_limit_warned_ = 0; /* the engine's in-flight limit last warned about */
     UnreadableWarnings unreadable_;

@@ -197,6 +197,20 @@ static GstFlowReturn gst_waldboost_detect_generate_output(GstBaseTransform* /*tr
     return GST_FLOW_OK;
 }
 
+/* QOS events reach the queue too: it does GstBaseTransform's QoS itself,
+ * since it takes the frames (submit_input_buffer) where the base class
+ * would have checked them. */
+static gboolean gst_waldboost_detect_src_event(GstBaseTransform* trans, GstEvent* event)
+{
+    if (GST_EVENT_TYPE(event) == GST_EVENT_QOS) {
+        GstClockTimeDiff diff = 0;
+        GstClockTime timestamp = GST_CLOCK_TIME_NONE;
+        gst_event_parse_qos(event, nullptr, nullptr, &diff, &timestamp);
+        GST_WALDBOOST_DETECT(trans)->priv->queue.qos(diff, timestamp);
+    }
+    return GST_BASE_TRANSFORM_CLASS(gst_waldboost_detect_parent_class)->src_event(trans, event);
+}
+
 static gboolean gst_waldboost_detect_sink_event(GstBaseTransform* trans, GstEvent* event)
 {
     wel::FrameQueue& queue = GST_WALDBOOST_DETECT(trans)->priv->queue;
@@ -504,6 +518,7 @@ static void gst_waldboost_detect_class_init(GstWaldboostDetectClass* klass)
     trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_waldboost_detect_submit_input_buffer);
     trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_waldboost_detect_generate_output);
     trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_waldboost_detect_sink_event);
+    trans_class->src_event = GST_DEBUG_FUNCPTR(gst_waldboost_detect_src_event);
     trans_class->query = GST_DEBUG_FUNCPTR(gst_waldboost_detect_query);
     trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_waldboost_detect_propose_allocation);
     trans_class->passthrough_on_same_caps = FALSE;

@@ -800,7 +800,8 @@ void install_properties(GObjectClass* gobject_class)
                            "copying for the device, launching; collecting: reading back, grouping; metadata, "
                            "drawing, message); detected-frames and host-detected-total-ms: the frames searched (by "
                            "the engine, or with inference-region=roi-list inside upstream boxes; interval skips "
-                           "the others) and their share of host-total-ms",
+                           "the others) and their share of host-total-ms; qos-skipped: frames due for a search that "
+                           "passed without one because they were late downstream (qos=true)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 

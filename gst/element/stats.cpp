@@ -36,7 +36,8 @@ GstStructure* SharedStats::structure() const
     const std::shared_ptr<const wcl::BusyTime> busy = st.device_busy.lock();
     gst_structure_set(s, "batch-frames", G_TYPE_INT, st.batch_frames, "host-ms", G_TYPE_DOUBLE, st.host_ms,
                       "host-total-ms", G_TYPE_DOUBLE, st.host_total_ms, "detected-frames", G_TYPE_UINT64,
-                      st.detected_frames, "host-detected-total-ms", G_TYPE_DOUBLE, st.host_detected_total_ms, nullptr);
+                      st.detected_frames, "host-detected-total-ms", G_TYPE_DOUBLE, st.host_detected_total_ms,
+                      "qos-skipped", G_TYPE_UINT64, st.qos_skipped, nullptr);
     gst_structure_set(s, "device-busy-ms", G_TYPE_DOUBLE, busy ? static_cast<double>(busy->total_ns()) * 1e-6 : 0.0,
                       nullptr);
     return s;
