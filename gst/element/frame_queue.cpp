@@ -55,15 +55,28 @@ FrameQueue::~FrameQueue()
 /* ------------------------------------------------------------------------ */
 /* Quality of service                                                       */
 
+/* When the sink got a frame late, the frames behind it are later still:
+ * GStreamer's QoS design estimates the next frame that can be on time at
+ * timestamp + 2 x diff + one frame, the rule GstVideoDecoder and
+ * GstVideoEncoder use (GstBaseTransform's timestamp + diff suits a filter
+ * whose own work is cheap). With it a video sink after a live 1080p Haar
+ * search on 2 cores shows 1.3-3x the frames it showed (docs/history.md). */
 void FrameQueue::qos(GstClockTimeDiff diff, GstClockTime timestamp)
 {
     if (!GST_CLOCK_TIME_IS_VALID(timestamp))
         return;
+    if (diff > 0) {
+        int fps_n = 0, fps_d = 1;
+        const GstClockTime frame =
+            frame_rate(&fps_n, &fps_d) && fps_n > 0 ? gst_util_uint64_scale_int(GST_SECOND, fps_d, fps_n) : 0;
+        qos_earliest_ = timestamp + 2 * static_cast<GstClockTime>(diff) + frame;
+        return;
+    }
     /* An early frame's negative diff may exceed its running time. */
-    qos_earliest_ = diff < 0 && static_cast<GstClockTime>(-diff) > timestamp ? 0 : timestamp + diff;
+    qos_earliest_ = static_cast<GstClockTime>(-diff) > timestamp ? 0 : timestamp + diff;
 }
 
-/* A frame already late downstream when it comes in, with qos=true, passes
+/* A frame that cannot reach the sink in time (above), with qos=true, passes
  * without a search, as an interval frame does (the tracker follows it),
  * so that a detector slower than a live stream stays in step with it
  * instead of falling further behind with every frame (the video sink would
@@ -90,8 +103,8 @@ bool FrameQueue::skip_late_frame(const PendingFrame& pending)
     if (!qos_hinted_) {
         qos_hinted_ = true;
         GST_ELEMENT_INFO(element_, CORE, CLOCK,
-                         ("Detection is slower than the stream: frames already late downstream pass without a "
-                          "search (stats: qos-skipped). Set qos=false to search every frame, or make detection "
+                         ("Detection is slower than the stream: frames that cannot reach the sink in time pass "
+                          "without a search (stats: qos-skipped). Set qos=false to search every frame, or make detection "
                           "cheaper (min-size, interval, a faster device)."),
                          ("QoS: frame %" G_GUINT64_FORMAT " at running time %" GST_TIME_FORMAT
                           " is late (downstream wants %" GST_TIME_FORMAT " or later)",

@@ -78,8 +78,10 @@ public:
     /* Wakes the worker so that its run ends; with `join`, waits for it. */
     void stop_worker(bool join);
     /* A QOS event from downstream (any thread): frames whose running time
-     * is at most `timestamp` + `diff` are late already (GstBaseTransform's
-     * rule), and with qos=true they pass without a search. */
+     * is at most `timestamp` + `diff` are late already, and when `diff` is
+     * positive (late) up to `timestamp` + 2 x `diff` + one frame (GStreamer's
+     * estimate for the next frame that can be on time, the video decoders'
+     * rule); with qos=true they pass without a search. */
     void qos(GstClockTimeDiff diff, GstClockTime timestamp);
 
 private:

@@ -3,10 +3,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Element tests, quality of service: a QOS event from downstream (a video
- * sink that gets frames late) makes the frames already late pass without a
- * search, as GstBaseTransform's qos=true skips them; none is lost, and the
- * frames in time keep the reference's detections. qos=false and privacy
- * search every frame; a flush forgets the lateness.
+ * sink that gets frames late) makes the frames that cannot be on time pass
+ * without a search; none is lost, and the frames in time keep the
+ * reference's detections. Which frames those are is GStreamer's QoS design
+ * (its QoS design document, and GstVideoDecoder's rule): after a frame late
+ * by `diff`, every frame up to its time + 2 x `diff` + one frame period.
+ * qos=false and privacy search every frame; a flush forgets the lateness.
  */
 #include <set>
 #include <string>
@@ -18,20 +20,22 @@ using namespace element_test;
 
 namespace {
 
+/* A frame period at the harness's 30 fps, in nanoseconds. */
+const GstClockTimeDiff kPeriod = GST_CLOCK_DIFF(pts_of(0), pts_of(1));
+
 /* Frames 0 to `frames` - 1 of face_frame(0) (30 fps, running time =
- * PTS), with a QOS event after frame 2 saying that downstream wants frames
- * after the running time of frame `late_until`: frames 3 to `late_until`
- * are late. Returns what left, in order. */
-std::vector<GstBuffer*> stream_with_qos(GstHarness* h, int frames = 9, int late_until = 5)
+ * PTS), with a QOS event after frame 2 saying that the sink got frame 2
+ * late by `late_by`. By the rule above the default, 1.25 frame periods,
+ * makes frames 3 to 5 late (up to frame 5.5); GstBaseTransform's rule,
+ * timestamp + diff, would make only frame 3 late. Returns what left, in
+ * order. */
+std::vector<GstBuffer*> stream_with_qos(GstHarness* h, int frames = 9, GstClockTimeDiff late_by = kPeriod * 5 / 4)
 {
     set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
     for (int k = 0; k < frames; ++k) {
-        if (k == 3) {
-            /* The sink got frame 2 late by this much. */
-            fail_unless(gst_harness_push_upstream_event(
-                h, gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 0.5, GST_CLOCK_DIFF(pts_of(2), pts_of(late_until)),
-                                     pts_of(2))));
-        }
+        if (k == 3)
+            fail_unless(
+                gst_harness_push_upstream_event(h, gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 0.5, late_by, pts_of(2))));
         fail_unless_equals_int(push_frame(h, face_frame(0), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
     }
     push_eos(h);
@@ -131,22 +135,23 @@ GST_START_TEST(test_qos_tracking_follows_late_frames)
 }
 GST_END_TEST;
 
-/* With interval=3 the frame due for a search that was late (frame 3, the
- * only late one) hands the search to the next frame, in time: frames 0,
- * 4 and 7 are searched, not 0 and 6. */
+/* With interval=3 the frame due for a search that was late (frame 3;
+ * frame 2 late by three quarters of a period makes frames 3 and 4 late, up
+ * to frame 4.5) hands the search to the next frame in time: frames 0, 5
+ * and 8 are searched, not 0, 6 and 9. */
 GST_START_TEST(test_qos_interval_searches_the_next_frame_in_time)
 {
     GstHarness* h = harness_with({{"draw", "none"}, {"interval", "3"}});
-    std::vector<GstBuffer*> out = stream_with_qos(h, 9, 3);
+    std::vector<GstBuffer*> out = stream_with_qos(h, 10, kPeriod * 3 / 4);
     std::set<int> searched;
     std::string list;
-    for (int k = 0; k < 9; ++k)
+    for (int k = 0; k < 10; ++k)
         if (!roi_boxes(out[k]).empty()) {
             searched.insert(k);
             list += " " + std::to_string(k);
         }
-    fail_unless(searched == (std::set<int>{0, 4, 7}), "frames with boxes:%s, not 0 4 7", list.c_str());
-    fail_unless_equals_uint64(stats_uint64(h->element, "qos-skipped"), 1);
+    fail_unless(searched == (std::set<int>{0, 5, 8}), "frames with boxes:%s, not 0 5 8", list.c_str());
+    fail_unless_equals_uint64(stats_uint64(h->element, "qos-skipped"), 2);
     unref_all(out);
     gst_harness_teardown(h);
 }
