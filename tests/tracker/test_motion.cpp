@@ -101,6 +101,36 @@ TEST(TrackerMotion, ConstantVelocityIsLearnt)
     }
 }
 
+/* A new resolution: a box learnt moving at constant velocity, then the
+ * frames scaled by 1/2 across and 3/4 down, goes on at the scaled velocity
+ * with the scaled size, measured at the scaled boxes as before. */
+TEST(TrackerMotion, RescaleScalesPositionVelocityAndSize)
+{
+    const Rect start{400, 320, 64, 48};
+    const int vx = 6, vy = -4;
+    BoxMotion motion(start, MotionConfig{});
+    for (int k = 1; k <= 40; ++k) {
+        motion.predict(true);
+        motion.correct(moved(start, vx * k, vy * k));
+    }
+    motion.rescale(0.5, 0.75);
+    EXPECT_NEAR(motion.velocity_x(), vx * 0.5, 0.02);
+    EXPECT_NEAR(motion.velocity_y(), vy * 0.75, 0.02);
+    const auto scaled = [&](int k) {
+        const Rect r = moved(start, vx * k, vy * k);
+        return Rect{r.x / 2, r.y * 3 / 4, r.width / 2, r.height * 3 / 4};
+    };
+    for (int k = 41; k <= 60; ++k) {
+        motion.predict(true);
+        const Rect want = scaled(k), got = motion.box();
+        EXPECT_LE(std::abs(got.x - want.x), 1) << "frame " << k;
+        EXPECT_LE(std::abs(got.y - want.y), 1) << "frame " << k;
+        EXPECT_EQ(got.width, want.width) << "frame " << k;
+        EXPECT_EQ(got.height, want.height) << "frame " << k;
+        motion.correct(want);
+    }
+}
+
 /* The tracker coasts with its configuration's damping, from the second
  * frame without measurement on (the first keeps the velocity). */
 TEST(TrackerMotion, ACoastingTrackSlowsDown)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/detection/grouping.h"
 #include "core/tracking/tracker.h"
 #include "support.h"
 
@@ -457,4 +458,47 @@ TEST(Tracker, FollowSearchesOnlyWhatTheLastDetectionSaw)
     EXPECT_EQ(at(a)->state, Track::State::Followed);
     EXPECT_EQ(at(b)->state, Track::State::Coasting);
     EXPECT_FALSE(at(b)->reported());
+}
+
+/* A new resolution of the same scene (a camera or an adaptive stream that
+ * changes its size): after rescale() the track keeps its id, the template
+ * search follows the object in the smaller frames, and a detection there
+ * is assigned to it. Without the rescale the boxes stay in the old frame's
+ * coordinates, twice where the object is. */
+TEST(Tracker, RescaleKeepsTheTracksOnANewResolution)
+{
+    const Rect start{40, 60, 80, 80};
+    const auto box_at = [&](int f) {
+        return moved(start, 6 * f, 3 * f);
+    };
+    const auto halved = [](const Rect& r) {
+        return Rect{r.x / 2, r.y / 2, r.width / 2, r.height / 2};
+    };
+    for (const bool detect_after : {false, true}) {
+        Tracker tracker;
+        ReferenceSearcher searcher;
+        for (int f = 0; f < 6; ++f)
+            tracker.update(scene(480, 320, {{box_at(f), 5}}).view(), {{box_at(f), 0, 0.9f}});
+        ASSERT_EQ(tracker.tracks().size(), 1u);
+        ASSERT_EQ(tracker.tracks()[0].id, 1);
+        for (int f = 6; f < 16; ++f) {
+            /* The whole frame drawn at full size, then halved. */
+            const GrayImage full = scene(480, 320, {{box_at(f), 5}});
+            const GrayImage half = resize_bilinear(full.view(), Size{240, 160});
+            if (f == 6)
+                tracker.rescale(half.view(), 0.5, 0.5);
+            const Rect want = halved(box_at(f));
+            const auto events = detect_after && f % 3 == 0 ? tracker.update(half.view(), {{want, 0, 0.9f}})
+                                                           : tracker.follow(half.view(), searcher);
+            EXPECT_TRUE(events.empty()) << "frame " << f;
+            ASSERT_EQ(tracker.tracks().size(), 1u) << "frame " << f;
+            const Track& t = tracker.tracks()[0];
+            EXPECT_EQ(t.id, 1) << "frame " << f;
+            EXPECT_TRUE(t.reported()) << "frame " << f;
+            EXPECT_GE(intersection_over_union(t.box, want), 0.8)
+                << "frame " << f << (detect_after ? " (detections)" : " (search)") << ": box " << t.box.x << ","
+                << t.box.y << " " << t.box.width << "x" << t.box.height << " for " << want.x << "," << want.y << " "
+                << want.width << "x" << want.height;
+        }
+    }
 }

@@ -90,6 +90,25 @@ void BoxMotion::correct_centre(double cx, double cy)
     cy_.correct(cy, r * r);
 }
 
+void KalmanAxis::rescale(double s)
+{
+    x *= s;
+    v *= s;
+    p00 *= s * s;
+    p01 *= s * s;
+    p11 *= s * s;
+}
+
+void BoxMotion::rescale(double sx, double sy)
+{
+    cx_.rescale(sx);
+    cy_.rescale(sy);
+    w_.rescale(sx);
+    if (w_.x < 1)
+        w_.x = 1;
+    aspect_ *= sy / sx;
+}
+
 Rect BoxMotion::box() const
 {
     const int w = std::max(1, static_cast<int>(std::lround(w_.x)));

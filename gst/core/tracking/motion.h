@@ -37,6 +37,8 @@ struct KalmanAxis {
     /* One frame on: x += v, then v *= damping. */
     void predict(double position_variance, double velocity_variance, double damping);
     void correct(double measured, double measurement_variance);
+    /* Coordinates multiplied by `s`: the state by s, its covariance by s^2. */
+    void rescale(double s);
 };
 
 class BoxMotion {
@@ -50,6 +52,10 @@ public:
     void correct(const Rect& box);
     /* A centre alone (the template search): the size is not measured. */
     void correct_centre(double cx, double cy);
+    /* The frames are now scaled by `sx` across and `sy` down (a new
+     * resolution of the same scene): positions, velocities, the width and
+     * their spreads scale with them, and the aspect by sy / sx. */
+    void rescale(double sx, double sy);
     /* The filtered (or predicted) box, rounded. */
     Rect box() const;
     double velocity_x() const { return cx_.v; }

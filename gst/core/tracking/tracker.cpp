@@ -368,6 +368,21 @@ std::vector<TrackEvent> Tracker::follow(const GrayView& frame, TemplateSearcher&
     return events;
 }
 
+void Tracker::rescale(const GrayView& frame, double sx, double sy)
+{
+    if (!(sx > 0) || !(sy > 0))
+        return;
+    const auto scaled = [](int v, double s) {
+        return static_cast<int>(std::lround(v * s));
+    };
+    for (Track& t : tracks_) {
+        t.box = Rect{scaled(t.box.x, sx), scaled(t.box.y, sy), std::max(1, scaled(t.box.width, sx)),
+                     std::max(1, scaled(t.box.height, sy))};
+        t.motion.rescale(sx, sy);
+        take_appearance(t, frame);
+    }
+}
+
 std::vector<TrackEvent> Tracker::clear()
 {
     std::vector<TrackEvent> events;

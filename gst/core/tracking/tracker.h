@@ -167,6 +167,13 @@ public:
     /* Ends every track (end of stream, flush): the confirmed ones' Left
      * events. */
     std::vector<TrackEvent> clear();
+    /* The frames from `frame` on are the same scene at another resolution,
+     * scaled by `sx` across and `sy` down (a camera or an adaptive stream
+     * that changes its size): every track keeps its id, its box and motion
+     * scale, and its template is sampled again from `frame` at the scaled
+     * box (a template is a grid of a frame's pixels). Call it before
+     * update() or follow() of `frame`. */
+    void rescale(const GrayView& frame, double sx, double sy);
 
     /* Open tracks, tentative ones included (Track::reported() says which
      * to show). */
