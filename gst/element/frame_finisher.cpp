@@ -47,6 +47,7 @@ void FrameFinisher::reset()
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
+    tracked_width_ = tracked_height_ = 0;
     closed_.clear();
     closed_lost_.clear();
 }
@@ -56,7 +57,7 @@ void FrameFinisher::reset()
  * not take (past the bounds of frame_bounds.h). A frame that cannot be read
  * leaves the tracker as it is. */
 std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, FrameAccess& frame,
-                                                 const std::vector<Detection>& detections,
+                                                 const GstVideoInfo& info, const std::vector<Detection>& detections,
                                                  std::vector<waldboost::tracking::TrackEvent>* events,
                                                  const std::shared_ptr<wcl::Engine>& engine,
                                                  std::vector<waldboost::Rect>* untracked)
@@ -90,6 +91,16 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     const waldboost::GrayView* luma = frame.luma();
     if (!luma)
         return untracked_objects(detections);
+    /* New caps of another size (a camera or an adaptive stream changing its
+     * resolution; the frames before have all left): the same scene scaled,
+     * so the tracks keep their ids and scale, rather than ending at boxes
+     * that would lie in the old frame's coordinates. */
+    const int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
+    if (tracked_width_ > 0 && tracked_height_ > 0 && (width != tracked_width_ || height != tracked_height_))
+        tracker_->rescale(*luma, static_cast<double>(width) / tracked_width_,
+                          static_cast<double>(height) / tracked_height_);
+    tracked_width_ = width;
+    tracked_height_ = height;
     /* Matching costs tracks x detections: the tracker takes the first
      * kMaxTracks detections and keeps at most kMaxTracks tracks. */
     std::vector<ReportedObject> objects;
@@ -418,7 +429,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
         if (searched_regions)
             region_parents(pending, result, &parents);
         if (fs.detection.tracking) {
-            report.objects = track(pending, frame, detections, &report.events, engine, &untracked);
+            report.objects = track(pending, frame, info, detections, &report.events, engine, &untracked);
             if (hides_objects(s) && tracker_) {
                 report.unreported = tracker_->unreported_boxes();
                 report.unreported.insert(report.unreported.end(), untracked.begin(), untracked.end());

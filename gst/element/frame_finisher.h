@@ -89,7 +89,7 @@ public:
                       const std::shared_ptr<waldboost::opencl::Engine>& engine);
 
 private:
-    std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame,
+    std::vector<ReportedObject> track(const PendingFrame& pending, FrameAccess& frame, const GstVideoInfo& info,
                                       const std::vector<waldboost::Detection>& detections,
                                       std::vector<waldboost::tracking::TrackEvent>* events,
                                       const std::shared_ptr<waldboost::opencl::Engine>& engine,
@@ -118,6 +118,9 @@ private:
     const guint detector_ = next_detector_number();
     std::string name_;                       /* the element's, taken at each start (reset()) */
     std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
+    /* The caps' frame size the tracks' boxes are in: new caps of another
+     * size scale them (0: none yet). */
+    int tracked_width_ = 0, tracked_height_ = 0;
     /* The last finished frame: where close_tracks() posts. */
     std::shared_ptr<const FrameSettings> last_settings_;
     MessageTimes last_times_;

@@ -161,6 +161,13 @@ void FrameQueue::stop()
 void FrameQueue::set_info(const GstVideoInfo& info)
 {
     std::lock_guard<std::mutex> guard(info_lock_);
+    /* A new size: its first frame is searched, as after a seek, so that the
+     * tracks (scaled, FrameFinisher::track) and privacy meet the new frames
+     * with a detection rather than with a template search only. */
+    if (have_info_ &&
+        (GST_VIDEO_INFO_WIDTH(&info) != GST_VIDEO_INFO_WIDTH(&info_) ||
+         GST_VIDEO_INFO_HEIGHT(&info) != GST_VIDEO_INFO_HEIGHT(&info_)))
+        restart_interval_ = true;
     info_ = info;
     have_info_ = true;
     overlay_meta_unknown_ = true;

@@ -90,6 +90,8 @@ public:
     std::vector<LostTrack> stamp(std::vector<ReportedObject>& objects,
                                  const std::vector<waldboost::tracking::TrackEvent>& events, GstClockTime now);
     const waldboost::tracking::TrackerConfig& config() const { return tracker_.config(); }
+    /* The frames from `luma` on are scaled by sx, sy: Tracker::rescale. */
+    void rescale(const waldboost::GrayView& luma, double sx, double sy) { tracker_.rescale(luma, sx, sy); }
     /* Ends every track: their "left" events. */
     std::vector<waldboost::tracking::TrackEvent> clear() { return tracker_.clear(); }
     int64_t next_id() const { return tracker_.next_id(); }

@@ -622,6 +622,57 @@ GST_START_TEST(test_tracking_snapshots)
 }
 GST_END_TEST;
 
+/* New caps of another size in mid-stream (a camera or an adaptive stream
+ * changing its resolution), with interval=3: the first frame at the new
+ * size is searched whatever its number, and the track goes on with its id
+ * and age, its box on the new frames where the detection there is (the
+ * tracker's boxes scaled with the frames), rather than ending at a box in
+ * the old frame's coordinates and starting again under a new id. Both
+ * ways, smaller then larger. */
+GST_START_TEST(test_tracking_across_a_new_resolution)
+{
+    for (const int factor : {2, -2}) {
+        const auto at_size = [&](const GrayImage& img, bool after) {
+            if (!after)
+                return img;
+            const waldboost::Size size = factor > 0 ? waldboost::Size{img.width / 2, img.height / 2}
+                                                    : waldboost::Size{img.width * 2, img.height * 2};
+            return waldboost::resize_bilinear(img.view(), size);
+        };
+        GstHarness* h = harness_with({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}});
+        std::vector<GrayImage> frames;
+        const int change = 8; /* not a multiple of 3: searched only for the new size */
+        for (int k = 0; k < 14; ++k) {
+            frames.push_back(at_size(face_frame(k), k >= change));
+            if (k == 0 || k == change)
+                set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames[k].width, frames[k].height);
+            fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        }
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), frames.size());
+        gint id = -1;
+        for (int k = 3; k < 14; ++k) {
+            const std::string where = "factor " + std::to_string(factor) + ", frame " + std::to_string(k);
+            const std::vector<Box> detected = expected_boxes(core(frames[k]), "face");
+            const std::vector<TrackedBox> got = tracked_boxes(out[k]);
+            fail_unless(detected.size() == 1, "%s: the reference finds %zu faces", where.c_str(), detected.size());
+            fail_unless(got.size() == 1, "%s: %zu tracked", where.c_str(), got.size());
+            if (k == 3)
+                id = got[0].id;
+            fail_unless_equals_int(got[0].id, id);
+            fail_unless_equals_int(got[0].age, k);
+            const bool searched = k < change ? k % 3 == 0 : (k - change) % 3 == 0;
+            fail_unless(got[0].detected == searched, "%s: detected %d", where.c_str(), got[0].detected);
+            const double iou = iou_of(got[0].box, detected[0]);
+            fail_unless(iou >= 0.7, "%s: IoU %.2f with the detection there", where.c_str(), iou);
+        }
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
@@ -631,5 +682,6 @@ TCase* element_case()
     tcase_add_test(tc, test_tracking_ids_never_come_back);
     tcase_add_test(tc, test_tracking_through_hostile_streams);
     tcase_add_test(tc, test_tracking_snapshots);
+    tcase_add_test(tc, test_tracking_across_a_new_resolution);
     return tc;
 }
