@@ -73,6 +73,21 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
         return now.lost_after != config.lost_after || now.confirm_hits != config.confirm_hits ||
                now.confirm_window != config.confirm_window;
     };
+    /* New caps of another size (the frames before have all left). With the
+     * same display aspect (within 2%: 854x480 beside 1280x720) it is the
+     * same scene scaled, a camera or an adaptive stream changing its
+     * resolution: the tracks keep their ids and scale, below, rather than
+     * ending at boxes in the old frame's coordinates. Another aspect is
+     * another picture (rotated by videoflip, another source): its tracks
+     * end, as at a seek. */
+    const int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
+    const double aspect = static_cast<double>(width) * std::max(1, GST_VIDEO_INFO_PAR_N(&info)) /
+                          (static_cast<double>(std::max(1, height)) * std::max(1, GST_VIDEO_INFO_PAR_D(&info)));
+    const bool new_size = tracked_width_ > 0 && (width != tracked_width_ || height != tracked_height_);
+    if (new_size && std::abs(aspect / tracked_aspect_ - 1) > 0.02) {
+        tracker_reset_ = true;
+        tracked_width_ = 0;
+    }
     if (tracker_reset_.exchange(false) || !tracker_ || changed(tracker_->config())) {
         close_tracks(); /* every track that appeared also leaves */
         config.first_id = next_track_id_;
@@ -91,16 +106,12 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
     const waldboost::GrayView* luma = frame.luma();
     if (!luma)
         return untracked_objects(detections);
-    /* New caps of another size (a camera or an adaptive stream changing its
-     * resolution; the frames before have all left): the same scene scaled,
-     * so the tracks keep their ids and scale, rather than ending at boxes
-     * that would lie in the old frame's coordinates. */
-    const int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
-    if (tracked_width_ > 0 && tracked_height_ > 0 && (width != tracked_width_ || height != tracked_height_))
+    if (tracked_width_ > 0 && (width != tracked_width_ || height != tracked_height_))
         tracker_->rescale(*luma, static_cast<double>(width) / tracked_width_,
                           static_cast<double>(height) / tracked_height_);
     tracked_width_ = width;
     tracked_height_ = height;
+    tracked_aspect_ = aspect;
     /* Matching costs tracks x detections: the tracker takes the first
      * kMaxTracks detections and keeps at most kMaxTracks tracks. */
     std::vector<ReportedObject> objects;

@@ -118,9 +118,11 @@ private:
     const guint detector_ = next_detector_number();
     std::string name_;                       /* the element's, taken at each start (reset()) */
     std::unique_ptr<StreamTracker> tracker_; /* tracking=true */
-    /* The caps' frame size the tracks' boxes are in: new caps of another
-     * size scale them (0: none yet). */
+    /* The caps' frame size and display aspect the tracks' boxes are in: new
+     * caps of another size scale them, or of another aspect end them (0:
+     * none yet). */
     int tracked_width_ = 0, tracked_height_ = 0;
+    double tracked_aspect_ = 1;
     /* The last finished frame: where close_tracks() posts. */
     std::shared_ptr<const FrameSettings> last_settings_;
     MessageTimes last_times_;

@@ -673,6 +673,43 @@ GST_START_TEST(test_tracking_across_a_new_resolution)
 }
 GST_END_TEST;
 
+/* New caps of another display aspect (videoflip rotating, a switch to
+ * another source) are another picture, not the same one scaled: the track
+ * ends on the first new frame, which is searched, and the face there gets
+ * a new id once confirmed (interval=3: searched at the change, frame 8,
+ * and at frame 11). */
+GST_START_TEST(test_tracking_ends_at_a_new_aspect)
+{
+    GstHarness* h = harness_with({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}});
+    std::vector<GrayImage> frames;
+    const int change = 8;
+    for (int k = 0; k < 13; ++k) {
+        frames.push_back(k < change ? face_frame(k) : crop(face_frame(k), 20, 0, 160, 160));
+        if (k == 0 || k == change)
+            set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames[k].width, frames[k].height);
+        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    const std::vector<TrackedBox> before = tracked_boxes(out[change - 1]);
+    fail_unless_equals_int(before.size(), 1);
+    for (int k = change; k < 13; ++k) {
+        fail_unless_equals_int(expected_boxes(core(frames[k]), "face").size(), 1);
+        const std::vector<TrackedBox> got = tracked_boxes(out[k]);
+        if (k < 11) {
+            fail_unless(got.empty(), "frame %d: %zu tracked before the new track is confirmed", k, got.size());
+            continue;
+        }
+        fail_unless_equals_int(got.size(), 1);
+        fail_unless(got[0].id > before[0].id, "frame %d: id %d, the old track's %d", k, got[0].id, before[0].id);
+        fail_unless_equals_int(got[0].age, k - change);
+    }
+    unref_all(out);
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
@@ -683,5 +720,6 @@ TCase* element_case()
     tcase_add_test(tc, test_tracking_through_hostile_streams);
     tcase_add_test(tc, test_tracking_snapshots);
     tcase_add_test(tc, test_tracking_across_a_new_resolution);
+    tcase_add_test(tc, test_tracking_ends_at_a_new_aspect);
     return tc;
 }
