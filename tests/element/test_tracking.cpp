@@ -622,6 +622,24 @@ GST_START_TEST(test_tracking_snapshots)
 }
 GST_END_TEST;
 
+/* Pushes `frames` (GRAY8) through a new element with `props`, with caps of
+ * frame 0's size and, from frame `change` on, of that frame's size, and
+ * returns the buffers that came out. */
+std::vector<GstBuffer*> run_with_new_caps(const Props& props, const std::vector<GrayImage>& frames, size_t change)
+{
+    GstHarness* h = harness_with(props);
+    for (size_t k = 0; k < frames.size(); ++k) {
+        if (k == 0 || k == change)
+            set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames[k].width, frames[k].height);
+        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(k)), GST_FLOW_OK);
+    }
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    gst_harness_teardown(h);
+    return out;
+}
+
 /* New caps of another size in mid-stream (a camera or an adaptive stream
  * changing its resolution), with interval=3: the first frame at the new
  * size is searched whatever its number, and the track goes on with its id
@@ -639,18 +657,12 @@ GST_START_TEST(test_tracking_across_a_new_resolution)
                                                     : waldboost::Size{img.width * 2, img.height * 2};
             return waldboost::resize_bilinear(img.view(), size);
         };
-        GstHarness* h = harness_with({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}});
         std::vector<GrayImage> frames;
         const int change = 8; /* not a multiple of 3: searched only for the new size */
-        for (int k = 0; k < 14; ++k) {
+        for (int k = 0; k < 14; ++k)
             frames.push_back(at_size(face_frame(k), k >= change));
-            if (k == 0 || k == change)
-                set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames[k].width, frames[k].height);
-            fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
-        }
-        push_eos(h);
-        std::vector<GstBuffer*> out = pull_all(h);
-        fail_unless_equals_int(out.size(), frames.size());
+        std::vector<GstBuffer*> out =
+            run_with_new_caps({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}}, frames, change);
         gint id = -1;
         for (int k = 3; k < 14; ++k) {
             const std::string where = "factor " + std::to_string(factor) + ", frame " + std::to_string(k);
@@ -668,7 +680,6 @@ GST_START_TEST(test_tracking_across_a_new_resolution)
             fail_unless(iou >= 0.7, "%s: IoU %.2f with the detection there", where.c_str(), iou);
         }
         unref_all(out);
-        gst_harness_teardown(h);
     }
 }
 GST_END_TEST;
@@ -680,18 +691,12 @@ GST_END_TEST;
  * and at frame 11). */
 GST_START_TEST(test_tracking_ends_at_a_new_aspect)
 {
-    GstHarness* h = harness_with({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}});
     std::vector<GrayImage> frames;
     const int change = 8;
-    for (int k = 0; k < 13; ++k) {
+    for (int k = 0; k < 13; ++k)
         frames.push_back(k < change ? face_frame(k) : crop(face_frame(k), 20, 0, 160, 160));
-        if (k == 0 || k == change)
-            set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames[k].width, frames[k].height);
-        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
-    }
-    push_eos(h);
-    std::vector<GstBuffer*> out = pull_all(h);
-    fail_unless_equals_int(out.size(), frames.size());
+    std::vector<GstBuffer*> out =
+        run_with_new_caps({{"interval", "3"}, {"tracking", "true"}, {"draw", "none"}}, frames, change);
     const std::vector<TrackedBox> before = tracked_boxes(out[change - 1]);
     fail_unless_equals_int(before.size(), 1);
     for (int k = change; k < 13; ++k) {
@@ -706,7 +711,6 @@ GST_START_TEST(test_tracking_ends_at_a_new_aspect)
         fail_unless_equals_int(got[0].age, k - change);
     }
     unref_all(out);
-    gst_harness_teardown(h);
 }
 GST_END_TEST;
 
