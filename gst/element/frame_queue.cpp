@@ -102,13 +102,14 @@ bool FrameQueue::skip_late_frame(const PendingFrame& pending)
                      pending.frame, GST_TIME_ARGS(running_time), GST_TIME_ARGS(earliest));
     if (!qos_hinted_) {
         qos_hinted_ = true;
-        GST_ELEMENT_INFO(element_, CORE, CLOCK,
-                         ("Detection is slower than the stream: frames that cannot reach the sink in time pass "
-                          "without a search (stats: qos-skipped). Set qos=false to search every frame, or make detection "
-                          "cheaper (min-size, interval, a faster device)."),
-                         ("QoS: frame %" G_GUINT64_FORMAT " at running time %" GST_TIME_FORMAT
-                          " is late (downstream wants %" GST_TIME_FORMAT " or later)",
-                          pending.frame, GST_TIME_ARGS(running_time), GST_TIME_ARGS(earliest)));
+        GST_ELEMENT_INFO(
+            element_, CORE, CLOCK,
+            ("Detection is slower than the stream: frames that cannot reach the sink in time pass "
+             "without a search (stats: qos-skipped). Set qos=false to search every frame, or make detection "
+             "cheaper (min-size, interval, a faster device)."),
+            ("QoS: frame %" G_GUINT64_FORMAT " at running time %" GST_TIME_FORMAT
+             " is late (downstream wants %" GST_TIME_FORMAT " or later)",
+             pending.frame, GST_TIME_ARGS(running_time), GST_TIME_ARGS(earliest)));
     }
     return true;
 }
@@ -164,9 +165,8 @@ void FrameQueue::set_info(const GstVideoInfo& info)
     /* A new size: its first frame is searched, as after a seek, so that the
      * tracks (scaled, FrameFinisher::track) and privacy meet the new frames
      * with a detection rather than with a template search only. */
-    if (have_info_ &&
-        (GST_VIDEO_INFO_WIDTH(&info) != GST_VIDEO_INFO_WIDTH(&info_) ||
-         GST_VIDEO_INFO_HEIGHT(&info) != GST_VIDEO_INFO_HEIGHT(&info_)))
+    if (have_info_ && (GST_VIDEO_INFO_WIDTH(&info) != GST_VIDEO_INFO_WIDTH(&info_) ||
+                       GST_VIDEO_INFO_HEIGHT(&info) != GST_VIDEO_INFO_HEIGHT(&info_)))
         restart_interval_ = true;
     info_ = info;
     have_info_ = true;
