@@ -20,15 +20,21 @@ using waldboost::ErrorKind;
 
 std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
 {
+    return build(s, first, *classifier_, std::string());
+}
+
+std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first,
+                                                const waldboost::Classifier& classifier, const std::string& kept)
+{
     GstElement* self = element_;
     const std::vector<std::string> specs = wcl::split_device_list(s.engine.device);
     for (size_t i = first; i < specs.size(); ++i) {
         try {
             /* The device's defaults first, then the user's overrides. */
             const wcl::SelectedDevice device = wcl::select_device(specs[i]);
-            wcl::EngineConfig config = core_config(s, *classifier_, device.info).engine;
+            wcl::EngineConfig config = core_config(s, classifier, device.info).engine;
             config.device = specs[i];
-            auto engine = std::make_shared<wcl::Engine>(*classifier_, config);
+            auto engine = std::make_shared<wcl::Engine>(classifier, config);
             device_position_ = i;
             stats_.update([&](Stats& st) {
                 st.device = wcl::describe(engine->device());
@@ -55,7 +61,7 @@ std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
         } catch (const std::exception& e) {
             const ErrorKind kind = kind_of(e, ErrorKind::Device);
             if (i + 1 == specs.size() || !another_device_may_help(kind, Phase::Setup)) {
-                post_error(self, s.engine.classifier_path, kind, e.what(), specs[i], Phase::Setup);
+                post_error(self, s.engine.classifier_path, kind, e.what(), specs[i], Phase::Setup, kept);
                 return nullptr;
             }
             GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
@@ -68,44 +74,64 @@ std::shared_ptr<wcl::Engine> EngineSetup::build(const Settings& s, size_t first)
     return nullptr;
 }
 
-bool EngineSetup::load_nested(const Settings& s)
+bool EngineSetup::load_nested(const Settings& s, bool replacing)
+{
+    std::shared_ptr<const NestedCascades> nested;
+    if (!load_nested(s, &nested, replacing ? kChangeNotApplied : std::string()))
+        return false;
+    nested_ = std::move(nested);
+    return true;
+}
+
+bool EngineSetup::load_nested(const Settings& s, std::shared_ptr<const NestedCascades>* out, const std::string& kept)
 {
     const NestedPaths& paths = s.detection.nested_paths;
     const bool none = std::all_of(paths.begin(), paths.end(), [](const std::string& path) {
         return path.empty();
     });
     if (none) {
-        nested_.reset();
+        out->reset();
         return true;
     }
-    if (nested_ && nested_->paths == paths)
+    if (nested_ && nested_->paths == paths) {
+        *out = nested_;
         return true;
+    }
     size_t failed = 0;
     try {
-        nested_ = load_nested_cascades(paths, &failed);
+        *out = load_nested_cascades(paths, &failed);
     } catch (const std::exception& e) {
-        nested_.reset();
         const std::string& path = paths[failed];
         post_load_error(element_,
                         std::string(kNestedParts[failed].property) + " \"" + waldboost::printable(path) + "\"", path,
-                        e.what());
+                        e.what(), kept);
         return false;
     }
     return true;
 }
 
-std::shared_ptr<wcl::Engine> EngineSetup::setup(const Settings& s)
+/* Nothing is kept of a set-up that fails: the classifiers loaded before
+ * stay, for the engine that runs on (replacing) or for a retry. */
+std::shared_ptr<wcl::Engine> EngineSetup::setup(const Settings& s, bool replacing)
 {
-    if (!load_nested(s))
+    const std::string kept = replacing ? kChangeNotApplied : std::string();
+    std::shared_ptr<const NestedCascades> nested;
+    if (!load_nested(s, &nested, kept))
         return nullptr;
     const std::string& path = s.engine.classifier_path;
+    std::optional<waldboost::Classifier> classifier;
     try {
-        classifier_ = path.empty() ? waldboost::default_classifier() : waldboost::load_classifier_file(path);
+        classifier = path.empty() ? waldboost::default_classifier() : waldboost::load_classifier_file(path);
     } catch (const std::exception& e) {
-        post_error(element_, path, kind_of(e, ErrorKind::ClassifierFile), e.what(), s.engine.device, Phase::Load);
+        post_error(element_, path, kind_of(e, ErrorKind::ClassifierFile), e.what(), s.engine.device, Phase::Load, kept);
         return nullptr;
     }
-    return build(s, 0);
+    std::shared_ptr<wcl::Engine> engine = build(s, 0, *classifier, kept);
+    if (engine) {
+        classifier_ = std::move(classifier);
+        nested_ = std::move(nested);
+    }
+    return engine;
 }
 
 }  // namespace waldboost_element

@@ -26,11 +26,15 @@ public:
     EngineSetup(GstElement* element, SharedStats& stats) : element_(element), stats_(stats) {}
 
     /* Loads the classifiers of `s` and builds its engine; null after
-     * posting the error. */
-    std::shared_ptr<waldboost::opencl::Engine> setup(const Settings& s);
+     * posting the error. `replacing`: an engine runs and stays when this
+     * one cannot be set up (a change while playing), so a failure is a
+     * warning (kChangeNotApplied). Either way a failure changes nothing
+     * here. */
+    std::shared_ptr<waldboost::opencl::Engine> setup(const Settings& s, bool replacing = false);
     /* Loads the nested cascades of `s` unless they are loaded already;
-     * false after posting the error. */
-    bool load_nested(const Settings& s);
+     * false after posting the error (with `replacing`, a warning: the
+     * cascades loaded before stay). */
+    bool load_nested(const Settings& s, bool replacing = false);
     /* Builds the engine on the first device of `s`'s list, from entry
      * `first` on, that works; each one that fails is a warning while
      * another is left to try, and the last failure is the error (null). */
@@ -45,6 +49,13 @@ public:
     size_t device_position() const { return device_position_; }
 
 private:
+    /* build() of `classifier`; the last failure ends with `kept` (errors.h). */
+    std::shared_ptr<waldboost::opencl::Engine> build(const Settings& s, size_t first,
+                                                     const waldboost::Classifier& classifier, const std::string& kept);
+    /* The nested cascades of `s` into *out (those loaded already when the
+     * paths are the same); false after posting the failure. */
+    bool load_nested(const Settings& s, std::shared_ptr<const NestedCascades>* out, const std::string& kept);
+
     GstElement* element_;
     SharedStats& stats_;
     std::optional<waldboost::Classifier> classifier_;

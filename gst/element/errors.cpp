@@ -142,20 +142,33 @@ static std::string how_to_restore(const std::string& path)
     return "";
 }
 
-void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path, const std::string& what)
+/* Posts a failure: an error, or with `kept` (a change while playing that
+ * could not be applied, see errors.h) a warning whose message ends with
+ * it. */
+static void post(GstElement* self, const std::string& kept, GQuark domain, gint code, const std::string& text,
+                 const std::string& debug)
+{
+    std::string message = text;
+    if (!kept.empty())
+        message += (message.back() == '.' ? " " : ". ") + kept;
+    gst_element_message_full(self, kept.empty() ? GST_MESSAGE_ERROR : GST_MESSAGE_WARNING, domain, code,
+                             g_strdup(message.c_str()), g_strdup(debug.c_str()), __FILE__, GST_FUNCTION, __LINE__);
+}
+
+void post_load_error(GstElement* self, const std::string& what_failed, const std::string& path, const std::string& what,
+                     const std::string& kept)
 {
     const std::string why = without_path(reason_of(what), waldboost::printable(path));
     if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
-        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                          ("Could not load %s: %s%s", what_failed.c_str(), why.c_str(), how_to_restore(path).c_str()),
-                          ("%s", what.c_str()));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+             "Could not load " + what_failed + ": " + why + how_to_restore(path), what);
     else
-        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not load %s: %s", what_failed.c_str(), why.c_str()),
-                          ("%s", what.c_str()));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ, "Could not load " + what_failed + ": " + why,
+             what);
 }
 
 void post_error(GstElement* self, const std::string& classifier_path, ErrorKind kind, const std::string& what,
-                const std::string& device_spec, Phase phase)
+                const std::string& device_spec, Phase phase, const std::string& kept)
 {
     const std::string& path = classifier_path;
     /* The path as the core's messages show it: control characters escaped,
@@ -163,71 +176,57 @@ void post_error(GstElement* self, const std::string& classifier_path, ErrorKind 
     const std::string shown_path = path.empty() ? std::string() : waldboost::printable(path);
     const std::string classifier = path.empty() ? "the embedded classifier" : "\"" + shown_path + "\"";
     const std::string reason = reason_of(what);
-    const char* detail = what.c_str();
-    GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), detail);
+    GST_INFO_OBJECT(self, "error of kind \"%s\": %s", waldboost::to_string(kind), what.c_str());
     /* The device text is the user's, as the path is: escaped and cut. */
-    const std::string shown_device = waldboost::printable(device_spec);
-    const char* device = shown_device.c_str();
+    const std::string device = "\"" + waldboost::printable(device_spec) + "\"";
     switch (kind) {
-    case ErrorKind::ClassifierFile: post_load_error(self, "the classifier " + classifier, path, what); break;
-    case ErrorKind::UnsupportedClassifier: {
-        const std::string why = without_path(reason, shown_path);
-        GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
-                          ("The classifier %s cannot be used: %s", classifier.c_str(), why.c_str()), ("%s", detail));
+    case ErrorKind::ClassifierFile: post_load_error(self, "the classifier " + classifier, path, what, kept); break;
+    case ErrorKind::UnsupportedClassifier:
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+             "The classifier " + classifier + " cannot be used: " + without_path(reason, shown_path), what);
         break;
-    }
     case ErrorKind::NoDevice:
-        GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                          ("No usable OpenCL device for device=\"%s\": %s. List the devices with waldboost-devices "
-                           "or clinfo.",
-                           device, reason.c_str()),
-                          ("%s", detail));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+             "No usable OpenCL device for device=" + device + ": " + reason +
+                 ". List the devices with waldboost-devices or clinfo.",
+             what);
         break;
     case ErrorKind::KernelBuild:
-        GST_ERROR_OBJECT(self, "kernel build log: %s", detail);
-        GST_ELEMENT_ERROR(self, LIBRARY, INIT,
-                          ("Could not build the OpenCL kernels for the device \"%s\": %s", device, reason.c_str()),
-                          ("%s", detail));
+        GST_ERROR_OBJECT(self, "kernel build log: %s", what.c_str());
+        post(self, kept, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+             "Could not build the OpenCL kernels for the device " + device + ": " + reason, what);
         break;
     case ErrorKind::OutOfResources:
         if (phase == Phase::Load)
-            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
-                              ("Out of memory loading the classifier %s: %s", classifier.c_str(), reason.c_str()),
-                              ("%s", detail));
+            post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+                 "Out of memory loading the classifier " + classifier + ": " + reason, what);
         else
-            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
-                              ("Out of memory or other OpenCL resources on the device \"%s\" (a lower "
-                               "max-inflight, smaller frames or another device may help): %s",
-                               device, reason.c_str()),
-                              ("%s", detail));
+            post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+                 "Out of memory or other OpenCL resources on the device " + device +
+                     " (a lower max-inflight, smaller frames or another device may help): " + reason,
+                 what);
         break;
     case ErrorKind::BadParameter:
-        if (phase == Phase::Streaming)
-            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS,
-                              ("Could not detect with the current settings: %s", reason.c_str()), ("%s", detail));
-        else
-            GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Could not set up detection: %s", reason.c_str()),
-                              ("%s", detail));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+             (phase == Phase::Streaming ? "Could not detect with the current settings: "
+                                        : "Could not set up detection: ") +
+                 reason,
+             what);
         break;
     case ErrorKind::FrameTooLarge:
-        GST_ELEMENT_ERROR(
-            self, STREAM, FORMAT,
-            ("The frame is too large for detection: %s. Scale the video down or set a smaller roi.", reason.c_str()),
-            ("%s", detail));
+        post(self, kept, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+             "The frame is too large for detection: " + reason + ". Scale the video down or set a smaller roi.", what);
         break;
     case ErrorKind::Device:
-        if (phase == Phase::Streaming)
-            GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                              ("OpenCL detection failed on the device \"%s\": %s", device, reason.c_str()),
-                              ("%s", detail));
-        else
-            GST_ELEMENT_ERROR(self, RESOURCE, FAILED,
-                              ("Could not set up detection on the OpenCL device \"%s\": %s", device, reason.c_str()),
-                              ("%s", detail));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+             (phase == Phase::Streaming ? "OpenCL detection failed on the device " + device + ": "
+                                        : "Could not set up detection on the OpenCL device " + device + ": ") +
+                 reason,
+             what);
         break;
     case ErrorKind::Io:
-        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("Could not read a file detection needs: %s", reason.c_str()),
-                          ("%s", detail));
+        post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+             "Could not read a file detection needs: " + reason, what);
         break;
     }
 }

@@ -34,17 +34,24 @@ bool another_device_may_help(waldboost::ErrorKind kind, Phase phase);
  * whole text belongs in the debug string). */
 std::string reason_of(const std::string& what);
 
+/* The sentence that ends a failure's message when a change made while
+ * playing (a classifier, a device, a nested profile) cannot be applied: the
+ * element keeps what it runs with, and the failure is a warning. */
+inline const std::string kChangeNotApplied = "The change is not applied: detection goes on as before.";
+
 /* Posts the error of a file that could not be loaded: `what_failed` names
  * it ("the classifier ...", "eyes-profile ..."), `path` is the file,
- * `what` the loader's message. */
+ * `what` the loader's message. With `kept` (kChangeNotApplied), a warning
+ * that ends with it instead. */
 void post_load_error(GstElement* element, const std::string& what_failed, const std::string& path,
-                     const std::string& what);
+                     const std::string& what, const std::string& kept = {});
 
 /* Posts the GStreamer error for a failure of kind `kind` with the core's
  * message `what`; `classifier_path` is the classifier property (empty: the
- * embedded one), `device` the device spec it happened on. */
+ * embedded one), `device` the device spec it happened on. With `kept`, a
+ * warning of the same domain, code and text that ends with it. */
 void post_error(GstElement* element, const std::string& classifier_path, waldboost::ErrorKind kind,
-                const std::string& what, const std::string& device, Phase phase);
+                const std::string& what, const std::string& device, Phase phase, const std::string& kept = {});
 
 /* A frame that cannot be read passes without detection, with a warning:
  * the first one since the element started, then at most one every

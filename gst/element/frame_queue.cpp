@@ -39,7 +39,7 @@ GstFlowReturn downstream_answer(GstPad* src, GstFlowReturn ret)
 }
 using waldboost::ErrorKind;
 
-FrameQueue::FrameQueue(GstBaseTransform* element, const SettingsStore& settings, SharedStats& stats)
+FrameQueue::FrameQueue(GstBaseTransform* element, SettingsStore& settings, SharedStats& stats)
     : element_(element), settings_(settings), stats_(stats), setup_(GST_ELEMENT(element), stats),
       finisher_(element, stats)
 {
@@ -197,8 +197,8 @@ GstFlowReturn FrameQueue::apply_settings(std::unique_lock<std::mutex>& lock)
         s = active_; /* the engine was dropped after a failure: build it again */
     }
     if (engine_ && s.engine == active_.engine) {
-        if (!setup_.load_nested(s))
-            return GST_FLOW_ERROR;
+        if (!setup_.load_nested(s, true))
+            keep_running_settings(&s);
         activate(s, generation);
         return GST_FLOW_OK;
     }
@@ -209,12 +209,32 @@ GstFlowReturn FrameQueue::apply_settings(std::unique_lock<std::mutex>& lock)
         return GST_FLOW_FLUSHING;
     if (failed_)
         return GST_FLOW_ERROR;
-    engine_.reset();
-    engine_ = setup_.setup(s);
-    if (!engine_)
+    /* While an engine runs, the new one is set up beside it: when it cannot
+     * be (a classifier that does not load, a device that is not there),
+     * detection goes on as before rather than stopping the stream. */
+    const bool replacing = engine_ != nullptr;
+    std::shared_ptr<wcl::Engine> engine = setup_.setup(s, replacing);
+    if (engine) {
+        engine_.reset();
+        engine_ = std::move(engine);
+    } else if (replacing) {
+        keep_running_settings(&s);
+    } else {
         return GST_FLOW_ERROR;
+    }
     activate(s, generation);
     return GST_FLOW_OK;
+}
+
+/* A change of the engine or of the nested cascades that could not be
+ * applied (the warning is posted): `s` gets back what runs, and so do the
+ * properties unless the application has set them again since, so that
+ * they read back what detects. Holds lock_. */
+void FrameQueue::keep_running_settings(Settings* s)
+{
+    settings_.restore(*s, active_);
+    s->engine = active_.engine;
+    s->detection.nested_paths = active_.detection.nested_paths;
 }
 
 /* Whether going from `was` to `now` makes the finisher start the tracker

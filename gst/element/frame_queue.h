@@ -44,7 +44,7 @@ GstFlowReturn downstream_answer(GstPad* src, GstFlowReturn ret);
 
 class FrameQueue {
 public:
-    FrameQueue(GstBaseTransform* element, const SettingsStore& settings, SharedStats& stats);
+    FrameQueue(GstBaseTransform* element, SettingsStore& settings, SharedStats& stats);
     ~FrameQueue();
     FrameQueue(const FrameQueue&) = delete;
     FrameQueue& operator=(const FrameQueue&) = delete;
@@ -87,6 +87,7 @@ public:
 private:
     GstFlowReturn apply_settings(std::unique_lock<std::mutex>& lock);
     void activate(const Settings& s, guint64 generation);
+    void keep_running_settings(Settings* s);
     void query_overlay_meta_support();
     void hint_draw_meta();
     bool skip_late_frame(const PendingFrame& pending);
@@ -108,7 +109,7 @@ private:
                      std::optional<waldboost::opencl::FrameResult>* result);
 
     GstBaseTransform* element_;
-    const SettingsStore& settings_;
+    SettingsStore& settings_; /* written back only when a change cannot be applied */
     SharedStats& stats_;
     EngineSetup setup_;
     FrameFinisher finisher_; /* worker state */

@@ -26,7 +26,8 @@ void install_properties(GObjectClass* gobject_class)
      *
      * The cascade to detect with: a WaldBoost XML file or an OpenCV LBP or Haar cascade. Empty: the
      * embedded frontal-face classifier. A change while playing builds a new engine once the frames in
-     * flight have left.
+     * flight have left; a file that cannot be loaded then is a warning, and detection goes on with the
+     * classifier it had.
      *
      * Since: 0.1
      */

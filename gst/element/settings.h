@@ -183,6 +183,18 @@ struct SettingsStore {
         std::lock_guard<std::mutex> guard(lock);
         return settings;
     }
+    /* The engine's settings and the nested profiles of `running` again in
+     * place of those of `failed`, a change that could not be applied; any
+     * of them set again since stays as set. Leaves the generation as it
+     * is: these values are the ones that run. */
+    void restore(const Settings& failed, const Settings& running)
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        if (settings.engine == failed.engine)
+            settings.engine = running.engine;
+        if (settings.detection.nested_paths == failed.detection.nested_paths)
+            settings.detection.nested_paths = running.detection.nested_paths;
+    }
     /* Copies the settings into *out when they changed since `seen`
      * (*generation: the copy's); false, without copying, otherwise. */
     bool changed_since(guint64 seen, Settings* out, guint64* current) const

@@ -5,8 +5,8 @@
  * Element tests, errors: classifier, device and settings errors and how they
  * are reported (GError kinds, escaped paths), OpenCL faults at start and
  * while streaming (each in element-fault-helper, run_fault_helper()),
- * buffers before caps, short buffers, video metas beyond the buffer, and a
- * classifier that fails to load while playing. Needs no test images.
+ * buffers before caps, short buffers, video metas beyond the buffer, and
+ * changes while playing that cannot be applied. Needs no test images.
  */
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 #include <gst/video/video-overlay-composition.h>
 #include <unistd.h>
 
+#include "core/model/classifier_io.h"
 #include "core/text.h"
 #include "harness.h"
 
@@ -416,34 +417,86 @@ GST_START_TEST(test_error_meta_beyond_buffer)
 }
 GST_END_TEST;
 
-/* A classifier that cannot be loaded while PLAYING: a flow error and an
- * error message; restoring a good classifier must work again (or at least
- * fail cleanly), never crash. */
-GST_START_TEST(test_error_classifier_while_playing)
+/* A change while PLAYING that cannot be applied (a classifier that does
+ * not load, a device that is not there, a reduction the device refuses, a
+ * nested profile that does not load): a warning naming it, no error, no
+ * frame lost, detection goes on with what ran before, and the property
+ * reads back what runs. A change that can be applied afterwards is. The
+ * running classifier accepts every window, so its detections show that it
+ * is still the one that detects. */
+GST_START_TEST(test_error_change_while_playing_keeps_detecting)
 {
-    const std::string path = "/nonexistent/waldboost-test/live.xml";
-    GstHarness* h = harness_with({{"max-inflight", "2"}});
-    GstBus* bus = attach_bus(h);
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-    fail_unless_equals_int(push_frame(h, synthetic(64, 48, 0), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
-    g_object_set(h->element, "classifier", path.c_str(), nullptr);
-    fail_unless_equals_int(push_frame(h, synthetic(64, 48, 1), GST_VIDEO_FORMAT_GRAY8, 1), GST_FLOW_ERROR);
-    const ErrorInfo err = pop_error(bus);
-    fail_unless(err.found && contains(err.message, path), "error: %s", err.text().c_str());
-    /* Back to the embedded classifier: streaming resumes (or fails cleanly). */
-    g_object_set(h->element, "classifier", "", nullptr);
-    const GstFlowReturn flow = push_frame(h, synthetic(64, 48, 2), GST_VIDEO_FORMAT_GRAY8, 2);
-    fail_unless_equals_int(flow, GST_FLOW_OK);
-    push_eos(h);
-    /* The frame that was in flight before the change is not lost either. */
-    std::vector<GstBuffer*> out = pull_all(h);
-    fail_unless_equals_int(out.size(), 2);
-    fail_unless_equals_int(frame_index(out[0]), 0);
-    fail_unless_equals_int(frame_index(out[1]), 2);
-    unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    const std::string accept_all = uniform_classifier_file("blob", 1, 0.0f);
+    const Classifier running = waldboost::load_classifier_file(accept_all);
+    const std::string malformed =
+        temporary_text_file("<?xml version=\"1.0\"?>\n<WaldBoostClassifier imageSizeX=\"24\"");
+    const struct {
+        const char* property;
+        std::string value;
+        int code; /* of GST_RESOURCE_ERROR */
+        std::string in_message;
+    } cases[] = {
+        {"classifier", "/nonexistent/waldboost-test/live.xml", GST_RESOURCE_ERROR_NOT_FOUND,
+         "/nonexistent/waldboost-test/live.xml"},
+        {"classifier", malformed, GST_RESOURCE_ERROR_OPEN_READ, malformed},
+        {"device", "no-such-device", GST_RESOURCE_ERROR_NOT_FOUND, "no-such-device"},
+        {"group-size", "48", GST_RESOURCE_ERROR_SETTINGS, "group size"},
+        {"eyes-profile", "/nonexistent/waldboost-test/eyes.xml", GST_RESOURCE_ERROR_NOT_FOUND,
+         "eyes-profile \"/nonexistent/waldboost-test/eyes.xml\""},
+    };
+    auto expected = [&](int k) {
+        return expected_boxes(core(synthetic(64, 48, k), DetectParams{}, running), running.label);
+    };
+    for (const auto& c : cases) {
+        const std::string what = std::string(c.property) + "=" + c.value;
+        GstHarness* h = harness_with({{"classifier", accept_all}, {"max-inflight", "2"}, {"draw", "none"}});
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+        GValue before = G_VALUE_INIT;
+        g_object_get_property(G_OBJECT(h->element), c.property, &before);
+        fail_unless_equals_int(push_frame(h, synthetic(64, 48, 0), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
+        gst_util_set_object_arg(G_OBJECT(h->element), c.property, c.value.c_str());
+        for (int k = 1; k < 3; ++k)
+            fail_unless_equals_int(push_frame(h, synthetic(64, 48, k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        /* The property reads back what runs. */
+        GValue after = G_VALUE_INIT;
+        g_object_get_property(G_OBJECT(h->element), c.property, &after);
+        fail_unless(gst_value_compare(&before, &after) == GST_VALUE_EQUAL, "%s: reads back %s, not %s", what.c_str(),
+                    g_strdup_value_contents(&after), g_strdup_value_contents(&before));
+        g_value_unset(&before);
+        g_value_unset(&after);
+        /* A change that can be applied still is: the embedded face
+         * classifier finds nothing in these frames. */
+        g_object_set(h->element, "classifier", "", nullptr);
+        fail_unless_equals_int(push_frame(h, synthetic(64, 48, 3), GST_VIDEO_FORMAT_GRAY8, 3), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 4);
+        for (int k = 0; k < 3; ++k) {
+            fail_unless_equals_int(frame_index(out[k]), k);
+            fail_unless(!expected(k).empty(), "%s: nothing to compare", what.c_str());
+            CHECK_BOXES(out[k], expected(k), what + ", frame " + std::to_string(k));
+        }
+        fail_unless(roi_boxes(out[3]).empty(), "%s: the classifier set afterwards was not applied", what.c_str());
+        unref_all(out);
+
+        const BusLog log = drain_bus(bus);
+        fail_unless(log.errors.empty(), "%s: an error: %s", what.c_str(),
+                    log.errors.empty() ? "" : log.errors[0].text().c_str());
+        bool warned = false;
+        for (const ErrorInfo& w : log.warnings)
+            warned =
+                warned || (w.domain == GST_RESOURCE_ERROR && w.code == c.code && contains(w.message, c.in_message) &&
+                           contains(w.message, "The change is not applied: detection goes on as before."));
+        fail_unless(warned, "%s: no warning that names it and says the change is not applied (%zu warnings%s%s)",
+                    what.c_str(), log.warnings.size(), log.warnings.empty() ? "" : ", the first: ",
+                    log.warnings.empty() ? "" : log.warnings[0].text().c_str());
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+    g_unlink(malformed.c_str());
+    g_unlink(accept_all.c_str());
 }
 GST_END_TEST;
 
@@ -465,7 +518,7 @@ TCase* element_case()
     tcase_add_test(tc, test_error_buffer_before_caps);
     tcase_add_test(tc, test_error_short_buffer);
     tcase_add_test(tc, test_error_meta_beyond_buffer);
-    tcase_add_test(tc, test_error_classifier_while_playing);
+    tcase_add_test(tc, test_error_change_while_playing_keeps_detecting);
     tcase_add_test(tc, test_error_kinds_of_classifier_errors);
     tcase_add_test(tc, test_error_kinds_of_device_and_settings_errors);
     return tc;
