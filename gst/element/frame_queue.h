@@ -131,8 +131,9 @@ private:
     std::atomic<bool> restart_interval_{false};
     bool draw_meta_hinted_ = false; /* the draw=meta hint was posted */
     bool qos_hinted_ = false;       /* the first late frame's INFO message was posted */
-    /* The running time up to which frames are late downstream (QOS events,
-     * from the sink's thread); GST_CLOCK_TIME_NONE: none is. */
+    /* The running time up to which frames cannot reach the sink in time
+     * (QOS events, from the sink's thread; qos()); GST_CLOCK_TIME_NONE:
+     * none. */
     std::atomic<GstClockTime> qos_earliest_{GST_CLOCK_TIME_NONE};
     bool pool_copy_logged_ = false;    /* keep_upstream_pool_free said why it copies */
     size_t inflight_limit_warned_ = 0; /* the engine's in-flight limit last warned about */

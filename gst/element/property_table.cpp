@@ -802,7 +802,7 @@ void install_properties(GObjectClass* gobject_class)
                            "drawing, message); detected-frames and host-detected-total-ms: the frames searched (by "
                            "the engine, or with inference-region=roi-list inside upstream boxes; interval skips "
                            "the others) and their share of host-total-ms; qos-skipped: frames due for a search that "
-                           "passed without one because they were late downstream (qos=true)",
+                           "passed without one because they could not reach the sink in time (qos=true)",
                            GST_TYPE_STRUCTURE, static_cast<GParamFlags>(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 

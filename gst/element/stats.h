@@ -36,7 +36,7 @@ struct Stats {
     double host_total_ms = 0;          /* of every frame */
     guint64 detected_frames = 0;       /* frames the engine searched */
     double host_detected_total_ms = 0; /* their host time: the rest is that of frames that skipped detection */
-    guint64 qos_skipped = 0;           /* frames due for a search that passed without one, late downstream (QoS) */
+    guint64 qos_skipped = 0; /* due for a search, passed without one: they could not reach the sink in time (QoS) */
     /* The device's kernel time, all engines of the process (device-busy-ms). */
     std::weak_ptr<const waldboost::opencl::BusyTime> device_busy;
 };
