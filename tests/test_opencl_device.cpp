@@ -379,6 +379,51 @@ TEST(DevicesDeathTest, NoPlatformIsAnEmptyListAndAnActionableError)
         "with clinfo");
 }
 
+/* A driver that is installed but lists no device is named, with what to
+ * set, rather than "install a driver": PoCL lists none when it cannot
+ * create its cache folder (a service's user whose home does not exist or
+ * cannot be written). In a fresh process that sees PoCL's ICD only, with
+ * POCL_CACHE_DIR where nothing can be created. A PoCL that lists its
+ * device all the same says so (nothing to check there). */
+TEST(DevicesDeathTest, PoclWithoutACacheFolderIsNamedWithWhatToSet)
+{
+    const std::string icd = "/etc/OpenCL/vendors/pocl.icd";
+    if (!g_file_test(icd.c_str(), G_FILE_TEST_IS_REGULAR))
+        GTEST_SKIP() << "no PoCL here (" << icd << ")";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            TempDir vendors;
+            gchar* text = nullptr;
+            int code = 6;
+            if (g_file_get_contents(icd.c_str(), &text, nullptr, nullptr) &&
+                g_file_set_contents((vendors.path + "/pocl.icd").c_str(), text, -1, nullptr)) {
+                g_setenv("OCL_ICD_VENDORS", vendors.path.c_str(), TRUE);
+                g_unsetenv("OCL_ICD_FILENAMES");
+                g_setenv("POCL_CACHE_DIR", "/proc/waldboost-test-no-cache", TRUE);
+                code = 3;
+                if (!list_devices().empty()) {
+                    std::fprintf(stderr, "this PoCL lists its device without a cache folder\n");
+                    code = 0;
+                } else {
+                    try {
+                        select_device("auto");
+                    } catch (const Error& e) {
+                        std::fprintf(stderr, "%s\n", e.what());
+                        code = e.kind() == ErrorKind::NoDevice ? 0 : 4;
+                    }
+                }
+            }
+            g_free(text);
+            remove_tree(vendors.path);
+            std::_Exit(code);
+        },
+        ::testing::ExitedWithCode(0),
+        "^(no OpenCL device found: OpenCL platform 0 \\(Portable Computing Language\\) is installed but lists no "
+        "device: PoCL lists none when it cannot create its cache folder.*set POCL_CACHE_DIR to a folder this user "
+        "can write|this PoCL lists its device without a cache folder)");
+}
+
 /* --- error reporting ------------------------------------------------------ */
 
 TEST(Errors, NamesOpenClErrorCodes)

@@ -29,8 +29,10 @@ struct Found {
 
 struct Enumeration {
     std::vector<Found> devices;
-    /* Platforms that failed to enumerate: said when nothing else is found. */
+    /* Platforms that failed to enumerate, or that list no device: said
+     * when nothing else is found. */
     std::vector<std::string> problems;
+    bool platform_without_devices = false; /* one of the problems */
 };
 
 /* Some drivers pad strings with spaces or extra NULs; compare and print the
@@ -43,6 +45,25 @@ std::string trim(std::string s)
     s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
     s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
     return s;
+}
+
+/* Why an installed platform lists no device, for the error. PoCL lists none
+ * when it cannot create its kernel cache folder: a service's user whose
+ * home does not exist or cannot be written (a read-only root, `nobody`). */
+std::string empty_platform_problem(const cl::Platform& platform, size_t index)
+{
+    std::string name;
+    try {
+        name = trim(platform.getInfo<CL_PLATFORM_NAME>());
+    } catch (const cl::Error&) {
+    }
+    std::string problem =
+        "OpenCL platform " + std::to_string(index) + " (" + printable(name) + ") is installed but lists no device";
+    if (name == "Portable Computing Language")
+        problem += ": PoCL lists none when it cannot create its cache folder, POCL_CACHE_DIR or else "
+                   "$XDG_CACHE_HOME/pocl or $HOME/.cache/pocl; set POCL_CACHE_DIR to a folder this user can "
+                   "write";
+    return problem;
 }
 
 std::string lower(std::string s)
@@ -131,11 +152,21 @@ Enumeration enumerate()
         try {
             std::vector<cl::Device> devices;
             platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+            if (devices.empty()) {
+                result.problems.push_back(empty_platform_problem(platforms[p], p));
+                result.platform_without_devices = true;
+            }
             for (size_t d = 0; d < devices.size(); ++d)
                 result.devices.push_back({platforms[p], devices[d],
                                           query(platforms[p], devices[d], static_cast<int>(p), static_cast<int>(d))});
         } catch (const cl::Error& e) {
-            result.problems.push_back(to_error(e, "OpenCL platform " + std::to_string(p)).what());
+            /* Older bindings throw where newer ones return no device. */
+            if (e.err() == CL_DEVICE_NOT_FOUND) {
+                result.problems.push_back(empty_platform_problem(platforms[p], p));
+                result.platform_without_devices = true;
+            } else {
+                result.problems.push_back(to_error(e, "OpenCL platform " + std::to_string(p)).what());
+            }
         }
     }
     return result;
@@ -249,10 +280,14 @@ SelectedDevice select_device(const std::string& raw_spec)
 {
     const Enumeration found = enumerate();
     if (found.devices.empty()) {
-        std::string message = "no OpenCL device found: install an OpenCL driver (for the CPU, Debian's "
-                              "pocl-opencl-icd) and check with clinfo";
-        for (const std::string& problem : found.problems)
-            message += "; " + problem;
+        /* A driver that is installed but lists nothing: installing one is
+         * not the answer, what it says is. */
+        std::string message = found.platform_without_devices
+                                  ? "no OpenCL device found"
+                                  : "no OpenCL device found: install an OpenCL driver (for the CPU, Debian's "
+                                    "pocl-opencl-icd) and check with clinfo";
+        for (size_t i = 0; i < found.problems.size(); ++i)
+            message += (i == 0 && found.platform_without_devices ? ": " : "; ") + found.problems[i];
         throw Error(ErrorKind::NoDevice, message);
     }
 
