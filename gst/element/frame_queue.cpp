@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/detection/image.h"
+#include "core/detection/scales.h"
 #include "core/opencl/device/device.h"
 #include "core/text.h"
 #include "debug.h"
@@ -127,6 +128,8 @@ bool FrameQueue::start()
     pool_copy_logged_ = false;
     inflight_limit_warned_ = 0;
     draw_meta_hinted_ = false;
+    nothing_searched_checked_.clear();
+    nothing_searched_warned_.clear();
     qos_hinted_ = false;
     qos_earliest_ = GST_CLOCK_TIME_NONE;
     finisher_.reset();
@@ -389,6 +392,62 @@ void FrameQueue::hint_draw_meta()
                       "the boxes may not be shown; draw=burn draws them into the frames"));
 }
 
+static std::string scale_factor_text(double factor)
+{
+    char text[32];
+    g_snprintf(text, sizeof text, "%g", factor);
+    return text;
+}
+
+/* Settings under which nothing can be detected (min-size above max-size, a
+ * roi or min-size that leaves no window size in the frame) are accepted,
+ * as OpenCV's detectMultiScale accepts them, but a user who sees no
+ * detection should learn why: one warning per cause, again if it comes back
+ * after going away. The core's scale plan decides; only a new generation of
+ * settings or a new searched area is checked again. Holds lock_. */
+void FrameQueue::hint_nothing_searched(const PendingFrame& pending)
+{
+    const DetectionSettings& d = active_.detection;
+    const bool regions = d.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST;
+    const std::string key = std::to_string(active_generation_) + " " + std::to_string(pending.roi.width) + "x" +
+                            std::to_string(pending.roi.height) + (regions ? " regions" : "");
+    if (key == nothing_searched_checked_)
+        return;
+    nothing_searched_checked_ = key;
+    const waldboost::Classifier& c = setup_.classifier();
+    std::string why;
+    if (d.max_size > 0 && d.min_size > d.max_size) {
+        why = "min-size " + std::to_string(d.min_size) + " is above max-size " + std::to_string(d.max_size);
+    } else if (!regions) {
+        std::vector<waldboost::ScaleLevel> levels;
+        try {
+            levels = waldboost::plan_scales({pending.roi.width, pending.roi.height}, c, frame_settings_->params);
+        } catch (const std::exception&) {
+            levels.push_back({}); /* the engine reports bad parameters */
+        }
+        const std::string area = std::string(d.roi.empty() ? "the frame" : "roi's area in the frame") + " (" +
+                                 std::to_string(pending.roi.width) + "x" + std::to_string(pending.roi.height) + ")";
+        const std::string window = std::to_string(c.window_width) + "x" + std::to_string(c.window_height);
+        if (levels.empty()) {
+            if (pending.roi.width < c.window_width || pending.roi.height < c.window_height)
+                why = area + " is smaller than the classifier's window (" + window + ")";
+            else if (d.max_size > 0 && d.max_size < c.window_width)
+                why = "max-size " + std::to_string(d.max_size) + " is below the classifier's window (" + window + ")";
+            else
+                why = "min-size " + std::to_string(d.min_size) +
+                      " leaves no window size of the pyramid (scale-factor " + scale_factor_text(d.scale_factor) +
+                      ") that fits in " + area;
+        }
+    }
+    if (why == nothing_searched_warned_)
+        return;
+    nothing_searched_warned_ = why;
+    if (!why.empty())
+        GST_ELEMENT_WARNING(
+            element_, LIBRARY, SETTINGS, ("Nothing can be detected: %s.", why.c_str()),
+            ("frame %" G_GUINT64_FORMAT ": no window size of the classifier is searched", pending.frame));
+}
+
 std::shared_ptr<wcl::Engine> FrameQueue::current_engine()
 {
     std::lock_guard<std::mutex> guard(lock_);
@@ -553,6 +612,8 @@ GstFlowReturn FrameQueue::submit(GstBuffer* input)
     pending.roi = roi_in_frame(d.roi, pending.visible.width, pending.visible.height);
     pending.roi.x += pending.visible.x;
     pending.roi.y += pending.visible.y;
+    if (pending.detect)
+        hint_nothing_searched(pending);
     if (d.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST) {
         /* Only inside the regions, all of them in one submission. */
         if (pending.detect) {

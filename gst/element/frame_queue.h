@@ -90,6 +90,7 @@ private:
     void keep_running_settings(Settings* s);
     void query_overlay_meta_support();
     void hint_draw_meta();
+    void hint_nothing_searched(const PendingFrame& pending);
     bool skip_late_frame(const PendingFrame& pending);
     GstBuffer* keep_upstream_pool_free(GstBuffer* input);
     GstFlowReturn submit_frame(std::unique_lock<std::mutex>& lock, PendingFrame& pending);
@@ -129,8 +130,10 @@ private:
      * another thread, hence atomic; by a settings change) */
     guint64 interval_from_ = 0;
     std::atomic<bool> restart_interval_{false};
-    bool draw_meta_hinted_ = false; /* the draw=meta hint was posted */
-    bool qos_hinted_ = false;       /* the first late frame's INFO message was posted */
+    bool draw_meta_hinted_ = false;        /* the draw=meta hint was posted */
+    std::string nothing_searched_checked_; /* settings and area hint_nothing_searched checked last */
+    std::string nothing_searched_warned_;  /* its last warning's cause; empty: none */
+    bool qos_hinted_ = false;              /* the first late frame's INFO message was posted */
     /* The running time up to which frames cannot reach the sink in time
      * (QOS events, from the sink's thread; qos()); GST_CLOCK_TIME_NONE:
      * none. */

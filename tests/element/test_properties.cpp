@@ -995,6 +995,81 @@ GST_START_TEST(test_property_blurbs_name_the_parts_labels)
 }
 GST_END_TEST;
 
+/* Settings under which no window size is searched are accepted, as
+ * detectMultiScale accepts them, with one warning that says why; settings
+ * that leave a window size warn nothing. Frames of 200x160, the embedded
+ * classifier's window 24x24. After the cause goes away and comes back, it
+ * is said again. */
+GST_START_TEST(test_property_nothing_searched_warns_once)
+{
+    const struct {
+        Props props;
+        int width, height;
+        const char* why; /* nullptr: no warning */
+    } cases[] = {
+        {{{"min-size", "200"}, {"max-size", "100"}}, 200, 160, "min-size 200 is above max-size 100"},
+        /* Windows of 24 x 1.1^k: 147 fits in 160, the next, 161, does not. */
+        {{{"min-size", "160"}},
+         200,
+         160,
+         "min-size 160 leaves no window size of the pyramid (scale-factor 1.1) that fits in the frame (200x160)"},
+        {{{"min-size", "140"}}, 200, 160, nullptr},
+        {{{"roi", "<190,140,50,50>"}},
+         200,
+         160,
+         "roi's area in the frame (10x20) is smaller than the classifier's window"},
+        {{{"roi", "<170,130,50,50>"}}, 200, 160, nullptr},
+        {{{"max-size", "23"}}, 200, 160, "max-size 23 is below the classifier's window (24x24)"},
+        {{{"max-size", "24"}}, 200, 160, nullptr},
+        {{}, 20, 160, "the frame (20x160) is smaller than the classifier's window (24x24)"},
+        {{{"min-size", "200"}, {"max-size", "100"}, {"inference-region", "roi-list"}},
+         200,
+         160,
+         "min-size 200 is above max-size 100"},
+        {{{"min-size", "160"}, {"inference-region", "roi-list"}}, 200, 160, nullptr},
+    };
+    for (const auto& c : cases) {
+        std::string what;
+        for (const auto& [name, value] : c.props)
+            what += name + "=" + value + " ";
+        what += std::to_string(c.width) + "x" + std::to_string(c.height);
+        GstHarness* h = harness_with(c.props);
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, c.width, c.height);
+        for (int k = 0; k < 3; ++k)
+            fail_unless_equals_int(push_frame(h, synthetic(c.width, c.height, k), GST_VIDEO_FORMAT_GRAY8, k),
+                                   GST_FLOW_OK);
+        std::vector<std::string> found;
+        for (const ErrorInfo& w : drain_bus(bus).warnings)
+            if (contains(w.message, "Nothing can be detected"))
+                found.push_back(w.message);
+        if (!c.why) {
+            fail_unless(found.empty(), "%s: %s", what.c_str(), found.empty() ? "" : found[0].c_str());
+        } else {
+            fail_unless_equals_int(found.size(), 1);
+            fail_unless(contains(found[0], c.why), "%s: %s", what.c_str(), found[0].c_str());
+            /* Gone (min-size 0 or roi-list's own), then back: said again. */
+            g_object_set(h->element, "min-size", 0, "max-size", 0, nullptr);
+            gst_util_set_object_arg(G_OBJECT(h->element), "roi", "<>");
+            fail_unless_equals_int(push_frame(h, synthetic(c.width, c.height, 3), GST_VIDEO_FORMAT_GRAY8, 3),
+                                   GST_FLOW_OK);
+            for (const auto& [name, value] : c.props)
+                gst_util_set_object_arg(G_OBJECT(h->element), name.c_str(), value.c_str());
+            fail_unless_equals_int(push_frame(h, synthetic(c.width, c.height, 4), GST_VIDEO_FORMAT_GRAY8, 4),
+                                   GST_FLOW_OK);
+            size_t again = 0;
+            for (const ErrorInfo& w : drain_bus(bus).warnings)
+                again += contains(w.message, c.why) ? 1 : 0;
+            if (c.width >= 24) /* a frame smaller than the window stays one */
+                fail_unless_equals_int(again, 1);
+        }
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("properties");
@@ -1016,5 +1091,6 @@ TCase* element_case()
     tcase_add_test(tc, test_prop_reduction);
     tcase_add_test(tc, test_prop_reduction_structure);
     tcase_add_test(tc, test_prop_stats);
+    tcase_add_test(tc, test_property_nothing_searched_warns_once);
     return tc;
 }
