@@ -88,6 +88,12 @@ std::vector<ReportedObject> FrameFinisher::track(const PendingFrame& pending, Fr
         tracker_reset_ = true;
         tracked_width_ = 0;
     }
+    /* A track has one class for its life: a new label or class id (a
+     * classifier of another label, `label` set while playing) ends the
+     * tracks, as a seek does, and their `left` events keep the old label. */
+    if (last_settings_ && (last_settings_->output.label != pending.settings->output.label ||
+                           last_settings_->output.label_id != pending.settings->output.label_id))
+        tracker_reset_ = true;
     if (tracker_reset_.exchange(false) || !tracker_ || changed(tracker_->config())) {
         close_tracks(); /* every track that appeared also leaves */
         config.first_id = next_track_id_;
@@ -308,6 +314,7 @@ void FrameFinisher::close_tracks()
         snapshots_.clear();
         return;
     }
+    closed_label_ = last_settings_->output.label;
     report.frame = last_frame_;
     report.label = last_settings_->output.label;
     report.label_id = last_settings_->output.label_id;
@@ -465,6 +472,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
             }
         }
         report.closed.swap(closed_);
+        report.closed_label = closed_label_;
         closed_.clear();
         report.lost.insert(report.lost.begin(), closed_lost_.begin(), closed_lost_.end());
         closed_lost_.clear();

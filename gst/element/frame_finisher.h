@@ -133,6 +133,7 @@ private:
      * when those tracks were seen: that frame's buffer carries them too
      * (FrameReport::closed, and lost TrackingMtds in FrameReport::lost). */
     std::vector<waldboost::tracking::TrackEvent> closed_;
+    std::string closed_label_; /* the label closed_'s tracks had */
     std::vector<LostTrack> closed_lost_;
     UpdatesFilter updates_;
     guint32 parts_given_ = 0; /* with tracking: part ids given in this stream */

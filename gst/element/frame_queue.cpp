@@ -271,6 +271,12 @@ void FrameQueue::activate(const Settings& s, guint64 generation)
     if (s.detection.part_min_neighbors >= 0)
         frame->nested_params.min_neighbors = s.detection.part_min_neighbors;
     frame->search_regions = s.detection.inference_region == GST_WALDBOOST_INFERENCE_REGION_ROI_LIST;
+    /* Another class ends the tracks (FrameFinisher::track): its first frame
+     * is searched, so that the new tracks start there. */
+    if (s.detection.tracking && frame_settings_ &&
+        (frame_settings_->output.label != frame->output.label ||
+         frame_settings_->output.label_id != frame->output.label_id))
+        restart_interval_ = true;
     frame_settings_ = std::move(frame);
 }
 

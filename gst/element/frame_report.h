@@ -43,6 +43,8 @@ struct FrameReport {
      * meta ahead of `events` (and their TrackingMtds in `lost`), so that
      * what reads the buffers sees every track that appeared leave. */
     std::vector<waldboost::tracking::TrackEvent> closed;
+    /* Their label: the frame's before a new label ended them. */
+    std::string closed_label;
     /* With tracking, the tracks open after this frame's events: in the
      * events meta of every frame, so that what reads the buffers through
      * an element that drops or repeats frames (videorate) still sees

@@ -116,12 +116,12 @@ GstStructure* detections_structure(const FrameReport& report, const MessageTimes
 
 /* The "event" structures (kind "appeared" or "left", id, x, y, width,
  * height, label) of the message and of the buffer's meta: `report.events`,
- * after `report.closed` with `with_closed`. */
+ * after `report.closed` (with their own label) with `with_closed`. */
 void take_events_list(GstStructure* s, const FrameReport& report, bool with_closed)
 {
     GValue list = G_VALUE_INIT;
     g_value_init(&list, GST_TYPE_LIST);
-    const auto append = [&](const wt::TrackEvent& e) {
+    const auto append_as = [&](const wt::TrackEvent& e, const std::string& label) {
         GValue item = G_VALUE_INIT;
         g_value_init(&item, GST_TYPE_STRUCTURE);
         g_value_take_boxed(&item, gst_structure_new("event", "kind", G_TYPE_STRING,
@@ -129,12 +129,14 @@ void take_events_list(GstStructure* s, const FrameReport& report, bool with_clos
                                                     "id", G_TYPE_INT, static_cast<gint>(e.id & (kFirstPartId - 1)), "x",
                                                     G_TYPE_INT, e.box.x, "y", G_TYPE_INT, e.box.y, "width", G_TYPE_INT,
                                                     e.box.width, "height", G_TYPE_INT, e.box.height, "label",
-                                                    G_TYPE_STRING, report.label.c_str(), nullptr));
+                                                    G_TYPE_STRING, label.c_str(), nullptr));
         gst_value_list_append_and_take_value(&list, &item);
     };
     if (with_closed)
-        std::for_each(report.closed.begin(), report.closed.end(), append);
-    std::for_each(report.events.begin(), report.events.end(), append);
+        for (const wt::TrackEvent& e : report.closed)
+            append_as(e, report.closed_label.empty() ? report.label : report.closed_label);
+    for (const wt::TrackEvent& e : report.events)
+        append_as(e, report.label);
     gst_structure_take_value(s, "events", &list);
 }
 

@@ -271,7 +271,7 @@ GST_END_TEST;
 
 /* The track events of a buffer's events meta (track_events_meta.h), in
  * order: kind and id. */
-std::vector<std::pair<std::string, gint>> meta_events(GstBuffer* b)
+std::vector<std::pair<std::string, gint>> meta_events(GstBuffer* b, std::vector<std::string>* labels = nullptr)
 {
     std::vector<std::pair<std::string, gint>> events;
     GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostTrackEventsMeta");
@@ -284,6 +284,10 @@ std::vector<std::pair<std::string, gint>> meta_events(GstBuffer* b)
         gint id = -1;
         fail_unless(gst_structure_get_int(e, "id", &id));
         events.emplace_back(gst_structure_get_string(e, "kind"), id);
+        if (labels) {
+            const char* label = gst_structure_get_string(e, "label");
+            labels->push_back(label ? label : "");
+        }
     }
     return events;
 }
@@ -714,6 +718,67 @@ GST_START_TEST(test_tracking_ends_at_a_new_aspect)
 }
 GST_END_TEST;
 
+/* A track keeps one class for its life. A new label while tracking (set
+ * while playing, or a classifier of another label) ends the tracks, as a
+ * seek does: the track leaves with its old label on the first frame of the
+ * new one (in the buffer's events meta, which the converter reads), that
+ * frame is searched (interval=3, the change at frame 8), and the face gets
+ * a new id under the new label once confirmed. Another file of the same
+ * cascade and label (OpenCV's original for the embedded copy) keeps the
+ * track and its id. */
+GST_START_TEST(test_tracking_ends_at_a_new_label)
+{
+    const int change = 8;
+    for (const bool new_label : {true, false}) {
+        GstHarness* h = harness_with({{"tracking", "true"}, {"interval", "3"}, {"draw", "none"}});
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, 200, 160);
+        std::vector<GstBuffer*> out;
+        for (int k = 0; k < 13; ++k) {
+            if (k == change) {
+                if (new_label)
+                    g_object_set(h->element, "label", "person", nullptr);
+                else
+                    g_object_set(h->element, "classifier", cascade_path("lbpcascade_frontalface").c_str(), nullptr);
+            }
+            fail_unless_equals_int(push_frame(h, face_frame(k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
+        }
+        push_eos(h);
+        out = pull_all(h);
+        gst_harness_teardown(h);
+        fail_unless_equals_int(out.size(), 13);
+        const std::vector<TrackedBox> before = tracked_boxes(out[change - 1]);
+        fail_unless_equals_int(before.size(), 1);
+        std::vector<std::string> labels;
+        const auto events = meta_events(out[change], &labels);
+        bool left = false;
+        for (size_t i = 0; i < events.size(); ++i)
+            left = left || (events[i].first == "left" && events[i].second == before[0].id && labels[i] == "face");
+        fail_unless(left == new_label, "new label %d: the old track %s on the first frame of the change", new_label,
+                    left ? "left (with label face)" : "did not leave with label face");
+        for (int k = change; k < 13; ++k) {
+            const std::vector<TrackedBox> faces = tracked_boxes(out[k], "face");
+            const std::vector<TrackedBox> persons = tracked_boxes(out[k], "person");
+            if (!new_label) {
+                fail_unless(faces.size() == 1 && faces[0].id == before[0].id && persons.empty(),
+                            "frame %d: the same cascade and label keep the track", k);
+                continue;
+            }
+            fail_unless(faces.empty(), "frame %d: a face track under the new label", k);
+            if (k < change + 3) {
+                fail_unless(persons.empty(), "frame %d: %zu tracked before the new track is confirmed", k,
+                            persons.size());
+                continue;
+            }
+            fail_unless_equals_int(persons.size(), 1);
+            fail_unless(persons[0].id > before[0].id, "frame %d: id %d, the old track's %d", k, persons[0].id,
+                        before[0].id);
+            fail_unless_equals_int(persons[0].age, k - change);
+        }
+        unref_all(out);
+    }
+}
+GST_END_TEST;
+
 TCase* element_case()
 {
     TCase* tc = tcase_create("tracking");
@@ -725,5 +790,6 @@ TCase* element_case()
     tcase_add_test(tc, test_tracking_snapshots);
     tcase_add_test(tc, test_tracking_across_a_new_resolution);
     tcase_add_test(tc, test_tracking_ends_at_a_new_aspect);
+    tcase_add_test(tc, test_tracking_ends_at_a_new_label);
     return tc;
 }
