@@ -95,11 +95,24 @@ bool map_checked_frame(GstVideoFrame* frame, const GstVideoInfo* info, GstBuffer
     return true;
 }
 
-waldboost::GrayView luma_of(const GstVideoFrame* frame)
+waldboost::GrayView luma_of(const GstVideoFrame* frame, std::vector<uint8_t>* packed_copy)
 {
-    return waldboost::GrayView{static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)),
-                               GST_VIDEO_FRAME_WIDTH(frame), GST_VIDEO_FRAME_HEIGHT(frame),
-                               static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0))};
+    const auto* data = static_cast<const uint8_t*>(GST_VIDEO_FRAME_COMP_DATA(frame, 0));
+    const int width = GST_VIDEO_FRAME_WIDTH(frame), height = GST_VIDEO_FRAME_HEIGHT(frame);
+    const auto stride = static_cast<size_t>(GST_VIDEO_FRAME_COMP_STRIDE(frame, 0));
+    if (GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 1)
+        return waldboost::GrayView{data, width, height, stride};
+    /* Every other byte (the only packed formats in the caps are 4:2:2);
+     * the constant step lets the compiler vectorise the copy. */
+    g_assert(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 2);
+    packed_copy->resize(static_cast<size_t>(width) * static_cast<size_t>(height));
+    for (int y = 0; y < height; ++y) {
+        const uint8_t* in = data + static_cast<size_t>(y) * stride;
+        uint8_t* out = packed_copy->data() + static_cast<size_t>(y) * static_cast<size_t>(width);
+        for (int x = 0; x < width; ++x)
+            out[x] = in[2 * x];
+    }
+    return waldboost::GrayView{packed_copy->data(), width, height, static_cast<size_t>(width)};
 }
 
 guint64 plane_bytes(const GstVideoFrame* frame, guint plane)
@@ -137,7 +150,7 @@ void FrameAccess::map()
         mapped_ = map_checked_frame(&frame_, &info_, buffer_, GST_MAP_READ, why_.empty() ? &why_ : &why);
     }
     if (mapped_) {
-        luma_ = luma_of(&frame_);
+        luma_ = luma_of(&frame_, &packed_luma_);
         const waldboost::Rect& v = visible_;
         if (v.width > 0 && v.height > 0 && v.x >= 0 && v.y >= 0 && v.x + v.width <= luma_.width &&
             v.y + v.height <= luma_.height)

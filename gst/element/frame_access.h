@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/detection/image.h"
 #include "core/detection/types.h"
@@ -26,8 +27,11 @@ namespace waldboost_element {
 bool map_checked_frame(GstVideoFrame* frame, const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags,
                        std::string* why);
 
-/* The luma plane of a mapped frame (the grayscale image). */
-waldboost::GrayView luma_of(const GstVideoFrame* frame);
+/* The luma plane of a mapped frame (the grayscale image). Planar formats
+ * are read in place. Packed 4:2:2 (YUY2, UYVY, YVYU: USB cameras), whose
+ * luma bytes alternate with chroma, is copied into `packed_copy` first:
+ * the detector reads a plane of bytes. */
+waldboost::GrayView luma_of(const GstVideoFrame* frame, std::vector<uint8_t>* packed_copy);
 
 /* The bytes of `plane` from its first byte to the end of its memory. */
 guint64 plane_bytes(const GstVideoFrame* frame, guint plane);
@@ -67,6 +71,7 @@ private:
     bool writable_ = false;
     GstVideoFrame frame_{};
     waldboost::GrayView luma_;
+    std::vector<uint8_t> packed_luma_; /* luma_'s bytes for packed formats */
     std::string why_;
 };
 

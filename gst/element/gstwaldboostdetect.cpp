@@ -148,8 +148,9 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(waldboostdetect, "waldboostdetect", GST_RA
                                       GST_DEBUG_CATEGORY_INIT(gst_waldboost_detect_debug, "waldboostdetect", 0,
                                                               "WaldBoost OpenCL object detection"))
 
-/* The luma plane of these formats is the grayscale image. */
-#define WALDBOOST_FORMATS "GRAY8, I420, YV12, NV12, NV21, Y42B, Y444"
+/* The luma of these formats is the grayscale image (read in place, or
+ * copied out of packed 4:2:2: frame_access.h). */
+#define WALDBOOST_FORMATS "GRAY8, I420, YV12, NV12, NV21, Y42B, Y444, YUY2, UYVY, YVYU"
 #define WALDBOOST_CAPS GST_VIDEO_CAPS_MAKE("{ " WALDBOOST_FORMATS " }")
 
 /* ------------------------------------------------------------------------ */
@@ -382,10 +383,12 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
     if (n == 0) {
         /* Memory the device reads directly: on a GPU upstream's frames then
          * need no copy here (pinned_pool.h); on CPU devices they are copied
-         * as any frame is. */
+         * as any frame is. Not for packed 4:2:2, whose luma is copied out
+         * of the frame anyway. */
         GstBufferPool* pinned = nullptr;
         const auto engine = self->priv->queue.current_engine();
-        if (engine && !waldboost::opencl::environment::pinned_pool_disabled())
+        const bool luma_in_place = GST_VIDEO_INFO_COMP_PSTRIDE(&info, 0) == 1;
+        if (engine && luma_in_place && !waldboost::opencl::environment::pinned_pool_disabled())
             pinned = waldboost_pinned_pool_new_for_frames(engine->shared_device(), caps, held);
         gst_query_add_allocation_pool(query, pinned, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), held, 0);
         if (pinned) {

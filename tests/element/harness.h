@@ -47,9 +47,9 @@ using waldboost::GrayView;
 constexpr GstClockTime kFrameDuration = GST_SECOND / 30;
 
 /* The formats the element takes. */
-inline constexpr GstVideoFormat kFormats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12,
-                                              GST_VIDEO_FORMAT_NV12,  GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y42B,
-                                              GST_VIDEO_FORMAT_Y444};
+inline constexpr GstVideoFormat kFormats[] = {
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
+    GST_VIDEO_FORMAT_Y42B,  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_YVYU};
 
 /* ------------------------------------------------------------------------ */
 /* Environment and data                                                     */

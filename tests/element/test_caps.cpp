@@ -2,8 +2,8 @@
  * Copyright (C) 2026 The waldboost-gst authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Element tests, caps: the formats the element takes (GRAY8 and the planar
- * YUV ones) and refuses (RGB, YUY2, GRAY16 and others), every format passed
+ * Element tests, caps: the formats the element takes (GRAY8, the planar
+ * YUV ones and packed 4:2:2) and refuses (RGB, GRAY16, v210 and others), every format passed
  * through with its caps and pixels untouched at ordinary and odd sizes,
  * and a warning that says to insert videoconvert when upstream offers RGB.
  * Needs no test images.
@@ -27,7 +27,7 @@ GST_START_TEST(test_caps_template)
         gst_caps_unref(caps);
     }
     const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGRx,      GST_VIDEO_FORMAT_RGBA,
-                                      GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_AYUV};
+                                      GST_VIDEO_FORMAT_v210, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_AYUV};
     for (GstVideoFormat f : refused) {
         GstCaps* caps = caps_for(f, 64, 48);
         fail_if(gst_pad_query_accept_caps(sink, caps), "sink accepts %s", gst_video_format_to_string(f));

@@ -215,6 +215,33 @@ GST_START_TEST(test_no_pinned_pool_switch)
 }
 GST_END_TEST;
 
+/* Packed 4:2:2 gets no pool of pinned memory (its luma is copied out of
+ * the frame, so the device never reads the frame itself); GRAY8 of the
+ * same size does. */
+GST_START_TEST(test_no_pinned_pool_for_packed_formats)
+{
+    for (GstVideoFormat f : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
+        GstHarness* h = harness_with({{"draw", "none"}});
+        set_caps(h, f, 160, 120);
+        GstCaps* caps = caps_for(f, 160, 120);
+        GstQuery* query = gst_query_new_allocation(caps, TRUE);
+        fail_unless(gst_pad_peer_query(h->srcpad, query), "the element did not answer the allocation query");
+        fail_unless_equals_int(gst_query_get_n_allocation_pools(query), 1);
+        GstBufferPool* pool = nullptr;
+        gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+        if (f == GST_VIDEO_FORMAT_GRAY8)
+            fail_unless(pool != nullptr, "no pool of pinned memory was proposed for GRAY8");
+        else
+            fail_unless(pool == nullptr, "a pool of pinned memory was proposed for %s", gst_video_format_to_string(f));
+        if (pool)
+            gst_object_unref(pool);
+        gst_query_unref(query);
+        gst_caps_unref(caps);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 /* Every format's luma plane is the image. */
 GST_START_TEST(test_rois_every_format)
 {
@@ -243,7 +270,7 @@ GST_START_TEST(test_rois_odd_width)
     const std::vector<Box> want = expected_boxes(core(img), "face");
     fail_unless(!want.empty());
     const GstVideoFormat formats[] = {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
-                                      GST_VIDEO_FORMAT_Y444};
+                                      GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2};
     for (GstVideoFormat f : formats) {
         GstHarness* h = harness_with({{"draw", "none"}});
         set_caps(h, f, img.width, img.height);
@@ -554,6 +581,7 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_from_the_proposed_pool);
     tcase_add_test(tc, test_proposed_pool_honours_the_size_asked);
     tcase_add_test(tc, test_no_pinned_pool_switch);
+    tcase_add_test(tc, test_no_pinned_pool_for_packed_formats);
     tcase_add_test(tc, test_rois_odd_width);
     tcase_add_test(tc, test_rois_chained_detectors_unique_ids);
     return tc;

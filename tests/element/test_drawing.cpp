@@ -62,8 +62,8 @@ GST_START_TEST(test_draw_burn)
 {
     const GrayImage img = face_frame(0);
     const std::vector<Box> want = expected_boxes(core(img), "face");
-    for (GstVideoFormat f :
-         {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_Y444}) {
+    for (GstVideoFormat f : {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12,
+                             GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY}) {
         DrawRun r = run_draw({{"draw", "burn"}}, img, f);
         CHECK_BOXES(r.out[0], want, "burn");
         fail_unless(gst_buffer_get_video_overlay_composition_meta(r.out[0]) == nullptr);

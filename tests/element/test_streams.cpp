@@ -117,7 +117,7 @@ GST_START_TEST(test_streams_resolution_every_few_frames)
     const Shape shapes[] = {{GST_VIDEO_FORMAT_GRAY8, 200, 160, 0}, {GST_VIDEO_FORMAT_I420, 1, 1, 0},
                             {GST_VIDEO_FORMAT_NV12, 161, 127, 3},  {GST_VIDEO_FORMAT_GRAY8, 23, 17, 0},
                             {GST_VIDEO_FORMAT_Y444, 131, 97, 0},   {GST_VIDEO_FORMAT_I420, 257, 201, 5},
-                            {GST_VIDEO_FORMAT_GRAY8, 24, 24, 0}};
+                            {GST_VIDEO_FORMAT_GRAY8, 24, 24, 0},   {GST_VIDEO_FORMAT_YUY2, 143, 111, 2}};
     Recorder rec;
     GstHarness* h = harness_with({{"max-inflight", "3"}, {"draw", "none"}});
     record(h, &rec);
