@@ -167,10 +167,31 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
     return GST_FLOW_OK;
 }
 
+/* The publisher writes, as filesink does, but it is a filter (as DL
+ * Streamer's gvametapublish): with nothing linked after it the frame
+ * comes back NOT_LINKED, and its branch stops after the first document.
+ * GStreamer then names the source and "not-linked" only, and behind a tee
+ * (whose other branches go on) nothing at all: the documents just stop.
+ * Say what is missing at once. */
+static bool check_linked(GstBaseTransform* trans)
+{
+    if (gst_pad_is_linked(GST_BASE_TRANSFORM_SRC_PAD(trans)))
+        return true;
+    const gchar* name = GST_OBJECT_NAME(trans);
+    GST_ELEMENT_ERROR(trans, CORE, PAD,
+                      ("%s has nothing linked after it, so its branch would stop at the first frame and no more "
+                       "documents would be published. End its branch with a sink: ... ! %s ! fakesink",
+                       name, name),
+                      ("its source pad has no peer"));
+    return false;
+}
+
 /* The streaming thread's share of the cost: taking the documents. */
 static GstFlowReturn publish_transform_ip(GstBaseTransform* trans, GstBuffer* buffer)
 {
     StreamingTime timed(*GST_WALDBOOST_META_PUBLISH(trans)->cost);
+    if (!check_linked(trans))
+        return GST_FLOW_ERROR;
     return take_documents(trans, buffer);
 }
 

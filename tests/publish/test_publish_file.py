@@ -17,6 +17,8 @@
 - format=pretty into a file: one document per line all the same;
 - a file-path that is no pattern for numbered files (another conversion,
   two, a lone %, a width past 20): an error at the start, no file;
+- nothing linked after the publisher, alone and behind a tee: its own
+  error naming the missing sink;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
@@ -314,12 +316,40 @@ def test_bad_patterns(folder):
               len(read_lines(os.path.join(folder, made))) == 5, f"file-path={good}: {os.listdir(folder)}")
 
 
+def test_nothing_after_the_publisher(folder):
+    """The publisher is a filter, as DL Streamer's gvametapublish: nothing
+    linked after it stopped its branch at the first document, with
+    GStreamer's bare not-linked from the source, or behind a tee (the other
+    branch going on) with no error at all and one document in the file. Its
+    own error now names it and the missing sink, in both; with fakesink
+    after it every frame is published."""
+    path = os.path.join(folder, "docs.jsonl")
+    for description in ("videotestsrc num-buffers=40 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert "
+                        f"! waldboostmetapublish name=publish file-path={path}",
+                        "videotestsrc num-buffers=40 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert "
+                        "! tee name=t t. ! queue ! fakesink t. ! queue "
+                        f"! waldboostmetapublish name=publish file-path={path}"):
+        pipeline = Gst.parse_launch(description)
+        pipeline.set_state(Gst.State.PLAYING)
+        m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+        pipeline.set_state(Gst.State.NULL)
+        error = m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else None
+        source = m.src.get_name() if m else None
+        check(source == "publish" and error and "nothing linked after it" in error and
+              "publish ! fakesink" in error,
+              f"{description}: the publisher's error naming the missing sink, not {source}: {error}")
+    messages, _ = run("videotestsrc num-buffers=40 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert "
+                      f"! tee name=t t. ! queue ! fakesink t. ! queue ! waldboostmetapublish file-path={path} "
+                      "! fakesink")
+    check(len(read_lines(path)) == 40, "with fakesink after it, every frame's document is written")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
-                 test_pretty_documents_stay_lines, test_bad_patterns):
+                 test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
