@@ -23,12 +23,14 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/io/input_file.h"
 #include "file_output.h"
+#include "gstwaldboostmetaconvert.h"
 #include "host_cost.h"
 #include "json_meta.h"
 #include "publish_worker.h"
@@ -87,6 +89,9 @@ struct _GstWaldboostMetaPublish {
     GstElement* splitmux; /* followed, with its deep-notify handler */
     gulong splitmux_handler;
     HostCost* cost; /* for stats, kept after a stop */
+    /* Whether a frame without documents was looked into since the start
+     * (streaming thread). */
+    gboolean source_checked;
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaPublish, gst_waldboost_meta_publish, GST_TYPE_BASE_TRANSFORM);
@@ -143,6 +148,76 @@ static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, st
         (*self->worker)->push(Document{topic, std::move(d), {}});
 }
 
+/* Whether a waldboostmetaconvert lies upstream of `sink_pad`: through
+ * queues, tees, elements of several inputs and the ghost pads of bins, at
+ * most 1,000 pads back. */
+static bool converter_upstream(GstPad* sink_pad)
+{
+    std::vector<GstPad*> todo{GST_PAD(gst_object_ref(sink_pad))};
+    std::set<GstElement*> seen;
+    bool found = false;
+    for (int steps = 0; !todo.empty() && !found && steps < 1000; ++steps) {
+        GstPad* pad = todo.back();
+        todo.pop_back();
+        GstPad* peer = gst_pad_get_peer(pad);
+        gst_object_unref(pad);
+        /* Into a bin: the pad its ghost pad stands for. */
+        while (peer && GST_IS_GHOST_PAD(peer)) {
+            GstPad* target = gst_ghost_pad_get_target(GST_GHOST_PAD(peer));
+            gst_object_unref(peer);
+            peer = target;
+        }
+        /* Out of a bin: the inside of a ghost sink pad; go on from the
+         * ghost pad itself. */
+        if (peer && GST_IS_PROXY_PAD(peer)) {
+            if (GstProxyPad* ghost = gst_proxy_pad_get_internal(GST_PROXY_PAD(peer)))
+                todo.push_back(GST_PAD(ghost));
+            gst_object_unref(peer);
+            continue;
+        }
+        GstElement* element = peer ? gst_pad_get_parent_element(peer) : nullptr;
+        if (peer)
+            gst_object_unref(peer);
+        if (!element)
+            continue;
+        if (G_TYPE_CHECK_INSTANCE_TYPE(element, GST_TYPE_WALDBOOST_META_CONVERT)) {
+            found = true;
+        } else if (seen.insert(element).second) {
+            GstIterator* it = gst_element_iterate_sink_pads(element);
+            GValue item = G_VALUE_INIT;
+            while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+                todo.push_back(GST_PAD(g_value_dup_object(&item)));
+                g_value_reset(&item);
+            }
+            g_value_unset(&item);
+            gst_iterator_free(it);
+        }
+        gst_object_unref(element);
+    }
+    for (GstPad* pad : todo)
+        gst_object_unref(pad);
+    return found;
+}
+
+/* A frame without documents: fine behind a converter (skip-empty-frames
+ * makes none for frames without objects), but with no converter upstream
+ * nothing will ever be published, and the file would stay empty without a
+ * word. Looked into once per start. */
+static void check_source(GstWaldboostMetaPublish* self, GstBaseTransform* trans)
+{
+    if (self->source_checked)
+        return;
+    self->source_checked = TRUE;
+    if (converter_upstream(GST_BASE_TRANSFORM_SINK_PAD(trans)))
+        return;
+    const gchar* name = GST_OBJECT_NAME(self);
+    GST_ELEMENT_WARNING(self, STREAM, WRONG_TYPE,
+                        ("%s has no waldboostmetaconvert before it, so it has no documents to publish. Put one "
+                         "before it: ... ! waldboostmetaconvert ! %s ! fakesink",
+                         name, name),
+                        ("a frame came with neither the converter's documents meta nor application/x-json caps"));
+}
+
 /* The documents of a buffer into the queue. */
 static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
 {
@@ -164,6 +239,8 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
         gst_buffer_unmap(buffer, &map);
         enqueue(self, "", docs);
     }
+    if (!json)
+        check_source(self, trans);
     return GST_FLOW_OK;
 }
 
@@ -412,6 +489,7 @@ static gboolean publish_stop(GstBaseTransform* trans);
 static gboolean publish_start(GstBaseTransform* trans)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    self->source_checked = FALSE;
     GST_OBJECT_LOCK(self);
     const PublishSettings s = *self->settings;
     GST_OBJECT_UNLOCK(self);
@@ -716,7 +794,8 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
     gst_element_class_set_static_metadata(
         element_class, "WaldBoost metadata publisher", "Filter/Metadata",
         "Sends waldboostmetaconvert's JSON documents to a file (JSON lines, rotated by size or with "
-        "splitmuxsink's fragments) or to an MQTT broker, through a bounded queue that never holds the video up",
+        "splitmuxsink's fragments) or to an MQTT broker, through a bounded queue that never holds the video up; "
+        "the frames pass on, so a sink follows it (... ! waldboostmetapublish ! fakesink)",
         "waldboost-gst developers");
     gst_type_mark_as_plugin_api(gst_waldboost_publish_method_get_type(), static_cast<GstPluginAPIFlags>(0));
     GST_DEBUG_CATEGORY_INIT(gst_waldboost_meta_publish_debug, "waldboostmetapublish", 0,

@@ -18,7 +18,7 @@
 - a file-path that is no pattern for numbered files (another conversion,
   two, a lone %, a width past 20): an error at the start, no file;
 - nothing linked after the publisher, alone and behind a tee: its own
-  error naming the missing sink;
+  error naming the missing sink; no converter before it: a warning;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
@@ -344,12 +344,36 @@ def test_nothing_after_the_publisher(folder):
     check(len(read_lines(path)) == 40, "with fakesink after it, every frame's document is written")
 
 
+def test_no_converter_before_the_publisher(folder):
+    """Without waldboostmetaconvert before it the publisher has nothing to
+    publish: the file stayed empty without a word. One warning says so now.
+    Frames without documents behind a converter (skip-empty-frames on
+    frames without objects), through a tee and queues, or with the
+    converter inside a bin, give none."""
+    path = os.path.join(folder, "docs.jsonl")
+    source = "videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48"
+    _, warnings = run(f"{source} ! waldboostmetapublish name=publish file-path={path} ! fakesink")
+    said = [w for w in warnings if "no waldboostmetaconvert before it" in w]
+    check(len(said) == 1 and "waldboostmetaconvert ! publish ! fakesink" in said[0],
+          f"one warning that names the converter, not {warnings}")
+    check(os.path.getsize(path) == 0, "no document without a converter")
+    for description in (f"{source} ! waldboostmetaconvert skip-empty-frames=true ! tee name=t t. ! queue ! fakesink "
+                        f"t. ! queue ! waldboostmetapublish file-path={path} ! fakesink",
+                        f"{source} ! ( queue ! waldboostmetaconvert skip-empty-frames=true ) "
+                        f"! waldboostmetapublish file-path={path} ! fakesink",
+                        f"{source} ! waldboostmetaconvert skip-empty-frames=true "
+                        f"! ( queue ! waldboostmetapublish file-path={path} ! fakesink )"):
+        _, warnings = run(description)
+        check(not any("waldboostmetaconvert" in w for w in warnings), f"{description}: no warning, not {warnings}")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
-                 test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher):
+                 test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher,
+                 test_no_converter_before_the_publisher):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
