@@ -500,8 +500,14 @@ static gboolean publish_start(GstBaseTransform* trans)
     std::unique_ptr<Output> output;
     if (s.method == GST_WALDBOOST_PUBLISH_FILE) {
         if (s.file_path.empty() && s.splitmuxsink.empty()) {
+            /* file is the default: a broker's settings without method=mqtt
+             * are the likely slip. */
+            const PublishSettings defaults;
+            const bool broker_set = s.host != defaults.host || s.port != defaults.port || s.topic != defaults.topic ||
+                                    !s.ca_file.empty() || !s.credentials_file.empty();
             GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                              ("method=file needs file-path (or splitmuxsink, whose fragments name the files)."),
+                              ("method=file needs file-path (or splitmuxsink, whose fragments name the files).%s",
+                               broker_set ? " The broker's settings are set: for MQTT, set method=mqtt." : ""),
                               (nullptr));
             return FALSE;
         }

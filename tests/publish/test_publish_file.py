@@ -18,7 +18,8 @@
 - a file-path that is no pattern for numbered files (another conversion,
   two, a lone %, a width past 20): an error at the start, no file;
 - nothing linked after the publisher, alone and behind a tee: its own
-  error naming the missing sink; no converter before it: a warning;
+  error naming the missing sink; no converter before it: a warning; a
+  broker's settings without method=mqtt: a hint in the error;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
@@ -367,13 +368,29 @@ def test_no_converter_before_the_publisher(folder):
         check(not any("waldboostmetaconvert" in w for w in warnings), f"{description}: no warning, not {warnings}")
 
 
+def test_broker_settings_without_mqtt(folder):
+    """method=file is the default: a broker's host or topic set without
+    method=mqtt gets the error for the missing file-path with a hint to set
+    method=mqtt; without them, the error alone."""
+    for settings, hint in (("host=broker.lan", True), ("topic=cameras/lobby", True), ("", False)):
+        pipeline = Gst.parse_launch("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 "
+                                    f"! waldboostmetaconvert ! waldboostmetapublish {settings} ! fakesink")
+        pipeline.set_state(Gst.State.PLAYING)
+        m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+        pipeline.set_state(Gst.State.NULL)
+        error = m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else ""
+        check("needs file-path" in error and ("set method=mqtt" in error) == hint,
+              f"'{settings}': the missing file-path{' with the hint' if hint else ''}, not {error!r}")
+    check(os.listdir(folder) == [], f"no file made: {os.listdir(folder)}")
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
                  test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher,
-                 test_no_converter_before_the_publisher):
+                 test_no_converter_before_the_publisher, test_broker_settings_without_mqtt):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
