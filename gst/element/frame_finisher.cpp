@@ -9,6 +9,7 @@
 
 #include "core/opencl/search/template_search.h"
 #include "core/parts/nested.h"
+#include "core/text.h"
 #include "debug.h"
 #include "frame_bounds.h"
 #include "privacy.h"
@@ -44,6 +45,7 @@ void FrameFinisher::reset()
     events_warned_ = false;
     snapshots_warned_ = false;
     privacy_warned_ = false;
+    privacy_labels_warned_.clear();
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
@@ -295,6 +297,43 @@ void FrameFinisher::warn_privacy_between_searches(const FrameSettings& fs)
                         ("privacy=%s, interval=%d, tracking=false", mode, fs.detection.interval));
 }
 
+/* A privacy-labels name that none of this element's objects carries hides
+ * nothing, and the recording shows what was meant to be hidden without a
+ * word ("eyes" for the eye cascade, whose label is "eye"). Said again when
+ * the unknown names change. */
+void FrameFinisher::warn_privacy_labels(const FrameSettings& fs)
+{
+    const OutputSettings& s = fs.output;
+    if (s.privacy == GST_WALDBOOST_PRIVACY_NONE)
+        return;
+    std::vector<std::string> labels{s.label};
+    if (fs.nested)
+        for (size_t part = 0; part < kNestedParts.size(); ++part)
+            if (fs.nested->classifiers[part])
+                labels.push_back(part_label(*fs.nested, part));
+    auto quoted = [](const std::string& text) {
+        return "\"" + waldboost::printable(text) + "\"";
+    };
+    std::string unknown;
+    for (const std::string& name : s.privacy_labels)
+        if (std::find(labels.begin(), labels.end(), name) == labels.end())
+            unknown += (unknown.empty() ? "" : ", ") + quoted(name);
+    if (unknown == privacy_labels_warned_)
+        return;
+    privacy_labels_warned_ = unknown;
+    if (unknown.empty())
+        return;
+    std::string known;
+    for (const std::string& label : labels)
+        known += (known.empty() ? "" : ", ") + quoted(label);
+    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                        ("privacy-labels names %s, which none of this element's objects carries, so nothing is "
+                         "hidden by that name. %s %s (%s).",
+                         unknown.c_str(), labels.size() == 1 ? "Its label is" : "Its labels are", known.c_str(),
+                         labels.size() == 1 ? "the detector's" : "the detector's, then its nested cascades'"),
+                        ("privacy-labels=%s", waldboost::printable(privacy_labels_text(s.privacy_labels)).c_str()));
+}
+
 void FrameFinisher::close_tracks()
 {
     followed_parts_.clear();
@@ -496,6 +535,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     warn_events_without_tracking(fs);
     warn_snapshots_without_tracking(fs);
     warn_privacy_between_searches(fs);
+    warn_privacy_labels(fs);
     if (fs.detection.tracking && takes_snapshots(s))
         snapshots_.deliver(GST_ELEMENT(element_), report.events, report, s);
     else

@@ -106,6 +106,7 @@ private:
     void warn_events_without_tracking(const FrameSettings& fs);
     void warn_snapshots_without_tracking(const FrameSettings& fs);
     void warn_privacy_between_searches(const FrameSettings& fs);
+    void warn_privacy_labels(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
      * last finished frame's times, keeps the events in closed_ for the
      * frame being finished, and drops the tracker. */
@@ -149,13 +150,14 @@ private:
         gint id;
     };
     std::map<gint, std::vector<FollowedPart>> followed_parts_;
-    TrackSnapshots snapshots_;        /* snapshot-folder, snapshot-message */
-    int64_t next_track_id_ = 1;       /* a new tracker's first id: ids never come back in a stream */
-    bool max_windows_warned_ = false; /* the max-windows warning was posted */
-    bool events_warned_ = false;      /* the updates=events-without-tracking warning was posted */
-    bool snapshots_warned_ = false;   /* the snapshots-without-tracking warning was posted */
-    bool privacy_warned_ = false;     /* the privacy-between-searches warning was posted */
-    bool tracks_warned_ = false;      /* the bounds of frame_bounds.h: their warnings were posted */
+    TrackSnapshots snapshots_;          /* snapshot-folder, snapshot-message */
+    int64_t next_track_id_ = 1;         /* a new tracker's first id: ids never come back in a stream */
+    bool max_windows_warned_ = false;   /* the max-windows warning was posted */
+    bool events_warned_ = false;        /* the updates=events-without-tracking warning was posted */
+    bool snapshots_warned_ = false;     /* the snapshots-without-tracking warning was posted */
+    bool privacy_warned_ = false;       /* the privacy-between-searches warning was posted */
+    std::string privacy_labels_warned_; /* the unknown privacy-labels last warned of ("": none) */
+    bool tracks_warned_ = false;        /* the bounds of frame_bounds.h: their warnings were posted */
     bool parts_warned_ = false;
     bool tags_warned_ = false;
     bool analytics_warned_ = false;

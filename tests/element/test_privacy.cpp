@@ -176,6 +176,66 @@ GST_END_TEST;
  * go out as they came, and a warning says so once, naming the remedy; with
  * tracking they hide the tracked face too, from its first detection on
  * (before its track is confirmed and reported), and nothing is said. */
+/* A privacy-labels name that none of the element's objects carries hides
+ * nothing: one warning names it and the labels there are, again when the
+ * unknown names change, none for names the objects carry (the label
+ * property's included) or with privacy off. */
+GST_START_TEST(test_privacy_unknown_labels)
+{
+    const GrayImage img = odd_face();
+    const std::string eyes = haar_cascade("haarcascade_eye");
+    struct Case {
+        Props props;
+        std::vector<std::string> later; /* privacy-labels set after frames 1 and 3 */
+        std::vector<std::string> warned;
+        std::string labels; /* as the warning lists them */
+    };
+    const Case cases[] = {
+        {{{"privacy", "blur"}, {"privacy-labels", "eyes"}, {"eyes-profile", eyes}},
+         {},
+         {"\"eyes\""},
+         "labels are \"face\", \"eye\""},
+        {{{"privacy", "blur"}, {"privacy-labels", "face, eye"}, {"eyes-profile", eyes}}, {}, {}, ""},
+        {{{"privacy", "none"}, {"privacy-labels", "faces"}}, {}, {}, ""},
+        {{{"privacy", "blur"}, {"privacy-labels", "person"}, {"label", "person"}}, {}, {}, ""},
+        {{{"privacy", "pixelate"}, {"privacy-labels", "faces"}},
+         {"face", "bodies, face"},
+         {"\"faces\"", "\"bodies\""},
+         "label is \"face\""},
+    };
+    for (const Case& c : cases) {
+        Props props = c.props;
+        props.push_back({"draw", "none"});
+        GstHarness* h = harness_with(props);
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_GRAY8, img.width, img.height);
+        for (int i = 0; i < 6; ++i) {
+            if ((i == 2 || i == 4) && c.later.size() > static_cast<size_t>(i / 2 - 1))
+                g_object_set(h->element, "privacy-labels", c.later[i / 2 - 1].c_str(), nullptr);
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_GRAY8, i), GST_FLOW_OK);
+        }
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 6);
+        std::string what;
+        for (const auto& [name, value] : c.props)
+            what += name + "=" + value + " ";
+        const BusLog log = drain_bus(bus);
+        fail_unless_equals_int(log.warnings.size(), c.warned.size());
+        for (size_t i = 0; i < c.warned.size(); ++i) {
+            const std::string& text = log.warnings[i].message;
+            fail_unless(contains(text, "privacy-labels names " + c.warned[i] + ", which none") &&
+                            contains(text, c.labels),
+                        "%s: %s", what.c_str(), text.c_str());
+        }
+        unref_all(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 GST_START_TEST(test_privacy_between_searches)
 {
     const GrayImage img = odd_face();
@@ -306,6 +366,7 @@ TCase* element_case()
     tcase_add_test(tc, test_privacy_labels);
     tcase_add_test(tc, test_privacy_under_burned_boxes);
     tcase_add_test(tc, test_privacy_between_searches);
+    tcase_add_test(tc, test_privacy_unknown_labels);
     tcase_add_test(tc, test_privacy_after_the_tracker_restarts);
     tcase_add_test(tc, test_privacy_through_a_miss);
     return tc;
