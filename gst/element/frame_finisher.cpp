@@ -46,6 +46,7 @@ void FrameFinisher::reset()
     snapshots_warned_ = false;
     privacy_warned_ = false;
     privacy_labels_warned_.clear();
+    label_colors_warned_.clear();
     parts_given_ = 0;
     next_track_id_ = 1;
     tracker_reset_ = true;
@@ -297,15 +298,14 @@ void FrameFinisher::warn_privacy_between_searches(const FrameSettings& fs)
                         ("privacy=%s, interval=%d, tracking=false", mode, fs.detection.interval));
 }
 
-/* A privacy-labels name that none of this element's objects carries hides
- * nothing, and the recording shows what was meant to be hidden without a
- * word ("eyes" for the eye cascade, whose label is "eye"). Said again when
- * the unknown names change. */
-void FrameFinisher::warn_privacy_labels(const FrameSettings& fs)
+/* A label named in privacy-labels or label-colors that none of this
+ * element's objects carries does nothing, without a word: a recording
+ * shows what was meant to be hidden ("eyes" for the eye cascade, whose
+ * label is "eye"), or a colour is never used. Said again when the unknown
+ * names change. */
+void FrameFinisher::warn_unknown_labels(const FrameSettings& fs)
 {
     const OutputSettings& s = fs.output;
-    if (s.privacy == GST_WALDBOOST_PRIVACY_NONE)
-        return;
     std::vector<std::string> labels{s.label};
     if (fs.nested)
         for (size_t part = 0; part < kNestedParts.size(); ++part)
@@ -314,24 +314,33 @@ void FrameFinisher::warn_privacy_labels(const FrameSettings& fs)
     auto quoted = [](const std::string& text) {
         return "\"" + waldboost::printable(text) + "\"";
     };
-    std::string unknown;
-    for (const std::string& name : s.privacy_labels)
-        if (std::find(labels.begin(), labels.end(), name) == labels.end())
-            unknown += (unknown.empty() ? "" : ", ") + quoted(name);
-    if (unknown == privacy_labels_warned_)
-        return;
-    privacy_labels_warned_ = unknown;
-    if (unknown.empty())
-        return;
-    std::string known;
-    for (const std::string& label : labels)
-        known += (known.empty() ? "" : ", ") + quoted(label);
-    GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
-                        ("privacy-labels names %s, which none of this element's objects carries, so nothing is "
-                         "hidden by that name. %s %s (%s).",
-                         unknown.c_str(), labels.size() == 1 ? "Its label is" : "Its labels are", known.c_str(),
-                         labels.size() == 1 ? "the detector's" : "the detector's, then its nested cascades'"),
-                        ("privacy-labels=%s", waldboost::printable(privacy_labels_text(s.privacy_labels)).c_str()));
+    auto check = [&](const char* property, const std::vector<std::string>& names, const char* effect,
+                     std::string* warned) {
+        std::string unknown;
+        for (const std::string& name : names)
+            if (std::find(labels.begin(), labels.end(), name) == labels.end())
+                unknown += (unknown.empty() ? "" : ", ") + quoted(name);
+        if (unknown == *warned)
+            return;
+        *warned = unknown;
+        if (unknown.empty())
+            return;
+        std::string known;
+        for (const std::string& label : labels)
+            known += (known.empty() ? "" : ", ") + quoted(label);
+        GST_ELEMENT_WARNING(element_, RESOURCE, SETTINGS,
+                            ("%s names %s, which none of this element's objects carries, so %s. %s %s (%s).", property,
+                             unknown.c_str(), effect, labels.size() == 1 ? "Its label is" : "Its labels are",
+                             known.c_str(),
+                             labels.size() == 1 ? "the detector's" : "the detector's, then its nested cascades'"),
+                            ("%s names %s", property, unknown.c_str()));
+    };
+    if (s.privacy != GST_WALDBOOST_PRIVACY_NONE)
+        check("privacy-labels", s.privacy_labels, "nothing is hidden by that name", &privacy_labels_warned_);
+    std::vector<std::string> coloured;
+    for (const auto& named : s.label_colors)
+        coloured.push_back(named.first);
+    check("label-colors", coloured, "that colour is never used", &label_colors_warned_);
 }
 
 void FrameFinisher::close_tracks()
@@ -535,7 +544,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     warn_events_without_tracking(fs);
     warn_snapshots_without_tracking(fs);
     warn_privacy_between_searches(fs);
-    warn_privacy_labels(fs);
+    warn_unknown_labels(fs);
     if (fs.detection.tracking && takes_snapshots(s))
         snapshots_.deliver(GST_ELEMENT(element_), report.events, report, s);
     else

@@ -106,7 +106,7 @@ private:
     void warn_events_without_tracking(const FrameSettings& fs);
     void warn_snapshots_without_tracking(const FrameSettings& fs);
     void warn_privacy_between_searches(const FrameSettings& fs);
-    void warn_privacy_labels(const FrameSettings& fs);
+    void warn_unknown_labels(const FrameSettings& fs);
     /* Ends the tracker's open tracks, posting their "left" events at the
      * last finished frame's times, keeps the events in closed_ for the
      * frame being finished, and drops the tracker. */
@@ -157,6 +157,7 @@ private:
     bool snapshots_warned_ = false;     /* the snapshots-without-tracking warning was posted */
     bool privacy_warned_ = false;       /* the privacy-between-searches warning was posted */
     std::string privacy_labels_warned_; /* the unknown privacy-labels last warned of ("": none) */
+    std::string label_colors_warned_;   /* the same for label-colors */
     bool tracks_warned_ = false;        /* the bounds of frame_bounds.h: their warnings were posted */
     bool parts_warned_ = false;
     bool tags_warned_ = false;

@@ -97,6 +97,12 @@ static bool label_colors_from_structure(const GstStructure* st, std::map<std::st
 {
     std::map<std::string, guint> colors;
     const gint n = st ? gst_structure_n_fields(st) : 0;
+    /* "face:0xff00ff00" parses as a structure of that name and no field:
+     * only an empty "colors" clears the colours. */
+    if (n == 0 && st && !gst_structure_has_name(st, "colors")) {
+        *why = "it has no label=colour field (as colors,face=0xff00ff00)";
+        return false;
+    }
     for (gint i = 0; i < n; ++i) {
         const gchar* name = gst_structure_nth_field_name(st, static_cast<guint>(i));
         const GValue* v = gst_structure_get_value(st, name);

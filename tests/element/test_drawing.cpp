@@ -58,6 +58,36 @@ GST_START_TEST(test_draw_none)
 }
 GST_END_TEST;
 
+/* label-colors for a label none of the objects carries colours nothing:
+ * one warning names it and the labels there are; none for the detector's
+ * own label. */
+GST_START_TEST(test_draw_label_colors_of_unknown_labels)
+{
+    const GrayImage img = face_frame(0);
+    for (const char* colors : {"colors,faces=(uint)0xff0000ff", "colors,face=(uint)0xff0000ff"}) {
+        GstHarness* h = harness_with({{"draw", "meta"}, {"label-colors", colors}});
+        GstBus* bus = attach_bus(h);
+        set_caps(h, GST_VIDEO_FORMAT_I420, img.width, img.height);
+        for (int i = 0; i < 3; ++i)
+            fail_unless_equals_int(push_frame(h, img, GST_VIDEO_FORMAT_I420, i), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 3);
+        const BusLog log = drain_bus(bus);
+        const bool unknown = contains(colors, "faces");
+        fail_unless_equals_int(log.warnings.size(), unknown ? 1 : 0);
+        if (unknown)
+            fail_unless(contains(log.warnings[0].message, "label-colors names \"faces\", which none") &&
+                            contains(log.warnings[0].message, "Its label is \"face\""),
+                        "%s", log.warnings[0].message.c_str());
+        unref_all(out);
+        gst_element_set_bus(h->element, nullptr);
+        gst_object_unref(bus);
+        gst_harness_teardown(h);
+    }
+}
+GST_END_TEST;
+
 GST_START_TEST(test_draw_burn)
 {
     const GrayImage img = face_frame(0);
@@ -539,6 +569,7 @@ TCase* element_case()
     TCase* tc = tcase_create("drawing");
     tcase_add_test(tc, test_draw_none);
     tcase_add_test(tc, test_draw_burn);
+    tcase_add_test(tc, test_draw_label_colors_of_unknown_labels);
     tcase_add_test(tc, test_draw_meta);
     tcase_add_test(tc, test_draw_auto);
     tcase_add_test(tc, test_draw_meta_without_renderer);

@@ -371,11 +371,18 @@ GST_START_TEST(test_property_label_colors_values)
         gst_structure_free(st);
         fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label-colors=%s: a warning", t.value);
     }
+    /* An empty "colors" clears them. */
+    gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors");
+    GstStructure* cleared = nullptr;
+    g_object_get(e, "label-colors", &cleared, nullptr);
+    fail_unless(cleared && gst_structure_n_fields(cleared) == 0, "label-colors=colors did not clear the colours");
+    gst_structure_free(cleared);
+    fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "label-colors=colors: a warning");
     for (const char* refused :
          {"colors,face=(string)-1", "colors,face=(string)\"-18446744073709551615\"", "colors,face=(string)\"+5\"",
           "colors,face=(string)\" 255\"", "colors,face=(string)\"0xff0000ffjunk\"", "colors,face=(string)0x",
           "colors,face=(string)0x1ffffffff", "colors,face=(gint64)-1", "colors,face=1.5",
-          "colors,face=(string)\"#ff0000\""}) {
+          "colors,face=(string)\"#ff0000\"", "face:0xff0000ff"}) {
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", "colors,other=(uint)7");
         gst_util_set_object_arg(G_OBJECT(e), "label-colors", refused);
         GstStructure* st = nullptr;
