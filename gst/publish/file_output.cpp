@@ -5,6 +5,7 @@
 #include "file_output.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,16 +68,35 @@ bool FileOutput::open(const std::string& path, bool append)
     path_ = path;
     size_ = 0;
     next_watch_us_ = g_get_monotonic_time() + kWatchIntervalUs;
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0666);
+    taken_ = false;
+    /* Not O_TRUNC: a file another publisher writes must be left whole. */
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0666);
     if (fd_ < 0) {
         fail("Could not open \"" + path + "\" for writing: " + std::string(g_strerror(errno)) +
              ". Documents are dropped until it can be opened (tried again every second) or the next file opens.");
         return false;
     }
-    if (append) {
-        struct stat st;
-        if (fstat(fd_, &st) == 0)
+    struct stat st;
+    if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* Two publishers given one file (a configuration copied for the
+         * next camera) would write over each other's lines: the first
+         * holds the file's lock. Regular files only: /dev/null takes any
+         * number of writers. A file system without locks lets it be. */
+        if (flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+            close(fd_);
+            fd_ = -1;
+            taken_ = true;
+            fail("\"" + path + "\" is being written by another waldboostmetapublish (of this process or another, " +
+                 "which holds its lock): their lines would overwrite each other. Give each publisher a file of its " +
+                 "own. Documents are dropped until it can be written (tried again every second) or the next file " +
+                 "opens.");
+            return false;
+        }
+        if (append)
             size_ = static_cast<guint64>(st.st_size);
+        else if (ftruncate(fd_, 0) != 0) {
+            /* Written over from the start all the same. */
+        }
     }
     failed_ = false;
     return true;

@@ -30,6 +30,9 @@ public:
 
     /* Opens the first file; false (with on_error called) when it cannot. */
     bool open_first();
+    /* The last file could not be opened because another publisher writes
+     * it (it holds the file's lock). */
+    bool taken() const { return taken_; }
 
     bool service(int) override { return false; }
     bool ready() override { return true; }
@@ -70,6 +73,7 @@ private:
     std::vector<size_t> line_ends_; /* where each of them ends in pending_ */
     gint64 next_watch_us_ = 0;
     bool failed_ = false; /* said once, until a file opens again */
+    bool taken_ = false;  /* see taken() */
     /* Following splitmuxsink, the documents made before its first fragment
      * opened: written to that fragment's sidecar. */
     std::vector<std::string> before_first_;

@@ -521,9 +521,17 @@ static gboolean publish_start(GstBaseTransform* trans)
         }
         auto file = std::make_unique<FileOutput>(s.file_path, s.max_file_size, warn);
         if (!s.file_path.empty() && !file->open_first()) {
-            GST_ELEMENT_ERROR(self, RESOURCE, OPEN_WRITE,
-                              ("Could not open file-path \"%s\" for writing.", s.file_path.c_str()),
-                              ("%s", g_strerror(errno)));
+            const int error = errno;
+            if (file->taken())
+                GST_ELEMENT_ERROR(self, RESOURCE, BUSY,
+                                  ("file-path \"%s\" is being written by another waldboostmetapublish: give each "
+                                   "publisher a file of its own.",
+                                   s.file_path.c_str()),
+                                  ("another open file description holds the file's flock() lock"));
+            else
+                GST_ELEMENT_ERROR(self, RESOURCE, OPEN_WRITE,
+                                  ("Could not open file-path \"%s\" for writing.", s.file_path.c_str()),
+                                  ("%s", g_strerror(error)));
             return FALSE;
         }
         output = std::move(file);

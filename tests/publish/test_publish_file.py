@@ -19,7 +19,8 @@
   two, a lone %, a width past 20): an error at the start, no file;
 - nothing linked after the publisher, alone and behind a tee: its own
   error naming the missing sink; no converter before it: a warning; a
-  broker's settings without method=mqtt: a hint in the error;
+  broker's settings without method=mqtt: a hint in the error; one file
+  for two publishers, in a process or two: the second's error;
 - every document written validates against the schema.
 Exit 77 without PyGObject or the test images (unless
 WALDBOOST_REQUIRE_TEST_DATA=1)."""
@@ -384,13 +385,67 @@ def test_broker_settings_without_mqtt(folder):
     check(os.listdir(folder) == [], f"no file made: {os.listdir(folder)}")
 
 
+def test_one_file_two_publishers(folder):
+    """Two publishers given one file-path (a camera's configuration copied
+    for the next): the second truncated the file and both wrote at their
+    own offsets, so one camera's documents were lost without a word (50 of
+    100 lines). The first now holds the file's lock and the second's start
+    fails with an error that says so; in another process too, the first
+    one's file left whole. Two publishers into /dev/null are fine."""
+    path = os.path.join(folder, "shared.jsonl")
+    branch = ("videotestsrc num-buffers=30 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert source-id={} "
+              "! waldboostmetapublish name={} file-path={} ! fakesink")
+    pipeline = Gst.parse_launch(branch.format("a", "first", path) + " " + branch.format("b", "second", path))
+    pipeline.set_state(Gst.State.PLAYING)
+    m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    pipeline.set_state(Gst.State.NULL)
+    error = m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else None
+    check(error and "is being written by another waldboostmetapublish" in error and path in error,
+          f"one file, two publishers in a process: the error that says so, not {error}")
+    # This process holds the file (a publisher opens it as it starts, and
+    # keeps it while paused); another process is refused.
+    holder = Gst.parse_launch(branch.format("a", "holder", path))
+    holder.set_state(Gst.State.PAUSED)
+    holder.get_state(10 * Gst.SECOND)
+    child = subprocess.run([sys.executable, "-c", CHILD_PUBLISHER, path], capture_output=True, text=True,
+                           timeout=60, env=os.environ)
+    holder.set_state(Gst.State.PLAYING)
+    check("is being written by another waldboostmetapublish" in child.stdout,
+          f"another process: the error that says so, not {child.stdout!r} {child.stderr[-300:]!r}")
+    m = holder.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    holder.set_state(Gst.State.NULL)
+    check(m and m.type == Gst.MessageType.EOS, "the holder's stream ended without an error")
+    docs = read_lines(path)
+    check(len(docs) == 30 and all(d["source"] == "a" for d in docs), f"the holder's 30 documents whole: {len(docs)}")
+    _, warnings = run(branch.format("a", "p1", "/dev/null") + " " + branch.format("b", "p2", "/dev/null"))
+    check(not warnings, f"two publishers into /dev/null: no warning, not {warnings}")
+
+
+# A second process that publishes into the file given as its argument and
+# prints the error it gets, if any.
+CHILD_PUBLISHER = """
+import sys
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+p = Gst.parse_launch("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! waldboostmetaconvert "
+                     f"! waldboostmetapublish file-path={sys.argv[1]} ! fakesink")
+p.set_state(Gst.State.PLAYING)
+m = p.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+print(m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else "no error")
+p.set_state(Gst.State.NULL)
+"""
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
                  test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher,
-                 test_no_converter_before_the_publisher, test_broker_settings_without_mqtt):
+                 test_no_converter_before_the_publisher, test_broker_settings_without_mqtt,
+                 test_one_file_two_publishers):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
     if FAILURES:
