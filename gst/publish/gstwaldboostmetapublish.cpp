@@ -29,6 +29,7 @@
 
 #include "core/error.h"
 #include "core/io/input_file.h"
+#include "core/text.h"
 #include "file_output.h"
 #include "gstwaldboostmetaconvert.h"
 #include "host_cost.h"
@@ -92,6 +93,7 @@ struct _GstWaldboostMetaPublish {
     /* Whether a frame without documents was looked into since the start
      * (streaming thread). */
     gboolean source_checked;
+    gboolean topic_source_checked; /* the same, for an empty source in a topic */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaPublish, gst_waldboost_meta_publish, GST_TYPE_BASE_TRANSFORM);
@@ -136,6 +138,22 @@ static std::string topic_for(const std::string& pattern, const std::string& sour
     for (size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + clean.size()))
         out.replace(at, key.size(), clean);
     return out;
+}
+
+/* Cameras whose converters have no source-id all publish to one topic
+ * ("waldboost/"), each document's "source" empty: nothing tells them
+ * apart. Said once per start. */
+static void check_topic_source(GstWaldboostMetaPublish* self, const std::string& source)
+{
+    if (self->topic_source_checked || !source.empty() || self->topic->find("{source-id}") == std::string::npos)
+        return;
+    self->topic_source_checked = TRUE;
+    const std::string topic = topic_for(*self->topic, source);
+    GST_ELEMENT_WARNING(self, RESOURCE, SETTINGS,
+                        ("The documents have no source (waldboostmetaconvert's source-id is empty), so topic=\"%s\" "
+                         "is \"%s\", the same for every camera without one. Set source-id on the converter.",
+                         waldboost::printable(*self->topic).c_str(), waldboost::printable(topic).c_str()),
+                        (nullptr));
 }
 
 static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, std::vector<std::string>& docs)
@@ -225,6 +243,9 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
     std::string source;
     std::vector<std::string> docs;
     if (get_json_fields(json_meta_structure(buffer), &source, &docs)) {
+        /* The converter's source; application/x-json buffers carry none. */
+        if (!self->topic->empty())
+            check_topic_source(self, source);
         enqueue(self, source, docs);
         return GST_FLOW_OK;
     }
@@ -490,6 +511,7 @@ static gboolean publish_start(GstBaseTransform* trans)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
     self->source_checked = FALSE;
+    self->topic_source_checked = FALSE;
     GST_OBJECT_LOCK(self);
     const PublishSettings s = *self->settings;
     GST_OBJECT_UNLOCK(self);

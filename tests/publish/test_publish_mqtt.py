@@ -17,7 +17,8 @@ mosquitto_sub as the subscriber.
   EOS comes within flush-timeout, and its warning says no connection was
   made;
 - a source id with what MQTT refuses in a topic: delivered on a cleaned
-  topic; a topic pattern with a wildcard: an error at the start.
+  topic; a topic pattern with a wildcard: an error at the start;
+- no source id for a {source-id} topic: one warning, documents delivered.
 Every document received validates against the schema. Exit 77 when
 mosquitto, mosquitto_sub or PyGObject is missing or the broker cannot start."""
 import json
@@ -434,12 +435,36 @@ def test_hostile_topics():
     broker.stop()
 
 
+def test_topic_without_source():
+    """topic=.../{source-id} with converters that have no source-id: every
+    camera's documents go to one topic ("test/"), with "source" empty. One
+    warning says so and names source-id; the documents are published all
+    the same. With a source-id, no such warning."""
+    broker = Broker("nosource")
+    broker.start()
+    sub = Subscriber(broker)
+    frames = 5
+    for source, warned in (("", True), ("cam2", False)):
+        setting = f"source-id={source}" if source else ""
+        warnings, stats, _ = run(f"videotestsrc num-buffers={frames} ! video/x-raw,width=64,height=48 "
+                                 f"! waldboostmetaconvert {setting} ! {publisher(broker)} ! fakesink name=sink")
+        said = [w for w in warnings if "Set source-id on the converter" in w]
+        check(len(said) == (1 if warned else 0) and (not warned or '"test/"' in said[0]),
+              f"source-id '{source}': {'one warning' if warned else 'no warning'}, not {warnings}")
+        check(stats["published"] == frames, f"source-id '{source}': every document published: {stats}")
+    sub.wait_for(2 * frames)
+    sub.stop()
+    broker.stop()
+    check({t for t, _ in sub.messages} == {"test/", "test/cam2"}, f"topics {sorted({t for t, _ in sub.messages})}")
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--auth-child":
         auth_child(*sys.argv[2:])
     try:
         for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password,
-                     test_credentials_that_are_not_files, test_hostile_brokers, test_hostile_topics):
+                     test_credentials_that_are_not_files, test_hostile_brokers, test_hostile_topics,
+                     test_topic_without_source):
             start = time.monotonic()
             test()
             print(f"{test.__name__}: {time.monotonic() - start:.1f} s", flush=True)
