@@ -148,8 +148,9 @@ if [ "$kind" = full ]; then
   done
   cp -L "$scanner" "$stage/libexec/"
   # appsrc/filesrc/multifilesrc ! rawvideoparse ! waldboostdetect ! fakesink,
-  # videotestsrc, identity, queue, videoconvert/videoscale
-  for p in coreelements rawparse app videotestsrc multifile; do
+  # videotestsrc, identity, queue, videoconvert/videoscale; pngenc and pngdec
+  # (an element test's RGB from a decoder)
+  for p in coreelements rawparse app videotestsrc multifile png; do
     [ -f "$plugins_dir/libgst$p.so" ] || die "$plugins_dir/libgst$p.so not found"
     cp -L "$plugins_dir/libgst$p.so" "$stage/gst-plugins/"
   done

@@ -27,6 +27,14 @@ namespace element_test {
 
 bool have_test_data() { return file_exists(test_data("astronaut.png")); }
 
+bool cpu_device_case(const char* test)
+{
+    if (env_or("WALDBOOST_TEST_NO_CPU_DEVICE", "0") != "1")
+        return true;
+    g_print("%s: not run, it asks for device=cpu and this machine has none (WALDBOOST_TEST_NO_CPU_DEVICE=1)\n", test);
+    return false;
+}
+
 const GrayImage& astronaut()
 {
     static const GrayImage image = waldboost::tools::load_gray_image(test_data("astronaut.png"));

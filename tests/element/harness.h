@@ -71,6 +71,12 @@ using waldboost_test::test_data_required;
  * them reads). */
 bool have_test_data();
 
+/* Whether a case that asks for device=cpu runs here. The GPU machine has no
+ * CPU OpenCL device, and tests/device/run.sh sets WALDBOOST_TEST_NO_CPU_DEVICE=1
+ * for it: there such a case prints that it did not run, and passes.
+ * Everywhere else (PoCL in CI) it runs, and a missing CPU device fails it. */
+bool cpu_device_case(const char* test);
+
 const GrayImage& astronaut();
 /* A w x h window of `src` at (x, y); outside the source it is `fill`. */
 GrayImage crop(const GrayImage& src, int x, int y, int w, int h, uint8_t fill = 128);

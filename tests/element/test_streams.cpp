@@ -594,6 +594,8 @@ static double stop_during_hostile_frame(GstHarness* h, const GrayImage& frame)
  * for the whole frame (52 to 353 s for the issue's 160x120 frames). */
 GST_START_TEST(test_streams_stop_abandons_a_hostile_frame)
 {
+    if (!cpu_device_case(__func__))
+        return;
     const std::string path = hostile_cascade_file(32);
     GstHarness* h = harness_with({{"classifier", path}, {"device", "cpu"}, {"draw", "none"}});
     GstBus* bus = attach_bus(h);
@@ -614,6 +616,8 @@ GST_END_TEST;
  * the stop waited for the whole frame. */
 GST_START_TEST(test_streams_stop_abandons_a_hostile_reduction)
 {
+    if (!cpu_device_case(__func__))
+        return;
     const std::string path = hostile_cascade_file(32);
     /* Any field selects the reduction; this one is the CPU default. */
     GstHarness* h = harness_with(
@@ -640,6 +644,8 @@ GST_END_TEST;
  * frame starts once b's has ended.) */
 GST_START_TEST(test_streams_stop_abandons_a_hostile_frame_with_batching)
 {
+    if (!cpu_device_case(__func__))
+        return;
     const std::string path = hostile_cascade_file(20);
     const Props props = {{"classifier", path},       {"device", "cpu"},
                          {"draw", "none"},           {"batching", "true"},
