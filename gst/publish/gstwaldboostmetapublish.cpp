@@ -243,7 +243,7 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
     std::string source;
     std::vector<std::string> docs;
     if (get_json_fields(json_meta_structure(buffer), &source, &docs)) {
-        /* The converter's source; application/x-json buffers carry none. */
+        /* The converter's source (its json_src buffers carry the meta as well). */
         if (!self->topic->empty())
             check_topic_source(self, source);
         enqueue(self, source, docs);

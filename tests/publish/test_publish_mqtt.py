@@ -439,7 +439,8 @@ def test_topic_without_source():
     """topic=.../{source-id} with converters that have no source-id: every
     camera's documents go to one topic ("test/"), with "source" empty. One
     warning says so and names source-id; the documents are published all
-    the same. With a source-id, no such warning."""
+    the same. With a source-id, no such warning; the converter's json_src
+    buffers (application/x-json) carry its source too."""
     broker = Broker("nosource")
     broker.start()
     sub = Subscriber(broker)
@@ -452,10 +453,15 @@ def test_topic_without_source():
         check(len(said) == (1 if warned else 0) and (not warned or '"test/"' in said[0]),
               f"source-id '{source}': {'one warning' if warned else 'no warning'}, not {warnings}")
         check(stats["published"] == frames, f"source-id '{source}': every document published: {stats}")
-    sub.wait_for(2 * frames)
+    warnings, stats, _ = run(f"videotestsrc num-buffers={frames} ! video/x-raw,width=64,height=48 "
+                             f"! waldboostmetaconvert name=c source-id=cam3 ! fakesink "
+                             f"c.json_src ! queue ! {publisher(broker)} ! fakesink name=sink")
+    check(not warnings and stats["published"] == frames, f"json_src: {warnings}, {stats}")
+    sub.wait_for(3 * frames)
     sub.stop()
     broker.stop()
-    check({t for t, _ in sub.messages} == {"test/", "test/cam2"}, f"topics {sorted({t for t, _ in sub.messages})}")
+    check({t for t, _ in sub.messages} == {"test/", "test/cam2", "test/cam3"},
+          f"topics {sorted({t for t, _ in sub.messages})}")
 
 
 def main():
