@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +33,7 @@
 #include "gstwaldboostmetaconvert.h"
 #include "host_cost.h"
 #include "json_meta.h"
+#include "pad_walk.h"
 #include "publish_worker.h"
 #ifdef HAVE_MOSQUITTO
 #include "mqtt_output.h"
@@ -166,55 +166,12 @@ static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, st
         (*self->worker)->push(Document{topic, std::move(d), {}});
 }
 
-/* Whether a waldboostmetaconvert lies upstream of `sink_pad`: through
- * queues, tees, elements of several inputs and the ghost pads of bins, at
- * most 1,000 pads back. */
+/* Whether a waldboostmetaconvert lies upstream of `sink_pad`. */
 static bool converter_upstream(GstPad* sink_pad)
 {
-    std::vector<GstPad*> todo{GST_PAD(gst_object_ref(sink_pad))};
-    std::set<GstElement*> seen;
-    bool found = false;
-    for (int steps = 0; !todo.empty() && !found && steps < 1000; ++steps) {
-        GstPad* pad = todo.back();
-        todo.pop_back();
-        GstPad* peer = gst_pad_get_peer(pad);
-        gst_object_unref(pad);
-        /* Into a bin: the pad its ghost pad stands for. */
-        while (peer && GST_IS_GHOST_PAD(peer)) {
-            GstPad* target = gst_ghost_pad_get_target(GST_GHOST_PAD(peer));
-            gst_object_unref(peer);
-            peer = target;
-        }
-        /* Out of a bin: the inside of a ghost sink pad; go on from the
-         * ghost pad itself. */
-        if (peer && GST_IS_PROXY_PAD(peer)) {
-            if (GstProxyPad* ghost = gst_proxy_pad_get_internal(GST_PROXY_PAD(peer)))
-                todo.push_back(GST_PAD(ghost));
-            gst_object_unref(peer);
-            continue;
-        }
-        GstElement* element = peer ? gst_pad_get_parent_element(peer) : nullptr;
-        if (peer)
-            gst_object_unref(peer);
-        if (!element)
-            continue;
-        if (G_TYPE_CHECK_INSTANCE_TYPE(element, GST_TYPE_WALDBOOST_META_CONVERT)) {
-            found = true;
-        } else if (seen.insert(element).second) {
-            GstIterator* it = gst_element_iterate_sink_pads(element);
-            GValue item = G_VALUE_INIT;
-            while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-                todo.push_back(GST_PAD(g_value_dup_object(&item)));
-                g_value_reset(&item);
-            }
-            g_value_unset(&item);
-            gst_iterator_free(it);
-        }
-        gst_object_unref(element);
-    }
-    for (GstPad* pad : todo)
-        gst_object_unref(pad);
-    return found;
+    return element_along(sink_pad, GST_PAD_SINK, [](GstElement* element) {
+        return G_TYPE_CHECK_INSTANCE_TYPE(element, GST_TYPE_WALDBOOST_META_CONVERT);
+    });
 }
 
 /* A frame without documents: fine behind a converter (skip-empty-frames
