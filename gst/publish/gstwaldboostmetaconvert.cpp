@@ -32,6 +32,7 @@
 #include "element/track_events_meta.h"
 #include "host_cost.h"
 #include "json_meta.h"
+#include "pad_walk.h"
 
 using namespace waldboost_publish;
 
@@ -74,6 +75,7 @@ struct _GstWaldboostMetaConvert {
     gboolean base_time_stale;         /* a flush reset the running time: the base time in */
     GstClockTimeDiff stale_base_time; /* ... stale_base_time is the last play's (object lock) */
     const GstMetaInfo* events_info;   /* the detector's events meta, once registered */
+    gboolean placement_checked;       /* since the start */
 };
 
 G_DEFINE_TYPE(GstWaldboostMetaConvert, gst_waldboost_meta_convert, GST_TYPE_ELEMENT);
@@ -288,9 +290,40 @@ static std::vector<std::string> convert_frame(GstWaldboostMetaConvert* self, Gst
     return docs;
 }
 
+/* Placed before the detector (`waldboostmetaconvert ! waldboostdetect !
+ * waldboostmetapublish`), the converter makes a document of every frame
+ * with none of that detector's objects, and the publisher, which has a
+ * converter upstream, cannot tell. Said once per start, at the first
+ * frame; a waldboostdetect on both sides (chained detectors) is fine. */
+static void check_placement(GstWaldboostMetaConvert* self)
+{
+    if (self->placement_checked)
+        return;
+    self->placement_checked = TRUE;
+    auto is_detector = [](GstElement* element) {
+        return made_by(element, "waldboostdetect");
+    };
+    std::string detector;
+    const bool downstream = element_along(self->srcpad, GST_PAD_SRC, [&](GstElement* element) {
+        if (!is_detector(element))
+            return false;
+        detector = GST_OBJECT_NAME(element);
+        return true;
+    });
+    if (!downstream || element_along(self->sinkpad, GST_PAD_SINK, is_detector))
+        return;
+    const gchar* name = GST_OBJECT_NAME(self);
+    GST_ELEMENT_WARNING(self, STREAM, WRONG_TYPE,
+                        ("%s is before %s, so its documents have none of %s's detections. Put the converter after "
+                         "the detector: ... ! waldboostdetect ! waldboostmetaconvert ! waldboostmetapublish ...",
+                         name, detector.c_str(), detector.c_str()),
+                        ("a waldboostdetect downstream and none upstream"));
+}
+
 static GstFlowReturn convert_chain(GstPad*, GstObject* parent, GstBuffer* buffer)
 {
     auto* self = GST_WALDBOOST_META_CONVERT(parent);
+    check_placement(self);
     FrameContext c;
     const std::vector<std::string> docs = convert_frame(self, &buffer, &c);
     push_json(self, docs, c.pts, c.source);
@@ -402,6 +435,7 @@ static void convert_reset(GstWaldboostMetaConvert* self)
     self->base_time_stale = FALSE;
     GST_OBJECT_UNLOCK(self);
     self->json_started = FALSE;
+    self->placement_checked = FALSE;
     self->cost->reset();
     *self->documents = 0;
 }

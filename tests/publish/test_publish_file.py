@@ -369,6 +369,37 @@ def test_no_converter_before_the_publisher(folder):
         check(not any("waldboostmetaconvert" in w for w in warnings), f"{description}: no warning, not {warnings}")
 
 
+def test_converter_before_the_detector(folder):
+    """waldboostmetaconvert before waldboostdetect: every document had no
+    objects, and nothing said why (the publisher has its converter). One
+    warning names the detector now, also through a tee and into a bin.
+    After the detector, or between two chained detectors, none; and the
+    documents after the detector hold its faces, where those before it
+    hold none."""
+    image = os.path.join(os.environ.get("WALDBOOST_TEST_DATA", "build/testdata"), "astronaut.png")
+    if not os.path.exists(image):
+        check(os.environ.get("WALDBOOST_REQUIRE_TEST_DATA") != "1", f"missing test data {image}")
+        return
+    path = os.path.join(folder, "docs.jsonl")
+    source = (f"filesrc location={image} ! pngdec ! videoconvert ! video/x-raw,format=GRAY8 "
+              "! imagefreeze num-buffers=3")
+    publish = f"waldboostmetapublish file-path={path} ! fakesink"
+    for description, warned, faces in (
+            (f"{source} ! waldboostmetaconvert ! waldboostdetect name=faces ! {publish}", True, False),
+            (f"{source} ! waldboostmetaconvert ! tee name=t t. ! queue ! {publish} "
+             "t. ! queue ! ( waldboostdetect name=faces ) ! fakesink", True, False),
+            (f"{source} ! waldboostdetect name=faces ! waldboostmetaconvert ! {publish}", False, True),
+            (f"{source} ! waldboostdetect name=faces ! waldboostmetaconvert ! waldboostdetect name=second "
+             f"! {publish}", False, True)):
+        _, warnings = run(description)
+        said = [w for w in warnings if "is before" in w]
+        check(len(said) == (1 if warned else 0) and (not warned or "none of faces's detections" in said[0]),
+              f"{description}: {'one warning naming faces' if warned else 'no warning'}, not {warnings}")
+        docs = read_lines(path)
+        found = [len(d["objects"]) for d in docs if d["type"] == "frame"]
+        check(len(found) == 3 and (all(found) if faces else not any(found)), f"{description}: objects per frame {found}")
+
+
 def test_broker_settings_without_mqtt(folder):
     """method=file is the default: a broker's host or topic set without
     method=mqtt gets the error for the missing file-path with a hint to set
@@ -444,7 +475,8 @@ def main():
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
                  test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher,
-                 test_no_converter_before_the_publisher, test_broker_settings_without_mqtt,
+                 test_no_converter_before_the_publisher, test_converter_before_the_detector,
+                 test_broker_settings_without_mqtt,
                  test_one_file_two_publishers):
         with tempfile.TemporaryDirectory() as folder:
             test(folder)
