@@ -124,6 +124,21 @@ prompt 1 "background images take more than 1 megapixels (53 of 60 read).*--max-b
   "$train" $tiny -o "$work/x.xml" -a "$work/faces.txt" -n "$work/many-bg.txt" --max-background-megapixels 1
 echo "train, evaluate, detect: image sizes checked before decoding"
 
+# A video named as an image (an AVI's header; the same bytes without an
+# extension): the error says it is a video and how to get its frames.
+# Bytes that are no image at all get the decoder's message alone.
+printf 'RIFF\044\000\000\000AVI LIST\024\000\000\000hdrlavih' > "$work/clip.avi"
+cp "$work/clip.avi" "$work/clip"
+printf 'hello' > "$work/text.jpg"
+video_hint="(a video: this tool reads still images; decode its frames first, e.g. gst-launch-1.0 filesrc"
+expect 1 "clip.avi: .*$video_hint" "$detect" "$work/clip.avi"
+expect 1 "clip: .*$video_hint" "$detect" "$work/clip"
+echo "$work/clip.avi 1 0 0 24 24" > "$work/clip-objects.txt"
+expect 1 "clip.avi: .*$video_hint" "$train" $tiny -o "$work/x.xml" -a "$work/clip-objects.txt" -n "$work/bg.txt"
+expect 1 "text.jpg: " "$detect" "$work/text.jpg"
+if grep -q "a video" "$work/err"; then echo "FAILED: text.jpg called a video"; cat "$work/err"; exit 1; fi
+echo "detect, train: a video given as an image is named as one"
+
 # Paths with ESC sequences (a colour, an OSC title), a C1 control (CSI,
 # U+009B) and U+202E reach stderr escaped, never as the bytes.
 esc=$(printf '\033')

@@ -4,6 +4,7 @@
  */
 #include "tools/common/image_file.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "core/error.h"
@@ -48,6 +49,22 @@ void on_size_prepared(GdkPixbufLoader* loader, gint width, gint height, gpointer
     }
 }
 
+/* A hint for a file that is a video (its name and first bytes, as the
+ * MIME database has them), which these tools do not read. */
+std::string video_hint(const std::string& path, const std::vector<guchar>& head)
+{
+    gboolean uncertain = FALSE;
+    gchar* type = g_content_type_guess(path.c_str(), head.data(), head.size(), &uncertain);
+    gchar* mime = type ? g_content_type_get_mime_type(type) : nullptr;
+    const bool video = mime && g_str_has_prefix(mime, "video/");
+    g_free(mime);
+    g_free(type);
+    if (!video)
+        return "";
+    return " (a video: this tool reads still images; decode its frames first, e.g. gst-launch-1.0 filesrc "
+           "location=VIDEO ! decodebin ! videoconvert ! pngenc ! multifilesink location=frame-%05d.png)";
+}
+
 struct LoaderUnref {
     void operator()(GdkPixbufLoader* loader) const { g_object_unref(loader); }
 };
@@ -71,10 +88,13 @@ PixbufPtr load_pixbuf(const std::string& path, uint64_t max_pixels)
     GError* error = nullptr;
     uint64_t total = 0;
     bool written = true;
+    std::vector<guchar> head;
     while (!check.too_large) {
         const size_t n = file.read(buffer.data(), buffer.size());
         if (n == 0)
             break;
+        if (head.empty())
+            head.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(n, 4096)));
         total += n;
         if (total > kMaxImageFileBytes) {
             gdk_pixbuf_loader_close(loader.get(), nullptr);
@@ -99,7 +119,7 @@ PixbufPtr load_pixbuf(const std::string& path, uint64_t max_pixels)
     }
     if (!written || !closed) {
         GError* e = error ? error : close_error;
-        std::string message = printable(path) + ": " + (e ? e->message : "cannot decode");
+        std::string message = printable(path) + ": " + (e ? e->message : "cannot decode") + video_hint(path, head);
         if (total == 0)
             message = printable(path) + ": empty file, not an image";
         g_clear_error(&error);
