@@ -66,6 +66,38 @@ GST_START_TEST(test_error_missing_installed_file_says_how_to_restore)
 }
 GST_END_TEST;
 
+/* A cascade named by its file name alone (classifier=haarcascade_eye.xml,
+ * as OpenCV's samples name them) is read from the current folder: the
+ * error gives the whole path of Debian's file of that name, with or
+ * without ".xml"; no path for a name with a folder or one that is nowhere.
+ * Where opencv-data is not installed (the GPU machine) there is no path
+ * to give, and none is. */
+GST_START_TEST(test_error_bare_name_says_where_it_is)
+{
+    const std::string debian = "/usr/share/opencv4/haarcascades/haarcascade_eye.xml";
+    const bool installed = g_file_test(debian.c_str(), G_FILE_TEST_IS_REGULAR);
+    const struct {
+        const char* property;
+        const char* path;
+        bool hint;
+    } cases[] = {
+        {"classifier", "haarcascade_eye.xml", true},      {"classifier", "haarcascade_eye", true},
+        {"eyes-profile", "haarcascade_eye.xml", true},    {"classifier", "waldboost-test-nowhere.xml", false},
+        {"classifier", "sub/haarcascade_eye.xml", false},
+    };
+    for (const auto& c : cases) {
+        const ErrorInfo err = start_failure({{c.property, c.path}});
+        fail_unless(err.domain == GST_RESOURCE_ERROR && err.code == GST_RESOURCE_ERROR_NOT_FOUND, "%s: %s/%d: %s",
+                    c.path, g_quark_to_string(err.domain), err.code, err.text().c_str());
+        const bool hinted = contains(err.message, "give the whole path: " + debian);
+        fail_unless(hinted == (c.hint && installed), "%s=%s: %s: %s", c.property, c.path,
+                    c.hint && installed ? "the whole path expected" : "no path expected", err.message.c_str());
+        if (!hinted)
+            fail_if(contains(err.message, "whole path"), "a path for %s: %s", c.path, err.message.c_str());
+    }
+}
+GST_END_TEST;
+
 /* The classifier path went into the error verbatim: a newline forged a
  * second line in logs, ESC [31m coloured the terminal, a 3 KB path made a
  * 3 KB message. */
@@ -505,6 +537,7 @@ TCase* element_case()
     TCase* tc = tcase_create("errors");
     tcase_add_test(tc, test_error_missing_classifier);
     tcase_add_test(tc, test_error_missing_installed_file_says_how_to_restore);
+    tcase_add_test(tc, test_error_bare_name_says_where_it_is);
     tcase_add_test(tc, test_error_classifier_path_escaped);
     tcase_add_test(tc, test_error_malformed_classifier);
     tcase_add_test(tc, test_error_no_such_device);
