@@ -62,6 +62,9 @@
 #   BENCH_TIMEOUT=300 [1200]
 #   ELEMENT_SIZES="1920x1080 3840x2160"  ELEMENT_FRAMES_1080=1000 [20]  ELEMENT_FRAMES_4K=500 [5]
 #   ELEMENT_FRAMES    both counts at once;  ELEMENT_PROPS   more waldboostdetect properties
+#   ELEMENT_FORMATS=gray8  the frames' formats, rawvideoparse's names (e.g. "gray8 i420 yuy2"); each
+#                     but gray8 is made from the gray frames with videoconvert once, and adds the
+#                     variant "convert+detect" (videoconvert to I420 before the element)
 #   ELEMENT_TIMEOUT=60 [600] per pipeline
 #   PIPE_STREAMS=1,4,16,64 [1,2]  PIPE_SIZES=1920x1080,3840x2160 [640x480]
 #   PIPE_FRAMES=300 [10] per stream  PIPE_ARGS (more options, e.g. --streams-for 3840x2160=1,4,16)
@@ -88,6 +91,7 @@ BENCH_RUNS=${BENCH_RUNS:-$(pick 5 1)}
 BENCH_SIZES=${BENCH_SIZES:-$(pick 1920x1080,3840x2160 640x480)}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-$(pick 300 1200)}
 ELEMENT_SIZES=${ELEMENT_SIZES:-1920x1080 3840x2160}
+ELEMENT_FORMATS=${ELEMENT_FORMATS:-gray8}
 ELEMENT_FRAMES_1080=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_1080:-$(pick 1000 20)}}
 ELEMENT_FRAMES_4K=${ELEMENT_FRAMES:-${ELEMENT_FRAMES_4K:-$(pick 500 5)}}
 ELEMENT_TIMEOUT=${ELEMENT_TIMEOUT:-$(pick 60 600)}
@@ -310,8 +314,8 @@ launch() {
 }
 
 part_element() {
-  local size w h n file count dir src variant pipeline r exec wall status=0
-  local tsv=$logdir/element.tsv
+  local size w h n file count dir src variant variants pipeline r exec wall status=0
+  local format fdir fext tag f det tsv=$logdir/element.tsv
   printf 'size\tvariant\tframes\texec_s\tms_per_frame\tfps\twall_s\n' > "$tsv"
   echo "device=$DEV_SPEC ${ELEMENT_PROPS:+props: $ELEMENT_PROPS }(frames looped from $(grep '^frames=' "$wb/MANIFEST" | cut -d= -f2))"
   echo "timed from PLAYING to EOS (gst-launch's 'Execution ended after'): the preroll, which opens the"
@@ -326,23 +330,42 @@ part_element() {
     if [ ! -d "$dir" ]; then
       mkdir -p "$dir" && split -b $((w * h)) -d -a 3 --additional-suffix=.gray "$file" "$dir/f-" || return 1
     fi
-    src="multifilesrc location=$dir/f-%03d.gray index=0 stop-index=$((count - 1)) loop=true num-buffers=@N@ ! rawvideoparse format=gray8 width=$w height=$h framerate=30/1"
     det="waldboostdetect device=$DEV_SPEC ${ELEMENT_PROPS:-}"
-    # warm-up: the kernels built and cached once, not timed
-    r=$(launch "${src//@N@/$(( n < 10 ? n : 10 ))} ! $det ! fakesink sync=false") || { status=1; continue; }
-    printf '%-9s %-26s %5s frames  startup+run %6.2f s (warm-up, kernels built)\n' "$size" "warm-up" \
-      "$(( n < 10 ? n : 10 ))" "${r#* }"
-    for variant in source detect queue+detect; do
-      case $variant in
-        source) pipeline="${src//@N@/$n} ! fakesink sync=false" ;;
-        detect) pipeline="${src//@N@/$n} ! $det ! fakesink sync=false" ;;
-        queue+detect) pipeline="${src//@N@/$n} ! queue max-size-buffers=4 ! $det ! fakesink sync=false" ;;
-      esac
-      r=$(launch "$pipeline") || { status=1; continue; }
-      exec=${r% *} wall=${r#* }
-      awk -v s="$size" -v v="$variant" -v n="$n" -v e="$exec" -v w="$wall" -v tsv="$tsv" 'BEGIN {
-          printf "%-9s %-26s %5d frames  %8.3f ms/frame  %8.1f fps  (%.3f s; wall %.2f s)\n", s, v, n, e * 1000 / n, n / e, e, w
-          printf "%s\t%s\t%d\t%.6f\t%.4f\t%.2f\t%.3f\n", s, v, n, e, e * 1000 / n, n / e, w >> tsv }'
+    for format in $ELEMENT_FORMATS; do
+      fdir=$dir fext=gray tag=
+      if [ "$format" != gray8 ]; then
+        # the gray frames in this format, made once (the chroma is flat grey)
+        fdir=$tmp/frames-$size-$format fext=raw tag="$format "
+        if [ ! -d "$fdir" ]; then
+          mkdir -p "$fdir"
+          for f in "$dir"/f-*.gray; do
+            f=${f##*/}
+            timeout -k 10 "$ELEMENT_TIMEOUT" "${wbenv[@]}" "$wb/bin/gst-launch-1.0" -q filesrc location="$dir/$f" \
+              ! rawvideoparse format=gray8 width="$w" height="$h" ! videoconvert ! "video/x-raw,format=${format^^}" \
+              ! filesink location="$fdir/${f%.gray}.raw" || { echo "$format frames could not be made"; return 1; }
+          done
+        fi
+      fi
+      src="multifilesrc location=$fdir/f-%03d.$fext index=0 stop-index=$((count - 1)) loop=true num-buffers=@N@ ! rawvideoparse format=$format width=$w height=$h framerate=30/1"
+      # warm-up: the kernels built and cached once, not timed
+      r=$(launch "${src//@N@/$(( n < 10 ? n : 10 ))} ! $det ! fakesink sync=false") || { status=1; continue; }
+      printf '%-9s %-26s %5s frames  startup+run %6.2f s (warm-up, kernels built)\n' "$size" "${tag}warm-up" \
+        "$(( n < 10 ? n : 10 ))" "${r#* }"
+      variants="source detect queue+detect"
+      [ "$format" = gray8 ] || variants="$variants convert+detect"
+      for variant in $variants; do
+        case $variant in
+          source) pipeline="${src//@N@/$n} ! fakesink sync=false" ;;
+          detect) pipeline="${src//@N@/$n} ! $det ! fakesink sync=false" ;;
+          queue+detect) pipeline="${src//@N@/$n} ! queue max-size-buffers=4 ! $det ! fakesink sync=false" ;;
+          convert+detect) pipeline="${src//@N@/$n} ! videoconvert ! video/x-raw,format=I420 ! $det ! fakesink sync=false" ;;
+        esac
+        r=$(launch "$pipeline") || { status=1; continue; }
+        exec=${r% *} wall=${r#* }
+        awk -v s="$size" -v v="$tag$variant" -v n="$n" -v e="$exec" -v w="$wall" -v tsv="$tsv" 'BEGIN {
+            printf "%-9s %-26s %5d frames  %8.3f ms/frame  %8.1f fps  (%.3f s; wall %.2f s)\n", s, v, n, e * 1000 / n, n / e, e, w
+            printf "%s\t%s\t%d\t%.6f\t%.4f\t%.2f\t%.3f\n", s, v, n, e, e * 1000 / n, n / e, w >> tsv }'
+      done
     done
   done
   echo "pipeline: ${src//@N@/N} [! queue] ! $det ! fakesink sync=false"
