@@ -7,6 +7,9 @@
 #include <mosquitto.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 
 namespace waldboost_publish {
@@ -20,6 +23,24 @@ constexpr long kMaxInFlight = 64;
 constexpr gint64 kConnectTimeoutUs = 10 * G_USEC_PER_SEC;
 
 MqttOutput* self_of(void* user) { return static_cast<MqttOutput*>(user); }
+
+/* The client ids this process's publishers hold, per broker: a broker
+ * keeps one connection per client id and closes the older one whenever
+ * another client connects with it, so two publishers of one id would end
+ * each other's connections at every reconnect. */
+std::mutex& ids_lock()
+{
+    static std::mutex lock;
+    return lock;
+}
+
+std::set<std::string>& ids_in_use()
+{
+    static std::set<std::string> ids;
+    return ids;
+}
+
+std::string id_key(const MqttSettings& s) { return s.host + ":" + std::to_string(s.port) + " " + s.client_id; }
 
 }  // namespace
 
@@ -50,6 +71,10 @@ MqttOutput::MqttOutput(MqttSettings settings, std::function<void(const std::stri
 
 MqttOutput::~MqttOutput()
 {
+    if (holds_id_) {
+        std::lock_guard<std::mutex> guard(ids_lock());
+        ids_in_use().erase(id_key(s_));
+    }
     if (!client_)
         return;
     if (connected_) {
@@ -65,6 +90,17 @@ MqttOutput::~MqttOutput()
 bool MqttOutput::init(std::string* error)
 {
     mqtt_library_init();
+    if (!s_.client_id.empty()) {
+        std::lock_guard<std::mutex> guard(ids_lock());
+        if (!ids_in_use().insert(id_key(s_)).second) {
+            *error = "client-id \"" + s_.client_id + "\" is already used by another waldboostmetapublish of this " +
+                     "process with the same broker. A broker keeps one connection per client id and closes the " +
+                     "other whenever one connects, so the two would take turns. Give each publisher a client-id " +
+                     "of its own, or leave it empty for a random one";
+            return false;
+        }
+        holds_id_ = true;
+    }
     client_ = mosquitto_new(s_.client_id.empty() ? nullptr : s_.client_id.c_str(), true, this);
     if (!client_) {
         *error = "could not create an MQTT client";
@@ -192,7 +228,11 @@ void MqttOutput::on_disconnect(int rc)
         connection_failed("the connection ended before an MQTT answer; check that an MQTT broker listens there "
                           "(with TLS exactly when ca-file is set)");
     else if (connected_)
-        connection_failed(rc == 0 ? "disconnected" : "the connection was lost");
+        connection_failed(rc == 0                ? "disconnected"
+                          : s_.client_id.empty() ? "the connection was lost"
+                                                 : "the connection was lost (a broker also closes it when another "
+                                                   "client connects with the same client-id \"" +
+                                                       s_.client_id + "\": give each client an id of its own)");
 }
 
 void MqttOutput::on_publish(int)

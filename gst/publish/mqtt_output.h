@@ -64,6 +64,7 @@ private:
     bool started_ = false;    /* the first connect was attempted */
     bool connecting_ = false; /* a socket is open, CONNACK not yet in */
     bool connected_ = false;
+    bool holds_id_ = false;        /* client_id is in this process's set of ids in use */
     bool warned_ = false;          /* a failure was said since the last connection */
     std::set<int> publish_errors_; /* the refusals of publishes said so far */
     gint64 next_attempt_us_ = 0;

@@ -464,13 +464,62 @@ def test_topic_without_source():
           f"topics {sorted({t for t, _ in sub.messages})}")
 
 
+def test_client_id_taken():
+    """A broker keeps one connection per client id: two publishers of one
+    client-id took the connection from each other at every reconnect, with
+    only "the connection was lost" to show for it. In one process the second
+    start is an error now, and the id is free again once its publisher
+    stops; another client (here mosquitto_pub) taking the id is named as a
+    likely cause in the warning, and the documents go out after the
+    reconnect."""
+    broker = Broker("clientid")
+    broker.start()
+
+    def first_error(description):
+        pipeline = Gst.parse_launch(description)
+        pipeline.set_state(Gst.State.PLAYING)
+        m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+        pipeline.set_state(Gst.State.NULL)
+        check(m is not None, f"neither an error nor the end: {description}")
+        return m.parse_error()[0].message if m and m.type == Gst.MessageType.ERROR else None
+
+    def two(first, second):
+        def branch(source, name, client):
+            return (f"t. ! queue ! waldboostmetaconvert source-id={source} ! waldboostmetapublish name={name} "
+                    f"method=mqtt host=127.0.0.1 port={broker.port} topic=test/{{source-id}} client-id={client} "
+                    "! fakesink ")
+        return ("videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! tee name=t "
+                + branch("a", "p1", first) + branch("b", "p2", second))
+
+    error = first_error(two("cam", "cam"))
+    check(error is not None and 'client-id "cam" is already used by another waldboostmetapublish' in error,
+          f"one client-id twice in a process: an error, not {error}")
+    error = first_error(two("cam", "cam2"))
+    check(error is None, f"the id freed by the stop, and two ids: no error, not {error}")
+
+    def intruder():
+        time.sleep(1.0)
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-i", "cam", "-t", "test/x",
+                        "-m", "x"], capture_output=True, timeout=10)
+
+    frames = 120
+    warnings, stats, _ = run(f"videotestsrc is-live=true num-buffers={frames} "
+                             "! video/x-raw,width=64,height=48,framerate=30/1 ! waldboostmetaconvert source-id=a "
+                             f"! {publisher(broker, 'client-id=cam')} ! fakesink name=sink", during=intruder)
+    said = [w for w in warnings if 'connects with the same client-id "cam"' in w]
+    check(len(said) >= 1, f"another client with the id: the warning names it, not {warnings}")
+    check(stats["connections"] >= 2 and stats["published"] == frames,
+          f"reconnected, and every document published: {stats}")
+    broker.stop()
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--auth-child":
         auth_child(*sys.argv[2:])
     try:
         for test in (test_in_order, test_broker_restart, test_tls, test_wrong_password,
                      test_credentials_that_are_not_files, test_hostile_brokers, test_hostile_topics,
-                     test_topic_without_source):
+                     test_topic_without_source, test_client_id_taken):
             start = time.monotonic()
             test()
             print(f"{test.__name__}: {time.monotonic() - start:.1f} s", flush=True)
