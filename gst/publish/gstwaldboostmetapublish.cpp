@@ -734,10 +734,12 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
         g_param_spec_int("qos", "QoS",
                          "method=mqtt: 0 at most once, 1 at least once (confirmed by the broker), 2 exactly once", 0, 2,
                          1, flags));
-    g_object_class_install_property(gobject_class, PROP_CLIENT_ID,
-                                    g_param_spec_string("client-id", "Client id",
-                                                        "method=mqtt: the MQTT client id; empty = a random one", "",
-                                                        flags));
+    g_object_class_install_property(
+        gobject_class, PROP_CLIENT_ID,
+        g_param_spec_string("client-id", "Client id",
+                            "method=mqtt: the MQTT client id, one per publisher (a broker closes the older of two "
+                            "connections with one id); empty = a random one",
+                            "", flags));
     g_object_class_install_property(
         gobject_class, PROP_CA_FILE,
         g_param_spec_string("ca-file", "CA file",
