@@ -30,6 +30,7 @@
 #include "core/io/input_file.h"
 #include "core/text.h"
 #include "file_output.h"
+#include "fragment_router.h"
 #include "gstwaldboostmetaconvert.h"
 #include "host_cost.h"
 #include "json_meta.h"
@@ -85,10 +86,14 @@ struct PublishSettings {
 struct _GstWaldboostMetaPublish {
     GstBaseTransform parent;
     PublishSettings* settings; /* under the object lock */
-    std::unique_ptr<PublishWorker>* worker;
+    std::shared_ptr<PublishWorker>* worker;
+    /* With splitmuxsink: which sidecar each document goes to. */
+    std::shared_ptr<FragmentRouter>* router;
     std::string* topic;   /* the topic pattern of this run */
     GstElement* splitmux; /* followed, with its deep-notify handler */
     gulong splitmux_handler;
+    GstBus* bus; /* the pipeline's, for splitmuxsink's messages */
+    gulong bus_handler;
     HostCost* cost; /* for stats, kept after a stop */
     /* Whether a frame without documents was looked into since the start
      * (streaming thread). */
@@ -156,10 +161,18 @@ static void check_topic_source(GstWaldboostMetaPublish* self, const std::string&
                         (nullptr));
 }
 
-static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, std::vector<std::string>& docs)
+/* `time`: the running time of the frame the documents are of (NONE for
+ * an event's), for the sidecar of its splitmuxsink fragment. */
+static void enqueue(GstWaldboostMetaPublish* self, const std::string& source, std::vector<std::string>& docs,
+                    GstClockTime time)
 {
     if (!*self->worker)
         return;
+    if (*self->router) {
+        for (std::string& d : docs)
+            (*self->router)->route(time, std::move(d));
+        return;
+    }
     /* A file has no topic. */
     const std::string topic = self->topic->empty() ? std::string() : topic_for(*self->topic, source);
     for (std::string& d : docs)
@@ -199,11 +212,15 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
     std::string source;
     std::vector<std::string> docs;
+    const GstClockTime time =
+        trans->segment.format == GST_FORMAT_TIME
+            ? gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer))
+            : GST_CLOCK_TIME_NONE;
     if (get_json_fields(json_meta_structure(buffer), &source, &docs)) {
         /* The converter's source (its json_src buffers carry the meta as well). */
         if (!self->topic->empty())
             check_topic_source(self, source);
-        enqueue(self, source, docs);
+        enqueue(self, source, docs, time);
         return GST_FLOW_OK;
     }
     /* application/x-json from elsewhere: the buffer is the document. */
@@ -215,7 +232,7 @@ static GstFlowReturn take_documents(GstBaseTransform* trans, GstBuffer* buffer)
     if (json && gst_buffer_map(buffer, &map, GST_MAP_READ)) {
         docs.emplace_back(reinterpret_cast<const char*>(map.data), map.size);
         gst_buffer_unmap(buffer, &map);
-        enqueue(self, "", docs);
+        enqueue(self, "", docs, time);
     }
     if (!json)
         check_source(self, trans);
@@ -257,8 +274,15 @@ static gboolean publish_sink_event(GstBaseTransform* trans, GstEvent* event)
         std::string source;
         std::vector<std::string> docs;
         if (get_json_fields(gst_event_get_structure(event), &source, &docs))
-            enqueue(self, source, docs);
+            enqueue(self, source, docs, GST_CLOCK_TIME_NONE);
+    } else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP && *self->router) {
+        /* Running time starts again: what waits goes where it can. */
+        (*self->router)->release_all();
     } else if (GST_EVENT_TYPE(event) == GST_EVENT_EOS && *self->worker) {
+        /* The documents of splitmuxsink's last fragment may wait for it
+         * to end (FragmentRouter::closed drains them then). */
+        if (*self->router)
+            (*self->router)->end_of_stream();
         GST_OBJECT_LOCK(self);
         const guint timeout = self->settings->flush_timeout_ms;
         const bool mqtt = self->settings->method == GST_WALDBOOST_PUBLISH_MQTT;
@@ -303,20 +327,59 @@ static std::string sidecar_of(const std::string& fragment)
     return fragment.substr(0, stem) + ".jsonl";
 }
 
-/* splitmuxsink sets its file sink's location as each fragment opens:
- * deep-notify tells the publisher, which starts the sidecar there. */
-static void on_splitmux_location(GstObject* splitmux, GstObject* prop_object, GParamSpec*, gpointer user)
+/* What a handler of splitmuxsink's signals and messages holds: its own
+ * reference to the router, so that a handler still running on
+ * splitmuxsink's thread when the publisher stops has one. */
+struct SplitmuxFollower {
+    std::shared_ptr<FragmentRouter> router;
+    GstObject* splitmux;
+};
+
+static void free_follower(gpointer data, GClosure*)
 {
-    auto* self = GST_WALDBOOST_META_PUBLISH(user);
-    if (prop_object == splitmux || !*self->worker)
+    auto* follower = static_cast<SplitmuxFollower*>(data);
+    gst_object_unref(follower->splitmux);
+    delete follower;
+}
+
+static SplitmuxFollower* new_follower(GstWaldboostMetaPublish* self)
+{
+    return new SplitmuxFollower{*self->router, GST_OBJECT(gst_object_ref(self->splitmux))};
+}
+
+/* splitmuxsink sets its file sink's location as each fragment opens. */
+static void on_splitmux_location(GstObject* splitmux, GstObject* prop_object, GParamSpec*, gpointer data)
+{
+    if (prop_object == splitmux)
         return;
     gchar* location = nullptr;
     g_object_get(prop_object, "location", &location, nullptr);
     if (!location)
         return;
-    GST_INFO_OBJECT(self, "fragment %s: sidecar %s", location, sidecar_of(location).c_str());
-    (*self->worker)->push(Document{{}, {}, sidecar_of(location)});
+    GST_INFO_OBJECT(splitmux, "fragment %s: sidecar %s", location, sidecar_of(location).c_str());
+    static_cast<SplitmuxFollower*>(data)->router->announced(sidecar_of(location));
     g_free(location);
+}
+
+/* Then it says where the fragment starts, and later where it ends, in an
+ * element message, taken on the thread that posts it (the pipeline's
+ * bus emits sync-message for it). */
+static void on_bus_message(GstBus*, GstMessage* message, gpointer data)
+{
+    auto* follower = static_cast<SplitmuxFollower*>(data);
+    const GstStructure* s = gst_message_get_structure(message);
+    if (GST_MESSAGE_SRC(message) != follower->splitmux || !s)
+        return;
+    const gchar* location = gst_structure_get_string(s, "location");
+    GstClockTime time = GST_CLOCK_TIME_NONE;
+    if (!location || !gst_structure_get_clock_time(s, "running-time", &time))
+        return;
+    GST_INFO_OBJECT(follower->splitmux, "%s %s at %" GST_TIME_FORMAT, gst_structure_get_name(s), location,
+                    GST_TIME_ARGS(time));
+    if (gst_structure_has_name(s, "splitmuxsink-fragment-opened"))
+        follower->router->opened(sidecar_of(location), time);
+    else if (gst_structure_has_name(s, "splitmuxsink-fragment-closed"))
+        follower->router->closed(sidecar_of(location), time);
 }
 
 static bool follow_splitmuxsink(GstWaldboostMetaPublish* self, const std::string& name)
@@ -327,8 +390,8 @@ static bool follow_splitmuxsink(GstWaldboostMetaPublish* self, const std::string
         top = parent;
     }
     GstElement* found = GST_IS_BIN(top) ? gst_bin_get_by_name(GST_BIN(top), name.c_str()) : nullptr;
-    gst_object_unref(top);
     if (!found) {
+        gst_object_unref(top);
         GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
                           ("No element named \"%s\" in the pipeline for splitmuxsink; name the splitmuxsink "
                            "(splitmuxsink name=%s ...) or clear the property.",
@@ -337,7 +400,17 @@ static bool follow_splitmuxsink(GstWaldboostMetaPublish* self, const std::string
         return false;
     }
     self->splitmux = found;
-    self->splitmux_handler = g_signal_connect(found, "deep-notify::location", G_CALLBACK(on_splitmux_location), self);
+    self->splitmux_handler = g_signal_connect_data(found, "deep-notify::location", G_CALLBACK(on_splitmux_location),
+                                                   new_follower(self), free_follower, GConnectFlags(0));
+    /* Without the messages (a bus handler of the application's that drops
+     * them), the sidecars change when the fragments are announced. */
+    self->bus = gst_element_get_bus(GST_ELEMENT(top));
+    gst_object_unref(top);
+    if (self->bus) {
+        gst_bus_enable_sync_message_emission(self->bus);
+        self->bus_handler = g_signal_connect_data(self->bus, "sync-message::element", G_CALLBACK(on_bus_message),
+                                                  new_follower(self), free_follower, GConnectFlags(0));
+    }
     return true;
 }
 
@@ -565,12 +638,23 @@ static gboolean publish_start(GstBaseTransform* trans)
                             (nullptr));
     };
     self->cost->reset();
-    auto worker = std::make_unique<PublishWorker>(std::move(output), s.max_queue, on_drop, &self->cost->worker_ns);
+    auto worker = std::make_shared<PublishWorker>(std::move(output), s.max_queue, on_drop, &self->cost->worker_ns);
+    if (s.method == GST_WALDBOOST_PUBLISH_FILE && !s.splitmuxsink.empty()) {
+        /* As many documents wait for their fragment as the queue holds. */
+        const guint timeout = s.flush_timeout_ms;
+        *self->router = std::make_shared<FragmentRouter>(
+            s.max_queue,
+            [worker](Document d) {
+                worker->push(std::move(d));
+            },
+            [worker, timeout] {
+                worker->drain(timeout);
+            });
+    }
     GST_OBJECT_LOCK(self);
     *self->worker = std::move(worker);
     GST_OBJECT_UNLOCK(self);
-    if (s.method == GST_WALDBOOST_PUBLISH_FILE && !s.splitmuxsink.empty() &&
-        !follow_splitmuxsink(self, s.splitmuxsink)) {
+    if (*self->router && !follow_splitmuxsink(self, s.splitmuxsink)) {
         publish_stop(trans);
         return FALSE;
     }
@@ -580,15 +664,27 @@ static gboolean publish_start(GstBaseTransform* trans)
 static gboolean publish_stop(GstBaseTransform* trans)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(trans);
+    if (self->bus) {
+        g_signal_handler_disconnect(self->bus, self->bus_handler);
+        gst_bus_disable_sync_message_emission(self->bus);
+        gst_object_unref(self->bus);
+        self->bus = nullptr;
+    }
     if (self->splitmux) {
         g_signal_handler_disconnect(self->splitmux, self->splitmux_handler);
         gst_object_unref(self->splitmux);
         self->splitmux = nullptr;
     }
+    /* A handler still running keeps the router, which sends nothing
+     * more. */
+    if (*self->router) {
+        (*self->router)->finish();
+        self->router->reset();
+    }
     /* Taken out under the lock (stats reads it), stopped outside it: the
      * worker may be posting a warning, which takes the element's lock. */
     GST_OBJECT_LOCK(self);
-    std::unique_ptr<PublishWorker> worker = std::move(*self->worker);
+    std::shared_ptr<PublishWorker> worker = std::move(*self->worker);
     GST_OBJECT_UNLOCK(self);
     worker.reset();
     return TRUE;
@@ -674,6 +770,7 @@ static void publish_finalize(GObject* object)
 {
     auto* self = GST_WALDBOOST_META_PUBLISH(object);
     delete self->worker;
+    delete self->router;
     delete self->settings;
     delete self->topic;
     delete self->cost;
@@ -715,7 +812,9 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
         gobject_class, PROP_SPLITMUXSINK,
         g_param_spec_string("splitmuxsink", "splitmuxsink",
                             "method=file: the name of a splitmuxsink in the pipeline; each of its fragments gets a "
-                            "sidecar of its own, the fragment's name with .jsonl for its extension",
+                            "sidecar of its own, the fragment's name with .jsonl for its extension, holding the "
+                            "documents of the fragment's frames (by running time; a document waits until the next "
+                            "fragment opens, at most max-queue of them)",
                             "", flags));
     g_object_class_install_property(
         gobject_class, PROP_HOST,
@@ -800,10 +899,13 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
 static void gst_waldboost_meta_publish_init(GstWaldboostMetaPublish* self)
 {
     self->settings = new PublishSettings();
-    self->worker = new std::unique_ptr<PublishWorker>();
+    self->worker = new std::shared_ptr<PublishWorker>();
+    self->router = new std::shared_ptr<FragmentRouter>();
     self->topic = new std::string();
     self->splitmux = nullptr;
     self->splitmux_handler = 0;
+    self->bus = nullptr;
+    self->bus_handler = 0;
     self->cost = new HostCost();
     gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
     gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);

@@ -16,7 +16,10 @@
  * - method=mqtt to a listener that never answers and to one that sends
  *   garbage, each EOS within flush-timeout;
  * - settings refused at the start (no file-path; a topic with a
- *   wildcard), and a pipeline started twice.
+ *   wildcard), and a pipeline started twice;
+ * - splitmuxsink=rec: a sidecar per segment, every document once; and
+ *   stopped mid-stream (the handlers of splitmuxsink's signals and
+ *   messages run on its threads).
  * Exits 0 when every step did what it should; valgrind and ASan judge the
  * memory.
  */
@@ -358,6 +361,109 @@ static void hostile_brokers(void)
     }
 }
 
+/* How many files of `folder` end with `suffix`, and how many lines they
+ * hold in all. */
+static int files_and_lines(const char* folder, const char* suffix, int* lines)
+{
+    GDir* dir = g_dir_open(folder, 0, NULL);
+    const gchar* name;
+    int files = 0;
+    *lines = 0;
+    while (dir && (name = g_dir_read_name(dir))) {
+        gchar *path, *text = NULL;
+        if (!g_str_has_suffix(name, suffix))
+            continue;
+        files++;
+        path = g_build_filename(folder, name, NULL);
+        if (g_file_get_contents(path, &text, NULL, NULL))
+            for (const gchar* c = text; *c; c++)
+                *lines += *c == '\n';
+        g_free(text);
+        g_free(path);
+    }
+    if (dir)
+        g_dir_close(dir);
+    return files;
+}
+
+/* appsrc frames recorded in 1 s segments of `folder` with a sidecar each. */
+static GstElement* recording_pipeline(const char* folder)
+{
+    GError* error = NULL;
+    gchar* description = g_strdup_printf(
+        "appsrc name=src format=time caps=video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1 "
+        "! waldboostmetaconvert ! waldboostmetapublish name=publish splitmuxsink=rec ! videoconvert ! jpegenc "
+        "! splitmuxsink name=rec muxer-factory=matroskamux location=%s/seg%%02d.mkv max-size-time=1000000000",
+        W, H, folder);
+    GstElement* p = gst_parse_launch(description, &error);
+    CHECK(p && !error, "parse %s: %s", description, error ? error->message : "");
+    g_clear_error(&error);
+    g_free(description);
+    return p;
+}
+
+/* A recording to its end, then one stopped after 40 frames without an
+ * end of stream, documents still waiting for their fragment. Each its own
+ * pipeline: GStreamer 1.22's splitmuxsink started again after NULL
+ * sometimes stops with "Timestamping error on input streams", with or
+ * without the publisher. */
+static void splitmux_recording(void)
+{
+    const char* needed[] = {"jpegenc", "splitmuxsink", "matroskamux", "videoconvert"};
+    gchar* folder;
+    GstElement *p, *src;
+    GstFlowReturn flow;
+    int i, lines = 0, segments, sidecars;
+    for (i = 0; i < 4; i++) {
+        GstElementFactory* factory = gst_element_factory_find(needed[i]);
+        if (!factory) {
+            g_print("publish-lifecycle: splitmuxsink case not run, no %s\n", needed[i]);
+            return;
+        }
+        gst_object_unref(factory);
+    }
+    folder = g_dir_make_tmp("waldboost-splitmux-XXXXXX", NULL);
+    p = recording_pipeline(folder);
+    if (p) {
+        Outcome o = run(p, 95, NULL, 120 * GST_SECOND);
+        CHECK(o.eos && !o.error && o.warnings->len == 0, "splitmuxsink: eos %d, errors %s, warnings %s", o.eos,
+              o.errors->str, o.warnings->str);
+        segments = files_and_lines(folder, ".mkv", &i);
+        sidecars = files_and_lines(folder, ".jsonl", &lines);
+        CHECK(segments == 4 && sidecars == 4 && lines == 95,
+              "splitmuxsink: %d segments, %d sidecars, %d documents (4, 4, 95)", segments, sidecars, lines);
+        outcome_clear(&o);
+        gst_object_unref(p);
+    }
+    p = recording_pipeline(folder);
+    if (p) {
+        src = gst_bin_get_by_name(GST_BIN(p), "src");
+        gst_element_set_state(p, GST_STATE_PLAYING);
+        for (i = 0; i < 40; i++) {
+            GstBuffer* b = frame(i);
+            g_signal_emit_by_name(src, "push-buffer", b, &flow);
+            gst_buffer_unref(b);
+        }
+        g_usleep(G_USEC_PER_SEC / 5);
+        gst_element_set_state(p, GST_STATE_NULL);
+        gst_object_unref(src);
+        gst_object_unref(p);
+    }
+    {
+        GDir* dir = g_dir_open(folder, 0, NULL);
+        const gchar* name;
+        while (dir && (name = g_dir_read_name(dir))) {
+            gchar* path = g_build_filename(folder, name, NULL);
+            g_unlink(path);
+            g_free(path);
+        }
+        if (dir)
+            g_dir_close(dir);
+    }
+    g_rmdir(folder);
+    g_free(folder);
+}
+
 /* Settings refused at the start: an error, and the pipeline goes back. */
 static void refused(void)
 {
@@ -389,6 +495,7 @@ int main(int argc, char** argv)
     hostile_brokers();
 #endif
     refused();
+    splitmux_recording();
     g_free(g_label);
     g_free(g_event_label);
     gst_deinit();

@@ -39,10 +39,11 @@ from publish_support import FAILURES, Gst, check  # noqa: E402
 VALIDATOR = validate_documents.validator()
 
 
-def run(description, probe=None, count=False):
+def run(description, probe=None, count=False, at_eos=None):
     """Runs a pipeline to EOS; returns its element messages and warnings
     (and with `probe`, a function of the buffer number called on each
-    buffer that reaches the element named sink, the publisher's stats)."""
+    buffer that reaches the element named sink, the publisher's stats).
+    `at_eos` is called when the EOS message comes, before the stop."""
     pipeline = Gst.parse_launch(description)
     counted = [0]
     if probe:
@@ -68,6 +69,8 @@ def run(description, probe=None, count=False):
                 messages.append({"timestamp": s.get_value("timestamp"), "detections": detections_of(s)})
         if m.type == Gst.MessageType.EOS:
             break
+    if at_eos:
+        at_eos()
     publish = pipeline.get_by_name("publish")
     stats = publish.get_property("stats") if publish else None
     stats = {k: stats.get_value(k) for k in ("documents", "published", "dropped")} if stats else None
@@ -147,28 +150,66 @@ def test_rotation_by_size(folder):
     check(frames == list(range(30)), f"every frame once, in order: {frames}")
 
 
+def recorded_frames(path):
+    """How many frames a recorded segment holds (decoded)."""
+    pipeline = Gst.parse_launch(f"filesrc location={path} ! matroskademux ! fakesink name=sink")
+    frames = [0]
+
+    def on_buffer(pad, info):
+        frames[0] += 1
+        return Gst.PadProbeReturn.OK
+    pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+    pipeline.set_state(Gst.State.PLAYING)
+    m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    check(m is not None and m.type == Gst.MessageType.EOS, f"{path} does not decode")
+    return frames[0]
+
+
 def test_rotation_with_splitmuxsink(folder):
-    location = os.path.join(folder, "segment%02d.mkv")
-    run("videotestsrc num-buffers=60 ! video/x-raw,width=64,height=48,framerate=30/1 "
-        "! waldboostmetaconvert ! waldboostmetapublish splitmuxsink=rec ! jpegenc "
-        f"! splitmuxsink name=rec muxer-factory=matroskamux location={location} max-size-time=1000000000")
-    segments = sorted(f for f in os.listdir(folder) if f.startswith("segment") and f.endswith(".mkv"))
-    sidecars = sorted(f for f in os.listdir(folder) if f.startswith("segment") and f.endswith(".jsonl"))
-    check(len(segments) == 2 and sidecars == [s[:-4] + ".jsonl" for s in segments],
-          f"a sidecar per segment: {segments} {sidecars}")
-    frames = []
-    for i, name in enumerate(sidecars):
-        docs = read_lines(os.path.join(folder, name))
-        check(docs, f"{name} is empty")
-        if i > 0 and docs:
-            # The fragment starts at 1 s. Its sidecar starts when
-            # splitmuxsink opens it, a few frames later: the frames queued
-            # between the publisher and the muxer (6 here) were written to
-            # the last sidecar (docs/user-guide.md says so).
-            check(Gst.SECOND <= docs[0]["pts"] <= Gst.SECOND + 10 * Gst.SECOND // 30,
-                  f"{name} starts at {docs[0]['pts']} ns, not near 1 s")
-        frames += [d["frame"] for d in docs]
-    check(frames == list(range(60)), f"every frame once, in order: {frames}")
+    """Each sidecar holds the documents of its segment's frames, no more,
+    no less, however far the detection and the recording are apart: the
+    publisher before the encoder (its documents come before splitmuxsink
+    opens their segment, which waits for a key-frame interval), and each
+    branch of a tee 10 ms a frame behind the other (the frames of three
+    segments in the slow branch's queue). The segments, decoded, say
+    which frames each holds. Read when the EOS message comes, and again
+    after the stop."""
+    frames = "videotestsrc num-buffers=95 ! video/x-raw,width=64,height=48,framerate=30/1"
+    publish = "waldboostmetaconvert ! waldboostmetapublish splitmuxsink=rec"
+    queue = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=0"
+    layouts = {
+        "inline": f"{frames} ! {publish} ! jpegenc ! splitmuxsink name=rec",
+        "recording behind": f"{frames} ! tee name=t t. ! {queue} ! identity sleep-time=10000 ! jpegenc "
+                            f"! splitmuxsink name=rec t. ! {queue} ! {publish} ! fakesink",
+        "detection behind": f"{frames} ! tee name=t t. ! {queue} ! jpegenc ! splitmuxsink name=rec "
+                            f"t. ! {queue} ! identity sleep-time=10000 ! {publish} ! fakesink",
+    }
+    for layout, description in layouts.items():
+        inner = os.path.join(folder, layout.replace(" ", "-"))
+        os.mkdir(inner)
+        location = os.path.join(inner, "segment%02d.mkv")
+        description = description.replace("splitmuxsink name=rec", "splitmuxsink name=rec muxer-factory=matroskamux "
+                                          f"location={location} max-size-time=1000000000")
+
+        def sidecar_frames():
+            names = sorted(f for f in os.listdir(inner) if f.endswith(".jsonl"))
+            return names, [[d["frame"] for d in read_lines(os.path.join(inner, n))] for n in names]
+        at_eos = []
+        run(description, at_eos=lambda: at_eos.append(sidecar_frames()))
+        segments = sorted(f for f in os.listdir(inner) if f.endswith(".mkv"))
+        names, after_stop = sidecar_frames()
+        check(len(segments) == 4 and names == [s[:-4] + ".jsonl" for s in segments],
+              f"{layout}: a sidecar per segment: {segments} {names}")
+        expected, first = [], 0
+        for segment in segments:
+            count = recorded_frames(os.path.join(inner, segment))
+            expected.append(list(range(first, first + count)))
+            first += count
+        check(first == 95, f"{layout}: {first} frames recorded of 95")
+        check(after_stop == expected, f"{layout}: each sidecar holds its segment's frames: {after_stop}, "
+                                      f"the segments {[(e[0], e[-1]) for e in expected if e]}")
+        check(at_eos == [(names, expected)], f"{layout}: the sidecars are whole when the EOS message comes")
 
 
 def test_folder_disappears(folder):
