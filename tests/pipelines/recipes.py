@@ -246,7 +246,8 @@ def stop_with_ctrl_c(process, started, after, timeout=60):
     machine), then sends SIGINT (what Ctrl-C and systemd's
     KillSignal=SIGINT send) `after` seconds later unless the process ended
     before; returns its exit status, waiting at most `timeout` s for the
-    end of the stream (None: it did not end)."""
+    end of the stream (None: it did not end, and where its threads wait is
+    printed)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None and not started():
         time.sleep(0.1)
@@ -258,6 +259,8 @@ def stop_with_ctrl_c(process, started, after, timeout=60):
     try:
         return process.wait(timeout)
     except subprocess.TimeoutExpired:
+        print(f"FAIL: no end within {timeout} s of SIGINT; the threads:", flush=True)
+        print("\n".join(show_threads(process.pid)), flush=True)
         process.kill()
         process.wait()
         return None
