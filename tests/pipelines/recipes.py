@@ -217,8 +217,9 @@ def free_port():
 
 class RtspServer:
     """A child process serving `clip` as H.264 (openh264enc, a key frame
-    every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time.
-    Exit 77 only where it cannot start."""
+    every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time; the
+    stream then stays open, as a camera's (rtsp_server.py). Exit 77 only
+    where it cannot start."""
 
     def __init__(self, clip, gop):
         self.port = free_port()
@@ -244,18 +245,20 @@ def stop_with_ctrl_c(process, started, after, timeout=60):
     """Waits (up to 60 s) until `started()` says the stream runs (the
     scripts check their elements first, which takes a while on a loaded
     machine), then sends SIGINT (what Ctrl-C and systemd's
-    KillSignal=SIGINT send) `after` seconds later unless the process ended
-    before; returns its exit status, waiting at most `timeout` s for the
-    end of the stream (None: it did not end, and where its threads wait is
-    printed)."""
+    KillSignal=SIGINT send) `after` seconds later; returns its exit status,
+    waiting at most `timeout` s for the end of the stream (None: it did not
+    end, and where its threads wait is printed). A process that ends before
+    the signal fails the check: the stream of RtspServer never ends, so
+    SIGINT is what must end it."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None and not started():
         time.sleep(0.1)
     deadline = time.monotonic() + after
     while time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.1)
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
+    if not check(process.poll() is None, f"the process ended with {process.returncode} before SIGINT"):
+        return process.returncode
+    process.send_signal(signal.SIGINT)
     try:
         return process.wait(timeout)
     except subprocess.TimeoutExpired:

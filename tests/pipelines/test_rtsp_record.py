@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/rtsp-record.sh against a local RTSP camera (suite "pipelines"):
 a 2.5 s clip of Megamind.avi served as H.264 by GstRtspServer, a key frame
-every 12 frames, recorded in 1 s segments until Ctrl-C (SIGINT), after
-the detector has run once on the clip (its device programs cached).
+every 12 frames, in a stream that then stays open as a camera's does,
+recorded in 1 s segments until Ctrl-C (SIGINT), after the detector has run
+once on the clip (its device programs cached).
 
 - the script ends cleanly (exit 0) on SIGINT;
 - every segment has its sidecar (segment00000.mkv: segment00000.jsonl);
