@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/thread_time.h"
@@ -39,8 +40,14 @@ void PublishWorker::push(Document d)
     bool wake = false;
     {
         std::lock_guard<std::mutex> guard(lock_);
-        ++documents_;
-        if (queue_.size() + taken_ >= capacity_) {
+        /* A sidecar's switch is no document: never dropped (the documents
+         * after it would go to the sidecar before), never counted. */
+        const bool document = d.rotate_to.empty();
+        if (document)
+            ++documents_;
+        else
+            ++switches_;
+        if (document && queue_.size() + taken_ - switches_ >= capacity_) {
             ++dropped_;
             if (!dropping_) {
                 dropping_ = true;
@@ -49,7 +56,7 @@ void PublishWorker::push(Document d)
         } else {
             queue_.push_back(std::move(d));
         }
-        wake = queue_.size() + taken_ >= (capacity_ + 1) / 2;
+        wake = queue_.size() + taken_ - switches_ >= (capacity_ + 1) / 2;
     }
     /* The worker comes round at least every round_ms() for what is queued:
      * waking it for each document would cost a wake of a thread per frame
@@ -76,7 +83,9 @@ PublishWorker::Counts PublishWorker::counts()
     std::lock_guard<std::mutex> guard(lock_);
     c.documents = documents_;
     c.dropped = dropped_ + lost_ + output_lost_;
-    c.queued = queue_.size();
+    c.queued = std::count_if(queue_.begin(), queue_.end(), [](const Document& d) {
+        return d.rotate_to.empty();
+    });
     c.published = published_;
     c.in_flight = in_flight_;
     c.connected = connected_;
@@ -95,17 +104,19 @@ void PublishWorker::deliver_batch(std::deque<Document>& batch, std::unique_lock<
 {
     lock.unlock();
     guint64 lost = 0;
-    size_t done = 0;
+    size_t done = 0, switches = 0;
     for (; done < batch.size(); ++done) {
         if (!output_->ready())
             break;
         const Document& d = batch[done];
         if (!output_->deliver(d) && d.rotate_to.empty())
             ++lost;
+        switches += d.rotate_to.empty() ? 0 : 1;
     }
     read_output_counts();
     lock.lock();
     lost_ += lost;
+    switches_ -= switches;
     /* Kept in order ahead of what came meanwhile. */
     for (size_t i = batch.size(); i > done; --i)
         queue_.push_front(std::move(batch[i - 1]));

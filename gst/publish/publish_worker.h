@@ -104,7 +104,8 @@ private:
     std::deque<Document> queue_;
     bool stop_ = false;
     bool dropping_ = false;
-    size_t taken_ = 0; /* documents the worker took out of the queue and holds */
+    size_t taken_ = 0;    /* documents the worker took out of the queue and holds */
+    size_t switches_ = 0; /* sidecars' switches in the queue and taken: no documents */
     guint64 documents_ = 0, dropped_ = 0;
     std::atomic<guint64> lost_{0}, output_lost_{0}, in_flight_{0}, published_{0}, connections_{0};
     std::atomic<bool> connected_{false};
