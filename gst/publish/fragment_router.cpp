@@ -96,6 +96,12 @@ size_t FragmentRouter::held()
     return held_.size();
 }
 
+void FragmentRouter::read_held(const std::function<void(size_t)>& read)
+{
+    std::lock_guard<std::mutex> guard(lock_);
+    read(held_.size());
+}
+
 int FragmentRouter::fragment_of(GstClockTime time, bool at_end) const
 {
     const int count = static_cast<int>(fragments_.size());

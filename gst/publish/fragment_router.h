@@ -70,6 +70,10 @@ public:
     void finish();
 
     size_t held();
+    /* Calls `read` with the number of documents waiting, under the lock
+     * they leave under: counts read there (the worker's) are of the same
+     * moment, none counted twice or missed as it moves on. */
+    void read_held(const std::function<void(size_t)>& read);
 
 private:
     struct Fragment {

@@ -642,7 +642,7 @@ static gboolean publish_start(GstBaseTransform* trans)
     if (s.method == GST_WALDBOOST_PUBLISH_FILE && !s.splitmuxsink.empty()) {
         /* As many documents wait for their fragment as the queue holds. */
         const guint timeout = s.flush_timeout_ms;
-        *self->router = std::make_shared<FragmentRouter>(
+        auto router = std::make_shared<FragmentRouter>(
             s.max_queue,
             [worker](Document d) {
                 worker->push(std::move(d));
@@ -650,6 +650,9 @@ static gboolean publish_start(GstBaseTransform* trans)
             [worker, timeout] {
                 worker->drain(timeout);
             });
+        GST_OBJECT_LOCK(self);
+        *self->router = std::move(router);
+        GST_OBJECT_UNLOCK(self);
     }
     GST_OBJECT_LOCK(self);
     *self->worker = std::move(worker);
@@ -677,10 +680,11 @@ static gboolean publish_stop(GstBaseTransform* trans)
     }
     /* A handler still running keeps the router, which sends nothing
      * more. */
-    if (*self->router) {
-        (*self->router)->finish();
-        self->router->reset();
-    }
+    GST_OBJECT_LOCK(self);
+    std::shared_ptr<FragmentRouter> router = std::move(*self->router);
+    GST_OBJECT_UNLOCK(self);
+    if (router)
+        router->finish();
     /* Taken out under the lock (stats reads it), stopped outside it: the
      * worker may be posting a warning, which takes the element's lock. */
     GST_OBJECT_LOCK(self);
@@ -694,12 +698,27 @@ static GstStructure* publish_stats(GstWaldboostMetaPublish* self)
 {
     PublishWorker::Counts c;
     gint64 worker_ns = 0;
+    auto read = [&](size_t held) {
+        GST_OBJECT_LOCK(self);
+        if (*self->worker) {
+            c = (*self->worker)->counts();
+            worker_ns = (*self->worker)->cpu_ns();
+        }
+        GST_OBJECT_UNLOCK(self);
+        c.documents += held;
+        c.queued += held;
+    };
+    /* Documents waiting for their splitmuxsink fragment are taken and
+     * queued too, counted under the router's lock, which they move to the
+     * worker under. The element's lock comes after it there too: a
+     * document handed to the worker may post its drop warning. */
     GST_OBJECT_LOCK(self);
-    if (*self->worker) {
-        c = (*self->worker)->counts();
-        worker_ns = (*self->worker)->cpu_ns();
-    }
+    std::shared_ptr<FragmentRouter> router = *self->router;
     GST_OBJECT_UNLOCK(self);
+    if (router)
+        router->read_held(read);
+    else
+        read(0);
     worker_ns += self->cost->worker_ns;
     return gst_structure_new("stats", "documents", G_TYPE_UINT64, c.documents, "published", G_TYPE_UINT64, c.published,
                              "dropped", G_TYPE_UINT64, c.dropped, "queued", G_TYPE_UINT64, c.queued, "in-flight",
@@ -877,7 +896,8 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
         gobject_class, PROP_STATS,
         g_param_spec_boxed("stats", "Statistics",
                            "documents (taken), published (written; with MQTT QoS 1 and 2, confirmed by the "
-                           "broker), dropped, queued, in-flight, connected, connections; and since the element "
+                           "broker), dropped, queued (with those waiting for their splitmuxsink fragment), "
+                           "in-flight, connected, connections; and since the element "
                            "last started, kept after it stops: frames (buffers taken), host-total-ms (the streaming "
                            "thread's CPU time on them, as waldboostdetect's host-total-ms) and worker-total-ms (the "
                            "worker thread's: writing, sending, the connection's upkeep)",

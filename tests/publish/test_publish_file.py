@@ -39,16 +39,27 @@ from publish_support import FAILURES, Gst, check  # noqa: E402
 VALIDATOR = validate_documents.validator()
 
 
-def run(description, probe=None, count=False, at_eos=None):
+STATS_KEYS = ("documents", "published", "dropped", "queued")
+
+
+def run(description, probe=None, count=False, at_eos=None, stats_seen=None):
     """Runs a pipeline to EOS; returns its element messages and warnings
     (and with `probe`, a function of the buffer number called on each
     buffer that reaches the element named sink, the publisher's stats).
-    `at_eos` is called when the EOS message comes, before the stop."""
+    `at_eos` is called when the EOS message comes, before the stop.
+    `stats_seen`, a list, gets the publisher's stats as each buffer
+    reaches the element named sink."""
     pipeline = Gst.parse_launch(description)
     counted = [0]
-    if probe:
+    if probe or stats_seen is not None:
+        publisher = pipeline.get_by_name("publish")
+
         def on_buffer(pad, info):
-            probe(counted[0])
+            if probe:
+                probe(counted[0])
+            if stats_seen is not None:
+                seen = publisher.get_property("stats")
+                stats_seen.append({k: seen.get_value(k) for k in STATS_KEYS})
             counted[0] += 1
             return Gst.PadProbeReturn.OK
         pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
@@ -73,11 +84,11 @@ def run(description, probe=None, count=False, at_eos=None):
         at_eos()
     publish = pipeline.get_by_name("publish")
     stats = publish.get_property("stats") if publish else None
-    stats = {k: stats.get_value(k) for k in ("documents", "published", "dropped")} if stats else None
+    stats = {k: stats.get_value(k) for k in STATS_KEYS} if stats else None
     pipeline.set_state(Gst.State.NULL)
     if count:
         return messages, warnings, stats, counted[0]
-    if probe:
+    if probe or stats_seen is not None:
         return messages, warnings, stats
     return messages, warnings
 
@@ -174,16 +185,18 @@ def test_rotation_with_splitmuxsink(folder):
     branch of a tee 10 ms a frame behind the other (the frames of three
     segments in the slow branch's queue). The segments, decoded, say
     which frames each holds. Read when the EOS message comes, and again
-    after the stop."""
+    after the stop. The stats count every document as it passes the
+    publisher, those waiting for their segment as queued, and no sidecar's
+    switch."""
     frames = "videotestsrc num-buffers=95 ! video/x-raw,width=64,height=48,framerate=30/1"
-    publish = "waldboostmetaconvert ! waldboostmetapublish splitmuxsink=rec"
+    publish = "waldboostmetaconvert ! waldboostmetapublish name=publish splitmuxsink=rec"
     queue = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=0"
     layouts = {
-        "inline": f"{frames} ! {publish} ! jpegenc ! splitmuxsink name=rec",
+        "inline": f"{frames} ! {publish} ! jpegenc name=sink ! splitmuxsink name=rec",
         "recording behind": f"{frames} ! tee name=t t. ! {queue} ! identity sleep-time=10000 ! jpegenc "
-                            f"! splitmuxsink name=rec t. ! {queue} ! {publish} ! fakesink",
+                            f"! splitmuxsink name=rec t. ! {queue} ! {publish} ! fakesink name=sink",
         "detection behind": f"{frames} ! tee name=t t. ! {queue} ! jpegenc ! splitmuxsink name=rec "
-                            f"t. ! {queue} ! identity sleep-time=10000 ! {publish} ! fakesink",
+                            f"t. ! {queue} ! identity sleep-time=10000 ! {publish} ! fakesink name=sink",
     }
     for layout, description in layouts.items():
         inner = os.path.join(folder, layout.replace(" ", "-"))
@@ -195,8 +208,8 @@ def test_rotation_with_splitmuxsink(folder):
         def sidecar_frames():
             names = sorted(f for f in os.listdir(inner) if f.endswith(".jsonl"))
             return names, [[d["frame"] for d in read_lines(os.path.join(inner, n))] for n in names]
-        at_eos = []
-        run(description, at_eos=lambda: at_eos.append(sidecar_frames()))
+        at_eos, seen = [], []
+        _, _, stats = run(description, at_eos=lambda: at_eos.append(sidecar_frames()), stats_seen=seen)
         segments = sorted(f for f in os.listdir(inner) if f.endswith(".mkv"))
         names, after_stop = sidecar_frames()
         check(len(segments) == 4 and names == [s[:-4] + ".jsonl" for s in segments],
@@ -210,6 +223,15 @@ def test_rotation_with_splitmuxsink(folder):
         check(after_stop == expected, f"{layout}: each sidecar holds its segment's frames: {after_stop}, "
                                       f"the segments {[(e[0], e[-1]) for e in expected if e]}")
         check(at_eos == [(names, expected)], f"{layout}: the sidecars are whole when the EOS message comes")
+        check([s["documents"] for s in seen] == list(range(1, 96)),
+              f"{layout}: frame n's document counted as it passes: {[s['documents'] for s in seen]}")
+        check(all(s["published"] + s["dropped"] + s["queued"] <= s["documents"] for s in seen),
+              f"{layout}: no more published, dropped and queued than taken: {seen}")
+        if layout == "recording behind":
+            check(max(s["queued"] for s in seen) >= 30,
+                  f"{layout}: the documents waiting for their segment are queued: {[s['queued'] for s in seen]}")
+        check(stats == {"documents": 95, "published": 95, "dropped": 0, "queued": 0},
+              f"{layout}: the 95 documents published, no sidecar's switch counted: {stats}")
 
 
 def test_folder_disappears(folder):
