@@ -4,10 +4,10 @@
 # with a JSON-lines sidecar of the detections beside each segment:
 #
 #   rtspsrc ! parsebin ! tee
-#     tee. ! queue ! splitmuxsink name=rec (FOLDER/segment00000.mkv, ...)
+#     tee. ! queue ! splitmuxsink name=rec (FOLDER/20261207T045000Z-00000.mkv, ...)
 #     tee. ! queue ! decodebin ! queue (leaky) ! videoconvert ! waldboostdetect draw=none
 #          ! waldboostmetaconvert source-id=ID
-#          ! waldboostmetapublish splitmuxsink=rec (FOLDER/segment00000.jsonl, ...)
+#          ! waldboostmetapublish splitmuxsink=rec (FOLDER/20261207T045000Z-00000.jsonl, ...)
 #          ! fakesink
 #
 # Usage: pipelines/rtsp-record.sh URI [FOLDER] [SECONDS] [PROPERTY=VALUE...]
@@ -29,6 +29,9 @@
 #   carry it ("rtp.sender_ntp_unix_timestamp_ns", "system_timestamp").
 # - The first Ctrl-C ends the stream cleanly (gst-launch-1.0 -e): the last
 #   segment is finished and its sidecar flushed.
+# - The segments are named after the start of the run (UTC), then their
+#   number: running the script again into the same folder adds segments
+#   beside the earlier ones instead of writing over them.
 set -eu
 . "$(dirname "$0")/common.sh"
 
@@ -57,7 +60,7 @@ source_id=${SOURCE_ID:-${host%:*}}
 
 exec gst-launch-1.0 -e \
   rtspsrc location="$uri" protocols=tcp add-reference-timestamp-meta=true ! parsebin ! tee name=t \
-  t. ! queue ! splitmuxsink name=rec muxer-factory=matroskamux location="$folder/segment%05d.mkv" \
+  t. ! queue ! splitmuxsink name=rec muxer-factory=matroskamux location="$folder/$(date -u +%Y%m%dT%H%M%SZ)-%05d.mkv" \
     max-size-time=$((seconds * 1000000000)) \
   t. ! queue ! decodebin ! queue leaky=downstream max-size-buffers=0 max-size-bytes=0 max-size-time=2000000000 \
     ! videoconvert ! waldboostdetect draw=none "$@" \

@@ -7,7 +7,8 @@ recorded in 1 s segments until Ctrl-C (SIGINT), after the detector has run
 once on the clip (its device programs cached).
 
 - the script ends cleanly (exit 0) on SIGINT;
-- every segment has its sidecar (segment00000.mkv: segment00000.jsonl);
+- every segment has its sidecar (20261207T045000Z-00000.mkv:
+  20261207T045000Z-00000.jsonl), named after the run's start;
 - every line of every sidecar is valid JSON and valid against the schema,
   with the source id the script gave;
 - the frame documents across the sidecars number the frames 0, 1, 2 ...
@@ -16,6 +17,7 @@ once on the clip (its device programs cached).
 - the detector found faces (Megamind.avi has faces on most frames).
 Exit 77 without PyGObject, the test media or where the server cannot start."""
 import os
+import re
 import subprocess
 import tempfile
 
@@ -45,9 +47,8 @@ def main():
             recorder = subprocess.Popen([recipes.script("rtsp-record.sh"), server.uri, folder, "1"] + DETECTOR,
                                         env=dict(recipes.script_env(), SOURCE_ID="door"))
             # The first segment opens with the first frame.
-            first = os.path.join(folder, "segment00000.mkv")
-            status = recipes.stop_with_ctrl_c(recorder, lambda: os.path.exists(first), after=FRAMES / 23.976 + 1.5,
-                                              timeout=120)
+            status = recipes.stop_with_ctrl_c(recorder, lambda: os.path.isdir(folder) and os.listdir(folder),
+                                              after=FRAMES / 23.976 + 1.5, timeout=120)
         finally:
             server.stop()
         check(status == 0, f"rtsp-record.sh exited with {status} after SIGINT")
@@ -55,6 +56,8 @@ def main():
         segments = [n for n in names if n.endswith(".mkv")]
         sidecars = [n for n in names if n.endswith(".jsonl")]
         check(len(segments) >= 2, f"1 s segments of a 2.5 s stream: {names}")
+        check(all(re.fullmatch(r"\d{8}T\d{6}Z-%05d\.mkv" % i, s) and s[:16] == segments[0][:16]
+                  for i, s in enumerate(segments)), f"segments named after the run's start: {segments}")
         check(sidecars == [s[:-4] + ".jsonl" for s in segments], f"a sidecar per segment: {names}")
         # Where each recorded frame is: segment j holds frames starts[j]...
         starts, recorded = [], 0

@@ -12,6 +12,8 @@
   RTSP camera, a 1 s SEGMENT_NS, the folders in a temporary one), records
   segments with their sidecars and ends cleanly (exit 0) on the unit's
   KillSignal;
+- run again (a restart), it adds segments with their sidecars and leaves
+  the earlier run's files as they were;
 - with the camera gone, the same command fails (exit status not 0), which
   is what Restart= acts on.
 Exit 77 without PyGObject, the test media or where the server cannot start."""
@@ -64,15 +66,47 @@ def read_env_file():
 
 def expand(command, specifiers, env):
     """ExecStart as systemd runs it: specifiers (%i, %S, %C, %%), then the
-    words, ${VAR} inside a word and $VAR alone split at white space."""
+    words (quotes removed), in each ${VAR} replaced and $$ made $, and a
+    word that is $VAR alone split at white space."""
     command = re.sub(r"%(.)", lambda m: specifiers[m.group(1)], command)
     words = []
-    for word in shlex.split(command, posix=False):
+    for word in shlex.split(command):
         if re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*", word):
             words += env.get(word[1:], "").split()
         else:
-            words.append(re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: env.get(m.group(1), ""), word))
+            words.append(re.sub(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}",
+                                lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), ""), word))
     return words
+
+
+def files_of(folder):
+    """{name: bytes} of the folder's files."""
+    out = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "rb") as f:
+            out[name] = f.read()
+    return out
+
+
+def record(command, folder):
+    """Runs the unit's command against the camera and stops it with the
+    unit's KillSignal, as systemctl stop does, once a new segment is there
+    and the clip has been sent; its exit status and the files it added."""
+    before = set(os.listdir(folder))
+    recorder = subprocess.Popen(command, env=recipes.script_env(), stdout=subprocess.DEVNULL)
+    status = recipes.stop_with_ctrl_c(
+        recorder, lambda: any(n.endswith(".mkv") for n in set(os.listdir(folder)) - before),
+        after=48 / 23.976 + 1.5, timeout=120)
+    names = sorted(set(os.listdir(folder)) - before)
+    segments = [n for n in names if n.endswith(".mkv")]
+    check(segments and [n for n in names if n.endswith(".jsonl")] == [s[:-4] + ".jsonl" for s in segments],
+          f"segments with sidecars: {names}")
+    documents = []
+    for name in names:
+        if name.endswith(".jsonl"):
+            documents += recipes.read_documents(os.path.join(folder, name))
+    check(documents and all(d["source"] == INSTANCE for d in documents), f"documents of source {INSTANCE}")
+    return status, names
 
 
 def verify(work):
@@ -102,34 +136,30 @@ def main():
         os.makedirs(os.path.join(state, "waldboost-recorder", INSTANCE))
         specifiers = {"i": INSTANCE, "S": state, "C": cache, "%": "%"}
         server = recipes.RtspServer(clip, gop=12)
-        env = dict(read_env_file(), CAMERA_URI=server.uri, SEGMENT_NS="1000000000",
+        # A query with & and ; as many cameras' URIs have: data to the
+        # shell of ExecStart, never its code.
+        env = dict(read_env_file(), CAMERA_URI=server.uri + "?channel=1&subtype=0;x", SEGMENT_NS="1000000000",
                    DETECT_PROPERTIES="tracking=true interval=3 min-size=60")
         command = expand(unit[("Service", "ExecStart")][0], specifiers, env)
-        check(command[0] == "/usr/bin/gst-launch-1.0", f"ExecStart runs {command[0]}")
-        command[0] = "gst-launch-1.0"
+        check(command[:2] == ["/bin/sh", "-c"] and "exec /usr/bin/gst-launch-1.0 -e " in command[2],
+              f"ExecStart runs gst-launch-1.0 -e: {command[:3]}")
+        folder = os.path.join(state, "waldboost-recorder", INSTANCE)
         try:
-            recorder = subprocess.Popen(command, env=recipes.script_env(), stdout=subprocess.DEVNULL)
-            # The unit's KillSignal, as systemctl stop sends it, once the
-            # stream has run.
-            folder = os.path.join(state, "waldboost-recorder", INSTANCE)
-            first = os.path.join(folder, "segment00000.mkv")
-            status = recipes.stop_with_ctrl_c(recorder, lambda: os.path.exists(first), after=48 / 23.976 + 1.5,
-                                              timeout=120)
+            status, first_run = record(command, folder)
+            check(status == 0, f"ExecStart exited with {status} on SIGINT")
+            kept = files_of(folder)
+            # Restart= runs the same command again into the same folder.
+            status, second_run = record(command, folder)
+            check(status == 0, f"ExecStart exited with {status} on SIGINT, run again")
         finally:
             server.stop()
-        check(status == 0, f"ExecStart exited with {status} on SIGINT")
-        names = sorted(os.listdir(folder))
-        segments = [n for n in names if n.endswith(".mkv")]
-        check(segments and [n for n in names if n.endswith(".jsonl")] == [s[:-4] + ".jsonl" for s in segments],
-              f"segments with sidecars: {names}")
-        documents = []
-        for name in names:
-            if name.endswith(".jsonl"):
-                documents += recipes.read_documents(os.path.join(folder, name))
-        check(documents and all(d["source"] == INSTANCE for d in documents), f"documents of source {INSTANCE}")
+        check(not set(first_run) & set(second_run), f"a restart's files are new: {first_run} {second_run}")
+        now = files_of(folder)
+        check(all(now.get(name) == data for name, data in kept.items()),
+              f"a restart leaves the earlier files as they were: {sorted(kept)} {sorted(now)}")
         # The camera gone: the command fails, and Restart= starts it again.
         env["CAMERA_URI"] = f"rtsp://127.0.0.1:{recipes.free_port()}/camera"
-        command = ["gst-launch-1.0"] + expand(unit[("Service", "ExecStart")][0], specifiers, env)[1:]
+        command = expand(unit[("Service", "ExecStart")][0], specifiers, env)
         result = subprocess.run(command, env=recipes.script_env(), capture_output=True, timeout=60)
         check(result.returncode != 0, "ExecStart exited with 0 without a camera")
     recipes.finish()
