@@ -215,11 +215,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+# The test camera's clip, longer than any test records: the recorder is
+# stopped by its SIGINT while the camera still sends, as a user stops one.
+# Where the clip ends first, the camera's side ends the stream (rtspsrc
+# sends EOS on the server's BYE, or some 2 s later when rtpbin times out
+# the silent sender), and the user's path is not what is tested.
+CAMERA_FRAMES = 240  # 10 s at 23.976 fps
+
+
 class RtspServer:
     """A child process serving `clip` as H.264 (openh264enc, a key frame
-    every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time; the
-    stream then stays open, as a camera's (rtsp_server.py). Exit 77 only
-    where it cannot start."""
+    every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time.
+    Give it a clip of CAMERA_FRAMES. Exit 77 only where it cannot start."""
 
     def __init__(self, clip, gop):
         self.port = free_port()
@@ -248,8 +255,8 @@ def stop_with_ctrl_c(process, started, after, timeout=60):
     KillSignal=SIGINT send) `after` seconds later; returns its exit status,
     waiting at most `timeout` s for the end of the stream (None: it did not
     end, and where its threads wait is printed). A process that ends before
-    the signal fails the check: the stream of RtspServer never ends, so
-    SIGINT is what must end it."""
+    the signal fails the check: RtspServer's clip outlasts the recording,
+    so SIGINT is what must end it."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None and not started():
         time.sleep(0.1)

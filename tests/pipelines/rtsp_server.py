@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """rtsp_server.py PORT CLIP GOP: serves CLIP (any file GStreamer decodes) as
 H.264 at rtsp://127.0.0.1:PORT/camera, a key frame every GOP frames, in
-real time, as a camera would: after the clip's last frame the session stays
-open and sends nothing more (no RTCP BYE), as a camera never ends its
-stream, so a recorder is stopped by its user (SIGINT), not by the server.
-Prints "ready" once it listens, or why not.
+real time, as a camera would. Prints "ready" once it listens, or why not.
 A separate process, so that the recipe under test runs on its own clock.
 Run by the recipes' tests (tests/pipelines/recipes.py)."""
 import signal
@@ -36,20 +33,6 @@ factory.set_launch(f'( filesrc location="{clip}" ! decodebin ! videorate ! video
                    f'! video/x-raw,format=I420,framerate=24000/1001 '
                    f'! openh264enc gop-size={gop} complexity=low ! h264parse config-interval=-1 '
                    f'! rtph264pay name=pay0 pt=96 )')
-
-
-def keep_open(pad, info):
-    # The end of the clip kept from the payloader: rtpbin would send a BYE,
-    # and rtspsrc then ends the recorder's stream by itself.
-    return Gst.PadProbeReturn.DROP if info.get_event().type == Gst.EventType.EOS else Gst.PadProbeReturn.OK
-
-
-def on_media_configure(factory, media):
-    pay = media.get_element().get_by_name("pay0")
-    pay.get_static_pad("sink").add_probe(Gst.PadProbeType.EVENT_DOWNSTREAM, keep_open)
-
-
-factory.connect("media-configure", on_media_configure)
 server.get_mount_points().add_factory("/camera", factory)
 if server.attach(None) == 0:
     print(f"cannot listen on 127.0.0.1:{port}", flush=True)

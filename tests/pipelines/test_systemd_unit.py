@@ -91,12 +91,12 @@ def files_of(folder):
 def record(command, folder):
     """Runs the unit's command against the camera and stops it with the
     unit's KillSignal, as systemctl stop does, once a new segment is there
-    and the clip has been sent; its exit status and the files it added."""
+    and has run 3.5 s; its exit status and the files it added."""
     before = set(os.listdir(folder))
     recorder = subprocess.Popen(command, env=recipes.script_env(), stdout=subprocess.DEVNULL)
     status = recipes.stop_with_ctrl_c(
         recorder, lambda: any(n.endswith(".mkv") for n in set(os.listdir(folder)) - before),
-        after=48 / 23.976 + 1.5, timeout=120)
+        after=3.5, timeout=120)
     names = sorted(set(os.listdir(folder)) - before)
     segments = [n for n in names if n.endswith(".mkv")]
     check(segments and [n for n in names if n.endswith(".jsonl")] == [s[:-4] + ".jsonl" for s in segments],
@@ -131,7 +131,7 @@ def main():
     check(unit.get(("Unit", "StartLimitIntervalSec")) == ["0"], "StartLimitIntervalSec=0: never gives up")
     with tempfile.TemporaryDirectory() as work:
         verify(work)
-        clip = recipes.make_clip(megamind, 48, os.path.join(work, "clip.mkv"))
+        clip = recipes.make_clip(megamind, recipes.CAMERA_FRAMES, os.path.join(work, "clip.mkv"))
         state, cache = os.path.join(work, "state"), os.path.join(work, "cache")
         os.makedirs(os.path.join(state, "waldboost-recorder", INSTANCE))
         specifiers = {"i": INSTANCE, "S": state, "C": cache, "%": "%"}
