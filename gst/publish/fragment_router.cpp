@@ -79,7 +79,10 @@ void FragmentRouter::finish()
     std::function<void()> drain;
     {
         std::lock_guard<std::mutex> guard(lock_);
-        if (eos_ && !held_.empty()) {
+        /* With or without an end of stream (a stop on an error keeps
+         * splitmuxsink's segments as far as they were written, and so the
+         * documents of their frames). */
+        if (!held_.empty()) {
             release_every(true);
             drain = drain_;
         }

@@ -63,10 +63,11 @@ public:
     /* Every document leaves, each to its frame's fragment as far as is
      * known (a flush, a stop); the stream starts again. */
     void release_all();
-    /* The publisher stops. After its end of stream, what still waits
-     * leaves (each to its frame's fragment as far as is known) and is
-     * drained; then no more sending or draining (the worker is going
-     * away), whatever a handler still running calls. */
+    /* The publisher stops, after its end of stream or without one (an
+     * error): what still waits leaves (each to its frame's fragment as
+     * far as is known) and is drained; then no more sending or draining
+     * (the worker is going away), whatever a handler still running
+     * calls. */
     void finish();
 
     size_t held();

@@ -689,7 +689,14 @@ static gboolean publish_stop(GstBaseTransform* trans)
      * worker may be posting a warning, which takes the element's lock. */
     GST_OBJECT_LOCK(self);
     std::shared_ptr<PublishWorker> worker = std::move(*self->worker);
+    const bool file = self->settings->method == GST_WALDBOOST_PUBLISH_FILE;
+    const guint timeout = self->settings->flush_timeout_ms;
     GST_OBJECT_UNLOCK(self);
+    /* A stop without an end of stream (an error: gst-launch-1.0 stops on
+     * one without an EOS) still writes what was taken, as filesink keeps
+     * what it was given; a broker that may be away is not waited for. */
+    if (worker && file)
+        worker->drain(timeout);
     worker.reset();
     return TRUE;
 }
@@ -890,7 +897,7 @@ static void gst_waldboost_meta_publish_class_init(GstWaldboostMetaPublishClass* 
         gobject_class, PROP_FLUSH_TIMEOUT,
         g_param_spec_uint("flush-timeout", "Flush timeout",
                           "At the end of the stream, how long (ms) to wait for queued documents to be delivered "
-                          "before the EOS goes on",
+                          "before the EOS goes on (with method=file, at a stop without an end of stream too)",
                           0, 600000, kDefaultFlushTimeoutMs, flags));
     g_object_class_install_property(
         gobject_class, PROP_STATS,

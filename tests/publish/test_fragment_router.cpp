@@ -221,18 +221,24 @@ TEST(FragmentRouter, AFlushReleasesWhatWaits)
     EXPECT_EQ(r.router.held(), 0u);
 }
 
-/* The stop: without an end of stream, what waits is lost as what the
- * queue holds is; after it, nothing more is sent, whatever a late handler
- * calls. */
+/* The stop without an end of stream (an error): what waits leaves, each
+ * to its frame's fragment as far as is known, and is drained, as the
+ * segments keep what splitmuxsink wrote of them; after it, nothing more is
+ * sent, whatever a late handler calls. */
 TEST(FragmentRouter, NothingIsSentAfterTheStop)
 {
     Recorder r;
     r.fragment("a.jsonl", 0);
     r.frames(0, 2);
+    r.fragment("b.jsonl", 2);
+    r.frames(3, 4);
     r.router.finish();
-    r.fragment("b.jsonl", 1);
-    r.router.closed("b.jsonl", 2 * kSecond);
-    r.router.route(3 * kSecond, "3");
+    EXPECT_EQ(r.out, join({{"open a.jsonl"}, numbers(0, 1), {"open b.jsonl"}, numbers(2, 4), {"drain"}}));
+    r.out.clear();
+    r.fragment("c.jsonl", 5);
+    r.router.closed("c.jsonl", 6 * kSecond);
+    r.router.route(6 * kSecond, "6");
     r.router.end_of_stream();
+    r.router.finish();
     EXPECT_TRUE(r.out.empty());
 }

@@ -161,15 +161,21 @@ def test_rotation_by_size(folder):
     check(frames == list(range(30)), f"every frame once, in order: {frames}")
 
 
+def counted_at_sink(pipeline):
+    """[n]: n counts the buffers that reach the element named sink."""
+    counted = [0]
+
+    def on_buffer(pad, info):
+        counted[0] += 1
+        return Gst.PadProbeReturn.OK
+    pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+    return counted
+
+
 def recorded_frames(path):
     """How many frames a recorded segment holds (decoded)."""
     pipeline = Gst.parse_launch(f"filesrc location={path} ! matroskademux ! fakesink name=sink")
-    frames = [0]
-
-    def on_buffer(pad, info):
-        frames[0] += 1
-        return Gst.PadProbeReturn.OK
-    pipeline.get_by_name("sink").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+    frames = counted_at_sink(pipeline)
     pipeline.set_state(Gst.State.PLAYING)
     m = pipeline.get_bus().timed_pop_filtered(30 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     pipeline.set_state(Gst.State.NULL)
@@ -232,6 +238,48 @@ def test_rotation_with_splitmuxsink(folder):
                   f"{layout}: the documents waiting for their segment are queued: {[s['queued'] for s in seen]}")
         check(stats == {"documents": 95, "published": 95, "dropped": 0, "queued": 0},
               f"{layout}: the 95 documents published, no sidecar's switch counted: {stats}")
+
+
+def stop_after(description, frames):
+    """Plays `description` until `frames` buffers reached the element named
+    sink, then stops it without an end of stream; how many had."""
+    pipeline = Gst.parse_launch(description)
+    passed = counted_at_sink(pipeline)
+    pipeline.set_state(Gst.State.PLAYING)
+    bus = pipeline.get_bus()
+    while passed[0] < frames:
+        m = bus.timed_pop_filtered(10 * Gst.MSECOND, Gst.MessageType.ERROR)
+        if m:
+            raise SystemExit(f"error: {m.parse_error()} in {description}")
+    pipeline.set_state(Gst.State.NULL)
+    return passed[0]
+
+
+def test_stop_without_eos(folder):
+    """A stop without an end of stream, as an error makes it (gst-launch-1.0
+    stops on one without an EOS): every document that passed the publisher is
+    written, as filesink keeps what it was given; with splitmuxsink, whose
+    segments keep what was written, those still waiting for their segment
+    too, every sidecar beside its segment. Frames 0, 1, 2 ... once each."""
+    live = "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=50/1 ! waldboostmetaconvert"
+    path = os.path.join(folder, "one.jsonl")
+    passed = stop_after(f"{live} ! waldboostmetapublish file-path={path} ! fakesink name=sink", 60)
+    frames = [d["frame"] for d in read_lines(path)]
+    check(frames == list(range(len(frames))) and len(frames) >= passed,
+          f"one file: the documents of the {passed} frames that passed, once each and in order: {frames}")
+
+    inner = os.path.join(folder, "stopped")
+    os.mkdir(inner)
+    passed = stop_after(f"{live} ! waldboostmetapublish splitmuxsink=rec ! jpegenc name=sink ! splitmuxsink name=rec "
+                        f"muxer-factory=matroskamux location={inner}/seg%02d.mkv max-size-time=500000000", 60)
+    names = sorted(os.listdir(inner))
+    segments = [n for n in names if n.endswith(".mkv")]
+    sidecars = [n for n in names if n.endswith(".jsonl")]
+    check(len(segments) >= 2 and sidecars == [s[:-4] + ".jsonl" for s in segments],
+          f"splitmuxsink: a sidecar beside each segment: {names}")
+    frames = [d["frame"] for n in sidecars for d in read_lines(os.path.join(inner, n))]
+    check(frames == list(range(len(frames))) and len(frames) >= passed,
+          f"splitmuxsink: the documents of the {passed} frames that passed, once each and in order: {frames}")
 
 
 def test_folder_disappears(folder):
@@ -536,6 +584,7 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--full-disk-child":
         full_disk_child(sys.argv[2])
     for test in (test_detector_metas, test_rotation_by_size, test_rotation_with_splitmuxsink,
+                 test_stop_without_eos,
                  test_folder_disappears, test_folder_removed_while_writing, test_full_disk, test_json_caps,
                  test_pretty_documents_stay_lines, test_bad_patterns, test_nothing_after_the_publisher,
                  test_no_converter_before_the_publisher, test_converter_before_the_detector,
