@@ -156,3 +156,29 @@ TEST(StandardDeviation, ConstantAndTwoLevelImages)
             img.at(x, y) = 255;
     EXPECT_DOUBLE_EQ(standard_deviation(img.view()), 127.5);
 }
+
+/* Packed 4:2:2's luma (every second byte), against a plain loop, at every
+ * width around the 16-pixel blocks, with padded rows and UYVY's odd start;
+ * the source ends at the last row's last pixel, so a read past it is one
+ * past the allocation (the sanitizer build catches it). */
+TEST(CopyEverySecondByte, MatchesAPlainLoopAtEveryWidth)
+{
+    std::mt19937 rng(3);
+    for (int width = 1; width <= 70; ++width)
+        for (int start : {0, 1})
+            for (size_t padding : {size_t{0}, size_t{6}}) {
+                const int height = 3;
+                const size_t stride = 2 * static_cast<size_t>(width) + padding;
+                const size_t used = stride * (height - 1) + 2 * static_cast<size_t>(width - 1) + 1;
+                std::vector<uint8_t> packed(start + used);
+                for (auto& b : packed)
+                    b = static_cast<uint8_t>(rng() & 0xff);
+                std::vector<uint8_t> out(static_cast<size_t>(width) * height, 0);
+                copy_every_second_byte(packed.data() + start, stride, width, height, out.data());
+                for (int y = 0; y < height; ++y)
+                    for (int x = 0; x < width; ++x)
+                        ASSERT_EQ(out[static_cast<size_t>(y) * width + x], packed[start + y * stride + 2 * x])
+                            << "width " << width << " start " << start << " padding " << padding << " at " << x << ","
+                            << y;
+            }
+}

@@ -102,16 +102,10 @@ waldboost::GrayView luma_of(const GstVideoFrame* frame, std::vector<uint8_t>* pa
     const auto stride = static_cast<size_t>(GST_VIDEO_FRAME_COMP_STRIDE(frame, 0));
     if (GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 1)
         return waldboost::GrayView{data, width, height, stride};
-    /* Every other byte (the only packed formats in the caps are 4:2:2);
-     * the constant step lets the compiler vectorise the copy. */
+    /* Every second byte: the only packed formats in the caps are 4:2:2. */
     g_assert(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 2);
     packed_copy->resize(static_cast<size_t>(width) * static_cast<size_t>(height));
-    for (int y = 0; y < height; ++y) {
-        const uint8_t* in = data + static_cast<size_t>(y) * stride;
-        uint8_t* out = packed_copy->data() + static_cast<size_t>(y) * static_cast<size_t>(width);
-        for (int x = 0; x < width; ++x)
-            out[x] = in[2 * x];
-    }
+    waldboost::copy_every_second_byte(data, stride, width, height, packed_copy->data());
     return waldboost::GrayView{packed_copy->data(), width, height, static_cast<size_t>(width)};
 }
 
@@ -149,7 +143,17 @@ void FrameAccess::map()
         std::string why;
         mapped_ = map_checked_frame(&frame_, &info_, buffer_, GST_MAP_READ, why_.empty() ? &why_ : &why);
     }
-    if (mapped_) {
+}
+
+const waldboost::GrayView* FrameAccess::luma()
+{
+    map();
+    if (!mapped_)
+        return nullptr;
+    /* On first use: burning alone never reads it, and packed 4:2:2's
+     * luma is a copy. */
+    if (!luma_made_) {
+        luma_made_ = true;
         luma_ = luma_of(&frame_, &packed_luma_);
         const waldboost::Rect& v = visible_;
         if (v.width > 0 && v.height > 0 && v.x >= 0 && v.y >= 0 && v.x + v.width <= luma_.width &&
@@ -157,12 +161,7 @@ void FrameAccess::map()
             luma_ = waldboost::GrayView{luma_.data + static_cast<size_t>(v.y) * luma_.stride + v.x, v.width, v.height,
                                         luma_.stride};
     }
-}
-
-const waldboost::GrayView* FrameAccess::luma()
-{
-    map();
-    return mapped_ ? &luma_ : nullptr;
+    return &luma_;
 }
 
 const GstVideoFrame* FrameAccess::frame()

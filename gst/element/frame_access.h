@@ -69,6 +69,7 @@ private:
     bool tried_ = false;
     bool mapped_ = false;
     bool writable_ = false;
+    bool luma_made_ = false;
     GstVideoFrame frame_{};
     waldboost::GrayView luma_;
     std::vector<uint8_t> packed_luma_; /* luma_'s bytes for packed formats */

@@ -722,8 +722,7 @@ bool FrameQueue::submit_to_engine(wcl::Engine& engine, const PendingFrame& pendi
             *why = problem;
         return false;
     }
-    std::vector<uint8_t> packed_luma; /* the engine copies the frame: freed once submitted */
-    const waldboost::GrayView luma = luma_of(&frame, &packed_luma);
+    const waldboost::GrayView luma = luma_of(&frame, &packed_luma_);
     const waldboost::Rect& roi = pending.roi;
     const waldboost::GrayView view{luma.data + static_cast<size_t>(roi.y) * luma.stride + roi.x, roi.width, roi.height,
                                    luma.stride};

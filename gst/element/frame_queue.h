@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/opencl/engine/engine.h"
 #include "engine_setup.h"
@@ -124,6 +125,11 @@ private:
     mutable std::mutex info_lock_; /* the LATENCY query reads the frame rate from another thread */
     bool overlay_meta_downstream_ = false;
     bool overlay_meta_unknown_ = true; /* ask downstream at the next frame */
+    /* Packed 4:2:2's luma, copied for the engine, which copies it again:
+     * kept from frame to frame, as fresh memory for every frame cost more
+     * than the copy. submit_to_engine() alone uses it, and its calls never
+     * overlap (see lock_). */
+    std::vector<uint8_t> packed_luma_;
     guint64 frame_count_ = 0;
     /* interval counts from this frame, which is searched: the first, and
      * the first after the tracker starts afresh (set by a flush from

@@ -100,6 +100,12 @@ IntegralImage squared_integral_image(const GrayView& src);
  * then takes four reads, as an upright one does. */
 IntegralImage tilted_integral_image(const GrayView& src);
 
+/* Copies pixels that lie every second byte, as the luma of packed 4:2:2
+ * (YUY2, UYVY) lies between its chroma, into tight rows: pixel x of row y
+ * is first[y * stride + 2 * x]. Reads no byte past a row's last pixel, so
+ * `first` may point into the row (UYVY's luma starts at its second byte). */
+void copy_every_second_byte(const uint8_t* first, size_t stride, int width, int height, uint8_t* out);
+
 /* The population standard deviation of the pixels (OpenCV's meanStdDev);
  * 0 for an empty image. */
 double standard_deviation(const GrayView& src);
