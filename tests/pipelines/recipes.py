@@ -226,13 +226,16 @@ CAMERA_FRAMES = 240  # 10 s at 23.976 fps
 class RtspServer:
     """A child process serving `clip` as H.264 (openh264enc, a key frame
     every `gop` frames) at rtsp://127.0.0.1:PORT/camera, in real time.
-    Give it a clip of CAMERA_FRAMES. Exit 77 only where it cannot start."""
+    Give it a clip of CAMERA_FRAMES. With `stall`, the camera hangs after
+    that many frames (no more frames, the session kept). Exit 77 only
+    where it cannot start."""
 
-    def __init__(self, clip, gop):
+    def __init__(self, clip, gop, stall=None):
         self.port = free_port()
         self.uri = f"rtsp://127.0.0.1:{self.port}/camera"
-        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "rtsp_server.py"), str(self.port),
-                                         clip, str(gop)], stdout=subprocess.PIPE, text=True)
+        args = [sys.executable, os.path.join(HERE, "rtsp_server.py"), str(self.port), clip, str(gop)]
+        self.process = subprocess.Popen(args + ([str(stall)] if stall is not None else []), stdout=subprocess.PIPE,
+                                        text=True)
         line = self.process.stdout.readline().strip()
         if line != "ready":
             self.process.wait(10)

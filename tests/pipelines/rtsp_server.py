@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""rtsp_server.py PORT CLIP GOP: serves CLIP (any file GStreamer decodes) as
-H.264 at rtsp://127.0.0.1:PORT/camera, a key frame every GOP frames, in
-real time, as a camera would. Prints "ready" once it listens, or why not.
+"""rtsp_server.py PORT CLIP GOP [STALL]: serves CLIP (any file GStreamer
+decodes) as H.264 at rtsp://127.0.0.1:PORT/camera, a key frame every GOP
+frames, in real time, as a camera would. With STALL, a camera that hangs:
+after STALL frames no more are sent, while its session stays (RTSP and
+RTCP go on). Prints "ready" once it listens, or why not.
 A separate process, so that the recipe under test runs on its own clock.
 Run by the recipes' tests (tests/pipelines/recipes.py)."""
 import signal
@@ -19,6 +21,7 @@ except (ImportError, ValueError) as e:
 
 Gst.init(None)
 port, clip, gop = sys.argv[1], sys.argv[2], int(sys.argv[3])
+stall = int(sys.argv[4]) if len(sys.argv) > 4 else None
 for element in ("openh264enc", "rtph264pay"):
     if not Gst.ElementFactory.find(element):
         print(f"no {element} (Debian: gstreamer1.0-plugins-bad, -good)", flush=True)
@@ -33,6 +36,15 @@ factory.set_launch(f'( filesrc location="{clip}" ! decodebin ! videorate ! video
                    f'! video/x-raw,format=I420,framerate=24000/1001 '
                    f'! openh264enc gop-size={gop} complexity=low ! h264parse config-interval=-1 '
                    f'! rtph264pay name=pay0 pt=96 )')
+if stall is not None:
+    def configure(factory, media):
+        frames = [0]
+
+        def count(pad, info):
+            frames[0] += 1
+            return Gst.PadProbeReturn.DROP if frames[0] > stall else Gst.PadProbeReturn.OK
+        media.get_element().get_by_name("pay0").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, count)
+    factory.connect("media-configure", configure)
 server.get_mount_points().add_factory("/camera", factory)
 if server.attach(None) == 0:
     print(f"cannot listen on 127.0.0.1:{port}", flush=True)
