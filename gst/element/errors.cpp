@@ -3,7 +3,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "errors.h"
-#include "config.h" /* WALDBOOST_CLASSIFIER_DIR */
 
 #include <new>
 #include <vector>
@@ -143,29 +142,6 @@ static std::string how_to_restore(const std::string& path)
     return "";
 }
 
-/* A classifier named by its bare file name (classifier=haarcascade_eye.xml,
- * or without .xml) is read from the current folder, where it is seldom:
- * the full path of a file of that name in the folders Debian's cascades
- * and the converted classifiers are installed in, as a sentence to follow
- * the message. Empty when the name has a folder or no such file is there. */
-static std::string where_it_is(const std::string& path)
-{
-    if (path.empty() || path.find('/') != std::string::npos)
-        return "";
-    const std::string name = g_str_has_suffix(path.c_str(), ".xml") ? path : path + ".xml";
-    for (const char* folder : {"/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
-                               "/usr/share/waldboost/classifiers", WALDBOOST_CLASSIFIER_DIR}) {
-        gchar* full = g_build_filename(folder, name.c_str(), nullptr);
-        const bool there = g_file_test(full, G_FILE_TEST_IS_REGULAR);
-        const std::string found = full;
-        g_free(full);
-        if (there)
-            return ". A file name alone is read from the current folder; give the whole path: " +
-                   waldboost::printable(found);
-    }
-    return "";
-}
-
 /* Posts a failure: an error, or with `kept` (a change while playing that
  * could not be applied, see errors.h) a warning whose message ends with
  * it. */
@@ -185,7 +161,7 @@ void post_load_error(GstElement* self, const std::string& what_failed, const std
     const std::string why = without_path(reason_of(what), waldboost::printable(path));
     if (!path.empty() && !g_file_test(path.c_str(), G_FILE_TEST_EXISTS))
         post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-             "Could not load " + what_failed + ": " + why + how_to_restore(path) + where_it_is(path), what);
+             "Could not load " + what_failed + ": " + why + how_to_restore(path), what);
     else
         post(self, kept, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ, "Could not load " + what_failed + ": " + why,
              what);

@@ -8,6 +8,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
@@ -87,6 +88,38 @@ TEST(ErrorKinds, BrokenFilesAreClassifierFile)
             validate(c, "m");
         },
         ErrorKind::ClassifierFile);
+}
+
+/* A classifier named by its file name alone (as OpenCV's samples name
+ * them) is read from the current folder, where it seldom is: the error
+ * names the installed file of that name, for every tool and the element;
+ * nothing for a name with a folder, one installed nowhere, or a file that
+ * is there but broken. The kind stays ClassifierFile. */
+TEST(ErrorKinds, AMissingBareNameSaysWhereTheInstalledFileIs)
+{
+    const std::string debian = "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml";
+    if (!std::filesystem::is_regular_file(debian))
+        GTEST_SKIP() << debian << " is not installed (opencv-data)";
+    TempDir dir;
+    const std::filesystem::path before = std::filesystem::current_path();
+    std::filesystem::current_path(dir.path());
+    const auto message = [](const std::string& path) {
+        SCOPED_TRACE(path);
+        return expect_kind(
+            [&] {
+                load_classifier_file(path);
+            },
+            ErrorKind::ClassifierFile);
+    };
+    const std::string hint = "give the whole path: " + debian;
+    EXPECT_NE(message("lbpcascade_frontalface.xml").find(hint), std::string::npos);
+    EXPECT_NE(message("lbpcascade_frontalface").find(hint), std::string::npos);
+    EXPECT_EQ(installed_classifier("lbpcascade_frontalface"), debian);
+    for (const char* path : {"sub/lbpcascade_frontalface.xml", "waldboost-test-nowhere.xml"})
+        EXPECT_EQ(message(path).find("whole path"), std::string::npos) << path;
+    dir.write("lbpcascade_frontalface.xml", "");
+    EXPECT_EQ(message("lbpcascade_frontalface.xml").find("whole path"), std::string::npos);
+    std::filesystem::current_path(before);
 }
 
 TEST(ErrorKinds, ValidClassifiersThisBuildCannotRunAreUnsupportedClassifier)

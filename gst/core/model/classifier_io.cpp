@@ -8,6 +8,7 @@
 #include <memory>
 
 #include <libxml/tree.h>
+#include <sys/stat.h>
 
 #include "core/model/formats.h"
 #include "core/model/xml_document.h"
@@ -88,9 +89,37 @@ Classifier load_classifier_memory(const std::string& xml, const std::string& sou
     return classifier;
 }
 
+std::string installed_classifier(const std::string& path)
+{
+    if (path.empty() || path.find('/') != std::string::npos)
+        return "";
+    const bool has_extension = path.size() > 4 && path.compare(path.size() - 4, 4, ".xml") == 0;
+    const std::string name = has_extension ? path : path + ".xml";
+    for (const char* folder : {"/usr/share/opencv4/haarcascades", "/usr/share/opencv4/lbpcascades",
+                               "/usr/share/waldboost/classifiers", WALDBOOST_CLASSIFIER_DIR}) {
+        const std::string full = std::string(folder) + "/" + name;
+        struct stat st {};
+        if (::stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            return full;
+    }
+    return "";
+}
+
 Classifier load_classifier_file(const std::string& path)
 {
-    return load_classifier_memory(xml::read_file_capped(path, ModelLimits::kMaxFileBytes), path);
+    std::string bytes;
+    try {
+        bytes = xml::read_file_capped(path, ModelLimits::kMaxFileBytes);
+    } catch (const Error& e) {
+        struct stat st {};
+        const std::string there = ::stat(path.c_str(), &st) != 0 ? installed_classifier(path) : std::string();
+        if (there.empty())
+            throw;
+        throw Error(e.kind(), std::string(e.what()) +
+                                  ". A file name alone is read from the current folder; give the whole path: " +
+                                  printable(there));
+    }
+    return load_classifier_memory(bytes, path);
 }
 
 std::string write_waldboost_xml(const Classifier& classifier)

@@ -27,6 +27,14 @@ enum class ClassifierFormat {
  * OutOfResources when libxml2 runs out of memory. */
 Classifier load_classifier_file(const std::string& path);
 
+/* A classifier named by its bare file name (haarcascade_eye.xml, or
+ * without .xml) is read from the current folder, where it seldom is: the
+ * full path of a file of that name in the folders Debian installs
+ * classifiers in (opencv-data's cascades, waldboost-classifiers) or this
+ * build's classifier folder. Empty when the name has a folder or none of
+ * them holds it. load_classifier_file() names it when `path` is missing. */
+std::string installed_classifier(const std::string& path);
+
 /* Same for a buffer already in memory; `source_name` is used in messages. */
 Classifier load_classifier_memory(const std::string& xml, const std::string& source_name);
 
