@@ -23,6 +23,7 @@
 #include "label_ids.h"
 #include "meta_objects.h"
 #include "privacy.h"
+#include "properties.h"
 
 namespace waldboost_element {
 
@@ -235,7 +236,13 @@ GstFlowReturn FrameQueue::apply_settings(std::unique_lock<std::mutex>& lock)
  * they read back what detects. Holds lock_. */
 void FrameQueue::keep_running_settings(Settings* s)
 {
-    settings_.restore(*s, active_);
+    Settings before, after;
+    if (settings_.restore(*s, active_, &before, &after)) {
+        if (restored_)
+            restored_->second = after; /* not yet notified: from the first before */
+        else
+            restored_ = std::make_unique<std::pair<Settings, Settings>>(before, after);
+    }
     s->engine = active_.engine;
     s->detection.nested_paths = active_.detection.nested_paths;
 }
@@ -577,6 +584,19 @@ static std::vector<UpstreamRegion> upstream_regions(GstBuffer* buffer, const std
 static_assert(kMaxRegionSearches <= wcl::Engine::kMaxAreas, "one submission holds a frame's regions");
 
 GstFlowReturn FrameQueue::submit(GstBuffer* input)
+{
+    const GstFlowReturn ret = take_input(input);
+    std::unique_ptr<std::pair<Settings, Settings>> restored;
+    {
+        std::lock_guard<std::mutex> guard(lock_);
+        restored = std::move(restored_);
+    }
+    if (restored)
+        notify_changed(G_OBJECT(element_), restored->first, restored->second);
+    return ret;
+}
+
+GstFlowReturn FrameQueue::take_input(GstBuffer* input)
 {
     if (!have_info_) {
         gst_buffer_unref(input);

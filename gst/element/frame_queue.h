@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/opencl/engine/engine.h"
@@ -89,6 +90,8 @@ private:
     GstFlowReturn apply_settings(std::unique_lock<std::mutex>& lock);
     void activate(const Settings& s, guint64 generation);
     void keep_running_settings(Settings* s);
+    /* submit() but for the notifications of restored properties. */
+    GstFlowReturn take_input(GstBuffer* input);
     void query_overlay_meta_support();
     void hint_draw_meta();
     void hint_nothing_searched(const PendingFrame& pending);
@@ -168,6 +171,10 @@ private:
      * from then on, until a flush or a restart (as queue does). */
     GstFlowReturn downstream_ = GST_FLOW_OK;
     bool failed_ = false; /* the device failed beyond fallback: GST_FLOW_ERROR was posted */
+    /* The properties' values before and after keep_running_settings()
+     * restored some, until submit() notifies them (without lock_, since a
+     * handler may read or set properties). */
+    std::unique_ptr<std::pair<Settings, Settings>> restored_;
     /* The engine whose last frame took less than kSlowFrameUs on the
      * device, and when the device last finished a frame (one_frame_at_a_time). */
     std::weak_ptr<waldboost::opencl::Engine> timed_fast_;

@@ -333,6 +333,25 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     return true;
 }
 
+void notify_changed(GObject* object, const Settings& before, const Settings& after)
+{
+    guint count = 0;
+    GParamSpec** specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(object), &count);
+    g_object_freeze_notify(object);
+    for (guint i = 0; i < count; ++i) {
+        GValue was = G_VALUE_INIT, now = G_VALUE_INIT;
+        g_value_init(&was, G_PARAM_SPEC_VALUE_TYPE(specs[i]));
+        g_value_init(&now, G_PARAM_SPEC_VALUE_TYPE(specs[i]));
+        if (specs[i]->owner_type == G_OBJECT_TYPE(object) && get_setting(before, specs[i]->param_id, &was) &&
+            get_setting(after, specs[i]->param_id, &now) && g_param_values_cmp(specs[i], &was, &now) != 0)
+            g_object_notify_by_pspec(object, specs[i]);
+        g_value_unset(&was);
+        g_value_unset(&now);
+    }
+    g_object_thaw_notify(object);
+    g_free(specs);
+}
+
 bool get_setting(const Settings& settings, guint id, GValue* value)
 {
     const EngineSettings& e = settings.engine;

@@ -79,6 +79,10 @@ enum PropertyId : guint {
  * setting. */
 bool set_setting(GObject* object, Settings& s, guint id, const GValue* value,
                  std::vector<RefusedValue>* unposted = nullptr);
+/* Emits notify for each property of `object` whose value differs between
+ * `before` and `after` (settings restored after a change that could not
+ * be applied). */
+void notify_changed(GObject* object, const Settings& before, const Settings& after);
 /* Posts a refused value's warning; false when the element has no bus. */
 bool post_refused(GstElement* element, const RefusedValue& refused);
 /* Gives property `id` of `s`; false for an id that is not a setting. */

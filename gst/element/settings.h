@@ -186,14 +186,19 @@ struct SettingsStore {
     /* The engine's settings and the nested profiles of `running` again in
      * place of those of `failed`, a change that could not be applied; any
      * of them set again since stays as set. Leaves the generation as it
-     * is: these values are the ones that run. */
-    void restore(const Settings& failed, const Settings& running)
+     * is: these values are the ones that run. True when a value changed,
+     * with the settings before and after in *before and *after (for the
+     * properties' notifications). */
+    bool restore(const Settings& failed, const Settings& running, Settings* before, Settings* after)
     {
         std::lock_guard<std::mutex> guard(lock);
+        *before = settings;
         if (settings.engine == failed.engine)
             settings.engine = running.engine;
         if (settings.detection.nested_paths == failed.detection.nested_paths)
             settings.detection.nested_paths = running.detection.nested_paths;
+        *after = settings;
+        return before->engine != after->engine || before->detection.nested_paths != after->detection.nested_paths;
     }
     /* Copies the settings into *out when they changed since `seen`
      * (*generation: the copy's); false, without copying, otherwise. */

@@ -453,7 +453,8 @@ GST_END_TEST;
  * not load, a device that is not there, a reduction the device refuses, a
  * nested profile that does not load): a warning naming it, no error, no
  * frame lost, detection goes on with what ran before, and the property
- * reads back what runs. A change that can be applied afterwards is. The
+ * reads back what runs, with a notify signal. A change that can be applied
+ * afterwards is. The
  * running classifier accepts every window, so its detections show that it
  * is still the one that detects. */
 GST_START_TEST(test_error_change_while_playing_keeps_detecting)
@@ -488,13 +489,30 @@ GST_START_TEST(test_error_change_while_playing_keeps_detecting)
         g_object_get_property(G_OBJECT(h->element), c.property, &before);
         fail_unless_equals_int(push_frame(h, synthetic(64, 48, 0), GST_VIDEO_FORMAT_GRAY8, 0), GST_FLOW_OK);
         gst_util_set_object_arg(G_OBJECT(h->element), c.property, c.value.c_str());
+        /* Counted from after the set, whose own notification has passed. */
+        int restored_notifications = 0, other_notifications = 0;
+        const std::string detail = std::string("notify::") + c.property;
+        const gulong restored_id = g_signal_connect_swapped(h->element, detail.c_str(), G_CALLBACK(+[](int* n) {
+                                                                ++*n;
+                                                            }),
+                                                            &restored_notifications);
+        const gulong other_id = g_signal_connect_swapped(h->element, "notify::scale-factor", G_CALLBACK(+[](int* n) {
+                                                             ++*n;
+                                                         }),
+                                                         &other_notifications);
         for (int k = 1; k < 3; ++k)
             fail_unless_equals_int(push_frame(h, synthetic(64, 48, k), GST_VIDEO_FORMAT_GRAY8, k), GST_FLOW_OK);
-        /* The property reads back what runs. */
+        g_signal_handler_disconnect(h->element, restored_id);
+        g_signal_handler_disconnect(h->element, other_id);
+        /* The property reads back what runs, and says so to those who
+         * watch it (a control panel showing the classifier), once; no
+         * other property is notified. */
         GValue after = G_VALUE_INIT;
         g_object_get_property(G_OBJECT(h->element), c.property, &after);
         fail_unless(gst_value_compare(&before, &after) == GST_VALUE_EQUAL, "%s: reads back %s, not %s", what.c_str(),
                     g_strdup_value_contents(&after), g_strdup_value_contents(&before));
+        fail_unless_equals_int(restored_notifications, 1);
+        fail_unless_equals_int(other_notifications, 0);
         g_value_unset(&before);
         g_value_unset(&after);
         /* A change that can be applied still is: the embedded face
