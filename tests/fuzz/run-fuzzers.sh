@@ -115,8 +115,11 @@ cd "$build"
 
 xml_cflags=$(pkg-config --cflags libxml-2.0)
 xml_libs=$(pkg-config --libs libxml-2.0)
+# WALDBOOST_CLASSIFIER_DIR: what meson gives the model library (its
+# default prefix), where the loader looks for a bare classifier name.
 cxxflags="-std=c++17 -g -O1 -fno-omit-frame-pointer -ffp-contract=off -D_GLIBCXX_ASSERTIONS
-  -fsanitize=address,undefined -fno-sanitize-recover=undefined -Wall -Wextra"
+  -fsanitize=address,undefined -fno-sanitize-recover=undefined -Wall -Wextra
+  -DWALDBOOST_CLASSIFIER_DIR=\"/usr/local/share/waldboost/classifiers\""
 # The model sources but the embedded default classifier (generated at build
 # time, not needed by the loaders).
 model_sources=""
