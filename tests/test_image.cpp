@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -180,5 +181,34 @@ TEST(CopyEverySecondByte, MatchesAPlainLoopAtEveryWidth)
                         ASSERT_EQ(out[static_cast<size_t>(y) * width + x], packed[start + y * stride + 2 * x])
                             << "width " << width << " start " << start << " padding " << padding << " at " << x << ","
                             << y;
+            }
+}
+
+/* Every layout of 3- and 4-byte pixels: each pixel's gray is rgb_to_gray
+ * of its own colours, whatever the order, the pixel step or the padding;
+ * the buffer ends at the last row's last colour byte, so a read past it
+ * shows under ASan. */
+TEST(GrayOfRgb, ReadsEachPixelsColoursInEveryLayout)
+{
+    std::mt19937 rng(7);
+    const int layouts[][4] = {{3, 0, 1, 2}, {3, 2, 1, 0}, {4, 0, 1, 2}, {4, 2, 1, 0}, {4, 1, 2, 3}, {4, 3, 2, 1}};
+    for (const auto& l : layouts)
+        for (int width = 1; width <= 9; ++width)
+            for (size_t padding : {size_t{0}, size_t{5}}) {
+                const int step = l[0], height = 3;
+                const size_t stride = static_cast<size_t>(step) * width + padding;
+                const int last = std::max({l[1], l[2], l[3]});
+                const size_t used = stride * (height - 1) + static_cast<size_t>(step) * (width - 1) + last + 1;
+                std::vector<uint8_t> pixels(used);
+                for (auto& b : pixels)
+                    b = static_cast<uint8_t>(rng() & 0xff);
+                std::vector<uint8_t> out(static_cast<size_t>(width) * height, 0);
+                gray_of_rgb(pixels.data(), stride, step, l[1], l[2], l[3], width, height, out.data());
+                for (int y = 0; y < height; ++y)
+                    for (int x = 0; x < width; ++x) {
+                        const uint8_t* p = pixels.data() + y * stride + static_cast<size_t>(x) * step;
+                        ASSERT_EQ(out[static_cast<size_t>(y) * width + x], rgb_to_gray(p[l[1]], p[l[2]], p[l[3]]))
+                            << "step " << step << " red at " << l[1] << " width " << width << " at " << x << "," << y;
+                    }
             }
 }

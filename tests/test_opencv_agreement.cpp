@@ -312,6 +312,35 @@ TEST_F(OpenCvAgreement, GrayConversionIsIdentical)
         }
 }
 
+/* The element's gray of RGB frames (every byte order, 3- and 4-byte
+ * pixels) is cvtColor's of the same colours. */
+TEST_F(OpenCvAgreement, GrayOfRgbFramesIsCvtColors)
+{
+    const cv::Mat bgr = cv::imread(waldboost_test::test_data("astronaut.png"), cv::IMREAD_COLOR);
+    ASSERT_FALSE(bgr.empty());
+    cv::Mat theirs;
+    cv::cvtColor(bgr, theirs, cv::COLOR_BGR2GRAY);
+    struct Layout {
+        int conversion, red, green, blue;
+    };
+    for (const Layout& l : {Layout{-1, 2, 1, 0}, Layout{cv::COLOR_BGR2RGB, 0, 1, 2},
+                            Layout{cv::COLOR_BGR2BGRA, 2, 1, 0}, Layout{cv::COLOR_BGR2RGBA, 0, 1, 2}}) {
+        /* A new Mat: cvtColor into a header of bgr's pixels would write them. */
+        cv::Mat frame;
+        if (l.conversion >= 0)
+            cv::cvtColor(bgr, frame, l.conversion);
+        else
+            frame = bgr;
+        std::vector<uint8_t> ours(static_cast<size_t>(frame.cols) * frame.rows);
+        gray_of_rgb(frame.data, frame.step, static_cast<int>(frame.elemSize()), l.red, l.green, l.blue, frame.cols,
+                    frame.rows, ours.data());
+        for (int y = 0; y < frame.rows; ++y)
+            for (int x = 0; x < frame.cols; ++x)
+                ASSERT_EQ(ours[static_cast<size_t>(y) * frame.cols + x], theirs.at<uint8_t>(y, x))
+                    << frame.elemSize() << "-byte pixels, red at " << l.red << ": " << x << "," << y;
+    }
+}
+
 TEST(GroupRectanglesAgreement, RandomClustersGroupLikeOpenCv)
 {
     std::mt19937 rng(2026);

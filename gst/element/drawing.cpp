@@ -116,7 +116,8 @@ static void add_box_rectangles(GstVideoOverlayComposition** comp, const std::vec
 /* Draws the box outlines into the frame (draw=burn): each bar blended into
  * every component straight in the mapped planes. The colour goes to Y'CbCr
  * with BT.709's studio-range coefficients, as GStreamer's overlay blending
- * converts it (within 1 for rounding). No buffer per bar: thousands of
+ * converts it (within 1 for rounding); RGB frames take it as it is (their
+ * alpha, if any, is left). No buffer per bar: thousands of
  * boxes cost their pixels only. Every write is checked against the plane's mapped
  * memory (map_checked_frame checked the planes as a whole already). */
 static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detections, int line_width, guint argb)
@@ -128,10 +129,12 @@ static void burn_boxes(GstVideoFrame* frame, const std::vector<Detection>& detec
     const int a = (argb >> 24) & 0xff;
     const double r = (argb >> 16) & 0xff, g = (argb >> 8) & 0xff, b = argb & 0xff;
     const double luma = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    const long value[3] = {std::lround(16.0 + luma * 219.0 / 255.0),
-                           std::lround(128.0 + (b - luma) / 1.8556 * 224.0 / 255.0),
-                           std::lround(128.0 + (r - luma) / 1.5748 * 224.0 / 255.0)};
     const GstVideoFormatInfo* finfo = frame->info.finfo;
+    const bool rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
+    /* Components 0-2: Y, U, V, or R, G, B. */
+    const long value[3] = {rgb ? std::lround(r) : std::lround(16.0 + luma * 219.0 / 255.0),
+                           rgb ? std::lround(g) : std::lround(128.0 + (b - luma) / 1.8556 * 224.0 / 255.0),
+                           rgb ? std::lround(b) : std::lround(128.0 + (r - luma) / 1.5748 * 224.0 / 255.0)};
     const guint components = std::min<guint>(GST_VIDEO_FRAME_N_COMPONENTS(frame), 3);
     for (guint c = 0; c < components; ++c) {
         const int comp_w = GST_VIDEO_FRAME_COMP_WIDTH(frame, c), comp_h = GST_VIDEO_FRAME_COMP_HEIGHT(frame, c);

@@ -102,9 +102,18 @@ waldboost::GrayView luma_of(const GstVideoFrame* frame, std::vector<uint8_t>* pa
     const auto stride = static_cast<size_t>(GST_VIDEO_FRAME_COMP_STRIDE(frame, 0));
     if (GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 1)
         return waldboost::GrayView{data, width, height, stride};
-    /* Every second byte: the only packed formats in the caps are 4:2:2. */
-    g_assert(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 2);
     packed_copy->resize(static_cast<size_t>(width) * static_cast<size_t>(height));
+    if (GST_VIDEO_FORMAT_INFO_IS_RGB(frame->info.finfo)) {
+        /* One plane of pixels; a colour's offset in a pixel is its
+         * component's. */
+        waldboost::gray_of_rgb(static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)), stride,
+                               GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0), GST_VIDEO_FRAME_COMP_POFFSET(frame, 0),
+                               GST_VIDEO_FRAME_COMP_POFFSET(frame, 1), GST_VIDEO_FRAME_COMP_POFFSET(frame, 2), width,
+                               height, packed_copy->data());
+        return waldboost::GrayView{packed_copy->data(), width, height, static_cast<size_t>(width)};
+    }
+    /* Every second byte: the other packed formats in the caps are 4:2:2. */
+    g_assert(GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0) == 2);
     waldboost::copy_every_second_byte(data, stride, width, height, packed_copy->data());
     return waldboost::GrayView{packed_copy->data(), width, height, static_cast<size_t>(width)};
 }
@@ -150,8 +159,8 @@ const waldboost::GrayView* FrameAccess::luma()
     map();
     if (!mapped_)
         return nullptr;
-    /* On first use: burning alone never reads it, and packed 4:2:2's
-     * luma is a copy. */
+    /* On first use: burning alone never reads it, and a packed frame's
+     * gray is made. */
     if (!luma_made_) {
         luma_made_ = true;
         luma_ = luma_of(&frame_, &packed_luma_);

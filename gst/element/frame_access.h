@@ -27,10 +27,12 @@ namespace waldboost_element {
 bool map_checked_frame(GstVideoFrame* frame, const GstVideoInfo* info, GstBuffer* buffer, GstMapFlags flags,
                        std::string* why);
 
-/* The luma plane of a mapped frame (the grayscale image). Planar formats
- * are read in place. Packed 4:2:2 (YUY2, UYVY, YVYU: USB cameras), whose
- * luma bytes alternate with chroma, is copied into `packed_copy` first:
- * the detector reads a plane of bytes. */
+/* The grayscale image of a mapped frame: the luma plane, or the gray of
+ * RGB. Planar formats are read in place. Packed 4:2:2 (YUY2, UYVY, YVYU:
+ * USB cameras), whose luma bytes alternate with chroma, is copied into
+ * `packed_copy` first, as the detector reads a plane of bytes; packed RGB
+ * (RGB, BGRx, ARGB, ...: screen capture, ISPs, applications) becomes
+ * OpenCV's gray of it there, the image facedetect searches. */
 waldboost::GrayView luma_of(const GstVideoFrame* frame, std::vector<uint8_t>* packed_copy);
 
 /* The bytes of `plane` from its first byte to the end of its memory. */

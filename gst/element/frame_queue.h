@@ -128,7 +128,7 @@ private:
     mutable std::mutex info_lock_; /* the LATENCY query reads the frame rate from another thread */
     bool overlay_meta_downstream_ = false;
     bool overlay_meta_unknown_ = true; /* ask downstream at the next frame */
-    /* Packed 4:2:2's luma, copied for the engine, which copies it again:
+    /* Packed 4:2:2's luma or RGB's gray, made for the engine, which copies it again:
      * kept from frame to frame, as fresh memory for every frame cost more
      * than the copy. submit_to_engine() alone uses it, and its calls never
      * overlap (see lock_). */

@@ -149,8 +149,11 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(waldboostdetect, "waldboostdetect", GST_RA
                                                               "WaldBoost OpenCL object detection"))
 
 /* The luma of these formats is the grayscale image (read in place, or
- * copied out of packed 4:2:2: frame_access.h). */
-#define WALDBOOST_FORMATS "GRAY8, I420, YV12, NV12, NV21, Y42B, Y444, YUY2, UYVY, YVYU"
+ * copied out of packed 4:2:2), and for RGB OpenCV's gray of the colours
+ * (frame_access.h). */
+#define WALDBOOST_FORMATS                                                                                         \
+    "GRAY8, I420, YV12, NV12, NV21, Y42B, Y444, YUY2, UYVY, YVYU, RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, " \
+    "ARGB, ABGR"
 #define WALDBOOST_CAPS GST_VIDEO_CAPS_MAKE("{ " WALDBOOST_FORMATS " }")
 
 /* ------------------------------------------------------------------------ */
@@ -383,8 +386,8 @@ static gboolean gst_waldboost_detect_propose_allocation(GstBaseTransform* trans,
     if (n == 0) {
         /* Memory the device reads directly: on a GPU upstream's frames then
          * need no copy here (pinned_pool.h); on CPU devices they are copied
-         * as any frame is. Not for packed 4:2:2, whose luma is copied out
-         * of the frame anyway. */
+         * as any frame is. Not for packed 4:2:2 and RGB, whose gray is
+         * made on the host anyway. */
         GstBufferPool* pinned = nullptr;
         const auto engine = self->priv->queue.current_engine();
         const bool luma_in_place = GST_VIDEO_INFO_COMP_PSTRIDE(&info, 0) == 1;

@@ -273,6 +273,7 @@ GstBuffer* make_frame(const GrayImage& image, GstVideoFormat format, GstClockTim
         for (int x = 0; x < image.width; ++x)
             row[x * pstride] = image.at(x, y);
     }
+    const bool rgb = GST_VIDEO_INFO_IS_RGB(&info);
     for (guint c = 1; c < GST_VIDEO_FRAME_N_COMPONENTS(&frame); ++c) {
         const int cw = GST_VIDEO_FRAME_COMP_WIDTH(&frame, c), ch = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c);
         const int pstride = GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c);
@@ -280,7 +281,7 @@ GstBuffer* make_frame(const GrayImage& image, GstVideoFormat format, GstClockTim
             guint8* row = static_cast<guint8*>(GST_VIDEO_FRAME_COMP_DATA(&frame, c)) +
                           static_cast<gsize>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&frame, c);
             for (int x = 0; x < cw; ++x)
-                row[x * pstride] = 128;
+                row[x * pstride] = !rgb ? 128 : c < 3 ? image.at(x, y) : 255;
         }
     }
     gst_video_frame_unmap(&frame);

@@ -49,7 +49,9 @@ constexpr GstClockTime kFrameDuration = GST_SECOND / 30;
 /* The formats the element takes. */
 inline constexpr GstVideoFormat kFormats[] = {
     GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
-    GST_VIDEO_FORMAT_Y42B,  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_YVYU};
+    GST_VIDEO_FORMAT_Y42B,  GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_YVYU,
+    GST_VIDEO_FORMAT_RGB,   GST_VIDEO_FORMAT_BGR,  GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB,
+    GST_VIDEO_FORMAT_xBGR,  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR};
 
 /* ------------------------------------------------------------------------ */
 /* Environment and data                                                     */
@@ -158,7 +160,9 @@ struct Sent {
     GstClockTime pts = GST_CLOCK_TIME_NONE;
 };
 
-/* A frame whose luma plane is `image` and whose chroma is 128. With
+/* A frame whose luma plane is `image` and whose chroma is 128 (RGB: red,
+ * green and blue all `image`, a gray whose OpenCV gray is `image`; alpha
+ * opaque). With
  * pad_bytes > 0 every row of every plane has that much padding, described by
  * a GstVideoMeta. All padding holds a pattern, so reading it shows. */
 GstBuffer* make_frame(const GrayImage& image, GstVideoFormat format, GstClockTime pts, int pad_bytes = 0,

@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Element tests, caps: the formats the element takes (GRAY8, the planar
- * YUV ones and packed 4:2:2) and refuses (RGB, GRAY16, v210 and others), every format passed
- * through with its caps and pixels untouched at ordinary and odd sizes,
- * and a warning that says to insert videoconvert when upstream offers RGB.
+ * YUV ones, packed 4:2:2 and 8-bit RGB) and refuses (GRAY16, 16-bit RGB,
+ * v210 and others), every format passed through with its caps and pixels
+ * untouched at ordinary and odd sizes, and a warning that says to insert
+ * videoconvert when upstream offers only a format it refuses.
  * Needs no test images.
  */
 #include <string>
@@ -26,8 +27,8 @@ GST_START_TEST(test_caps_template)
         fail_unless(gst_pad_query_accept_caps(src, caps), "src refuses %s", gst_video_format_to_string(f));
         gst_caps_unref(caps);
     }
-    const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB,  GST_VIDEO_FORMAT_BGRx,      GST_VIDEO_FORMAT_RGBA,
-                                      GST_VIDEO_FORMAT_v210, GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_AYUV};
+    const GstVideoFormat refused[] = {GST_VIDEO_FORMAT_RGB16, GST_VIDEO_FORMAT_BGR10A2_LE, GST_VIDEO_FORMAT_ARGB64,
+                                      GST_VIDEO_FORMAT_v210,  GST_VIDEO_FORMAT_GRAY16_LE,  GST_VIDEO_FORMAT_AYUV};
     for (GstVideoFormat f : refused) {
         GstCaps* caps = caps_for(f, 64, 48);
         fail_if(gst_pad_query_accept_caps(sink, caps), "sink accepts %s", gst_video_format_to_string(f));
@@ -83,22 +84,22 @@ GST_START_TEST(test_caps_formats_and_odd_sizes)
 }
 GST_END_TEST;
 
-GST_START_TEST(test_caps_rgb_refused)
+GST_START_TEST(test_caps_refused_format)
 {
     GstHarness* h = harness_with();
-    GstCaps* rgb = gst_caps_from_string("video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+    GstCaps* rgb = gst_caps_from_string("video/x-raw,format=RGB16,width=64,height=48,framerate=30/1");
     /* A sticky event is stored on the harness pad even when the element
      * refuses it, so check the element's pads instead of the return value. */
     gst_harness_push_event(h, gst_event_new_caps(rgb));
     GstPad* sink = gst_element_get_static_pad(h->element, "sink");
     GstCaps* current = gst_pad_get_current_caps(sink);
-    fail_unless(current == nullptr, "the element took RGB caps: %" GST_PTR_FORMAT, current);
+    fail_unless(current == nullptr, "the element took RGB16 caps: %" GST_PTR_FORMAT, current);
     gst_object_unref(sink);
     GstSegment segment;
     gst_segment_init(&segment, GST_FORMAT_TIME);
     gst_harness_push_event(h, gst_event_new_segment(&segment));
-    GstBuffer* b = gst_buffer_new_allocate(nullptr, 64 * 48 * 3, nullptr);
-    gst_buffer_memset(b, 0, 100, 64 * 48 * 3);
+    GstBuffer* b = gst_buffer_new_allocate(nullptr, 64 * 48 * 2, nullptr);
+    gst_buffer_memset(b, 0, 100, 64 * 48 * 2);
     GST_BUFFER_PTS(b) = 0;
     const GstFlowReturn flow = gst_harness_push(h, b);
     fail_unless_equals_int(flow, GST_FLOW_NOT_NEGOTIATED);
@@ -109,8 +110,9 @@ GST_START_TEST(test_caps_rgb_refused)
 }
 GST_END_TEST;
 
-/* RGB from upstream, as gst-launch users write it: a warning from the
- * element names it, the format and videoconvert, before GStreamer's bare
+/* A format the element refuses from upstream, as gst-launch users write
+ * it (16-bit gray from pngdec): a warning from the element names it, the
+ * format and videoconvert, before GStreamer's bare
  * "not-negotiated" error from the source. Before, that error was all. A
  * pipeline with videoconvert gets no such warning. */
 static std::vector<ErrorInfo> run_launch_line(const char* line, std::vector<std::string>* warning_sources)
@@ -152,12 +154,13 @@ static std::vector<ErrorInfo> run_launch_line(const char* line, std::vector<std:
     return warnings;
 }
 
-GST_START_TEST(test_caps_rgb_says_to_insert_videoconvert)
+GST_START_TEST(test_caps_refused_format_says_to_insert_videoconvert)
 {
-    /* A decoder that outputs RGB (pngdec: the PNG's colour type decides;
-     * its template has GRAY8 too, so gst-launch links it). */
+    /* A decoder whose output format the file decides (pngdec: a 16-bit
+     * gray PNG gives GRAY16_BE; its template has GRAY8 too, so gst-launch
+     * links it). */
     for (const char* upstream :
-         {"videotestsrc num-buffers=2 ! video/x-raw,format=RGB,width=64,height=48 ! pngenc ! pngdec"}) {
+         {"videotestsrc num-buffers=2 ! video/x-raw,format=GRAY16_BE,width=64,height=48 ! pngenc ! pngdec"}) {
         const std::string line = std::string(upstream) + " ! waldboostdetect name=detector ! fakesink";
         std::vector<std::string> sources;
         const std::vector<ErrorInfo> warnings = run_launch_line(line.c_str(), &sources);
@@ -165,17 +168,18 @@ GST_START_TEST(test_caps_rgb_says_to_insert_videoconvert)
         for (size_t i = 0; i < warnings.size(); ++i)
             told += sources[i] == "detector" && warnings[i].domain == GST_CORE_ERROR &&
                     warnings[i].code == GST_CORE_ERROR_NEGOTIATION && contains(warnings[i].message, "detector") &&
-                    contains(warnings[i].message, "RGB") && contains(warnings[i].message, "videoconvert");
-        fail_unless(told == 1, "%s: %d warnings from the element naming RGB and videoconvert, not 1 (%zu in all%s%s)",
+                    contains(warnings[i].message, "GRAY16_BE") && contains(warnings[i].message, "videoconvert");
+        fail_unless(told == 1,
+                    "%s: %d warnings from the element naming GRAY16_BE and videoconvert, not 1 (%zu in all%s%s)",
                     line.c_str(), told, warnings.size(),
                     warnings.empty() ? "" : ", the first: ", warnings.empty() ? "" : warnings[0].text().c_str());
     }
 
     std::vector<std::string> sources;
-    const std::vector<ErrorInfo> warnings =
-        run_launch_line("videotestsrc num-buffers=2 ! video/x-raw,format=RGB,width=64,height=48 ! pngenc ! pngdec ! "
-                        "videoconvert ! waldboostdetect name=detector ! fakesink",
-                        &sources);
+    const std::vector<ErrorInfo> warnings = run_launch_line(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=GRAY16_BE,width=64,height=48 ! pngenc ! pngdec ! "
+        "videoconvert ! waldboostdetect name=detector ! fakesink",
+        &sources);
     fail_unless(warnings.empty(), "with videoconvert: a warning: %s",
                 warnings.empty() ? "" : warnings[0].text().c_str());
 }
@@ -184,9 +188,9 @@ GST_END_TEST;
 TCase* element_case()
 {
     TCase* tc = tcase_create("caps");
-    tcase_add_test(tc, test_caps_rgb_says_to_insert_videoconvert);
+    tcase_add_test(tc, test_caps_refused_format_says_to_insert_videoconvert);
     tcase_add_test(tc, test_caps_template);
     tcase_add_test(tc, test_caps_formats_and_odd_sizes);
-    tcase_add_test(tc, test_caps_rgb_refused);
+    tcase_add_test(tc, test_caps_refused_format);
     return tc;
 }

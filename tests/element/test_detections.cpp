@@ -12,6 +12,7 @@
  */
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -19,6 +20,7 @@
 
 #include <gst/video/gstvideometa.h>
 
+#include "core/detection/image.h"
 #include "core/model/classifier_io.h"
 #include "harness.h"
 
@@ -253,6 +255,82 @@ GST_START_TEST(test_rois_every_format)
         unref_all(out);
         gst_harness_teardown(h);
     }
+}
+GST_END_TEST;
+
+/* OpenCV's gray of a colour (opencv-agreement holds it to cvtColor). */
+static int opencv_gray(int r, int g, int b)
+{
+    return waldboost::rgb_to_gray(static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b));
+}
+
+/* RGB frames are searched in OpenCV's gray of their colours, as
+ * facedetect searches them. The frame's gray is a face of low contrast
+ * (100 to 140), and its colours are chosen so that the gray with red and
+ * blue swapped is that face inverted: a frame read with its colours in the
+ * wrong places (red for blue, or the alpha or padding byte, random here,
+ * for a colour) shows the detector no face. */
+GST_START_TEST(test_rois_rgb_formats_search_the_gray_of_the_colours)
+{
+    GrayImage img = face_frame(0);
+    for (uint8_t& p : img.pixels)
+        p = static_cast<uint8_t>(100 + p * 40 / 255);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    fail_unless(!want.empty(), "no face in the frame of low contrast");
+    std::mt19937 rng(5);
+    const size_t n = img.pixels.size();
+    std::vector<uint8_t> red(n), green(n), blue(n);
+    GrayImage swapped(img.width, img.height);
+    for (size_t i = 0; i < n; ++i) {
+        const int v = img.pixels[i];
+        /* Gray is (9798 r + 19235 g + 3735 b + 16384) >> 15, so the swap
+         * moves it by (9798 - 3735) (b - r) / 32768: to 240 - v. */
+        const int d = (v - 120) * 2 * 32768 / (9798 - 3735);
+        const int r = 128 + d / 2, b = r - d;
+        /* The least green whose gray is v. */
+        const int g = (32768 * v - 16384 - 9798 * r - 3735 * b + 19234) / 19235;
+        fail_unless(g >= 0 && g <= 255 && opencv_gray(r, g, b) == v, "no colour of gray %d (%d, %d, %d)", v, r, g, b);
+        red[i] = static_cast<uint8_t>(r), green[i] = static_cast<uint8_t>(g), blue[i] = static_cast<uint8_t>(b);
+        swapped.pixels[i] = static_cast<uint8_t>(opencv_gray(b, g, r));
+    }
+    fail_unless(expected_boxes(core(swapped), "face").empty(),
+                "the frame with red and blue swapped has faces: the test cannot tell them apart");
+    int formats = 0;
+    for (GstVideoFormat f : kFormats) {
+        GstVideoInfo info;
+        gst_video_info_set_format(&info, f, img.width, img.height);
+        if (!GST_VIDEO_INFO_IS_RGB(&info))
+            continue;
+        ++formats;
+        GstBuffer* frame_buffer = make_frame(img, f, pts_of(0));
+        GstVideoFrame frame;
+        fail_unless(gst_video_frame_map(&frame, &info, frame_buffer, GST_MAP_WRITE));
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&frame); ++c) {
+            const std::vector<uint8_t>* colour = c == GST_VIDEO_COMP_R   ? &red
+                                                 : c == GST_VIDEO_COMP_G ? &green
+                                                 : c == GST_VIDEO_COMP_B ? &blue
+                                                                         : nullptr;
+            for (int y = 0; y < img.height; ++y)
+                for (int x = 0; x < img.width; ++x) {
+                    const size_t i = static_cast<size_t>(y) * img.width + x;
+                    static_cast<guint8*>(GST_VIDEO_FRAME_COMP_DATA(
+                        &frame, c))[static_cast<size_t>(y) * GST_VIDEO_FRAME_COMP_STRIDE(&frame, c) +
+                                    static_cast<size_t>(x) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c)] =
+                        colour ? (*colour)[i] : static_cast<guint8>(rng()); /* alpha: anything */
+                }
+        }
+        gst_video_frame_unmap(&frame);
+        GstHarness* h = harness_with({{"draw", "none"}});
+        set_caps(h, f, img.width, img.height);
+        fail_unless_equals_int(gst_harness_push(h, frame_buffer), GST_FLOW_OK);
+        push_eos(h);
+        std::vector<GstBuffer*> out = pull_all(h);
+        fail_unless_equals_int(out.size(), 1);
+        CHECK_BOXES(out[0], want, std::string("colours in ") + gst_video_format_to_string(f));
+        unref_all(out);
+        gst_harness_teardown(h);
+    }
+    fail_unless_equals_int(formats, 10);
 }
 GST_END_TEST;
 
@@ -572,6 +650,7 @@ TCase* element_case()
     tcase_add_test(tc, test_rois_astronaut_i420);
     tcase_add_test(tc, test_rois_padded_rows);
     tcase_add_test(tc, test_rois_every_format);
+    tcase_add_test(tc, test_rois_rgb_formats_search_the_gray_of_the_colours);
     tcase_add_test(tc, test_rois_from_the_proposed_pool);
     tcase_add_test(tc, test_proposed_pool_honours_the_size_asked);
     tcase_add_test(tc, test_no_pinned_pool_switch);

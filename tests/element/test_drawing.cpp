@@ -103,6 +103,32 @@ GST_START_TEST(test_draw_burn)
 }
 GST_END_TEST;
 
+/* RGB frames take the colour itself in each of red, green and blue; an
+ * alpha component keeps its value, and nothing off the outlines changes. */
+GST_START_TEST(test_draw_burn_rgb)
+{
+    const GrayImage img = face_frame(0);
+    const std::vector<Box> want = expected_boxes(core(img), "face");
+    const std::vector<bool> mask = outline_mask(outline_rects(want, img.width, img.height, 2), img.width, img.height);
+    for (GstVideoFormat f :
+         {GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_ARGB}) {
+        const char* name = gst_video_format_to_string(f);
+        DrawRun r = run_draw({{"draw", "burn"}, {"color", "0xff2080c0"}}, img, f);
+        CHECK_BOXES(r.out[0], want, name);
+        for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&r.sent[0].info); ++c) {
+            const int colour = c == GST_VIDEO_COMP_R ? 0x20 : c == GST_VIDEO_COMP_G ? 0x80 : 0xc0;
+            const PlanePair p = component(r.sent[0], r.out[0], c);
+            for (size_t i = 0; i < mask.size(); ++i) {
+                const int expected = mask[i] && c != GST_VIDEO_COMP_A ? colour : p.before[i];
+                fail_unless(p.after[i] == expected, "%s: component %u of pixel %zu is %d, not %d", name, c, i,
+                            p.after[i], expected);
+            }
+        }
+        unref_all(r.out);
+    }
+}
+GST_END_TEST;
+
 GST_START_TEST(test_draw_meta)
 {
     const GrayImage img = face_frame(0);
@@ -569,6 +595,7 @@ TCase* element_case()
     TCase* tc = tcase_create("drawing");
     tcase_add_test(tc, test_draw_none);
     tcase_add_test(tc, test_draw_burn);
+    tcase_add_test(tc, test_draw_burn_rgb);
     tcase_add_test(tc, test_draw_label_colors_of_unknown_labels);
     tcase_add_test(tc, test_draw_meta);
     tcase_add_test(tc, test_draw_auto);

@@ -106,6 +106,15 @@ IntegralImage tilted_integral_image(const GrayView& src);
  * `first` may point into the row (UYVY's luma starts at its second byte). */
 void copy_every_second_byte(const uint8_t* first, size_t stride, int width, int height, uint8_t* out);
 
+/* rgb_to_gray() of every pixel of an 8-bit RGB image: OpenCV's gray of it,
+ * to the bit (cvtColor's RGB2GRAY and BGR2GRAY), as facedetect makes it
+ * from RGB frames. Pixels of `pixel_step` bytes (3 or 4: RGB, BGRx, ARGB,
+ * ...) follow each other from `pixels`, rows every `stride` bytes; red,
+ * green and blue are the byte offsets of the colours in a pixel. Reads no
+ * byte past a row's last pixel. */
+void gray_of_rgb(const uint8_t* pixels, size_t stride, int pixel_step, int red, int green, int blue, int width,
+                 int height, uint8_t* out);
+
 /* The population standard deviation of the pixels (OpenCV's meanStdDev);
  * 0 for an empty image. */
 double standard_deviation(const GrayView& src);
