@@ -29,7 +29,8 @@
 # facedetect needs RGB, so its pipeline converts every frame to RGB (part of
 # its real cost); waldboostdetect reads the decoder's I420 as it is. The
 # counts differ a little: facedetect looks at RGB converted to gray, the other
-# at the luma plane. facedetect also runs its eye, nose and mouth cascades in
+# at the luma plane (with video/x-raw,format=RGB in front of both, they search
+# the same gray and give the same boxes). facedetect also runs its eye, nose and mouth cascades in
 # every face when their files exist; Debian does not ship them (it logs that
 # it cannot open them), and they cannot be switched off from gst-launch-1.0
 # (an empty value swallows the next argument, /dev/null crashes OpenCV);
