@@ -18,7 +18,9 @@
  *    grouped detections identical to detectMultiScale(1.1, 3, min size =
  *    window), end to end;
  *  - nested cascades (eyes, smile) searched in facedetect's areas of each
- *    face give what detectMultiScale gives on those areas as Mat ROIs.
+ *    face give what detectMultiScale gives on those areas as Mat ROIs;
+ *  - minimum and maximum sizes of another shape than the window's pick
+ *    detectMultiScale's levels (also on frames of vtest.avi).
  */
 #include <gtest/gtest.h>
 
@@ -447,6 +449,64 @@ TEST_F(OpenCvAgreement, HaarCascadesGiveIdenticalRawAndGroupedDetections)
     /* Not vacuous: real faces, eyes and bodies in these images. */
     EXPECT_GT(raw_total, 2000u);
     EXPECT_GT(grouped_total, 50u);
+}
+
+/* detectMultiScale's minSize and maxSize are a width and a height each: a
+ * level is skipped when its window is narrower or lower than minSize, and
+ * the scan stops at the first wider or higher than maxSize. With windows
+ * that are not square (upperbody 22x18, fullbody 14x28) a size that is not
+ * the window's shape picks other levels than a width alone would: the
+ * element's min-size with min-height, waldboost-detect's --min-size WxH. */
+TEST_F(OpenCvAgreement, MinAndMaxSizesPickOpenCvsLevels)
+{
+    struct Sizes {
+        cv::Size min, max;
+    };
+    const Sizes sizes[] = {{{0, 40}, {}}, {{60, 20}, {}}, {{30, 30}, {160, 90}}};
+    /* Faces, and people walking (vtest.avi, from opencv-doc). */
+    std::vector<NamedImage> images;
+    for (size_t i = 0; i < images_->size(); i += 3)
+        images.push_back((*images_)[i]);
+    WALDBOOST_REQUIRE_FILE(waldboost_test::test_data("vtest.avi"));
+    cv::VideoCapture video(waldboost_test::test_data("vtest.avi"));
+    cv::Mat frame;
+    for (int index = 0; index <= 300 && video.read(frame); ++index) {
+        if (index % 300 != 0)
+            continue;
+        cv::Mat gray;
+        cv::cvtColor(frame, gray, cv::COLOR_BGR2GRAY);
+        images.push_back({"vtest.avi#" + std::to_string(index), gray});
+    }
+    ASSERT_EQ(images.size(), (images_->size() + 2) / 3 + 2) << "could not decode vtest.avi";
+    for (const char* stem : {"haarcascade_upperbody", "haarcascade_fullbody", "haarcascade_frontalface_default"}) {
+        const std::string path = haar_dir() + "/" + stem + ".xml";
+        const Classifier classifier = load_classifier_file(path);
+        cv::CascadeClassifier opencv(path);
+        ASSERT_FALSE(opencv.empty()) << path;
+        for (const Sizes& size : sizes) {
+            size_t found = 0;
+            for (const NamedImage& image : images) {
+                std::vector<cv::Rect> theirs;
+                opencv.detectMultiScale(image.gray, theirs, 1.1, 0, 0, size.min, size.max);
+                DetectParams params;
+                params.min_neighbors = 0;
+                params.min_size = {size.min.width, size.min.height};
+                params.max_size = {size.max.width, size.max.height};
+                std::vector<RawWindow> windows = detect_unclipped(classifier, view_of(image.gray), params);
+                clip_windows(windows, {image.gray.cols, image.gray.rows});
+                std::vector<Rect> ours;
+                for (const RawWindow& w : windows)
+                    ours.push_back(w.rect);
+                std::sort(ours.begin(), ours.end());
+                EXPECT_EQ(ours, to_rects(theirs))
+                    << stem << " on " << image.name << ", min size " << size.min << ", max size " << size.max;
+                found += ours.size();
+            }
+            std::printf("%-32s min %3dx%-3d max %3dx%-3d: %5zu raw windows\n", stem, size.min.width, size.min.height,
+                        size.max.width, size.max.height, found);
+            EXPECT_GT(found, 10u) << stem << ": too few windows to compare";
+        }
+    }
 }
 
 TEST_F(OpenCvAgreement, NestedCascadesInFaceAreasEqualOpenCvOnMatRois)

@@ -412,9 +412,20 @@ static std::string scale_factor_text(double factor)
     return text;
 }
 
+/* "min-size 160 leaves", "min-height 90 leaves", "min-size 60 and
+ * min-height 200 leave". */
+static std::string minimum_text(const DetectionSettings& d)
+{
+    const std::string width = "min-size " + std::to_string(d.min_size);
+    const std::string height = "min-height " + std::to_string(d.min_height);
+    if (d.min_height <= 0)
+        return width + " leaves";
+    return d.min_size > 0 ? width + " and " + height + " leave" : height + " leaves";
+}
+
 /* Settings under which nothing can be detected (min-size above max-size, a
- * roi or min-size that leaves no window size in the frame) are accepted,
- * as OpenCV's detectMultiScale accepts them, but a user who sees no
+ * roi, min-size or min-height that leaves no window size in the frame) are
+ * accepted, as OpenCV's detectMultiScale accepts them, but a user who sees no
  * detection should learn why: one warning per cause, again if it comes back
  * after going away. The core's scale plan decides; only a new generation of
  * settings or a new searched area is checked again. Holds lock_. */
@@ -447,9 +458,8 @@ void FrameQueue::hint_nothing_searched(const PendingFrame& pending)
             else if (d.max_size > 0 && d.max_size < c.window_width)
                 why = "max-size " + std::to_string(d.max_size) + " is below the classifier's window (" + window + ")";
             else
-                why = "min-size " + std::to_string(d.min_size) +
-                      " leaves no window size of the pyramid (scale-factor " + scale_factor_text(d.scale_factor) +
-                      ") that fits in " + area;
+                why = minimum_text(d) + " no window size of the pyramid (scale-factor " +
+                      scale_factor_text(d.scale_factor) + ") that fits in " + area;
         }
     }
     if (why == nothing_searched_warned_)

@@ -239,6 +239,7 @@ bool set_setting(GObject* object, Settings& settings, guint id, const GValue* va
     }
     case PROP_SCALE_FACTOR: d.scale_factor = g_value_get_double(value); break;
     case PROP_MIN_SIZE: d.min_size = g_value_get_int(value); break;
+    case PROP_MIN_HEIGHT: d.min_height = g_value_get_int(value); break;
     case PROP_MAX_SIZE: d.max_size = g_value_get_int(value); break;
     case PROP_STRIDE: d.stride = g_value_get_int(value); break;
     case PROP_MIN_NEIGHBORS: d.min_neighbors = g_value_get_int(value); break;
@@ -364,6 +365,7 @@ bool get_setting(const Settings& settings, guint id, GValue* value)
     case PROP_DEVICE: g_value_set_string(value, e.device.c_str()); break;
     case PROP_SCALE_FACTOR: g_value_set_double(value, d.scale_factor); break;
     case PROP_MIN_SIZE: g_value_set_int(value, d.min_size); break;
+    case PROP_MIN_HEIGHT: g_value_set_int(value, d.min_height); break;
     case PROP_MAX_SIZE: g_value_set_int(value, d.max_size); break;
     case PROP_STRIDE: g_value_set_int(value, d.stride); break;
     case PROP_MIN_NEIGHBORS: g_value_set_int(value, d.min_neighbors); break;

@@ -27,6 +27,7 @@ enum PropertyId : guint {
     PROP_DEVICE,
     PROP_SCALE_FACTOR,
     PROP_MIN_SIZE,
+    PROP_MIN_HEIGHT,
     PROP_MAX_SIZE,
     PROP_STRIDE,
     PROP_MIN_NEIGHBORS,

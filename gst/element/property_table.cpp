@@ -116,8 +116,25 @@ void install_properties(GObjectClass* gobject_class)
     g_object_class_install_property(
         gobject_class, PROP_MIN_SIZE,
         g_param_spec_int("min-size", "Minimum size",
-                         "Smallest object width in pixels (height follows the classifier window); 0 = the "
-                         "classifier window",
+                         "Smallest object width in pixels (the height follows the classifier window, or is "
+                         "min-height); 0 = the classifier window",
+                         0, G_MAXINT, 0, rw));
+    /**
+     * GstWaldboostDetect:min-height:
+     *
+     * Smallest object height in pixels (0: min-size's, which follows the
+     * classifier window's aspect ratio). With min-size, facedetect's
+     * min-size-width and min-size-height for a cascade whose window is not
+     * square.
+     *
+     * Since: 2026.12
+     */
+    g_object_class_install_property(
+        gobject_class, PROP_MIN_HEIGHT,
+        g_param_spec_int("min-height", "Minimum height",
+                         "Smallest object height in pixels, with min-size as the smallest width (OpenCV's minSize, "
+                         "facedetect's min-size-width and min-size-height); 0 = min-size's height, which follows "
+                         "the classifier window's aspect ratio",
                          0, G_MAXINT, 0, rw));
     /**
      * GstWaldboostDetect:max-size:

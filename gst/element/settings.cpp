@@ -16,7 +16,9 @@ CoreConfig core_config(const Settings& s, const waldboost::Classifier& c, const 
     const DetectionSettings& d = s.detection;
     ds.scale_factor = d.scale_factor;
     ds.min_neighbors = d.min_neighbors;
-    ds.min_size.width = d.min_size; /* heights follow the window's aspect ratio */
+    ds.min_size.width = d.min_size; /* heights follow the window's aspect ratio, */
+    if (d.min_height > 0)           /* unless min-height gives one */
+        ds.min_size.height = d.min_height;
     ds.max_size.width = d.max_size;
     ds.stride = d.stride;
     ds.grouping = d.grouping == GST_WALDBOOST_GROUPING_NMS    ? waldboost::Grouping::Nms

@@ -85,7 +85,8 @@ struct EngineSettings {
  * (tracking, the nested cascades). */
 struct DetectionSettings {
     double scale_factor = kDefaultScaleFactor;
-    int min_size = 0;
+    int min_size = 0;   /* a width */
+    int min_height = 0; /* 0: min_size's, by the window's aspect ratio */
     int max_size = 0;
     int stride = 0;
     int min_neighbors = kDefaultMinNeighbors;

@@ -140,11 +140,12 @@ GST_START_TEST(test_property_ranges)
         const char* name;
         int min, max;
     };
-    const IntRange ints[] = {{"min-size", 0, G_MAXINT},     {"max-size", 0, G_MAXINT},    {"stride", 0, 64},
-                             {"min-neighbors", 0, 1000},    {"max-inflight", 1, 16},      {"line-width", 1, 32},
-                             {"group-size", 0, 4096},       {"step1-unsync", -1, 65535},  {"step1-divisor", -1, 4096},
-                             {"step2-unsync", -1, 65535},   {"step2-divisor", -1, 4096},  {"step2-repeats", -1, 16},
-                             {"step4-group-size", 0, 4096}, {"max-windows", 0, G_MAXINT}, {"min-stddev", 0, 255}};
+    const IntRange ints[] = {{"min-size", 0, G_MAXINT},   {"min-height", 0, G_MAXINT},   {"max-size", 0, G_MAXINT},
+                             {"stride", 0, 64},           {"min-neighbors", 0, 1000},    {"max-inflight", 1, 16},
+                             {"line-width", 1, 32},       {"group-size", 0, 4096},       {"step1-unsync", -1, 65535},
+                             {"step1-divisor", -1, 4096}, {"step2-unsync", -1, 65535},   {"step2-divisor", -1, 4096},
+                             {"step2-repeats", -1, 16},   {"step4-group-size", 0, 4096}, {"max-windows", 0, G_MAXINT},
+                             {"min-stddev", 0, 255}};
     GstElement* e = make_element({});
     for (const IntRange& r : ints) {
         GParamSpec* p = g_object_class_find_property(G_OBJECT_GET_CLASS(e), r.name);
@@ -565,6 +566,19 @@ GST_START_TEST(test_prop_detect_params)
         },
         &pc);
     fail_unless(size_for_width(pc, 50).height == 85);
+    /* min-height instead of the window's: OpenCV's minSize of 50x100, and
+     * a height alone (its width is then any). */
+    add(
+        {{"classifier", profile}, {"min-size", "50"}, {"min-height", "100"}, {"min-neighbors", "0"}},
+        [&](DetectParams& p) {
+            p.min_size = {50, 100};
+            p.min_neighbors = 0;
+        },
+        &pc);
+    add({{"min-height", "110"}, {"min-neighbors", "0"}}, [&](DetectParams& p) {
+        p.min_size = {0, 110};
+        p.min_neighbors = 0;
+    });
 
     for (const Case& cs : cases) {
         std::string what;
@@ -1022,6 +1036,16 @@ GST_START_TEST(test_property_nothing_searched_warns_once)
          160,
          "min-size 160 leaves no window size of the pyramid (scale-factor 1.1) that fits in the frame (200x160)"},
         {{{"min-size", "140"}}, 200, 160, nullptr},
+        {{{"min-height", "161"}},
+         200,
+         160,
+         "min-height 161 leaves no window size of the pyramid (scale-factor 1.1) that fits in the frame (200x160)"},
+        {{{"min-size", "60"}, {"min-height", "161"}},
+         200,
+         160,
+         "min-size 60 and min-height 161 leave no window size of the pyramid (scale-factor 1.1) that fits in the "
+         "frame (200x160)"},
+        {{{"min-height", "147"}}, 200, 160, nullptr},
         {{{"roi", "<190,140,50,50>"}},
          200,
          160,
@@ -1056,8 +1080,9 @@ GST_START_TEST(test_property_nothing_searched_warns_once)
         } else {
             fail_unless_equals_int(found.size(), 1);
             fail_unless(contains(found[0], c.why), "%s: %s", what.c_str(), found[0].c_str());
-            /* Gone (min-size 0 or roi-list's own), then back: said again. */
-            g_object_set(h->element, "min-size", 0, "max-size", 0, nullptr);
+            /* Gone (min-size and min-height 0, or roi-list's own), then back:
+             * said again. */
+            g_object_set(h->element, "min-size", 0, "min-height", 0, "max-size", 0, nullptr);
             gst_util_set_object_arg(G_OBJECT(h->element), "roi", "<>");
             fail_unless_equals_int(push_frame(h, synthetic(c.width, c.height, 3), GST_VIDEO_FORMAT_GRAY8, 3),
                                    GST_FLOW_OK);

@@ -19,13 +19,14 @@ namespace wcl = waldboost::opencl;
 wcl::DetectorSettings element_settings(GstElement* detect, const std::string& device)
 {
     gdouble scale = 1.1, nms_iou = 0.3, threshold = 0;
-    gint stride = 0, min_neighbors = 3, min_size = 0, max_size = 0, grouping = 0, max_windows = 0, max_inflight = 2;
+    gint stride = 0, min_neighbors = 3, min_size = 0, min_height = 0, max_size = 0, grouping = 0, max_windows = 0,
+         max_inflight = 2;
     gboolean batching = FALSE, profiling = FALSE;
     guint64 batch_wait = 0;
     g_object_get(detect, "scale-factor", &scale, "stride", &stride, "min-neighbors", &min_neighbors, "nms-iou",
-                 &nms_iou, "threshold", &threshold, "min-size", &min_size, "max-size", &max_size, "grouping", &grouping,
-                 "max-windows", &max_windows, "max-inflight", &max_inflight, "batching", &batching, "batch-wait",
-                 &batch_wait, "profiling", &profiling, nullptr);
+                 &nms_iou, "threshold", &threshold, "min-size", &min_size, "min-height", &min_height, "max-size",
+                 &max_size, "grouping", &grouping, "max-windows", &max_windows, "max-inflight", &max_inflight,
+                 "batching", &batching, "batch-wait", &batch_wait, "profiling", &profiling, nullptr);
     GEnumClass* groupings = G_ENUM_CLASS(g_type_class_ref(
         G_PARAM_SPEC_VALUE_TYPE(g_object_class_find_property(G_OBJECT_GET_CLASS(detect), "grouping"))));
     const GEnumValue* nick = g_enum_get_value(groupings, grouping);
@@ -40,7 +41,9 @@ wcl::DetectorSettings element_settings(GstElement* detect, const std::string& de
     settings.grouping = grouping_nick == "nms"    ? waldboost::Grouping::Nms
                         : grouping_nick == "none" ? waldboost::Grouping::None
                                                   : waldboost::Grouping::OpenCv;
-    settings.min_size.width = min_size; /* widths: heights follow the window */
+    settings.min_size.width = min_size; /* widths: heights follow the window, */
+    if (min_height > 0)                 /* unless min-height gives one */
+        settings.min_size.height = min_height;
     settings.max_size.width = max_size;
     settings.threshold_offset = threshold;
     settings.max_windows = max_windows;
