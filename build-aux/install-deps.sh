@@ -31,6 +31,8 @@ if [ "${1:-}" = "--tests" ] || [ -n "$bench" ]; then
   packages="$packages gir1.2-gst-rtsp-server-1.0"
   # A recipe that hangs prints its threads' stacks (tests/pipelines/recipes.py).
   packages="$packages gdb"
+  # The recipes' tests: compare-with-facedetect.sh against OpenCV's facedetect.
+  packages="$packages gstreamer1.0-opencv"
   # The Debian 13 phase's root (tests/debian/root.sh).
   packages="$packages debootstrap"
   # The package test (tests/debian/package-test.sh): building and linting .debs.
