@@ -20,7 +20,9 @@
  *  - nested cascades (eyes, smile) searched in facedetect's areas of each
  *    face give what detectMultiScale gives on those areas as Mat ROIs;
  *  - minimum and maximum sizes of another shape than the window's pick
- *    detectMultiScale's levels (also on frames of vtest.avi).
+ *    detectMultiScale's levels (also on frames of vtest.avi);
+ *  - detections and raw windows come in detectMultiScale's order when it
+ *    runs on one thread.
  */
 #include <gtest/gtest.h>
 
@@ -449,6 +451,54 @@ TEST_F(OpenCvAgreement, HaarCascadesGiveIdenticalRawAndGroupedDetections)
     /* Not vacuous: real faces, eyes and bodies in these images. */
     EXPECT_GT(raw_total, 2000u);
     EXPECT_GT(grouped_total, 50u);
+}
+
+/* Not only the same detections: the same order. detectMultiScale scans
+ * with several threads, whose windows come in the order they finish, and
+ * numbers its groups by their first window; on one thread its order is
+ * level, row, column, which is ours. That order is what parts=first takes
+ * as facedetect's "first part" of a face. */
+TEST_F(OpenCvAgreement, DetectionsComeInDetectMultiScalesOrderOnOneThread)
+{
+    const int threads = cv::getNumThreads();
+    cv::setNumThreads(1);
+    const std::string paths[] = {
+        waldboost_test::cascade_path("lbpcascade_frontalface"),
+        waldboost_test::cascade_path("lbpcascade_profileface"),
+        waldboost_test::cascade_path("lbpcascade_frontalface_improved"),
+        haar_dir() + "/haarcascade_frontalface_default.xml",
+        haar_dir() + "/haarcascade_eye.xml",
+        haar_dir() + "/haarcascade_smile.xml",
+    };
+    size_t ordered = 0;
+    for (const std::string& path : paths) {
+        const Classifier classifier = load_classifier_file(path);
+        cv::CascadeClassifier opencv(path);
+        ASSERT_FALSE(opencv.empty()) << path;
+        const cv::Size window(classifier.window_width, classifier.window_height);
+        for (size_t i = 0; i < images_->size(); i += 2) {
+            const NamedImage& image = (*images_)[i];
+            /* One scan gives both: the raw windows in their order, and
+             * groupRectangles' numbering of them. */
+            DetectParams raw, grouped;
+            raw.min_neighbors = 0;
+            const Size size{image.gray.cols, image.gray.rows};
+            std::vector<RawWindow> windows = detect_unclipped(classifier, view_of(image.gray), raw);
+            for (const DetectParams& params : {raw, grouped}) {
+                std::vector<cv::Rect> found;
+                opencv.detectMultiScale(image.gray, found, 1.1, params.min_neighbors, 0, window);
+                std::vector<Rect> ours, theirs;
+                for (const Detection& d : detections_of(windows, params, size))
+                    ours.push_back(d.rect);
+                for (const cv::Rect& r : found)
+                    theirs.push_back({r.x, r.y, r.width, r.height});
+                EXPECT_EQ(ours, theirs) << path << " on " << image.name << ", min neighbours " << params.min_neighbors;
+                ordered += ours.size() > 1 ? ours.size() : 0;
+            }
+        }
+    }
+    cv::setNumThreads(threads);
+    EXPECT_GT(ordered, 100u); /* lists of more than one, whose order can be wrong */
 }
 
 /* detectMultiScale's minSize and maxSize are a width and a height each: a
