@@ -51,6 +51,7 @@ struct Stream {
     uint64_t seen = 0;           /* buffers at the sink */
     uint64_t timed = 0;          /* buffers that left the source after the start */
     Mismatches mismatches;
+    bool ended = false; /* its EOS came (under RunState::lock) */
     Clock::time_point eos_at;
 };
 
