@@ -10,7 +10,7 @@
 # compared, not the eyes), one with tracking (boxes not compared,
 # frames counted), one writing into the element's pool, and one with the
 # publish elements after the detector (--after); values the element cannot
-# take are refused; raw frames are read, and bad raw files refused; a run
+# take are refused; frames in other formats give the same boxes; raw frames are read, and bad raw files refused; a run
 # with no frame after the preroll fails its row. Skipped (77)
 # without the test images unless WALDBOOST_REQUIRE_TEST_DATA=1.
 set -eu
@@ -70,6 +70,33 @@ for props in "min-size=abc" "scale-factor=0.5"; do
   fi
 done
 echo "pipeline-bench smoke with values the element cannot take: ok"
+# Other frame formats (--format): each gray frame carried as a decoder's
+# planar or semi-planar luma, a camera's packed 4:2:2 or an application's
+# RGB, made up front and written into the element's pool; the element must
+# find the engine's boxes in every frame. A format that is not 8-bit, and
+# one the element does not take, are usage errors.
+for format in I420:none NV12:proposed YUY2:proposed BGRx:none RGB:proposed; do
+  "$tool" --streams 1 --sizes 320x240 --frames 6 --device cpu --timeout 60 --no-engine --no-source \
+    --format "${format%%:*}" --source-writes "${format#*:}" --json "$out/format.json" \
+    "$data/astronaut.png" "$data/messi5.jpg" > "$out/format.out" 2>&1 ||
+    { echo "--format $format:"; cat "$out/format.out"; exit 1; }
+  python3 - "$out/format.json" "${format%%:*}" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["format"] == sys.argv[2], doc["format"]
+element = doc["rows"][0]["element"]
+assert element["ok"] and element["mismatches"] == 0 and element["frames"] > 0, element
+PY
+done
+for format in "GRAY16_LE:takes an 8-bit video format" "AYUV:waldboostdetect does not take it"; do
+  status=0
+  "$tool" --streams 1 --sizes 320x240 --frames 6 --device cpu --no-engine --no-source \
+    --format "${format%%:*}" "$data/astronaut.png" > "$out/bad.out" 2>&1 || status=$?
+  if [ "$status" -ne 2 ] || ! grep -q "${format#*:}" "$out/bad.out"; then
+    echo "--format ${format%%:*}: exit $status, wanted 2 and '${format#*:}':"; cat "$out/bad.out"; exit 1
+  fi
+done
+echo "pipeline-bench smoke with other frame formats: ok"
 # Raw frames (--raw): a file of three whole 64x48 frames is three distinct
 # frames; one with a partial frame, and a device read without end
 # (/dev/zero, which the tool once read until memory ran out), are refused.

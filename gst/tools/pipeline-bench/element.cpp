@@ -122,6 +122,21 @@ void configure_from_element(Settings& s, const waldboost::Classifier& classifier
         gst_object_unref(probe);
         throw UsageError("--props: " + why);
     }
+    /* A format the element does not take: a usage error now, not a row
+     * that fails with not-negotiated. */
+    GstPad* sink = gst_element_get_static_pad(probe, "sink");
+    GstCaps* takes = gst_pad_get_pad_template_caps(sink);
+    GstCaps* frames = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, s.format.c_str(), nullptr);
+    const bool taken = gst_caps_can_intersect(takes, frames);
+    gst_caps_unref(frames);
+    gst_caps_unref(takes);
+    gst_object_unref(sink);
+    if (!taken) {
+        gst_object_unref(probe);
+        throw UsageError("--format " + s.format +
+                         ": waldboostdetect does not take it (gst-inspect-1.0 "
+                         "waldboostdetect lists the formats it takes)");
+    }
     s.element = element_settings(probe, s.device);
     gboolean tracking = FALSE;
     gint interval = 1;

@@ -20,14 +20,16 @@
 
 namespace pipeline_bench {
 
-/* The frames of one size: images, GRAY8 buffers that wrap them (no copy),
- * and the boxes one engine gives for each. */
+/* The frames of one size: images, buffers of --format that carry them
+ * (GRAY8 ones wrap the images, no copy), and the boxes one engine gives for
+ * each. */
 struct FrameSet {
     waldboost::Size size;
     std::vector<waldboost::GrayImage> images;
     std::vector<Boxes> expected;
     std::vector<GstBuffer*> buffers;
-    std::string device; /* the reference engine's, described */
+    GstCaps* caps = nullptr; /* the buffers' */
+    std::string device;      /* the reference engine's, described */
 
     FrameSet() = default;
     FrameSet(const FrameSet&) = delete;
@@ -36,8 +38,15 @@ struct FrameSet {
     {
         for (GstBuffer* b : buffers)
             gst_buffer_unref(b);
+        if (caps)
+            gst_caps_unref(caps);
     }
 };
+
+/* Whether --format can carry a gray frame exactly: a format GstVideo knows,
+ * of 8-bit components, with a luma or red, green and blue (not a palette,
+ * not tiled). Whether the element takes it is its caps' answer. */
+bool frame_format_supported(const std::string& format);
 
 /* The images, then the frames of the raw files (each file's size its own
  * --raw-size, or the one for all). Throws UsageError for a bad --raw-size,

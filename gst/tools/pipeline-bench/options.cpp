@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "frames.h"
 #include "tools/common/command_line.h"
 
 namespace pipeline_bench {
@@ -146,6 +147,7 @@ bool parse_options(int* argc, char*** argv, Options* o)
     gboolean no_engine = FALSE, no_source = FALSE;
     g_autofree gchar* source_writes = nullptr;
     g_autofree gchar* after = nullptr;
+    g_autofree gchar* format = nullptr;
     const GOptionEntry entries[] = {
         {"streams", 'n', 0, G_OPTION_ARG_STRING, &streams_text, "Numbers of streams, one row each (default 1,4,16,64)",
          "N,..."},
@@ -184,6 +186,12 @@ bool parse_options(int* argc, char*** argv, Options* o)
          "each frame into a pool of its own during the run, as a decoder), proposed (into the pool the element "
          "proposes)",
          "MODE"},
+        {"format", 0, 0, G_OPTION_ARG_STRING, &format,
+         "The frames' video format (default GRAY8): another 8-bit format the element takes, as a decoder (I420, "
+         "NV12), a camera (YUY2) or an application (BGRx, RGB) gives it. Each frame's gray becomes its luma "
+         "(chroma 128) or its R, G and B alike, so the element searches the same image and its boxes are still "
+         "compared; the engines alone take the gray",
+         "FORMAT"},
         {"after", 0, 0, G_OPTION_ARG_STRING, &after,
          "Elements between waldboostdetect and the sink, in gst-launch's syntax, \"{stream}\" standing for the "
          "stream's number (e.g. \"waldboostmetaconvert source-id=cam{stream} ! waldboostmetapublish "
@@ -227,6 +235,10 @@ bool parse_options(int* argc, char*** argv, Options* o)
     s.timeout_s = timeout;
     s.source_writes = source_writes ? source_writes : "none";
     s.after = string_of(after).value_or("");
+    s.format = format ? format : "GRAY8";
+    if (!frame_format_supported(s.format))
+        return usage_error("--format takes an 8-bit video format such as GRAY8, I420, NV12, YUY2, BGRx or RGB, not '" +
+                           s.format + "'");
     if (s.source_writes != "none" && s.source_writes != "own" && s.source_writes != "proposed")
         return usage_error("--source-writes takes none, own or proposed, not '" + s.source_writes + "'");
     if (frames < 1 || timeout <= 0)

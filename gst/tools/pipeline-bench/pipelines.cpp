@@ -57,19 +57,15 @@ StreamList make_streams(RunState& run, const Settings& s, const FrameSet& set, i
                         Part& part)
 {
     StreamList list;
-    GstCaps* caps =
-        gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, set.size.width,
-                            "height", G_TYPE_INT, set.size.height, "framerate", GST_TYPE_FRACTION, kFps, 1, nullptr);
     for (int i = 0; i < streams && part.error.empty(); ++i) {
         std::string why;
-        std::unique_ptr<Stream> stream = make_stream(run, static_cast<size_t>(i), caps, s, with_detector, &why);
+        std::unique_ptr<Stream> stream = make_stream(run, static_cast<size_t>(i), set.caps, s, with_detector, &why);
         if (!why.empty())
             fail(part, why);
         if (!stream)
             break;
         list.push_back(std::move(stream));
     }
-    gst_caps_unref(caps);
     return list;
 }
 

@@ -30,12 +30,13 @@ std::string header_line(const Settings& s, const Results& results)
     char line[1024];
     std::snprintf(
         line, sizeof line,
-        "Device: %s (spec \"%s\"); classifier: %s; %d frames per stream, round-robin over the frames of the size; "
-        "source writes %s; max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; "
+        "Device: %s (spec \"%s\"); classifier: %s; %d %s frames per stream, round-robin over the frames of the "
+        "size; source writes %s; max-inflight %d; batching %s (wait %.3f ms); profiling %s; waldboostdetect %s; "
         "commit %s%s\n\n",
-        results.device.c_str(), s.device.c_str(), results.classifier.c_str(), s.frames, s.source_writes.c_str(),
-        s.element.max_inflight, s.element.batching ? "on" : "off", static_cast<double>(s.element.batch_wait_ns) * 1e-6,
-        s.element.profiling ? "on" : "off", props_line(s).c_str(), WALDBOOST_PIPELINE_BENCH_VERSION,
+        results.device.c_str(), s.device.c_str(), results.classifier.c_str(), s.frames, s.format.c_str(),
+        s.source_writes.c_str(), s.element.max_inflight, s.element.batching ? "on" : "off",
+        static_cast<double>(s.element.batch_wait_ns) * 1e-6, s.element.profiling ? "on" : "off", props_line(s).c_str(),
+        WALDBOOST_PIPELINE_BENCH_VERSION,
         s.compare_boxes ? "; the objects' boxes compared with the engine's (parts are not)"
                         : "; boxes not compared with the engine's (tracking or interval): mismatches "
                           "are lost frames only");
@@ -159,13 +160,15 @@ bool write_json(const std::string& path, const Settings& s, const Results& resul
     }
     std::fprintf(f,
                  "{\"tool\": \"%s\", \"commit\": %s, \"device\": %s, \"device_spec\": %s, \"classifier\": %s, "
-                 "\"frames_per_stream\": %d, \"max_inflight\": %d, \"batching\": %s, \"batch_wait_ns\": %llu, "
+                 "\"frames_per_stream\": %d, \"format\": %s, \"source_writes\": %s, \"max_inflight\": %d, "
+                 "\"batching\": %s, \"batch_wait_ns\": %llu, "
                  "\"profiling\": %s, \"element_props\": %s, \"after\": %s, \"timeout_s\": %.1f, \"rows\": [\n",
                  kTool, json_string(WALDBOOST_PIPELINE_BENCH_VERSION).c_str(), json_string(results.device).c_str(),
                  json_string(s.device).c_str(), json_string(results.classifier).c_str(), s.frames,
-                 s.element.max_inflight, s.element.batching ? "true" : "false",
-                 static_cast<unsigned long long>(s.element.batch_wait_ns), s.element.profiling ? "true" : "false",
-                 json_string(props_line(s)).c_str(), json_string(s.after).c_str(), s.timeout_s);
+                 json_string(s.format).c_str(), json_string(s.source_writes).c_str(), s.element.max_inflight,
+                 s.element.batching ? "true" : "false", static_cast<unsigned long long>(s.element.batch_wait_ns),
+                 s.element.profiling ? "true" : "false", json_string(props_line(s)).c_str(),
+                 json_string(s.after).c_str(), s.timeout_s);
     const std::vector<Row>& rows = results.rows;
     for (size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];

@@ -40,6 +40,10 @@ struct Settings {
      * frame during the run into a buffer of a pool of its own, or of the
      * pool the element proposes, as a decoder does. */
     std::string source_writes = "none";
+    /* --format: the frames' video format. Any but GRAY8 carries each gray
+     * frame as its luma (chroma 128) or as R = G = B, which the element's
+     * gray of RGB gives back exactly, so its boxes stay the engine's. */
+    std::string format = "GRAY8";
     /* --after: elements between the detector and the sink, in gst-launch's
      * syntax, "{stream}" replaced by each stream's number; empty: none. */
     std::string after;

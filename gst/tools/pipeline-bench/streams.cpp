@@ -148,7 +148,7 @@ void write_frames(Stream* st, const FrameSet& set, const Settings& s)
                      pool ? G_OBJECT_TYPE_NAME(pool) : "a video pool of its own");
     if (!pool) {
         pool = gst_video_buffer_pool_new();
-        size = static_cast<guint>(set.images[0].pixels.size());
+        size = static_cast<guint>(gst_buffer_get_size(set.buffers[0]));
     }
     GstStructure* config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, size, std::max(min, 8u), 0);
@@ -158,8 +158,11 @@ void write_frames(Stream* st, const FrameSet& set, const Settings& s)
         GstBuffer* b = nullptr;
         if (gst_buffer_pool_acquire_buffer(pool, &b, nullptr) != GST_FLOW_OK)
             break;
-        const waldboost::GrayImage& image = set.images[static_cast<size_t>(k) % distinct];
-        gst_buffer_fill(b, 0, image.pixels.data(), image.pixels.size());
+        GstBuffer* source = set.buffers[static_cast<size_t>(k) % distinct];
+        GstMapInfo frame;
+        gst_buffer_map(source, &frame, GST_MAP_READ);
+        gst_buffer_fill(b, 0, frame.data, frame.size);
+        gst_buffer_unmap(source, &frame);
         stamp(b, k);
         if (gst_app_src_push_buffer(GST_APP_SRC(st->src), b) != GST_FLOW_OK)
             break;
