@@ -129,8 +129,11 @@ TEST(StandardDeviation, MatchesTwoPassDoubleArithmetic)
 {
     /* Population standard deviation (OpenCV's meanStdDev), by the textbook
      * two-pass formula, on views with padding between the rows. */
-    for (unsigned seed : {1u, 2u, 3u}) {
-        const GrayImage img = random_image(37 + static_cast<int>(seed), 23, seed);
+    /* Narrow rows, and rows long enough for the vector loops (with a tail
+     * and rows that start off alignment). */
+    for (unsigned seed : {1u, 2u, 3u, 4u, 5u}) {
+        const int width = seed <= 3 ? 37 + static_cast<int>(seed) : 600 + 13 * static_cast<int>(seed);
+        const GrayImage img = random_image(width, 23, seed);
         const GrayView view{img.pixels.data() + 3, img.width - 5, img.height - 2, static_cast<size_t>(img.width)};
         double mean = 0;
         for (int y = 0; y < view.height; ++y)
@@ -156,6 +159,21 @@ TEST(StandardDeviation, ConstantAndTwoLevelImages)
         for (int x = 0; x < 10; ++x)
             img.at(x, y) = 255;
     EXPECT_DOUBLE_EQ(standard_deviation(img.view()), 127.5);
+}
+
+TEST(StandardDeviation, RowsLongerThanThirtyTwoBitSumsHold)
+{
+    /* Rows of 70,000 pixels, all 255 but every 70th (0): a row's squares
+     * add up past 2^32, which sums over whole rows in 32 bits would wrap.
+     * A fraction p of 255s gives 255 * sqrt(p * (1 - p)). */
+    constexpr int kWidth = 70000, kEvery = 70;
+    GrayImage img(kWidth, 3, 255);
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < kWidth; x += kEvery)
+            img.at(x, y) = 0;
+    const double p = 1.0 - 1.0 / kEvery;
+    EXPECT_NEAR(standard_deviation(img.view()), 255.0 * std::sqrt(p * (1.0 - p)), 1e-9);
+    EXPECT_EQ(standard_deviation(GrayImage(kWidth, 2, 255).view()), 0.0);
 }
 
 /* Packed 4:2:2's luma (every second byte), against a plain loop, at every

@@ -316,8 +316,10 @@ TEST_F(OpenCvAgreement, GrayConversionIsIdentical)
         }
 }
 
-/* The element's gray of RGB frames (every byte order, 3- and 4-byte
- * pixels) is cvtColor's of the same colours. */
+/* The element's gray of RGB frames (every byte order of GStreamer's 3- and
+ * 4-byte formats, and one no format has) is cvtColor's of the same colours:
+ * whole frames, and crops of odd width at odd columns, so that the vector
+ * loops' tails and rows off alignment are covered. */
 TEST_F(OpenCvAgreement, GrayOfRgbFramesIsCvtColors)
 {
     const cv::Mat bgr = cv::imread(waldboost_test::test_data("astronaut.png"), cv::IMREAD_COLOR);
@@ -325,23 +327,31 @@ TEST_F(OpenCvAgreement, GrayOfRgbFramesIsCvtColors)
     cv::Mat theirs;
     cv::cvtColor(bgr, theirs, cv::COLOR_BGR2GRAY);
     struct Layout {
-        int conversion, red, green, blue;
+        int step, red, green, blue;
     };
-    for (const Layout& l : {Layout{-1, 2, 1, 0}, Layout{cv::COLOR_BGR2RGB, 0, 1, 2},
-                            Layout{cv::COLOR_BGR2BGRA, 2, 1, 0}, Layout{cv::COLOR_BGR2RGBA, 0, 1, 2}}) {
-        /* A new Mat: cvtColor into a header of bgr's pixels would write them. */
-        cv::Mat frame;
-        if (l.conversion >= 0)
-            cv::cvtColor(bgr, frame, l.conversion);
-        else
-            frame = bgr;
-        std::vector<uint8_t> ours(static_cast<size_t>(frame.cols) * frame.rows);
-        gray_of_rgb(frame.data, frame.step, static_cast<int>(frame.elemSize()), l.red, l.green, l.blue, frame.cols,
-                    frame.rows, ours.data());
-        for (int y = 0; y < frame.rows; ++y)
-            for (int x = 0; x < frame.cols; ++x)
-                ASSERT_EQ(ours[static_cast<size_t>(y) * frame.cols + x], theirs.at<uint8_t>(y, x))
-                    << frame.elemSize() << "-byte pixels, red at " << l.red << ": " << x << "," << y;
+    for (const Layout& l : {Layout{3, 2, 1, 0}, Layout{3, 0, 1, 2}, Layout{4, 2, 1, 0}, Layout{4, 0, 1, 2},
+                            Layout{4, 1, 2, 3}, Layout{4, 3, 2, 1}, Layout{4, 3, 0, 1}}) {
+        /* The colours where the layout puts them; the fourth byte the
+         * inverse of blue, which no gray may read. */
+        cv::Mat frame(bgr.size(), CV_8UC(l.step));
+        cv::Mat inverse_blue;
+        cv::extractChannel(bgr, inverse_blue, 0);
+        inverse_blue = 255 - inverse_blue;
+        const cv::Mat sources[] = {bgr, inverse_blue};
+        std::vector<int> from_to = {2, l.red, 1, l.green, 0, l.blue};
+        if (l.step == 4)
+            from_to.insert(from_to.end(), {3, 6 - l.red - l.green - l.blue});
+        cv::mixChannels(sources, 2, &frame, 1, from_to.data(), from_to.size() / 2);
+        for (const cv::Rect& area : {cv::Rect(0, 0, frame.cols, frame.rows), cv::Rect(3, 5, 461, 17)}) {
+            const cv::Mat part = frame(area);
+            std::vector<uint8_t> ours(static_cast<size_t>(part.cols) * part.rows);
+            gray_of_rgb(part.data, part.step, l.step, l.red, l.green, l.blue, part.cols, part.rows, ours.data());
+            for (int y = 0; y < part.rows; ++y)
+                for (int x = 0; x < part.cols; ++x)
+                    ASSERT_EQ(ours[static_cast<size_t>(y) * part.cols + x], theirs.at<uint8_t>(y + area.y, x + area.x))
+                        << l.step << "-byte pixels, red at " << l.red << ", green at " << l.green << ", crop "
+                        << area.width << ": " << x << "," << y;
+        }
     }
 }
 

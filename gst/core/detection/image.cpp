@@ -77,41 +77,6 @@ void copy_every_second_byte(const uint8_t* first, size_t stride, int width, int 
     }
 }
 
-void gray_of_rgb(const uint8_t* pixels, size_t stride, int pixel_step, int red, int green, int blue, int width,
-                 int height, uint8_t* out)
-{
-    const auto step = static_cast<size_t>(pixel_step);
-    for (int y = 0; y < height; ++y) {
-        const uint8_t* in = pixels + static_cast<size_t>(y) * stride;
-        uint8_t* row = out + static_cast<size_t>(y) * static_cast<size_t>(width);
-        /* A plain loop: 2 ms a 1080p frame on one core here, under
-         * videoconvert's 2.4 to GRAY8; GCC's vector extensions with 32-bit
-         * lanes were slower (SSE2 has no 32-bit multiply). */
-        for (int x = 0; x < width; ++x) {
-            const uint8_t* p = in + static_cast<size_t>(x) * step;
-            row[x] = rgb_to_gray(p[red], p[green], p[blue]);
-        }
-    }
-}
-
-double standard_deviation(const GrayView& src)
-{
-    if (src.width <= 0 || src.height <= 0)
-        return 0.0;
-    /* Exact integer sums: below 2^64 for any image under 2^48 pixels. */
-    uint64_t sum = 0, squares = 0;
-    for (int y = 0; y < src.height; ++y) {
-        const uint8_t* row = src.row(y);
-        for (int x = 0; x < src.width; ++x) {
-            sum += row[x];
-            squares += static_cast<uint32_t>(row[x]) * row[x];
-        }
-    }
-    const double n = static_cast<double>(src.width) * src.height;
-    const double mean = static_cast<double>(sum) / n;
-    return std::sqrt(std::max(static_cast<double>(squares) / n - mean * mean, 0.0));
-}
-
 GrayImage resize_bilinear(const GrayView& src, Size dst_size)
 {
     if (dst_size.width <= 0 || dst_size.height <= 0 || src.width <= 0 || src.height <= 0)
@@ -218,13 +183,6 @@ IntegralImage tilted_integral_image(const GrayView& src)
         std::copy(here.begin() + pad, here.begin() + pad + w + 1, ii.sums.begin() + static_cast<ptrdiff_t>(y * stride));
     }
     return ii;
-}
-
-uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b)
-{
-    /* 0.299, 0.587 and 0.114 in 15-bit fixed point, rounded. */
-    constexpr int kR = 9798, kG = 19235, kB = 3735, kShift = 15;
-    return static_cast<uint8_t>((r * kR + g * kG + b * kB + (1 << (kShift - 1))) >> kShift);
 }
 
 }  // namespace waldboost

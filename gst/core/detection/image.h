@@ -120,7 +120,13 @@ void gray_of_rgb(const uint8_t* pixels, size_t stride, int pixel_step, int red, 
 double standard_deviation(const GrayView& src);
 
 /* RGB to gray with the ITU-R BT.601 weights in 15-bit fixed point, as
- * OpenCV's cvtColor computes them for 8-bit images. */
-uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b);
+ * OpenCV's cvtColor computes them for 8-bit images. Inline: the loops over
+ * a frame's pixels call it for every pixel. */
+inline uint8_t rgb_to_gray(uint8_t r, uint8_t g, uint8_t b)
+{
+    /* 0.299, 0.587 and 0.114 in 15-bit fixed point, rounded. */
+    constexpr int kR = 9798, kG = 19235, kB = 3735, kShift = 15;
+    return static_cast<uint8_t>((r * kR + g * kG + b * kB + (1 << (kShift - 1))) >> kShift);
+}
 
 }  // namespace waldboost
