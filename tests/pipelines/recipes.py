@@ -70,8 +70,10 @@ def run_pipeline(description, timeout=60):
 
 
 def make_clip(source, frames, out):
-    """The first `frames` frames of `source`, I420, lossless (FFV1 in
-    Matroska): decoding it gives the same pixels every time."""
+    """About the first `frames` frames of `source`, I420, lossless (FFV1
+    in Matroska): decoding it gives the same pixels every time. The cut is
+    not exact (a frame or a few more or less, more under load): count the
+    clip's frames where the number matters."""
     run_pipeline(f'filesrc location="{source}" ! decodebin ! videoconvert ! video/x-raw,format=I420 '
                  f'! identity eos-after={frames} ! avenc_ffv1 ! matroskamux ! filesink location="{out}"')
     return out
