@@ -43,6 +43,9 @@
 # them (it logs that it cannot open them), and they cannot be switched off
 # from gst-launch-1.0 (an empty value swallows the next argument, /dev/null
 # crashes OpenCV); EYES, NOSE and MOUTH replace them for both elements.
+# The exit status is 0 when every frame's boxes were the same, 3 when they
+# differ in any frame (facedetect's shear above included), and 1 when a
+# pipeline or a setting failed.
 # waldboostdetect runs twice on RGB: the first run may include building the
 # OpenCL kernels (cached in ~/.cache/waldboost-gst afterwards). "pipeline" is
 # the time gst-launch-1.0 reports from PLAYING to the end of the stream;
@@ -173,4 +176,6 @@ awk '
       printf "first frames whose boxes differ (from 0):%s\n", list
       print "(facedetect reads RGB rows without their padding: at a width that is not a multiple of 4 it searches a sheared image)"
     }
-  }' "$work/facedetect" "$work/waldboostdetect"
+    if (differ || frames != ours)
+      exit 3
+  }' "$work/facedetect" "$work/waldboostdetect" || exit

@@ -12,7 +12,10 @@ waldboostdetect gives facedetect's boxes in every frame:
   height that min-size alone would derive from the window (25).
 
 Each run must also find objects (a comparison of two empty lists would
-pass) and print both speed ratios (not checked: a test is no benchmark).
+pass), print both speed ratios (not checked: a test is no benchmark) and
+exit 0. A clip 722 pixels wide, where facedetect searches a sheared image
+(it reads an RGB row without GStreamer's padding), must give boxes that
+differ and exit status 3, so that a script can tell.
 Exit 77 without PyGObject, the test media, facedetect or avenc_ffv1
 (gstreamer1.0-libav)."""
 import os
@@ -42,7 +45,7 @@ def compare(clip, frames, cascade, min_size, fewest):
     result = subprocess.run(["sh", recipes.script("compare-with-facedetect.sh"), clip], env=env,
                             capture_output=True, text=True, timeout=300)
     print(result.stdout, result.stderr[-2000:] if result.returncode else "", flush=True)
-    if not check(result.returncode == 0, f"{what}: the script exited with {result.returncode}"):
+    if not check(result.returncode == 0, f"{what}: the script exited with {result.returncode}, not 0"):
         return
     counts = {name: int(n) for name, n in re.findall(r"^(facedetect|waldboostdetect, RGB \(run 2\)) .* detections +(\d+)$",
                                                       result.stdout, re.M)}
@@ -63,6 +66,23 @@ def compare(clip, frames, cascade, min_size, fewest):
                     r"decoder's format$", result.stdout, re.M), f"{what}: no speed ratios")
 
 
+def compare_sheared(work):
+    """facedetect's boxes on a width that is not a multiple of 4 differ,
+    and the script's status says so."""
+    clip = os.path.join(work, "sheared.mkv")
+    recipes.run_pipeline(f'filesrc location="{recipes.test_media("Megamind.avi")}" ! decodebin ! videoconvert '
+                         '! videoscale ! video/x-raw,format=I420,width=722,height=528 ! identity eos-after=10 '
+                         f'! avenc_ffv1 ! matroskamux ! filesink location="{clip}"')
+    result = subprocess.run(["sh", recipes.script("compare-with-facedetect.sh"), clip], env=recipes.script_env(),
+                            capture_output=True, text=True, timeout=300)
+    print(result.stdout, result.stderr[-2000:], flush=True)
+    check(result.returncode == 3, f"a sheared clip: the script exited with {result.returncode}, not 3")
+    same = re.search(r"^boxes on RGB: the same in (\d+) of (\d+) frames", result.stdout, re.M)
+    check(same and int(same.group(1)) < int(same.group(2)), "a sheared clip: no frame counted as differing")
+    check(re.search(r"^first frames whose boxes differ \(from 0\): \d", result.stdout, re.M),
+          "a sheared clip: no list of the frames that differ")
+
+
 def main():
     for element in ("facedetect", "avenc_ffv1"):
         if not Gst.ElementFactory.find(element):
@@ -75,6 +95,7 @@ def main():
             print(f"{video}: a clip of {frames} frames", flush=True)
             if check(frames >= FRAMES - 5, f"{video}: the clip has {frames} frames, not about {FRAMES}"):
                 compare(clip, frames, cascade, min_size, fewest)
+        compare_sheared(work)
     recipes.finish()
 
 
