@@ -319,6 +319,25 @@ std::vector<GstBuffer*> pull_all(GstHarness* h)
     return out;
 }
 
+std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayImage>& frames, GstBus** bus)
+{
+    GstHarness* h = harness_with(props);
+    GstBus* b = attach_bus(h);
+    set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames.at(0).width, frames.at(0).height);
+    for (size_t k = 0; k < frames.size(); ++k)
+        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(k)), GST_FLOW_OK);
+    push_eos(h);
+    std::vector<GstBuffer*> out = pull_all(h);
+    fail_unless_equals_int(out.size(), frames.size());
+    gst_element_set_bus(h->element, nullptr);
+    if (bus)
+        *bus = b;
+    else
+        gst_object_unref(b);
+    gst_harness_teardown(h);
+    return out;
+}
+
 void unref_all(std::vector<GstBuffer*>& buffers)
 {
     for (GstBuffer* b : buffers)
@@ -375,6 +394,25 @@ void record(GstHarness* h, Recorder* r)
                       static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
                                                    GST_PAD_PROBE_TYPE_EVENT_FLUSH),
                       record_probe, r, nullptr);
+}
+
+int check_buffers_under_their_caps(const std::vector<Item>& items, const std::vector<std::pair<int, int>>& sizes)
+{
+    int w = 0, h = 0, seen = 0;
+    for (const Item& i : items) {
+        if (i.event == GST_EVENT_CAPS) {
+            w = i.width;
+            h = i.height;
+        } else if (i.buffer) {
+            const int k = static_cast<int>(i.pts / kFrameDuration);
+            fail_unless_equals_int(k, seen);
+            fail_unless(k < static_cast<int>(sizes.size()), "frame %d left, of %zu sent", k, sizes.size());
+            fail_unless(w == sizes[k].first && h == sizes[k].second, "frame %d (%dx%d) left under caps %dx%d", k,
+                        sizes[k].first, sizes[k].second, w, h);
+            ++seen;
+        }
+    }
+    return seen;
 }
 
 std::vector<GstClockTime> buffer_pts(const std::vector<Item>& items)

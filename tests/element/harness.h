@@ -171,6 +171,10 @@ GstClockTime pts_of(int index);
 GstFlowReturn push_frame(GstHarness* h, const GrayImage& image, GstVideoFormat format, int index,
                          std::vector<Sent>* sent = nullptr, int pad_bytes = 0);
 std::vector<GstBuffer*> pull_all(GstHarness* h);
+/* The frames (GRAY8, each frame k at pts_of(k)) through a new element with
+ * `props`, then EOS: the buffers that came out, one per frame. The element's
+ * bus goes to *bus when asked for (the caller unrefs it). */
+std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayImage>& frames, GstBus** bus = nullptr);
 void unref_all(std::vector<GstBuffer*>& buffers);
 void push_eos(GstHarness* h);
 /* A flushing seek as a demuxer sends it: FLUSH_START, FLUSH_STOP that
@@ -199,6 +203,10 @@ struct Recorder {
 };
 
 void record(GstHarness* h, Recorder* r);
+/* Every buffer recorded left in frame order (PTS index 0, 1, ...) after
+ * caps of its own size, sizes[k] for frame k; fails otherwise. Returns how
+ * many buffers left. */
+int check_buffers_under_their_caps(const std::vector<Item>& items, const std::vector<std::pair<int, int>>& sizes);
 std::vector<GstClockTime> buffer_pts(const std::vector<Item>& items);
 std::string describe_pts(const std::vector<GstClockTime>& pts);
 /* Index of a buffer's frame from its PTS. */

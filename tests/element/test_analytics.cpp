@@ -121,26 +121,6 @@ std::vector<TrackInfo> tracks_of(GstAnalyticsRelationMeta* rmeta)
     return out;
 }
 
-/* The frames through a new element; its bus in *bus. */
-std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayImage>& frames, GstBus** bus = nullptr)
-{
-    GstHarness* h = harness_with(props);
-    GstBus* b = attach_bus(h);
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames.at(0).width, frames.at(0).height);
-    for (size_t k = 0; k < frames.size(); ++k)
-        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(k)), GST_FLOW_OK);
-    push_eos(h);
-    std::vector<GstBuffer*> out = pull_all(h);
-    fail_unless_equals_int(out.size(), frames.size());
-    gst_element_set_bus(h->element, nullptr);
-    if (bus)
-        *bus = b;
-    else
-        gst_object_unref(b);
-    gst_harness_teardown(h);
-    return out;
-}
-
 /* The ids of the "left" events of each frame's "waldboostdetect-events"
  * message (updates=events). */
 std::map<guint64, std::set<gint>> left_events(GstBus* bus)

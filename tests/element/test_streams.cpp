@@ -136,20 +136,7 @@ GST_START_TEST(test_streams_resolution_every_few_frames)
         }
     }
     push_eos(h);
-    int w = 0, hh = 0, seen = 0;
-    for (const Item& i : rec.snapshot()) {
-        if (i.event == GST_EVENT_CAPS) {
-            w = i.width;
-            hh = i.height;
-        } else if (i.buffer) {
-            const int k = static_cast<int>(i.pts / kFrameDuration);
-            fail_unless_equals_int(k, seen);
-            fail_unless(w == sizes[k].first && hh == sizes[k].second, "frame %d (%dx%d) left under caps %dx%d", k,
-                        sizes[k].first, sizes[k].second, w, hh);
-            ++seen;
-        }
-    }
-    fail_unless_equals_int(seen, index);
+    fail_unless_equals_int(check_buffers_under_their_caps(rec.snapshot(), sizes), index);
     std::vector<GstBuffer*> out = pull_all(h);
     fail_unless_equals_int(out.size(), index);
     int with_faces = 0;

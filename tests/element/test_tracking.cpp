@@ -67,27 +67,6 @@ double iou_of(const Box& a, const Box& b)
     return both / (static_cast<double>(a.w) * a.h + static_cast<double>(b.w) * b.h - both);
 }
 
-/* Pushes the frames (GRAY8 200x160) through a new element with `props`, and
- * returns the buffers that came out. */
-std::vector<GstBuffer*> run_frames(const Props& props, const std::vector<GrayImage>& frames, GstBus** bus = nullptr)
-{
-    GstHarness* h = harness_with(props);
-    GstBus* b = attach_bus(h);
-    set_caps(h, GST_VIDEO_FORMAT_GRAY8, frames.at(0).width, frames.at(0).height);
-    for (size_t k = 0; k < frames.size(); ++k)
-        fail_unless_equals_int(push_frame(h, frames[k], GST_VIDEO_FORMAT_GRAY8, static_cast<int>(k)), GST_FLOW_OK);
-    push_eos(h);
-    std::vector<GstBuffer*> out = pull_all(h);
-    fail_unless_equals_int(out.size(), frames.size());
-    gst_element_set_bus(h->element, nullptr);
-    if (bus)
-        *bus = b;
-    else
-        gst_object_unref(b);
-    gst_harness_teardown(h);
-    return out;
-}
-
 /* With detections on every frame, each face keeps its id; age counts the
  * frames since the track began, hits the detections. A new face is
  * reported once confirmed (confirm-hits=2: from its second detection on),
