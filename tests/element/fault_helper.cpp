@@ -98,9 +98,7 @@ int helper_streaming_fault(const char* call)
     HELPER_CHECK(out.size() == 3, "%zu frames came out after the restart, expected 3", out.size());
     unref_all(out);
     HELPER_CHECK(!pop_error(bus).found, "an error after the restart");
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return 0;
 }
 
@@ -168,9 +166,7 @@ int helper_fallback_works(const char* what, const char* call, int max_inflight)
                  stats_uint64(h->element, "device-fallbacks"));
     HELPER_CHECK(stats_uint64(h->element, "frames") == kFrames, "stats: %" G_GUINT64_FORMAT " frames",
                  stats_uint64(h->element, "frames"));
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return 0;
 }
 
@@ -227,9 +223,7 @@ int helper_fallback_regions()
     HELPER_CHECK(contains(log.warnings[0].message, "failed while streaming"), "not the fallback's warning");
     HELPER_CHECK(stats_uint64(h->element, "device-fallbacks") == 1, "stats: %" G_GUINT64_FORMAT " fallbacks",
                  stats_uint64(h->element, "device-fallbacks"));
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return 0;
 }
 
@@ -279,9 +273,7 @@ int helper_fallback_exhausted()
     out = pull_all(h);
     HELPER_CHECK(out.size() == 3, "%zu frames came out after the restart, expected 3", out.size());
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return 0;
 }
 

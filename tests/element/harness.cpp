@@ -226,6 +226,13 @@ GstBus* attach_bus(GstHarness* h)
     return bus;
 }
 
+void teardown_with_bus(GstHarness* h, GstBus* bus)
+{
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+}
+
 GstCaps* caps_for(GstVideoFormat format, int width, int height, int fps_n, int fps_d)
 {
     GstVideoInfo info;

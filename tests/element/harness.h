@@ -147,6 +147,8 @@ GstElement* make_element(const Props& props);
  * starts; it is PLAYING on return. */
 GstHarness* harness_with(const Props& props = {});
 GstBus* attach_bus(GstHarness* h);
+/* Takes the bus off the element, drops it and tears the harness down. */
+void teardown_with_bus(GstHarness* h, GstBus* bus);
 GstCaps* caps_for(GstVideoFormat format, int width, int height, int fps_n = 30, int fps_d = 1);
 void set_caps(GstHarness* h, GstVideoFormat format, int width, int height, int fps_n = 30, int fps_d = 1);
 

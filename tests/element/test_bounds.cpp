@@ -55,9 +55,7 @@ static Run run(const Props& props, const GrayImage& img, int frames)
     fail_unless_equals_int(r.out.size(), frames);
     for (const ErrorInfo& w : drain_bus(bus).warnings)
         r.warnings.push_back(w.message);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return r;
 }
 
@@ -159,9 +157,7 @@ GST_START_TEST(test_bounds_tracks_privacy)
         warnings.push_back(w.message);
     fail_unless_equals_int(count_containing(warnings, "Tracking follows at most 1000 objects"), 1);
     fail_unless(contains(warnings.at(0), "privacy still hides them"), "%s", warnings.at(0).c_str());
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     unref_all(out);
 }
 GST_END_TEST;

@@ -76,9 +76,7 @@ GST_START_TEST(test_caps_formats_and_odd_sizes)
             unref_all(out);
             gst_caps_unref(in_caps);
             gst_caps_unref(out_caps);
-            gst_element_set_bus(h->element, nullptr);
-            gst_object_unref(bus);
-            gst_harness_teardown(h);
+            teardown_with_bus(h, bus);
         }
     }
 }

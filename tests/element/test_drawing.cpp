@@ -81,9 +81,7 @@ GST_START_TEST(test_draw_label_colors_of_unknown_labels)
                             contains(log.warnings[0].message, "Its label is \"face\""),
                         "%s", log.warnings[0].message.c_str());
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 }
 GST_END_TEST;
@@ -259,9 +257,7 @@ static int draw_info_messages(const Props& props, bool downstream_overlay_meta)
         gst_message_unref(m);
         ++infos;
     }
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return infos;
 }
 
@@ -394,9 +390,7 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless_equals_uint64(total_cut, 3 * (accepted - waldboost::kDefaultMaxWindows));
         gst_structure_free(stats);
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 
     /* draw=meta with a smaller cap: the boxes' outlines in one overlay
@@ -457,9 +451,7 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless_equals_uint64(roi_boxes(out[0]).size(), accepted);
         fail_unless_equals_int(count_max_windows_warnings(bus), 0);
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 
     /* With privacy the windows left out are not hidden either: the warning
@@ -480,9 +472,7 @@ GST_START_TEST(test_draw_accept_all_classifier)
         fail_unless_equals_int(count_max_windows_warnings(bus, nullptr, &texts), 1);
         fail_unless(contains(texts[0], "privacy=pixelate does not hide"), "warning: %s", texts[0].c_str());
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
     g_unlink(path.c_str());
 }

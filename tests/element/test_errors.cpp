@@ -306,9 +306,7 @@ GST_START_TEST(test_error_buffer_before_caps)
     const GstFlowReturn flow = gst_harness_push(h, make_frame(synthetic(64, 48), GST_VIDEO_FORMAT_GRAY8, 0));
     fail_unless_equals_int(flow, GST_FLOW_NOT_NEGOTIATED);
     fail_unless(gst_harness_try_pull(h) == nullptr);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -335,9 +333,7 @@ GST_START_TEST(test_error_short_buffer)
     fail_unless(warning.found, "no warning for the short buffer");
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -417,9 +413,7 @@ static void push_bogus_meta(const BogusMeta& c, const char* draw)
     g_print("%s, %s, draw=%s: %s\n", c.what, gst_video_format_to_string(c.format), draw,
             log.warnings[0].text().c_str());
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 
 GST_START_TEST(test_error_meta_beyond_buffer)
@@ -541,9 +535,7 @@ GST_START_TEST(test_error_change_while_playing_keeps_detecting)
         fail_unless(warned, "%s: no warning that names it and says the change is not applied (%zu warnings%s%s)",
                     what.c_str(), log.warnings.size(), log.warnings.empty() ? "" : ", the first: ",
                     log.warnings.empty() ? "" : log.warnings[0].text().c_str());
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
     g_unlink(malformed.c_str());
     g_unlink(accept_all.c_str());

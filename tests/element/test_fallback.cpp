@@ -93,9 +93,7 @@ GST_START_TEST(test_fallback_not_for_too_large_frames)
                 "the message does not say what to change: %s", error.message.c_str());
     fail_unless(!contains(error.message, "device"), "reported as a device failure: %s", error.message.c_str());
     fail_unless_equals_uint64(stats_uint64(h->element, "device-fallbacks"), 0);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

@@ -80,9 +80,7 @@ GST_START_TEST(test_lifecycle_state_cycles)
         while (GstEvent* e = gst_harness_try_pull_event(h))
             gst_event_unref(e);
     }
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

@@ -80,9 +80,7 @@ GST_START_TEST(test_live_output_properties_at_frame_boundary)
         report += p + "; ";
     fail_unless(problems.empty(), "%s", report.c_str());
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -122,9 +120,7 @@ GST_START_TEST(test_live_classifier_change)
         CHECK_BOXES(out[k], want[k], "frame " + std::to_string(k) + " across classifier changes");
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -171,9 +167,7 @@ GST_START_TEST(test_live_reduction_change)
         CHECK_BOXES(out[k], want[k], "frame " + std::to_string(k) + " across reduction changes");
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -237,9 +231,7 @@ GST_START_TEST(test_live_property_thread)
     }
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -323,9 +315,7 @@ GST_START_TEST(test_live_property_storm)
     const ErrorInfo error = pop_error(bus);
     fail_if(error.found, "an error after the storm: %s", error.text().c_str());
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

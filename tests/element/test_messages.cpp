@@ -73,9 +73,7 @@ GST_START_TEST(test_messages)
     }
     fail_unless(any, "no detections at all: the test needs some");
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -92,9 +90,7 @@ GST_START_TEST(test_post_messages_false)
     fail_if(roi_boxes(out[0]).empty(), "metas are still expected");
     fail_unless(pop_element_messages(bus).empty(), "post-messages=false posted messages");
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

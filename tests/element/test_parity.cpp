@@ -222,9 +222,7 @@ GST_START_TEST(test_nested_parts_match_the_reference)
     for (GstMessage* m : messages)
         gst_message_unref(m);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -400,9 +398,7 @@ GST_START_TEST(test_updates_modes)
             for (size_t k = 0; k < frames.size(); ++k)
                 fail_unless_equals_int(roi_boxes(out[k]).size(), core(frames[k]).size());
             unref_all(out);
-            gst_element_set_bus(h->element, nullptr);
-            gst_object_unref(bus);
-            gst_harness_teardown(h);
+            teardown_with_bus(h, bus);
         }
     }
 }
@@ -457,9 +453,7 @@ GST_START_TEST(test_min_stddev)
             gst_message_unref(m);
         fail_if(pop_message(bus, GST_MESSAGE_WARNING).found, "%s: a warning", what.c_str());
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 }
 GST_END_TEST;

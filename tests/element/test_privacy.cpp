@@ -234,9 +234,7 @@ GST_START_TEST(test_privacy_unknown_labels)
                         "%s: %s", what.c_str(), text.c_str());
         }
         unref_all(out);
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 }
 GST_END_TEST;

@@ -420,9 +420,7 @@ static void check_props(const Props& props, const GrayImage& img, const std::vec
     fail_unless_equals_int(out.size(), 1);
     CHECK_BOXES(out[0], want, what);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 
 GST_START_TEST(test_prop_classifier_files)
@@ -1096,9 +1094,7 @@ GST_START_TEST(test_property_nothing_searched_warns_once)
             if (c.width >= 24) /* a frame smaller than the window stays one */
                 fail_unless_equals_int(again, 1);
         }
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 }
 GST_END_TEST;

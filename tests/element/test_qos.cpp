@@ -84,9 +84,7 @@ GST_START_TEST(test_qos_late_frames_pass_unsearched)
     fail_unless_equals_uint64(stats_uint64(h->element, "detected-frames"), 6);
     fail_unless_equals_int(slower_than_stream_messages(bus), 1);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

@@ -115,9 +115,7 @@ std::vector<Found> run_frame(const Props& props, const std::vector<Region>& regi
     for (const ErrorInfo& w : drain_bus(bus).warnings)
         if (warnings)
             warnings->push_back(w.message);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
     return metas;
 }
 

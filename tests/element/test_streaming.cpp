@@ -234,9 +234,7 @@ GST_START_TEST(test_flush)
             CHECK_BOXES(kept[k], want[k], "frame after the flush");
         unref_all(kept);
         fail_if(pop_error(bus).found, "error around the flush");
-        gst_element_set_bus(h->element, nullptr);
-        gst_object_unref(bus);
-        gst_harness_teardown(h);
+        teardown_with_bus(h, bus);
     }
 }
 GST_END_TEST;

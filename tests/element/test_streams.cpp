@@ -61,9 +61,7 @@ GST_START_TEST(test_streams_missing_timestamps)
     }
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -591,9 +589,7 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_frame)
     g_print("test_streams_stop_abandons_a_hostile_frame: the stop took %.2f s\n", stop_s);
     fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame on the device", stop_s);
     fail_if(pop_error(bus).found, "the stop posted an error");
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -616,9 +612,7 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_reduction)
     g_print("test_streams_stop_abandons_a_hostile_reduction: the stop took %.2f s\n", stop_s);
     fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame in the reduction", stop_s);
     fail_if(pop_error(bus).found, "the stop posted an error");
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -685,9 +679,7 @@ GST_START_TEST(test_streams_stop_abandons_a_hostile_frame_on_the_default_device)
         fail_unless(stop_s < 2.0, "the stop took %.2f s with a hostile frame on %s", stop_s, device.c_str());
     }
     fail_if(pop_error(bus).found, "the stop posted an error");
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -788,9 +780,7 @@ GST_START_TEST(test_streams_8k)
         CHECK_BOXES(b, want, "8K frame");
     fail_if(pop_error(bus).found);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

@@ -352,9 +352,7 @@ GST_START_TEST(test_tracking_ids_never_come_back)
         const bool ended_mid_stream = id <= last_toggle;
         fail_unless_equals_int(meta_left[id], ended_mid_stream ? 1 : 0);
     }
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
@@ -437,9 +435,7 @@ GST_START_TEST(test_tracking_through_hostile_streams)
     for (const auto& [id, count] : open)
         fail_unless_equals_int(count, 0);
     unref_all(out);
-    gst_element_set_bus(h->element, nullptr);
-    gst_object_unref(bus);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 
