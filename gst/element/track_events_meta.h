@@ -22,6 +22,8 @@
 #include <gst/gst.h>
 #include <gst/video/gstvideometa.h>
 
+#include "custom_meta_copy.h"
+
 #define WALDBOOST_TRACK_EVENTS_META_NAME "WaldboostTrackEventsMeta"
 #define WALDBOOST_TRACK_EVENTS_STRUCTURE "waldboostdetect-events"
 
@@ -58,12 +60,6 @@ static inline void waldboost_track_events_scale_list(GstStructure* s, const char
     gst_structure_take_value(s, name, &list);
 }
 
-static inline gboolean waldboost_track_events_copy_field(GQuark field, const GValue* value, gpointer to)
-{
-    gst_structure_id_set_value(static_cast<GstStructure*>(to), field, value);
-    return TRUE;
-}
-
 /* The boxes are in the frame's pixels, as a region-of-interest meta's: a
  * copy keeps them, a scale (videoscale) scales them as GStreamer scales
  * those metas, and any other transform drops the meta, as it drops them. */
@@ -73,13 +69,9 @@ static inline gboolean waldboost_track_events_meta_transform(GstBuffer* transbuf
     const bool scale = GST_VIDEO_META_TRANSFORM_IS_SCALE(type);
     if (!GST_META_TRANSFORM_IS_COPY(type) && !scale)
         return FALSE;
-    GstCustomMeta* copy = gst_buffer_add_custom_meta(transbuf, WALDBOOST_TRACK_EVENTS_META_NAME);
-    if (!copy)
+    GstStructure* to = waldboost_custom_meta_copy(transbuf, meta, WALDBOOST_TRACK_EVENTS_META_NAME);
+    if (!to)
         return FALSE;
-    const GstStructure* from = gst_custom_meta_get_structure(meta);
-    GstStructure* to = gst_custom_meta_get_structure(copy);
-    gst_structure_set_name(to, gst_structure_get_name(from));
-    gst_structure_foreach(from, waldboost_track_events_copy_field, to);
     const auto* trans = static_cast<const GstVideoMetaTransform*>(data);
     if (scale && trans && trans->in_info && trans->out_info) {
         const gint64 in_width = GST_VIDEO_INFO_WIDTH(trans->in_info), out_width = GST_VIDEO_INFO_WIDTH(trans->out_info);
