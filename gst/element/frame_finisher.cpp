@@ -478,6 +478,7 @@ GstBuffer* FrameFinisher::finish(PendingFrame& pending, const wcl::FrameResult* 
     bool parts_cut = false;
     FrameReport report;
     report.frame = pending.frame;
+    report.detection_skipped = !pending.detect || pending.unreadable;
     report.label = s.label;
     report.detector = detector_;
     report.detector_name = name_;

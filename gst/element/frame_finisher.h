@@ -47,6 +47,7 @@ struct PendingFrame {
     DrawMode draw = DrawMode::None; /* draw, resolved when the frame entered */
     bool submitted = false;         /* false: not on the device (unreadable, flat, or smaller than the window) */
     bool detect = true;             /* false: `interval` skips detection on this frame */
+    bool unreadable = false;        /* the buffer could not be read: passed on unsearched */
     waldboost::Rect roi;            /* the part of the frame searched, in the buffer's pixels */
     /* The visible frame: a GstVideoCropMeta's rectangle (inside the
      * buffer), else the whole frame. Results are in its coordinates. */

@@ -733,6 +733,7 @@ GstFlowReturn FrameQueue::submit_frame(std::unique_lock<std::mutex>& lock, Pendi
          * claims more than it holds: pass it on unchanged, without
          * results. */
         unreadable_.warn(GST_ELEMENT(element_), unreadable);
+        pending.unreadable = true;
     }
     pending_.push_back(pending);
     return wait_for_room(lock);

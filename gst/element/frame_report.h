@@ -19,7 +19,10 @@
 namespace waldboost_element {
 
 struct FrameReport {
-    guint64 frame = 0;  /* the element's frame number, from 0 each start */
+    guint64 frame = 0; /* the element's frame number, from 0 each start */
+    /* interval or QoS passed the frame without detection, or it could not
+     * be read (search_meta.h). */
+    bool detection_skipped = false;
     std::string label;  /* the detections' (the property or the classifier's) */
     gint label_id = 0;  /* its class id (label-id, or label_ids.h's) */
     guint detector = 0; /* the element's number in the process (FrameFinisher) */

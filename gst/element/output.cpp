@@ -10,6 +10,7 @@
 #endif
 
 #include "label_ids.h"
+#include "search_meta.h"
 #include "track_events_meta.h"
 
 #include <algorithm>
@@ -106,10 +107,11 @@ GstStructure* detections_structure(const FrameReport& report, const MessageTimes
         g_value_take_boxed(&item, s);
         gst_value_list_append_and_take_value(&list, &item);
     }
-    GstStructure* s = gst_structure_new("waldboostdetect", "timestamp", G_TYPE_UINT64, t.timestamp, "stream-time",
-                                        G_TYPE_UINT64, t.stream_time, "running-time", G_TYPE_UINT64, t.running_time,
-                                        "duration", G_TYPE_UINT64, duration, "frame", G_TYPE_UINT64, report.frame,
-                                        "windows-cut", G_TYPE_UINT64, report.windows_cut, nullptr);
+    GstStructure* s =
+        gst_structure_new("waldboostdetect", "timestamp", G_TYPE_UINT64, t.timestamp, "stream-time", G_TYPE_UINT64,
+                          t.stream_time, "running-time", G_TYPE_UINT64, t.running_time, "duration", G_TYPE_UINT64,
+                          duration, "frame", G_TYPE_UINT64, report.frame, "windows-cut", G_TYPE_UINT64,
+                          report.windows_cut, "detection-skipped", G_TYPE_BOOLEAN, report.detection_skipped, nullptr);
     gst_structure_take_value(s, "detections", &list);
     return s;
 }
@@ -184,6 +186,20 @@ void attach_track_events_meta(GstBuffer* buffer, const FrameReport& report)
                       nullptr);
     take_events_list(s, report, true);
     take_open_list(s, report); /* empty after tracking=false */
+}
+
+/* Whether the detector looked at the frame (search_meta.h), on every
+ * frame, so that what reads the buffers can tell a frame without objects
+ * from one that was not searched. */
+void attach_search_meta(GstBuffer* buffer, const FrameReport& report)
+{
+    GstCustomMeta* meta = gst_buffer_add_custom_meta(buffer, WALDBOOST_SEARCH_META_NAME);
+    if (!meta)
+        return;
+    GstStructure* s = gst_custom_meta_get_structure(meta);
+    gst_structure_set_name(s, WALDBOOST_SEARCH_STRUCTURE);
+    gst_structure_set(s, "detector-name", G_TYPE_STRING, report.detector_name.c_str(), "skipped", G_TYPE_BOOLEAN,
+                      report.detection_skipped, nullptr);
 }
 
 }  // namespace
@@ -381,6 +397,7 @@ void attach_report_metas(GstBuffer* buffer, const FrameReport& report, const Out
         attach_analytics_metas(buffer, report);
 #endif
     attach_track_events_meta(buffer, report);
+    attach_search_meta(buffer, report);
     if (draw != DrawMode::Meta)
         return;
     if (GstVideoOverlayComposition* composition = overlay_composition(report, s, info)) {

@@ -9,11 +9,13 @@
 #include <gst/gst.h>
 
 #include "gstwaldboostdetect.h"
+#include "search_meta.h"
 #include "track_events_meta.h"
 
 static gboolean plugin_init(GstPlugin* plugin)
 {
     waldboost_track_events_meta_register();
+    waldboost_search_meta_register();
     return GST_ELEMENT_REGISTER(waldboostdetect, plugin);
 }
 

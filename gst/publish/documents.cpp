@@ -336,6 +336,8 @@ std::string frame_document(const std::vector<FrameObject>& objects, const FrameC
     JsonWriter w(c.pretty);
     w.begin_object();
     add_header(w, "frame", c);
+    if (c.detection_skipped >= 0)
+        w.member_boolean("detection_skipped", c.detection_skipped > 0);
     w.key("objects");
     w.begin_array();
     for (const FrameObject& o : objects)

@@ -34,6 +34,10 @@ struct FrameContext {
     gint64 system_time_ns = -1; /* UNIX time of the frame, -1: unknown */
     gint64 ntp_unix_ns = -1;    /* the sender's NTP time as UNIX ns, -1: none */
     int width = 0, height = 0;  /* the frame size, 0: unknown */
+    /* From the detectors' search metas (element/search_meta.h): 1 when one
+     * passed the frame without detection, 0 when every one searched it,
+     * -1 when none left a meta (frame documents only). */
+    int detection_skipped = -1;
     bool pretty = false;
 };
 

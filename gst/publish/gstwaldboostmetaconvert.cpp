@@ -21,6 +21,7 @@
 
 #include <gst/video/video.h>
 
+#include <algorithm>
 #include <atomic>
 #include <iterator>
 #include <map>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "documents.h"
+#include "element/search_meta.h"
 #include "element/track_events_meta.h"
 #include "host_cost.h"
 #include "json_meta.h"
@@ -75,6 +77,7 @@ struct _GstWaldboostMetaConvert {
     gboolean base_time_stale;         /* a flush reset the running time: the base time in */
     GstClockTimeDiff stale_base_time; /* ... stale_base_time is the last play's (object lock) */
     const GstMetaInfo* events_info;   /* the detector's events meta, once registered */
+    const GstMetaInfo* search_info;   /* the detector's search meta, once registered */
     gboolean placement_checked;       /* since the start */
 };
 
@@ -175,6 +178,28 @@ struct FrameSettings {
     bool post = false;
 };
 
+/* Whether a detector upstream passed the frame without detection: 1 when
+ * one of them did, 0 when each searched it, -1 when none says (no
+ * waldboostdetect upstream). */
+static int detection_skipped(GstWaldboostMetaConvert* self, GstBuffer* buffer)
+{
+    /* Looked up by name until the detector's plugin has registered it. */
+    if (!self->search_info)
+        self->search_info = gst_meta_get_info(WALDBOOST_SEARCH_META_NAME);
+    if (!self->search_info)
+        return -1;
+    int skipped = -1;
+    gpointer state = nullptr;
+    while (GstMeta* m = gst_buffer_iterate_meta(buffer, &state)) {
+        if (m->info != self->search_info)
+            continue;
+        gboolean one = FALSE;
+        gst_structure_get_boolean(gst_custom_meta_get_structure(reinterpret_cast<GstCustomMeta*>(m)), "skipped", &one);
+        skipped = std::max(skipped, one ? 1 : 0);
+    }
+    return skipped;
+}
+
 static FrameContext context_of(GstWaldboostMetaConvert* self, GstBuffer* buffer, FrameSettings* settings)
 {
     FrameContext c;
@@ -190,6 +215,7 @@ static FrameContext context_of(GstWaldboostMetaConvert* self, GstBuffer* buffer,
         c.height = GST_VIDEO_INFO_HEIGHT(&self->info);
     }
     frame_times(self, buffer, &c);
+    c.detection_skipped = detection_skipped(self, buffer);
     return c;
 }
 

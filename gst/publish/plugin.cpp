@@ -13,6 +13,7 @@
 
 #include <gst/gst.h>
 
+#include "element/search_meta.h"
 #include "element/track_events_meta.h"
 #include "gstwaldboostmetaconvert.h"
 #include "gstwaldboostmetapublish.h"
@@ -21,6 +22,7 @@
 static gboolean plugin_init(GstPlugin* plugin)
 {
     waldboost_track_events_meta_register();
+    waldboost_search_meta_register();
     waldboost_publish::json_meta_register();
     gboolean ok = GST_ELEMENT_REGISTER(waldboostmetaconvert, plugin);
     ok &= GST_ELEMENT_REGISTER(waldboostmetapublish, plugin);

@@ -329,6 +329,13 @@ GST_START_TEST(test_error_short_buffer)
     for (int k = 0; k < 3; ++k)
         fail_unless_equals_int(frame_index(out[k]), k);
     fail_unless_equals_int(gst_buffer_get_size(out[1]), 100);
+    /* Downstream can tell the frame was not searched. */
+    for (int k = 0; k < 3; ++k) {
+        GstCustomMeta* meta = gst_buffer_get_custom_meta(out[k], "WaldboostSearchMeta");
+        gboolean skipped = FALSE;
+        fail_unless(meta && gst_structure_get_boolean(gst_custom_meta_get_structure(meta), "skipped", &skipped));
+        fail_unless_equals_int(skipped, k == 1);
+    }
     const ErrorInfo warning = pop_message(bus, GST_MESSAGE_WARNING);
     fail_unless(warning.found, "no warning for the short buffer");
     fail_if(pop_error(bus).found);

@@ -66,6 +66,34 @@ int slower_than_stream_messages(GstBus* bus)
     return found;
 }
 
+/* What the detector's search meta on a frame says (by its documented name,
+ * "WaldboostSearchMeta"): whether the frame passed without detection. Fails
+ * where the meta is missing or names another element. */
+bool detection_skipped(GstBuffer* b, GstElement* element)
+{
+    GstCustomMeta* meta = gst_buffer_get_custom_meta(b, "WaldboostSearchMeta");
+    fail_unless(meta != nullptr, "a frame without the search meta");
+    const GstStructure* s = gst_custom_meta_get_structure(meta);
+    fail_unless(gst_structure_has_name(s, "waldboostdetect-search"));
+    fail_unless_equals_string(gst_structure_get_string(s, "detector-name"), GST_OBJECT_NAME(element));
+    gboolean skipped = FALSE;
+    fail_unless(gst_structure_get_boolean(s, "skipped", &skipped));
+    return skipped;
+}
+
+/* The per-frame messages' detection-skipped fields, in frame order. */
+std::vector<bool> messages_detection_skipped(GstBus* bus)
+{
+    std::vector<bool> skipped;
+    for (GstMessage* m : pop_element_messages(bus)) {
+        gboolean one = FALSE;
+        fail_unless(gst_structure_get_boolean(gst_message_get_structure(m), "detection-skipped", &one));
+        skipped.push_back(one);
+        gst_message_unref(m);
+    }
+    return skipped;
+}
+
 }  // namespace
 
 /* The late frames pass without a search, in order; the frames before and
@@ -78,8 +106,12 @@ GST_START_TEST(test_qos_late_frames_pass_unsearched)
     std::vector<GstBuffer*> out = stream_with_qos(h);
     const std::vector<Box> want = expected_boxes(core(face_frame(0)), "face");
     fail_if(want.empty());
-    for (int k = 0; k < 9; ++k)
+    for (int k = 0; k < 9; ++k) {
         CHECK_BOXES(out[k], (k >= 3 && k <= 5) ? std::vector<Box>{} : want, "frame " + std::to_string(k));
+        /* What reads the buffers (the JSON documents) can tell "no face"
+         * from "not searched". */
+        fail_unless_equals_int(detection_skipped(out[k], h->element), k >= 3 && k <= 5);
+    }
     fail_unless_equals_uint64(stats_uint64(h->element, "qos-skipped"), 3);
     fail_unless_equals_uint64(stats_uint64(h->element, "detected-frames"), 6);
     fail_unless_equals_int(slower_than_stream_messages(bus), 1);
@@ -136,10 +168,12 @@ GST_END_TEST;
 /* With interval=3 the frame due for a search that was late (frame 3;
  * frame 2 late by three quarters of a period makes frames 3 and 4 late, up
  * to frame 4.5) hands the search to the next frame in time: frames 0, 5
- * and 8 are searched, not 0, 6 and 9. */
+ * and 8 are searched, not 0, 6 and 9. Each frame's search meta and message
+ * say which were not. */
 GST_START_TEST(test_qos_interval_searches_the_next_frame_in_time)
 {
     GstHarness* h = harness_with({{"draw", "none"}, {"interval", "3"}});
+    GstBus* bus = attach_bus(h);
     std::vector<GstBuffer*> out = stream_with_qos(h, 10, kPeriod * 3 / 4);
     std::set<int> searched;
     std::string list;
@@ -149,9 +183,15 @@ GST_START_TEST(test_qos_interval_searches_the_next_frame_in_time)
             list += " " + std::to_string(k);
         }
     fail_unless(searched == (std::set<int>{0, 5, 8}), "frames with boxes:%s, not 0 5 8", list.c_str());
+    std::vector<bool> passed;
+    for (int k = 0; k < 10; ++k) {
+        passed.push_back(searched.count(k) == 0);
+        fail_unless_equals_int(detection_skipped(out[k], h->element), passed.back());
+    }
+    fail_unless(messages_detection_skipped(bus) == passed, "the messages' detection-skipped are not the frames'");
     fail_unless_equals_uint64(stats_uint64(h->element, "qos-skipped"), 2);
     unref_all(out);
-    gst_harness_teardown(h);
+    teardown_with_bus(h, bus);
 }
 GST_END_TEST;
 

@@ -359,6 +359,45 @@ GST_START_TEST(test_frame_document_objects)
 }
 GST_END_TEST;
 
+/* Each detector upstream leaves a search meta saying whether it passed the
+ * frame without detection (element/search_meta.h, by its documented name):
+ * the frame's document says detection_skipped true when one of them did,
+ * false when each searched it, and nothing without a detector. The metas
+ * of chained detectors: one that searched after one that skipped, and the
+ * other way round. */
+GST_START_TEST(test_detection_skipped)
+{
+    GstHarness* h = converter();
+    /* -1: no member wanted. */
+    const std::vector<std::pair<std::vector<bool>, int>> frames = {
+        {{}, -1}, {{false}, 0}, {{true}, 1}, {{true, false}, 1}, {{false, true}, 1}, {{false, false}, 0}};
+    for (size_t k = 0; k < frames.size(); ++k) {
+        GstBuffer* b = frame(k * GST_SECOND);
+        const std::vector<bool>& skipped = frames[k].first;
+        for (size_t i = 0; i < skipped.size(); ++i) {
+            GstStructure* s = gst_custom_meta_get_structure(gst_buffer_add_custom_meta(b, "WaldboostSearchMeta"));
+            gst_structure_set_name(s, "waldboostdetect-search");
+            gst_structure_set(s, "detector-name", G_TYPE_STRING, i == 0 ? "first" : "second", "skipped", G_TYPE_BOOLEAN,
+                              static_cast<gboolean>(skipped[i]), nullptr);
+        }
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+        GstBuffer* out = gst_harness_pull(h);
+        const std::vector<std::string> docs = documents_of(out);
+        fail_unless_equals_int(docs.size(), 1);
+        Doc d(docs[0]);
+        const int wanted = frames[k].second;
+        if (wanted < 0)
+            fail_if(json_object_has_member(d.root, "detection_skipped"), "frame %zu: %s", k, docs[0].c_str());
+        else
+            fail_unless(json_object_has_member(d.root, "detection_skipped") &&
+                            json_object_get_boolean_member(d.root, "detection_skipped") == (wanted == 1),
+                        "frame %zu: %s", k, docs[0].c_str());
+        gst_buffer_unref(out);
+    }
+    gst_harness_teardown(h);
+}
+GST_END_TEST;
+
 /* One document per event after the frame's; the tracks still open leave
  * at EOS, in an event ahead of it and on json_src. */
 GST_START_TEST(test_event_documents_and_eos)
@@ -1023,6 +1062,7 @@ static Suite* convert_suite()
      * objects take 1.5 s on an idle one). */
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_frame_document_objects);
+    tcase_add_test(tc, test_detection_skipped);
     tcase_add_test(tc, test_event_documents_and_eos);
     tcase_add_test(tc, test_system_timestamp);
     tcase_add_test(tc, test_tracks_stay_open_through_a_flush);
