@@ -30,13 +30,26 @@ The teacher:
                           list "detections" whose items have "x", "y",
                           "width", "height" and "label" (waldboost-detect's
                           images). A line's "frame" (when there) is its
-                          frame number from 0, else its line's place among
-                          the frame lines; lines of "type" "event" are
-                          skipped. A frame with no line is not used (a
-                          teacher may label every 5th frame); a line with
-                          no box is a frame with no object. A bad line
-                          stops the tool with its file and line, before
-                          anything is written.
+                          frame number from 0; else, for a video, its
+                          "timestamp" (ns, the frame's stream time, as
+                          gvametaconvert writes it) names the frame whose
+                          time span holds it, the lines taken in the
+                          frames' order (frames less than half a frame
+                          apart, as some decoders stamp them, take their
+                          span's lines in turn, or by exact time; a line
+                          whose frame cannot be told is left out); else
+                          the line's place among the frame lines is its
+                          number, and then there must be a line for every
+                          frame. Lines of "type" "event" are skipped. A
+                          frame with no line is not used (a teacher may
+                          label every 5th frame, or leave out frames
+                          without objects, as gvametaconvert does without
+                          add-empty-results=true), nor is a frame whose
+                          line says "detection_skipped": true (the
+                          teacher waldboostdetect's interval or QoS passed
+                          it); a line with no box is a frame with no
+                          object. A bad line stops the tool with its file
+                          and line, before anything is written.
 
 The box convention. A positive is the teacher's box made to the window's
 shape (the shorter side grown about the centre) and then grown by
@@ -92,6 +105,7 @@ Exit status: 0 done, 1 an input or teacher file could not be used, 2 a
 usage error.
 """
 import argparse
+import bisect
 import json
 import os
 import pathlib
@@ -106,6 +120,13 @@ from set_images import gray, write_pgm
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".bmp", ".tif", ".tiff")
+# A frame that a timed line may belong to, written before the lines are
+# matched (TeacherLines.match_timed()).
+TIMED = object()
+# The boxes of a line whose detector passed its frame without detection
+# ("detection_skipped": waldboostdetect's interval or QoS): the frame is
+# not used, since what the line does not list is not known to be absent.
+SKIPPED = object()
 MEDIAN_FRAMES = 64  # the empty scene is the median of at most this many frames
 # A box's numbers are pixels of a frame, whose sides GStreamer holds in an
 # int: anything larger (or infinite, as JSON's 1e400 and Python's Infinity
@@ -163,11 +184,91 @@ def _label(item):
     return item.get("label") if isinstance(item.get("label"), str) else None
 
 
-def read_teacher_lines(path, label=None):
-    """{frame number: [(x, y, w, h)]} from a JSON lines file; Failure
-    naming the file and line on the first line that cannot be read."""
-    frames = {}
-    order = 0
+class TeacherLines:
+    """A teacher's boxes: `frames` {frame number: boxes} for the lines that
+    have a "frame", or neither a frame nor a timestamp (their place among the
+    lines, counted in `by_order`); `timed`, [(timestamp in ns, boxes,
+    where)] in the file's order, for the lines of a video that have a
+    "timestamp" and no frame (DL Streamer's gvametaconvert), matched to the
+    frames once the video is decoded (match_timed())."""
+
+    def __init__(self, path):
+        self.path = path
+        self.frames = {}
+        self.by_order = 0
+        self.timed = []
+        self.lines = 0
+        self._sorted_times = None
+
+    def may_have(self, time):
+        """Whether a timed line lies near this frame's time span (`time`: its
+        stream time and duration): such a frame is kept until the lines are
+        matched."""
+        if not self.timed or time[0] is None:
+            return False
+        if self._sorted_times is None:
+            self._sorted_times = sorted(t for t, _, _ in self.timed)
+        first = bisect.bisect_left(self._sorted_times, time[0] - time[1])
+        return first < len(self._sorted_times) and self._sorted_times[first] < time[0] + 2 * time[1]
+
+    def match_timed(self, times, source):
+        """({frame index: boxes}, ambiguous lines) for the timed lines and
+        the video's frames (`times`, as video_frames() gives them). The lines
+        are taken in the frames' order: a line belongs to the frame whose
+        time span (its stream time, for its duration) holds its timestamp.
+        Frames whose stream times are less than half a frame apart (some
+        AVI files give a frame its predecessor's, or 1 ns more) cannot be
+        told apart by their spans: they take the lines of their spans in
+        turn when there is one for each; with fewer, a line goes to the
+        frame whose stream time is exactly its timestamp where only one is,
+        and is otherwise not used. Failure for a line that no frame's span
+        holds in its turn, and for more lines than frames in a span."""
+        matched, ambiguous, next_line, index = {}, 0, 0, 0
+        while index < len(times):
+            start, duration = times[index]
+            run = index + 1  # the frames whose stream times are this one's, or nearly
+            while run < len(times) and times[run][0] is not None and start is not None and \
+                    abs(times[run][0] - start) < duration / 2:
+                run += 1
+            if start is not None:
+                end = max(times[k][0] + times[k][1] for k in range(index, run))
+                lines = []
+                while next_line < len(self.timed) and self.timed[next_line][0] < end:
+                    if self.timed[next_line][0] < start:
+                        self._refuse(next_line, source, "frame %d starts at %d ns" % (index, start))
+                    lines.append(self.timed[next_line])
+                    next_line += 1
+                if len(lines) > run - index:
+                    raise Failure("%s: %d lines for %s of %s (from %d ns, for %d ns)"
+                                  % (" and ".join(where for _, _, where in lines), len(lines),
+                                     "frame %d" % index if run == index + 1 else
+                                     "the %d frames %d-%d" % (run - index, index, run - 1),
+                                     source, start, end - start))
+                if len(lines) == run - index:
+                    matched.update((index + k, boxes) for k, (_, boxes, _) in enumerate(lines))
+                else:
+                    for timestamp, boxes, _ in lines:
+                        exact = [k for k in range(index, run) if times[k][0] == timestamp]
+                        if len(exact) == 1 and exact[0] not in matched:
+                            matched[exact[0]] = boxes
+                        else:
+                            ambiguous += 1
+            index = run
+        if next_line < len(self.timed):
+            self._refuse(next_line, source, "past the last of its %d frames" % len(times))
+        return matched, ambiguous
+
+    def _refuse(self, line, source, context):
+        timestamp, _, where = self.timed[line]
+        raise Failure("%s: timestamp %d ns is in no frame's time span of %s in its turn (%s); the lines must "
+                      "come in the frames' order" % (where, timestamp, source, context))
+
+
+def read_teacher_lines(path, label=None, timed=False):
+    """The TeacherLines of a JSON lines file (`timed`: a video's, whose
+    lines may give their frame by its timestamp); Failure naming the file
+    and line on the first line that cannot be read."""
+    teacher = TeacherLines(path)
     try:
         handle = open(path, encoding="utf-8")
     except OSError as error:
@@ -181,6 +282,9 @@ def read_teacher_lines(path, label=None):
         where = "%s:%d" % (path, number)
         if not line.strip():
             continue
+        if not teacher.lines and line.lstrip().startswith("["):
+            raise Failure("%s: a JSON array, not JSON lines (one document a line; DL Streamer writes them with "
+                          "gvametapublish file-format=json-lines)" % where)
         try:
             document = json.loads(line)
         except ValueError as error:
@@ -199,16 +303,45 @@ def read_teacher_lines(path, label=None):
             raise Failure("%s: no \"objects\" or \"detections\" list" % where)
         if not isinstance(items, list):
             raise Failure("%s: \"objects\" or \"detections\" is not a list" % where)
+        boxes = [_box(item, keys, where) for item in items if label is None or _label(item) == label]
+        if document.get("detection_skipped") is True:
+            boxes = SKIPPED
+        order = teacher.lines
+        teacher.lines += 1
+        if "frame" not in document and timed and "timestamp" in document:
+            timestamp = document["timestamp"]
+            if isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0:
+                raise Failure("%s: \"timestamp\" is not a time in nanoseconds" % where)
+            teacher.timed.append((timestamp, boxes, where))
+            continue
         frame = document.get("frame", order)
         if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
             raise Failure("%s: \"frame\" is not a frame number" % where)
-        if frame in frames:
+        if frame in teacher.frames:
             raise Failure("%s: frame %d again" % (where, frame))
-        frames[frame] = [_box(item, keys, where) for item in items if label is None or _label(item) == label]
-        order += 1
-    if not frames:
+        if "frame" not in document:
+            teacher.by_order += 1
+        teacher.frames[frame] = boxes
+    if not teacher.lines:
         raise Failure("%s: no frame in it" % path)
-    return frames
+    return teacher
+
+
+def check_frame_numbers(teacher, source, count):
+    """Failure where the lines' frame numbers cannot be this input's: past
+    its end, or numbered by their order while there are fewer or more lines
+    than frames (a teacher that writes no line for frames without objects,
+    as DL Streamer's gvametaconvert does by default, would have every later
+    box on the wrong frame)."""
+    if teacher.frames and max(teacher.frames) >= count:
+        raise Failure("%s: frame %d is past the end of %s, which has %d frames"
+                      % (teacher.path, max(teacher.frames), source, count))
+    if teacher.by_order and teacher.lines != count:
+        raise Failure("%s: %d lines have neither a \"frame\" nor a \"timestamp\", so their order numbers the "
+                      "frames, but there are %d lines for the %d frames of %s: give each line its \"frame\" (from "
+                      "0) or, for a video, its \"timestamp\" (ns), or a line for every frame (DL Streamer: "
+                      "gvametaconvert add-empty-results=true)"
+                      % (teacher.path, teacher.by_order, teacher.lines, count, source))
 
 
 # --- footage -----------------------------------------------------------------------------------
@@ -229,10 +362,13 @@ def folder_frame(path):
         raise Failure("%s: not an image teach.py can read: %s" % (path, error))
 
 
-def video_frames(path, every, total):
+def video_frames(path, every, total, times=None):
     """Yields (index, grey array) for every `every`-th frame, decoded with
     uridecodebin (so every format GStreamer plays is footage), and sets
-    total[0] to the number of frames in the video."""
+    total[0] to the number of frames in the video. `times`, a list, gets
+    each frame's (stream time, duration) in ns before it is yielded (the
+    stream time None where the frame has no timestamp); the duration is
+    the buffer's, else the frame rate's, else 1 ms."""
     Gst, GstVideo = import_gstreamer()
     pipeline = Gst.parse_launch("uridecodebin name=d ! videoconvert ! video/x-raw,format=GRAY8 "
                                 "! appsink name=sink sync=false max-buffers=8")
@@ -250,6 +386,8 @@ def video_frames(path, every, total):
                 if not sink.get_property("eos"):
                     raise Failure("%s: no frame came for 60 s" % path)
                 break
+            if times is not None:
+                times.append(frame_time(Gst, sample))
             if index % every == 0:
                 info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
                 buffer = sample.get_buffer()
@@ -266,6 +404,24 @@ def video_frames(path, every, total):
     finally:
         pipeline.set_state(Gst.State.NULL)
     total[0] = index
+
+
+def frame_time(Gst, sample):
+    """(stream time, duration) of a sample's frame in ns, as a converter such
+    as DL Streamer's gvametaconvert stamps it (the segment's stream time of
+    the PTS)."""
+    buffer = sample.get_buffer()
+    start = None
+    if buffer.pts != Gst.CLOCK_TIME_NONE:
+        start = sample.get_segment().to_stream_time(Gst.Format.TIME, buffer.pts)
+        if start == Gst.CLOCK_TIME_NONE:
+            start = None
+    duration = buffer.duration
+    if duration == Gst.CLOCK_TIME_NONE or duration == 0:
+        structure = sample.get_caps().get_structure(0)
+        ok, num, den = structure.get_fraction("framerate")
+        duration = Gst.util_uint64_scale(Gst.SECOND, den, num) if ok and num > 0 else Gst.MSECOND
+    return start, duration
 
 
 # --- running the teacher -----------------------------------------------------------------------
@@ -368,7 +524,7 @@ def make_set(args, out):
             raise Failure("no such video file or image folder: %s" % path)
 
     # The teacher first, every input: a bad line stops before any frame is written.
-    teachers, teacher_files = [], []
+    teachers = []
     for k, source in enumerate(inputs):
         if args.teacher:
             jsonl = os.path.join(out, "teacher-%d.jsonl" % k)
@@ -378,33 +534,54 @@ def make_set(args, out):
                 run_teacher_on_images(args, source["images"], jsonl)
         else:
             jsonl = args.teacher_detections[k]
-        teachers.append(read_teacher_lines(jsonl, args.label))
-        teacher_files.append(jsonl if args.teacher_detections else "the teacher's detections")
+        teachers.append(read_teacher_lines(jsonl, args.label, timed=source["images"] is None))
 
     os.makedirs(os.path.join(out, "frames"))
     os.makedirs(os.path.join(out, "masked"))
     train_lines, train_frame_lines, background_lines, tune_lines = [], [], [], []
     heldout_lines, heldout_frames = [], []
     counts = {"frames_train": 0, "frames_tune": 0, "frames_heldout": 0, "teacher_boxes": 0, "positives": 0,
-              "tune_labels": 0, "heldout_labels": 0, "too_small": 0, "outside": 0}
+              "tune_labels": 0, "heldout_labels": 0, "too_small": 0, "outside": 0, "ambiguous_lines": 0,
+              "skipped_frames": 0}
     for k, source in enumerate(inputs):
-        labels = teachers[k]
-        total = [source["count"]]
+        teacher = teachers[k]
+        total, times = [source["count"]], []
         if source["images"] is None:
-            frames = video_frames(source["path"], args.every, total)
+            frames = video_frames(source["path"], args.every, total, times)
         else:
+            check_frame_numbers(teacher, source["path"], total[0])
             frames = ((i, folder_frame(source["images"][i])) for i in range(0, total[0], args.every))
         written = []  # (index, name, size, teacher boxes); the split needs the frame count
         for index, pixels in frames:
-            if index not in labels:
+            boxes = teacher.frames.get(index)
+            if boxes is None and times and teacher.may_have(times[index]):
+                boxes = TIMED  # known once every frame's time is
+            if boxes is SKIPPED:
+                counts["skipped_frames"] += 1
+            if boxes is None or boxes is SKIPPED:
                 continue  # a frame the teacher did not see is neither positive nor negative
             name = "frames/%d-%06d.pgm" % (k, index)
             write_pgm(os.path.join(out, name), pixels)
-            written.append((index, name, (pixels.shape[1], pixels.shape[0]), labels[index]))
+            written.append((index, name, (pixels.shape[1], pixels.shape[0]), boxes))
         count = total[0]
-        if max(labels) >= count:
-            raise Failure("%s: frame %d is past the end of %s, which has %d frames"
-                          % (teacher_files[k], max(labels), source["path"], count))
+        if source["images"] is None:
+            check_frame_numbers(teacher, source["path"], count)
+            if teacher.timed:
+                timed, ambiguous = teacher.match_timed(times, source["path"])
+                counts["ambiguous_lines"] += ambiguous
+                both = sorted(set(timed) & set(teacher.frames))
+                if both:
+                    raise Failure("%s: frame %d of %s has a line by its number and another by its timestamp"
+                                  % (teacher.path, both[0], source["path"]))
+                kept_frames = []
+                for index, name, size, boxes in written:
+                    if boxes is TIMED and timed.get(index) is SKIPPED:
+                        counts["skipped_frames"] += 1
+                    if boxes is TIMED and (index not in timed or timed[index] is SKIPPED):
+                        os.remove(os.path.join(out, name))  # its line was another frame's, ambiguous, or skipped
+                    else:
+                        kept_frames.append((index, name, size, timed[index] if boxes is TIMED else boxes))
+                written = kept_frames
         split = int(round(count * (1.0 - args.heldout_share)))
         tune_start = int(round(count * (1.0 - args.heldout_share - args.tune_share)))
         training = []
@@ -543,6 +720,14 @@ def main():
           % (summary["frames_train"], summary["positives"], summary["frames_tune"], summary["tune_labels"],
              summary["frames_heldout"], summary["heldout_labels"],
              summary["teacher_boxes"], summary["too_small"], summary["outside"], out))
+    if summary["skipped_frames"]:
+        print("teach: %d frames not used: the teacher's detector passed them without detection "
+              "(\"detection_skipped\": waldboostdetect's interval or QoS, or a frame it could not read)"
+              % summary["skipped_frames"])
+    if summary["ambiguous_lines"]:
+        print("teach: %d teacher lines not used: their frames share a timestamp with frames that have no line, so "
+              "which frame each belongs to cannot be told (give the lines a \"frame\", or a line for every frame)"
+              % summary["ambiguous_lines"])
 
 
 if __name__ == "__main__":

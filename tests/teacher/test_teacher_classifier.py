@@ -14,6 +14,13 @@ from 0, and on every frame the boxes waldboost-detect gives on the photo
 at the teacher's settings (-n 5), computed here. The set's labels are
 those boxes, every frame alike.
 
+Then the same classifier at the element with interval=3 and
+waldboostmetaconvert, its documents given to teach.py as the teacher's
+lines: the frames between searches say "detection_skipped": true (the
+search meta survives videoconvert and videoscale after the detector),
+and teach.py uses only the searched frames, each with the reference's
+boxes, where before it took the others as frames without faces.
+
   test_teacher_classifier.py TEACH BUILD CLASSIFIER
 Skips (77) when messi5.jpg is missing, unless WALDBOOST_REQUIRE_TEST_DATA=1.
 """
@@ -91,6 +98,46 @@ def main():
             if any(int(fields[0]) != len(reference) for fields in labels):
                 fail("%s: training labels %s, %d boxes wanted on every frame" % (name, labels, len(reference)))
             print("ok: %s: %d frames, the reference's %d boxes on each" % (name, len(frames), len(reference)))
+        interval_teacher(teach, build, classifier, work, video, reference)
+
+
+def interval_teacher(teach, build, classifier, work, video, reference):
+    jsonl = os.path.join(work, "interval.jsonl")
+    env = dict(os.environ)
+    env.setdefault("GST_PLUGIN_PATH", build)
+    run = subprocess.run(["gst-launch-1.0", "-q", "filesrc", "location=" + video, "!", "decodebin", "!",
+                          "waldboostdetect", "classifier=" + classifier, "min-neighbors=5", "interval=3", "!",
+                          "videoconvert", "!", "videoscale", "!", "waldboostmetaconvert", "!", "waldboostmetapublish",
+                          "file-path=" + jsonl, "!", "fakesink", "sync=false"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    if run.returncode != 0:
+        fail("the teacher at interval=3: %s" % run.stdout)
+    documents = [json.loads(line) for line in open(jsonl)]
+    skipped = {d["frame"]: d.get("detection_skipped") for d in documents if d["type"] == "frame"}
+    wanted = {f: f % 3 != 0 for f in range(FRAMES)}
+    if skipped != wanted:
+        fail("the teacher at interval=3: detection_skipped by frame %s, wanted %s" % (skipped, wanted))
+    out = os.path.join(work, "set-interval")
+    # Tuning from frame 6 (of 12), so that a searched frame tunes.
+    run = subprocess.run([sys.executable, teach, "--teacher-detections", jsonl, "--every", "1", "--build", build,
+                          "--tune-share", "0.2", "-o", out, video],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        fail("the teacher at interval=3: teach.py exit %d: %s" % (run.returncode, run.stderr))
+    used = {}
+    for name in ("train-frames.txt", "tune.txt", "heldout.txt"):
+        for line in open(os.path.join(out, name)):
+            fields = line.split()
+            used[int(fields[0][-10:-4])] = int(fields[1])
+    searched = [f for f in range(FRAMES) if f % 3 == 0]
+    if sorted(used) != searched or any(count != len(reference) for count in used.values()):
+        fail("the teacher at interval=3: the set's frames and box counts %s, wanted frames %s with %d boxes each"
+             % (sorted(used.items()), searched, len(reference)))
+    said = "%d frames not used" % (FRAMES - len(searched))
+    if said not in run.stdout:
+        fail("the teacher at interval=3: wanted %r in: %s" % (said, run.stdout))
+    print("ok: a teacher at interval=3: frames %s used, each with the reference's %d boxes; %s"
+          % (searched, len(reference), said))
 
 
 if __name__ == "__main__":

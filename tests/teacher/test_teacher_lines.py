@@ -79,6 +79,8 @@ def main():
             "negative frame": (good[:3] + [line(-1, [])] + good[4:], 4, "frame number"),
             "frame past the end": (good + [line(FRAMES + 5, [])], None, "frame %d" % (FRAMES + 5)),
             "not UTF-8": (None, None, "UTF-8"),
+            # One JSON array with a document a line, not JSON lines.
+            "a JSON array": (["["] + [g + "," for g in good[:-1]] + good[-1:] + ["]"], 1, "a JSON array"),
         }
         for name, (lines, number, words) in bad.items():
             jsonl = os.path.join(work, "teacher.jsonl")
