@@ -30,26 +30,32 @@ The teacher:
                           list "detections" whose items have "x", "y",
                           "width", "height" and "label" (waldboost-detect's
                           images). A line's "frame" (when there) is its
-                          frame number from 0; else, for a video, its
+                          frame number from 0 (for a video, the lines that
+                          also have a "timestamp", as waldboostmetaconvert
+                          writes them, must keep their first one's distance
+                          from their frames' stream times within half a
+                          frame, so that frames dropped or repeated before
+                          the teacher's converter stop the tool instead of
+                          shifting boxes); else, for a video, its
                           "timestamp" (ns, the frame's stream time, as
                           gvametaconvert writes it) names the frame whose
-                          time span holds it, the lines taken in the
-                          frames' order (frames less than half a frame
-                          apart, as some decoders stamp them, take their
-                          span's lines in turn, or by exact time; a line
-                          whose frame cannot be told is left out); else
-                          the line's place among the frame lines is its
-                          number, and then there must be a line for every
-                          frame. Lines of "type" "event" are skipped. A
-                          frame with no line is not used (a teacher may
-                          label every 5th frame, or leave out frames
-                          without objects, as gvametaconvert does without
-                          add-empty-results=true), nor is a frame whose
-                          line says "detection_skipped": true (the
-                          teacher waldboostdetect's interval or QoS passed
-                          it); a line with no box is a frame with no
-                          object. A bad line stops the tool with its file
-                          and line, before anything is written.
+                          time span holds it, the lines taken in the frames'
+                          order (frames less than half a frame apart, as
+                          some decoders stamp them, take their span's lines
+                          in turn, or by exact time; a line whose frame
+                          cannot be told is left out); else the line's place
+                          among the frame lines is its number, and then
+                          there must be a line for every frame. Lines of
+                          "type" "event" are skipped. A frame with no line
+                          is not used (a teacher may label every 5th frame,
+                          or leave out frames without objects, as
+                          gvametaconvert does without
+                          add-empty-results=true), nor is a frame whose line
+                          says "detection_skipped": true (the teacher
+                          waldboostdetect's interval or QoS passed it); a
+                          line with no box is a frame with no object. A bad
+                          line stops the tool with its file and line, before
+                          anything is written.
 
 The box convention. A positive is the teacher's box made to the window's
 shape (the shorter side grown about the centre) and then grown by
@@ -190,13 +196,16 @@ class TeacherLines:
     lines, counted in `by_order`); `timed`, [(timestamp in ns, boxes,
     where)] in the file's order, for the lines of a video that have a
     "timestamp" and no frame (DL Streamer's gvametaconvert), matched to the
-    frames once the video is decoded (match_timed())."""
+    frames once the video is decoded (match_timed()); `stamped`, [(frame,
+    timestamp, where)] for a video's lines that have both (our own
+    converter's), checked against the video (check_stamped())."""
 
     def __init__(self, path):
         self.path = path
         self.frames = {}
         self.by_order = 0
         self.timed = []
+        self.stamped = []
         self.lines = 0
         self._sorted_times = None
 
@@ -258,6 +267,30 @@ class TeacherLines:
             self._refuse(next_line, source, "past the last of its %d frames" % len(times))
         return matched, ambiguous
 
+    def check_stamped(self, times, source):
+        """Failure for the first line whose "frame" and "timestamp" do not
+        keep the distance the first such line has between its timestamp and
+        its frame's stream time, give or take half a frame. A converter
+        counts the frames it sees, so a frame dropped or repeated upstream
+        of it (videorate, a leaky queue) moves every later line's number
+        and not its time. A constant distance is the teacher's clock, not
+        a lost frame (a camera's stream recorded as the teacher saw it,
+        with the file's times from 0)."""
+        reference = None
+        for frame, timestamp, where in self.stamped:
+            if frame >= len(times) or times[frame][0] is None:
+                continue
+            start, duration = times[frame]
+            if reference is None:
+                reference = (timestamp - start, where)
+            elif abs(timestamp - start - reference[0]) > duration / 2:
+                raise Failure("%s: \"frame\" %d has \"timestamp\" %d ns, %d ns after frame %d of %s (at %d ns), "
+                              "where %s's is %d ns after its frame: the teacher did not see the video's frames one "
+                              "for one (frames dropped or repeated before its converter, or another video). Leave "
+                              "out the lines' \"frame\" (jq -c 'del(.frame)') to place them by their timestamps"
+                              % (where, frame, timestamp, timestamp - start, frame, source, start, reference[1],
+                                 reference[0]))
+
     def _refuse(self, line, source, context):
         timestamp, _, where = self.timed[line]
         raise Failure("%s: timestamp %d ns is in no frame's time span of %s in its turn (%s); the lines must "
@@ -308,15 +341,19 @@ def read_teacher_lines(path, label=None, timed=False):
             boxes = SKIPPED
         order = teacher.lines
         teacher.lines += 1
-        if "frame" not in document and timed and "timestamp" in document:
+        timestamp = None
+        if timed and "timestamp" in document:
             timestamp = document["timestamp"]
             if isinstance(timestamp, bool) or not isinstance(timestamp, int) or timestamp < 0:
                 raise Failure("%s: \"timestamp\" is not a time in nanoseconds" % where)
+        if "frame" not in document and timestamp is not None:
             teacher.timed.append((timestamp, boxes, where))
             continue
         frame = document.get("frame", order)
         if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
             raise Failure("%s: \"frame\" is not a frame number" % where)
+        if "frame" in document and timestamp is not None:
+            teacher.stamped.append((frame, timestamp, where))
         if frame in teacher.frames:
             raise Failure("%s: frame %d again" % (where, frame))
         if "frame" not in document:
@@ -566,6 +603,7 @@ def make_set(args, out):
         count = total[0]
         if source["images"] is None:
             check_frame_numbers(teacher, source["path"], count)
+            teacher.check_stamped(times, source["path"])
             if teacher.timed:
                 timed, ambiguous = teacher.match_timed(times, source["path"])
                 counts["ambiguous_lines"] += ambiguous

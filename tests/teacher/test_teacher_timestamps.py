@@ -10,8 +10,12 @@ number (DL Streamer's gvametaconvert writes them so) to the right frames.
    default): every other frame gets its own boxes, those three are not
    used. Refused, each with the file and line and no set left: the same
    lines without timestamps (their order cannot say which frame each
-   is), a timestamp past the last frame, lines out of order, and two
-   lines in one frame's time span.
+   is), a timestamp past the last frame, lines out of order, two lines
+   in one frame's time span, and lines with a frame number and a
+   timestamp (as waldboostmetaconvert writes them) from a converter that
+   two frames never reached (its frame numbers then name later frames).
+   The same lines with every frame and their times 3 s later (a camera
+   recorded as the teacher saw it, the file's times from 0) are taken.
 2. Megamind.avi, whose decoder gives 88 of its 270 frames the stream time
    of the frame before, or 1 ns more. A line for every frame, each with a
    box of its own: every frame gets its own box. Then no line for one
@@ -58,6 +62,14 @@ def gvametaconvert_line(timestamp, boxes, size):
                for k, (x, y, w, h) in enumerate(boxes)]
     return json.dumps({"resolution": {"width": width, "height": height}, "timestamp": timestamp,
                        "objects": objects})
+
+
+def numbered_line(frame, timestamp, boxes, size):
+    """A document as waldboostmetaconvert writes it: gvametaconvert's with
+    the frame number the converter counted."""
+    document = json.loads(gvametaconvert_line(timestamp, boxes, size))
+    document["frame"] = frame
+    return json.dumps(document)
 
 
 def write_lines(path, lines):
@@ -109,6 +121,17 @@ def synthetic_clip(script, work):
     print("ok: gvametaconvert's lines on a video: %d frames, each with its own boxes; %s not used"
           % (len(labelled), list(silent)))
 
+    shifted = [numbered_line(f, f * TENTH + 3 * 10 ** 9, clip[f][1], size) for f in range(FRAMES)]
+    write_lines(jsonl, shifted)
+    run = teach(script, video, jsonl, out + "-shifted")
+    if run.returncode != 0:
+        fail("numbered lines 3 s later than the video: exit %d: %s" % (run.returncode, run.stderr))
+    labelled = set_labels(out + "-shifted")
+    if sorted(labelled) != list(range(FRAMES)) or any(labelled[f] != sorted(clip[f][1]) for f in labelled):
+        fail("numbered lines 3 s later than the video: frames %s, not each frame with its own boxes"
+             % sorted(labelled))
+    print("ok: numbered lines 3 s later than the video: each of its %d frames has its own boxes" % FRAMES)
+
     bad = {
         "no frame nor timestamp": ([json.dumps({"objects": json.loads(t)["objects"]}) for t in lines], None,
                                    "17 lines for the 20 frames"),
@@ -117,6 +140,12 @@ def synthetic_clip(script, work):
         "out of order": (lines[1:2] + lines[:1] + lines[2:], 2, "in no frame's time span"),
         "two lines in one frame": (lines[:1] + [gvametaconvert_line(TENTH // 2, [], size)] + lines[1:], 1,
                                    "2 lines for frame 0"),
+        # Frames 5 and 6 dropped before the converter, which numbers the
+        # frames it sees: its frame 5 is the video's frame 7.
+        "frames dropped before the converter": (
+            [numbered_line(n, f * TENTH, clip[f][1], size) for n, f in enumerate(f for f in range(FRAMES)
+                                                                                 if f not in (5, 6))],
+            6, '"frame" 5 has "timestamp" 700000000 ns, 200000000 ns after frame 5 of'),
     }
     for name, (bad_lines, number, words) in bad.items():
         write_lines(jsonl, bad_lines)
